@@ -1,0 +1,233 @@
+/**
+ * Conformance: replays every example of openrpc.json through the generated client against a node
+ * started in-process on 127.0.0.1:0, compares strictly, re-sends each example under every alias,
+ * and prints coverage per method. Placeholders (`x-placeholders`, JSON pointers into the result)
+ * are the only values compared by type instead of by value; skips come only from deviations.ts.
+ */
+import { readFileSync } from 'node:fs'
+import { Compile } from 'typebox/schema'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { schemas } from '../generated/methods.ts'
+import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/client.ts'
+import { resolveConfig } from '../src/config.ts'
+import { type KeelNode, startNode } from '../src/node.ts'
+import { parseJson } from '../src/rpc/json.ts'
+import { toValidationView } from '../src/rpc/params.ts'
+import { type Deviation, deviationFor, deviations } from './deviations.ts'
+
+interface Example {
+  name: string
+  params: { name: string; value: unknown }[]
+  result?: { name: string; value: unknown }
+  'x-error'?: { code: number; message: string }
+  'x-placeholders'?: string[]
+}
+
+interface Method {
+  name: string
+  result: { schema: unknown }
+  examples?: Example[]
+  'x-aliases'?: string[]
+}
+
+const documentText = readFileSync(new URL('../openrpc.json', import.meta.url), 'utf8')
+const document = parseJson(documentText, { maxDepth: 512 }) as unknown as { methods: Method[] }
+
+interface Coverage {
+  success: number
+  successPassed: number
+  errors: number
+  errorsPassed: number
+  aliases: number
+  aliasesPassed: number
+  skipped: number
+}
+const coverage = new Map<string, Coverage>()
+const usedDeviations = new Set<Deviation>()
+const skipLines: string[] = []
+
+let node: KeelNode
+let client: KeelClient
+let lastReply: Envelope | undefined
+
+function recording(inner: Transport): Transport {
+  return {
+    async request(body) {
+      const text = await inner.request(body)
+      lastReply = parseJson(text, { maxDepth: 512 }) as unknown as Envelope
+      return text
+    },
+  }
+}
+
+test.before(async () => {
+  node = await startNode(resolveConfig({ jsonrpc: { port: 0 }, log: { level: 'silent' } }))
+  client = createClient({ transport: recording(httpTransport(node.url)) })
+})
+
+test.after(async () => {
+  await node?.stop()
+  printCoverage()
+})
+
+test('rpc.discover returns openrpc.json', async () => {
+  const discovered = await client.request('rpc.discover')
+  assert.equal(discovered, parseJson(documentText, { maxDepth: 512 }))
+})
+
+type Outcome = { ok: true; result: unknown } | { ok: false; code: number; message: string }
+
+async function callTyped(method: string, params: unknown[]): Promise<Outcome> {
+  const typed = (client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method]
+  try {
+    const result = await typed(...params)
+    return { ok: true, result }
+  } catch (error) {
+    if (error instanceof RpcError) return { ok: false, code: error.code, message: error.shortMessage }
+    throw error
+  }
+}
+
+function checkEnvelope(where: string, reply: Envelope | undefined): void {
+  assert.ok(reply, `${where}: no reply recorded`)
+  assert.is(reply.jsonrpc, '2.0', `${where}: jsonrpc`)
+  assert.is(reply.namespace, 'global', `${where}: namespace`)
+  assert.ok(typeof reply.id === 'number', `${where}: id echoed`)
+  if (reply.code === 0) {
+    assert.is(reply.message, 'SUCCESS', `${where}: code 0 carries SUCCESS`)
+    assert.ok('result' in reply, `${where}: code 0 carries a result`)
+  } else {
+    assert.not.ok('result' in reply, `${where}: a failure carries no result`)
+  }
+}
+
+const notImplemented = (outcome: Outcome): boolean => !outcome.ok && outcome.code === -32601 && outcome.message.includes('not implemented yet')
+
+for (const method of document.methods) {
+  test(`${method.name}`, async () => {
+    const examples = method.examples ?? []
+    const stats: Coverage = { success: 0, successPassed: 0, errors: 0, errorsPassed: 0, aliases: 0, aliasesPassed: 0, skipped: 0 }
+    coverage.set(method.name, stats)
+    assert.ok(
+      examples.some((example) => example.result !== undefined),
+      `${method.name} has no success example`,
+    )
+    assert.ok(
+      examples.some((example) => example['x-error'] !== undefined),
+      `${method.name} has no error example`,
+    )
+    const resultValidator = Compile(schemas as never, method.result.schema as never)
+
+    for (const example of examples) {
+      const where = `${method.name} / ${example.name}`
+      const params = example.params.map((param) => param.value)
+      const outcome = await callTyped(method.name, params)
+      checkEnvelope(where, lastReply)
+      const isSuccess = example.result !== undefined
+      if (isSuccess) stats.success++
+      else stats.errors++
+
+      const deviation = deviationFor(method.name)
+      if (notImplemented(outcome) && deviation !== undefined && example['x-error']?.code !== -32601) {
+        usedDeviations.add(deviation)
+        stats.skipped++
+        skipLines.push(`SKIP ${where}: ${deviation.what}; ${deviation.reason} (${deviation.issue})`)
+        continue
+      }
+      if (isSuccess) {
+        assert.ok(outcome.ok, `${where}: expected success, got ${outcome.ok ? '' : `${outcome.code} ${outcome.message}`}`)
+        if (!outcome.ok) continue
+        const mismatch = compare(example.result?.value, outcome.result, '', placeholderPaths(example))
+        assert.is(mismatch, undefined, `${where}: ${mismatch}`)
+        assert.ok(resultValidator.Check(toValidationView(outcome.result)), `${where}: result breaks the result schema`)
+        stats.successPassed++
+      } else {
+        const expected = example['x-error'] as { code: number; message: string }
+        assert.not.ok(outcome.ok, `${where}: expected code ${expected.code}, got success`)
+        if (outcome.ok) continue
+        assert.is(outcome.code, expected.code, `${where}: code (message: ${outcome.message})`)
+        assert.is(outcome.message, expected.message, `${where}: message`)
+        stats.errorsPassed++
+      }
+    }
+
+    // Every alias must reach the same handler: the same example gives the same envelope.
+    for (const alias of method['x-aliases'] ?? []) {
+      stats.aliases++
+      const example = examples[0]
+      const params = example.params.map((param) => param.value)
+      await client.send(method.name, params)
+      const canonical = { ...lastReply, id: 0 }
+      const viaAlias = { ...(await client.send(alias, params)), id: 0 }
+      const mismatch = compare(canonical, viaAlias, '', placeholderPaths(example).map((path) => ['result', ...path]))
+      assert.is(mismatch, undefined, `${alias} (alias of ${method.name}): ${mismatch}`)
+      stats.aliasesPassed++
+    }
+  })
+}
+
+test('every deviation is still needed', () => {
+  const unused = deviations.filter((deviation) => !usedDeviations.has(deviation))
+  assert.equal(
+    unused.map((deviation) => deviation.methods.join(',')),
+    [],
+    'deviations that match nothing any more must be removed',
+  )
+})
+
+function placeholderPaths(example: Example): string[][] {
+  return (example['x-placeholders'] ?? []).map((pointer) => (pointer === '/' ? [] : pointer.split('/').slice(1)))
+}
+
+/** The first difference between an expected and an actual value, or undefined when they agree. */
+function compare(expected: unknown, actual: unknown, at: string, placeholders: string[][]): string | undefined {
+  const path = at === '' ? [] : at.split('/').slice(1)
+  if (placeholders.some((pattern) => pattern.length === path.length && pattern.every((step, i) => step === '*' || step === path[i]))) {
+    return actual === undefined ? `${at || '/'}: missing` : undefined
+  }
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return `${at || '/'}: expected an array, got ${describe(actual)}`
+    if (expected.length !== actual.length) return `${at || '/'}: expected ${expected.length} items, got ${actual.length}`
+    for (let i = 0; i < expected.length; i++) {
+      const found = compare(expected[i], actual[i], `${at}/${i}`, placeholders)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (expected !== null && typeof expected === 'object') {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return `${at || '/'}: expected an object, got ${describe(actual)}`
+    const expectedKeys = Object.keys(expected).sort()
+    const actualKeys = Object.keys(actual).sort()
+    if (expectedKeys.join() !== actualKeys.join()) return `${at || '/'}: keys ${actualKeys.join(',')} instead of ${expectedKeys.join(',')}`
+    for (const key of expectedKeys) {
+      const found = compare((expected as Record<string, unknown>)[key], (actual as Record<string, unknown>)[key], `${at}/${key}`, placeholders)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return expected === actual ? undefined : `${at || '/'}: expected ${describe(expected)}, got ${describe(actual)}`
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'bigint' ? `${value}n` : (JSON.stringify(value) ?? String(value))
+}
+
+function printCoverage(): void {
+  const rows = [...coverage.entries()]
+  const width = Math.max(...rows.map(([name]) => name.length), 6)
+  const lines = [`${'method'.padEnd(width)}  success  errors  aliases  skipped`]
+  for (const [name, c] of rows) {
+    lines.push(
+      `${name.padEnd(width)}  ${`${c.successPassed}/${c.success}`.padStart(7)}  ${`${c.errorsPassed}/${c.errors}`.padStart(6)}  ${`${c.aliasesPassed}/${c.aliases}`.padStart(7)}  ${String(c.skipped).padStart(7)}`,
+    )
+  }
+  const total = rows.reduce((sum, [, c]) => sum + c.success + c.errors, 0)
+  const replayed = rows.reduce((sum, [, c]) => sum + c.successPassed + c.errorsPassed, 0)
+  const skipped = rows.reduce((sum, [, c]) => sum + c.skipped, 0)
+  console.log(`\nConformance coverage (${rows.length} methods, ${total} examples: ${replayed} replayed and matched, ${skipped} skipped by deviations.ts)`)
+  console.log(lines.join('\n'))
+  if (skipLines.length > 0) console.log(`\n${skipLines.join('\n')}`)
+}
+
+test.run()

@@ -1,0 +1,105 @@
+/**
+ * The typed Keel client. One generic request path serves every method; the method list and the
+ * types come from openrpc.json through generated/. Integers above 2^53 travel losslessly both ways.
+ *
+ * ```ts
+ * const client = createClient({ url: 'http://127.0.0.1:8081' })
+ * const version = await client.tx_getTransactionsVersion()
+ * ```
+ */
+import type { KeelClientMethods } from '../generated/client.ts'
+import { methods } from '../generated/methods.ts'
+import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+
+/** A reply envelope of the Hyperchain dialect. */
+export interface Envelope {
+  jsonrpc: string
+  namespace?: string
+  id: string | number | bigint | null
+  code: number
+  message: string
+  result?: unknown
+}
+
+/** A call the node answered with a non-zero code. */
+export class RpcError extends Error {
+  override name = 'RpcError'
+  readonly code: number
+  /** the node's own message, without the method prefix */
+  readonly shortMessage: string
+  constructor(
+    readonly method: string,
+    readonly envelope: Envelope,
+  ) {
+    super(`${method} failed with code ${envelope.code}: ${envelope.message}`)
+    this.code = envelope.code
+    this.shortMessage = envelope.message
+  }
+}
+
+/** Moves one request body to a node and brings the reply body back. */
+export interface Transport {
+  request(body: string): Promise<string>
+}
+
+export interface HttpTransportOptions {
+  timeoutMs?: number
+  headers?: Record<string, string>
+}
+
+export function httpTransport(url: string, options: HttpTransportOptions = {}): Transport {
+  const timeoutMs = options.timeoutMs ?? 60_000
+  return {
+    async request(body) {
+      const response = await fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...options.headers },
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      return response.text()
+    },
+  }
+}
+
+export interface ClientOptions {
+  /** base URL of a node; used when no transport is given */
+  url?: string
+  transport?: Transport
+  namespace?: string
+}
+
+export type KeelClient = KeelClientMethods & {
+  readonly namespace: string
+  /** Sends one request and returns the whole reply envelope, success or not. */
+  send(method: string, params?: readonly unknown[]): Promise<Envelope>
+  /** Sends one request; resolves with `result` on code 0, rejects with RpcError otherwise. */
+  request(method: string, params?: readonly unknown[]): Promise<unknown>
+}
+
+export function createClient(options: ClientOptions): KeelClient {
+  const transport = options.transport ?? (options.url !== undefined ? httpTransport(options.url) : undefined)
+  if (transport === undefined) throw new Error('createClient needs a url or a transport')
+  const namespace = options.namespace ?? 'global'
+  let nextId = 1
+
+  const send = async (method: string, params: readonly unknown[] = []): Promise<Envelope> => {
+    const id = nextId++
+    const text = await transport.request(stringifyJson({ jsonrpc: '2.0', namespace, id, method, params }))
+    const reply = parseJson(text, { maxDepth: 512 })
+    if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || typeof (reply as Envelope).code !== 'number') {
+      throw new Error(`${method}: the node did not answer with an envelope: ${text.slice(0, 200)}`)
+    }
+    return reply as unknown as Envelope
+  }
+
+  const request = async (method: string, params: readonly unknown[] = []): Promise<unknown> => {
+    const envelope = await send(method, params)
+    if (envelope.code !== 0) throw new RpcError(method, envelope)
+    return envelope.result
+  }
+
+  const client: Record<string, unknown> = { namespace, send, request }
+  for (const method of Object.keys(methods)) client[method] = (...params: unknown[]) => request(method, params)
+  return client as KeelClient
+}

@@ -1,0 +1,90 @@
+/**
+ * Node configuration: embedded defaults (ARCHITECTURE.md decision 10), overridden by a TOML file
+ * and then by command-line flags. Unknown keys in the file are refused, so a typo is seen at start.
+ */
+import { readFileSync } from 'node:fs'
+import { parse as parseToml } from 'smol-toml'
+import type { LogLevel } from './log.ts'
+
+export interface KeelConfig {
+  node: {
+    /** host name other nodes know this one by; with the namespace it gives the node hash */
+    hostname: string
+    namespace: string
+    dataDir: string
+  }
+  jsonrpc: {
+    host: string
+    port: number
+    /** Access-Control-Allow-Origin; "" turns CORS off */
+    corsOrigin: string
+    maxBodyBytes: number
+    maxJsonDepth: number
+    maxBatchLength: number
+    maxBatchResponseBytes: number
+    maxHeaderBytes: number
+    headersTimeoutMs: number
+    requestTimeoutMs: number
+    keepAliveTimeoutMs: number
+  }
+  log: { level: LogLevel }
+}
+
+/** Limits follow reliability.md part B. */
+export const defaultConfig: KeelConfig = {
+  node: { hostname: 'node1', namespace: 'global', dataDir: './data' },
+  jsonrpc: {
+    host: '127.0.0.1',
+    port: 8081,
+    corsOrigin: '*',
+    maxBodyBytes: 1024 * 1024,
+    maxJsonDepth: 64,
+    maxBatchLength: 100,
+    maxBatchResponseBytes: 10 * 1024 * 1024,
+    maxHeaderBytes: 16 * 1024,
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 5_000,
+  },
+  log: { level: 'info' },
+}
+
+export type ConfigOverrides = { [S in keyof KeelConfig]?: Partial<KeelConfig[S]> }
+
+/** Defaults, then each override in order; refuses unknown sections, keys and wrong types. */
+export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): KeelConfig {
+  const config = structuredClone(defaultConfig) as unknown as Record<string, Record<string, unknown>>
+  for (const override of overrides) {
+    for (const [section, values] of Object.entries(override ?? {})) {
+      const target = config[section]
+      if (target === undefined) throw new Error(`config: unknown section [${section}]`)
+      for (const [key, value] of Object.entries(values ?? {})) {
+        if (!(key in target)) throw new Error(`config: unknown key ${section}.${key}`)
+        if (value === undefined) continue
+        if (typeof value !== typeof target[key]) throw new Error(`config: ${section}.${key} must be a ${typeof target[key]}, got ${JSON.stringify(value)}`)
+        target[key] = value
+      }
+    }
+  }
+  const resolved = config as unknown as KeelConfig
+  if (!Number.isInteger(resolved.jsonrpc.port) || resolved.jsonrpc.port < 0 || resolved.jsonrpc.port > 65535) {
+    throw new Error(`config: jsonrpc.port must be 0..65535, got ${resolved.jsonrpc.port}`)
+  }
+  if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
+  return resolved
+}
+
+export function readConfigFile(path: string): ConfigOverrides {
+  const text = readFileSync(path, 'utf8')
+  return normaliseNumbers(parseToml(text)) as ConfigOverrides
+}
+
+/** smol-toml reads integers as bigint only when they pass 2^53; every config number fits a double. */
+function normaliseNumbers(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value)
+  if (Array.isArray(value)) return value.map(normaliseNumbers)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, normaliseNumbers(child)]))
+  }
+  return value
+}

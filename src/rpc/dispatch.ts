@@ -1,0 +1,190 @@
+/**
+ * The one generic dispatcher: request envelope → method table → params check → handler → reply
+ * envelope. Nothing here is specific to a method; the table comes from generated/methods.ts.
+ *
+ * Reply envelope (spec "Response envelope"): {jsonrpc, namespace, id, code, message, result?}.
+ * code 0 + SUCCESS carries `result`; anything else carries no `result`.
+ */
+import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
+import type { Logger } from '../log.ts'
+import type { CallContext } from './context.ts'
+import { stringifyJson } from './json.ts'
+import type { MethodSpec } from './method-spec.ts'
+import { compileParamChecker, type ParamChecker } from './params.ts'
+
+export interface DispatchLimits {
+  /** most requests in one batch */
+  maxBatchLength: number
+  /** bytes of batch reply after which the remaining items answer -32014 */
+  maxBatchResponseBytes: number
+}
+
+export interface DispatcherOptions {
+  methods: Readonly<Record<string, MethodSpec>>
+  aliases: Readonly<Record<string, string>>
+  schemas: Readonly<Record<string, unknown>>
+  /** handlers built so far; a method without one answers -32601 "not implemented yet" */
+  handlers: Readonly<Record<string, unknown>>
+  /** the issue that will build each still-missing handler, named in the -32601 message */
+  plannedIn?: Readonly<Record<string, string>>
+  /** the OpenRPC document `rpc.discover` returns */
+  document: unknown
+  defaultNamespace: string
+  isKnownNamespace(namespace: string): boolean
+  limits: DispatchLimits
+  log: Logger
+}
+
+export interface RequestMeta {
+  headers: Readonly<Record<string, string | string[] | undefined>>
+}
+
+export interface Dispatcher {
+  /** Answers one parsed body (an envelope or a batch) with the JSON text of the reply. */
+  handleBody(body: unknown, meta: RequestMeta): Promise<string>
+  /** Answers one error that happened before a body could be read as JSON. */
+  errorReply(error: RpcError): string
+}
+
+type Handler = (params: unknown[], context: CallContext) => unknown
+
+const NAMESPACE_PATTERN = /^[a-z0-9_]{1,64}$/
+
+interface Envelope {
+  jsonrpc: '2.0'
+  namespace: string
+  id: string | number | bigint | null
+  code: number
+  message: string
+  result?: unknown
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { methods, aliases, schemas, handlers, log, defaultNamespace } = options
+  const checkers = new Map<string, ParamChecker>()
+  for (const [name, spec] of Object.entries(methods)) checkers.set(name, compileParamChecker(name, spec, schemas as Record<string, unknown>))
+
+  const failure = (namespace: string, id: Envelope['id'], error: RpcError): Envelope => ({
+    jsonrpc: '2.0',
+    namespace,
+    id,
+    code: error.code,
+    message: error.message,
+  })
+
+  async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope> {
+    if (request === null || typeof request !== 'object' || Array.isArray(request)) {
+      return failure(defaultNamespace, null, new InvalidRequest(`invalid request: expected a JSON object, got ${kindOf(request)}`))
+    }
+    const envelope = request as Record<string, unknown>
+    const rawId = envelope.id
+    const idValid = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) || typeof rawId === 'bigint'
+    const id = idValid ? (rawId as Envelope['id']) : null
+    const rawNamespace = envelope.namespace
+    const namespaceGiven = typeof rawNamespace === 'string' && rawNamespace !== ''
+    const namespaceKnown = namespaceGiven && NAMESPACE_PATTERN.test(rawNamespace) && options.isKnownNamespace(rawNamespace)
+    // an unknown namespace did not produce the reply, so the reply names the default one
+    const namespace = namespaceKnown ? rawNamespace : defaultNamespace
+
+    if (rawId === undefined) return failure(namespace, null, new InvalidRequest('invalid request: missing `id` (Keel answers every request, so notifications are not accepted)'))
+    if (!idValid) return failure(namespace, null, new InvalidRequest(`invalid request: \`id\` must be a string or a number, got ${kindOf(rawId)}`))
+    if (envelope.jsonrpc !== '2.0') {
+      return failure(namespace, id, new InvalidRequest(`invalid request: \`jsonrpc\` must be exactly "2.0", got ${shortText(envelope.jsonrpc)}`))
+    }
+    if (typeof envelope.method !== 'string' || envelope.method === '') {
+      return failure(namespace, id, new InvalidRequest(`invalid request: \`method\` must be a non-empty string, got ${shortText(envelope.method)}`))
+    }
+    if (rawNamespace !== undefined && typeof rawNamespace !== 'string') {
+      return failure(namespace, id, new InvalidRequest(`invalid request: \`namespace\` must be a string, got ${kindOf(rawNamespace)}`))
+    }
+    if (namespaceGiven && !namespaceKnown) {
+      return failure(namespace, id, new NamespaceNotExist(truncate(rawNamespace, 64)))
+    }
+    const rawParams = envelope.params
+    let params: unknown[]
+    if (rawParams === undefined || rawParams === null) params = []
+    else if (Array.isArray(rawParams)) params = rawParams
+    else if (typeof rawParams === 'object') {
+      return failure(namespace, id, new InvalidParams('invalid params: `params` must be an array of positional arguments, got an object'))
+    } else {
+      return failure(namespace, id, new InvalidRequest(`invalid request: \`params\` must be an array, got ${kindOf(rawParams)}`))
+    }
+
+    const requested = envelope.method
+    try {
+      const result = await call(requested, params, { namespace, method: requested, headers: meta.headers })
+      return { jsonrpc: '2.0', namespace, id, code: 0, message: 'SUCCESS', result }
+    } catch (error) {
+      if (error instanceof RpcError) return failure(namespace, id, error)
+      log.error(`unexpected failure in ${truncate(requested, 80)}`, error)
+      return failure(namespace, id, new InternalError())
+    }
+  }
+
+  async function call(requested: string, params: unknown[], context: CallContext): Promise<unknown> {
+    if (requested === 'rpc.discover') return options.document
+    const name = Object.hasOwn(methods, requested) ? requested : Object.hasOwn(aliases, requested) ? aliases[requested] : undefined
+    if (name === undefined) throw new MethodNotFound(`The method ${truncate(requested, 80)} does not exist/is not available`)
+    const checked = (checkers.get(name) as ParamChecker).check(params)
+    const handler = Object.hasOwn(handlers, name) ? (handlers[name] as Handler) : undefined
+    if (handler === undefined) {
+      const planned = options.plannedIn?.[name]
+      throw new MethodNotFound(`The method ${name} is not implemented yet${planned === undefined ? '' : ` (planned in ${planned})`}`)
+    }
+    const result = await handler(checked, { ...context, method: name })
+    if (result === undefined) throw new Error(`handler of ${name} returned no result`)
+    return result
+  }
+
+  async function handleBody(body: unknown, meta: RequestMeta): Promise<string> {
+    if (!Array.isArray(body)) return stringifyJson(await handleOne(body, meta))
+    if (body.length === 0) return stringifyJson(failure(defaultNamespace, null, new InvalidRequest('invalid request: empty batch')))
+    if (body.length > options.limits.maxBatchLength) {
+      return stringifyJson(
+        failure(defaultNamespace, null, new InvalidRequest(`batch too large: at most ${options.limits.maxBatchLength} requests per batch, got ${body.length}`)),
+      )
+    }
+    // Elements run in order, so a batch that submits transactions keeps their order.
+    const parts: string[] = []
+    let bytes = 2
+    for (const element of body) {
+      let text: string
+      if (bytes > options.limits.maxBatchResponseBytes) {
+        const id = validIdOf(element)
+        text = stringifyJson(failure(defaultNamespace, id, new ResponseTooLarge(options.limits.maxBatchResponseBytes)))
+      } else {
+        text = stringifyJson(await handleOne(element, meta))
+      }
+      bytes += text.length + 1
+      parts.push(text)
+    }
+    return `[${parts.join(',')}]`
+  }
+
+  return {
+    handleBody,
+    errorReply: (error) => stringifyJson(failure(defaultNamespace, null, error)),
+  }
+}
+
+function validIdOf(element: unknown): Envelope['id'] {
+  if (element === null || typeof element !== 'object') return null
+  const id = (element as Record<string, unknown>).id
+  return typeof id === 'string' || typeof id === 'number' || typeof id === 'bigint' ? id : null
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return 'an object'
+  return `a ${typeof value === 'bigint' ? 'number' : typeof value} (${shortText(value)})`
+}
+
+function shortText(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  return truncate(typeof value === 'string' ? JSON.stringify(value) : String(value), 64)
+}
+
+function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}

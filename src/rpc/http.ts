@@ -1,0 +1,201 @@
+/**
+ * JSON-RPC over node:http (ARCHITECTURE.md decision 1).
+ *
+ * POST on any path, any or no Content-Type (the official SDK sends none and a chunked body).
+ * Every JSON-RPC outcome is HTTP 200 with the envelope. Transport-level refusals keep their HTTP
+ * status but still carry a JSON envelope, because the SDK crashes on a non-JSON body:
+ * a body over the limit (counted on the bytes read, chunked included) → 413 + -32600;
+ * a method other than POST → 405 + -32600.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { InternalError, InvalidRequest, ParseError, type RpcError } from '../errors.ts'
+import type { Logger } from '../log.ts'
+import type { Dispatcher } from './dispatch.ts'
+import { JsonDepthError, JsonSyntaxError, parseJson } from './json.ts'
+
+export interface HttpLimits {
+  maxBodyBytes: number
+  maxJsonDepth: number
+  maxHeaderBytes: number
+  headersTimeoutMs: number
+  requestTimeoutMs: number
+  keepAliveTimeoutMs: number
+}
+
+export interface HttpServerOptions {
+  host: string
+  port: number
+  limits: HttpLimits
+  /** value of Access-Control-Allow-Origin; empty disables CORS */
+  corsOrigin: string
+  dispatcher: Dispatcher
+  /** extra GET routes, e.g. /playground */
+  pages: Readonly<Record<string, { contentType: string; body: string | Buffer; headers?: Record<string, string> }>>
+  log: Logger
+}
+
+export interface RpcHttpServer {
+  readonly server: Server
+  listen(): Promise<AddressInfo>
+  close(): Promise<void>
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
+  const { limits, dispatcher, log } = options
+  const server = createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    // how often Node looks for requests past headersTimeout/requestTimeout (default 30 s)
+    connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+  })
+
+  const corsHeaders: Record<string, string> =
+    options.corsOrigin === ''
+      ? {}
+      : {
+          'access-control-allow-origin': options.corsOrigin,
+          'access-control-allow-methods': 'POST, GET, OPTIONS',
+          'access-control-allow-headers': '*',
+          'access-control-max-age': '600',
+        }
+
+  const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void => {
+    if (res.headersSent || res.destroyed) return
+    res.writeHead(status, { 'content-type': 'application/json', ...corsHeaders, ...extra })
+    res.end(`${body}\n`)
+  }
+
+  const refuse = (res: ServerResponse, status: number, error: RpcError, extra: Record<string, string> = {}): void => {
+    send(res, status, dispatcher.errorReply(error), extra)
+  }
+
+  // Node 20's own headersTimeout check misses a slow connection once other requests arrive, so each
+  // socket carries its own deadline: headers within headersTimeoutMs, the body within requestTimeoutMs.
+  const deadlines = new WeakMap<Socket, NodeJS.Timeout>()
+  const arm = (socket: Socket, ms: number, onExpiry: () => void): void => {
+    clearTimeout(deadlines.get(socket))
+    deadlines.set(socket, setTimeout(onExpiry, ms).unref())
+  }
+  const headersDeadline = (socket: Socket, ms: number): void =>
+    arm(socket, ms, () => {
+      socket.end('HTTP/1.1 408 Request Timeout\r\nconnection: close\r\ncontent-length: 0\r\n\r\n')
+      socket.destroySoon()
+    })
+  server.on('connection', (socket: Socket) => {
+    headersDeadline(socket, limits.headersTimeoutMs)
+    socket.on('close', () => clearTimeout(deadlines.get(socket)))
+  })
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket
+    arm(socket, limits.requestTimeoutMs, () => {
+      refuse(res, 408, new InvalidRequest(`invalid request: the request was not received within ${limits.requestTimeoutMs} ms`), { connection: 'close' })
+      socket.destroySoon()
+    })
+    // after a reply the socket may idle for keepAliveTimeoutMs, then must deliver headers in time
+    res.on('finish', () => headersDeadline(socket, limits.keepAliveTimeoutMs + limits.headersTimeoutMs))
+    const method = req.method ?? ''
+    if (method === 'OPTIONS') {
+      res.writeHead(204, corsHeaders)
+      res.end()
+      return
+    }
+    if (method === 'GET' || method === 'HEAD') {
+      const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/'
+      const page = options.pages[path]
+      if (page !== undefined) {
+        res.writeHead(200, { 'content-type': page.contentType, ...corsHeaders, ...page.headers })
+        res.end(method === 'HEAD' ? undefined : page.body)
+        return
+      }
+    }
+    if (method !== 'POST') {
+      req.resume()
+      refuse(res, 405, new InvalidRequest(`invalid request: HTTP ${method} is not served here; send JSON-RPC requests with POST`), {
+        allow: 'POST, OPTIONS',
+      })
+      return
+    }
+    readBody(req, res)
+  })
+
+  function readBody(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > limits.maxBodyBytes) {
+        refused = true
+        chunks.length = 0
+        // Stop reading at the limit; a chunked body is cut off the same way as one with Content-Length.
+        req.pause()
+        refuse(res, 413, new InvalidRequest(`invalid request: body larger than ${limits.maxBodyBytes} bytes`), { connection: 'close' })
+        res.on('finish', () => setTimeout(() => req.destroy(), 50).unref())
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('error', (error) => log.debug('request stream failed', error.message))
+    req.on('end', () => {
+      if (refused) return
+      void answer(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
+    })
+  }
+
+  async function answer(req: IncomingMessage, res: ServerResponse, bytes: Buffer): Promise<void> {
+    let body: unknown
+    try {
+      let text: string
+      try {
+        text = utf8.decode(bytes)
+      } catch {
+        throw new ParseError('parse error: the body is not valid UTF-8')
+      }
+      if (text.trim() === '') throw new ParseError('parse error: empty body; send a JSON-RPC request object')
+      body = parseJson(text, { maxDepth: limits.maxJsonDepth })
+    } catch (error) {
+      if (error instanceof JsonSyntaxError) return refuse(res, 200, new ParseError(`parse error: ${error.message}`))
+      if (error instanceof JsonDepthError) return refuse(res, 200, new InvalidRequest(`invalid request: ${error.message}`))
+      if (error instanceof ParseError) return refuse(res, 200, error)
+      throw error
+    }
+    try {
+      send(res, 200, await dispatcher.handleBody(body, { headers: req.headers }))
+    } catch (error) {
+      // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path
+      log.error('failed to answer a request', error)
+      send(res, 200, dispatcher.errorReply(new InternalError()))
+    }
+  }
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy()
+    // 431 for oversized headers, 408 for slow ones; Node's defaults, but always closed.
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
+    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+  })
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(options.port, options.host, () => {
+          server.off('error', reject)
+          resolve(server.address() as AddressInfo)
+        })
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

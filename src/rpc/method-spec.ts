@@ -1,0 +1,19 @@
+/** The shape of one entry of generated/methods.ts; the dispatcher and the client read only this. */
+
+export interface ParamSpec {
+  readonly name: string
+  readonly required: boolean
+  readonly schema: unknown
+}
+
+export interface MethodSpec {
+  /** service prefix, e.g. `tx` */
+  readonly service: string
+  readonly summary: string
+  /** other spellings that reach this method */
+  readonly aliases: readonly string[]
+  readonly params: readonly ParamSpec[]
+  readonly result: { readonly name: string; readonly schema: unknown }
+  /** codes the method may answer besides 0 */
+  readonly errors: readonly number[]
+}
