@@ -119,8 +119,7 @@ export function walkSchema(
   visit(schema, where, isRoot)
   for (const [key, child] of Object.entries(schema.properties ?? {})) walkSchema(child, `${where}.${key}`, visit, false)
   if (schema.items !== undefined) walkSchema(schema.items, `${where}[]`, visit, false)
-  schema.prefixItems?.forEach((child, i) => walkSchema(child, `${where}[${i}]`, visit, false))
-  schema.anyOf?.forEach((child, i) => walkSchema(child, `${where}|${i}`, visit, false))
-  schema.oneOf?.forEach((child, i) => walkSchema(child, `${where}|${i}`, visit, false))
+  for (const [i, child] of (schema.prefixItems ?? []).entries()) walkSchema(child, `${where}[${i}]`, visit, false)
+  for (const [i, child] of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].entries()) walkSchema(child, `${where}|${i}`, visit, false)
   if (typeof schema.additionalProperties === 'object') walkSchema(schema.additionalProperties, `${where}{}`, visit, false)
 }

@@ -6,12 +6,12 @@
  *   npm run codegen             write generated/
  *   npm run codegen -- --check  exit 1 when generated/ differs from what openrpc.json gives
  */
-import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import schemaUtils from '@open-rpc/schema-utils-js'
 import { checkDocument, type OpenRpcDocument } from './check.ts'
-import { renderErrors, renderMethods, renderTypes, renderHandlers, renderClient } from './render.ts'
+import { renderClient, renderErrors, renderHandlers, renderMethods, renderTypes } from './render.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const outDir = join(root, 'generated')

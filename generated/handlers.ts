@@ -2,14 +2,136 @@
 
 import type { CallContext } from '../src/rpc/context.ts'
 import type {
+  TxGetTransactionsParams,
+  TxGetTransactionsResult,
+  TxGetDiscardTransactionsParams,
+  TxGetDiscardTransactionsResult,
   TxGetTransactionByHashParams,
   TxGetTransactionByHashResult,
+  TxGetTransactionByBlockHashAndIndexParams,
+  TxGetTransactionByBlockHashAndIndexResult,
+  TxGetTransactionByBlockNumberAndIndexParams,
+  TxGetTransactionByBlockNumberAndIndexResult,
+  TxGetTransactionsCountParams,
+  TxGetTransactionsCountResult,
+  TxGetTxAvgTimeByBlockNumberParams,
+  TxGetTxAvgTimeByBlockNumberResult,
+  TxGetTransactionReceiptParams,
+  TxGetTransactionReceiptResult,
+  TxGetBlockTransactionCountByHashParams,
+  TxGetBlockTransactionCountByHashResult,
+  TxGetBlockTransactionCountByNumberParams,
+  TxGetBlockTransactionCountByNumberResult,
+  TxGetSignHashParams,
+  TxGetSignHashResult,
+  TxGetTransactionsByTimeParams,
+  TxGetTransactionsByTimeResult,
+  TxGetDiscardTransactionsByTimeParams,
+  TxGetDiscardTransactionsByTimeResult,
+  TxGetBatchTransactionsParams,
+  TxGetBatchTransactionsResult,
+  TxGetBatchReceiptParams,
+  TxGetBatchReceiptResult,
+  TxSendTransactionParams,
+  TxSendTransactionResult,
+  TxGetGasPriceParams,
+  TxGetGasPriceResult,
   TxGetTransactionsVersionParams,
   TxGetTransactionsVersionResult,
-  BlockGetBlocksParams,
-  BlockGetBlocksResult,
+  TxGetTransactionsWithLimitParams,
+  TxGetTransactionsWithLimitResult,
+  TxGetTransactionsByTimeWithLimitParams,
+  TxGetTransactionsByTimeWithLimitResult,
+  TxGetTransactionsCountByTimeParams,
+  TxGetTransactionsCountByTimeResult,
+  ContractCompileContractParams,
+  ContractCompileContractResult,
+  ContractDeployContractParams,
+  ContractDeployContractResult,
+  ContractInvokeContractParams,
+  ContractInvokeContractResult,
+  ContractGetCodeParams,
+  ContractGetCodeResult,
+  ContractGetContractCountByAddrParams,
+  ContractGetContractCountByAddrResult,
   ContractMaintainContractParams,
   ContractMaintainContractResult,
+  ContractGetStatusParams,
+  ContractGetStatusResult,
+  ContractGetCreatorParams,
+  ContractGetCreatorResult,
+  ContractGetCreateTimeParams,
+  ContractGetCreateTimeResult,
+  ContractGetDeployedListParams,
+  ContractGetDeployedListResult,
+  BlockLatestBlockParams,
+  BlockLatestBlockResult,
+  BlockGetBlocksParams,
+  BlockGetBlocksResult,
+  BlockGetBlockByHashParams,
+  BlockGetBlockByHashResult,
+  BlockGetBlockByNumberParams,
+  BlockGetBlockByNumberResult,
+  BlockGetAvgGenerateTimeByBlockNumberParams,
+  BlockGetAvgGenerateTimeByBlockNumberResult,
+  BlockGetBlocksByTimeParams,
+  BlockGetBlocksByTimeResult,
+  BlockGetGenesisBlockParams,
+  BlockGetGenesisBlockResult,
+  BlockGetChainHeightParams,
+  BlockGetChainHeightResult,
+  BlockGetBatchBlocksByHashParams,
+  BlockGetBatchBlocksByHashResult,
+  BlockGetBatchBlocksByNumberParams,
+  BlockGetBatchBlocksByNumberResult,
+  BlockGetBlocksWithLimitParams,
+  BlockGetBlocksWithLimitResult,
+  AccountGetBalanceParams,
+  AccountGetBalanceResult,
+  SubNewBlockSubscriptionParams,
+  SubNewBlockSubscriptionResult,
+  SubNewEventSubscriptionParams,
+  SubNewEventSubscriptionResult,
+  SubGetLogsParams,
+  SubGetLogsResult,
+  SubNewSystemStatusSubscriptionParams,
+  SubNewSystemStatusSubscriptionResult,
+  SubGetSubscriptionChangesParams,
+  SubGetSubscriptionChangesResult,
+  SubUnSubscriptionParams,
+  SubUnSubscriptionResult,
+  SubNewArchiveSubscriptionParams,
+  SubNewArchiveSubscriptionResult,
+  NodeGetNodesParams,
+  NodeGetNodesResult,
+  NodeGetNodeHashParams,
+  NodeGetNodeHashResult,
+  NodeDeleteVPParams,
+  NodeDeleteVPResult,
+  NodeDeleteNVPParams,
+  NodeDeleteNVPResult,
+  CertGetTCertParams,
+  CertGetTCertResult,
+  ArchiveSnapshotParams,
+  ArchiveSnapshotResult,
+  ArchiveQuerySnapshotExistParams,
+  ArchiveQuerySnapshotExistResult,
+  ArchiveReadSnapshotParams,
+  ArchiveReadSnapshotResult,
+  ArchiveListSnapshotParams,
+  ArchiveListSnapshotResult,
+  ArchiveDeleteSnapshotParams,
+  ArchiveDeleteSnapshotResult,
+  ArchiveCheckSnapshotParams,
+  ArchiveCheckSnapshotResult,
+  ArchiveArchiveParams,
+  ArchiveArchiveResult,
+  ArchiveRestoreParams,
+  ArchiveRestoreResult,
+  ArchiveRestoreAllParams,
+  ArchiveRestoreAllResult,
+  ArchiveQueryArchiveExistParams,
+  ArchiveQueryArchiveExistResult,
 } from './types.ts'
 
 /** A handler may answer synchronously or with a promise. */
@@ -18,15 +140,186 @@ export type Answer<T> = T | Promise<T>
 /** Handlers of the `tx_` service. */
 export interface TxHandlers {
   /**
+   * Valid transactions of a block range, newest block first.
+   *
+   * Returns the transactions of blocks `from`..`to`: blocks in descending number order, each block's transactions in index order; [] when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
+   * @param range RangeQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getTransactions(params: TxGetTransactionsParams, context: CallContext): Answer<TxGetTransactionsResult>
+  /**
+   * All invalid (discarded) transactions.
+   *
+   * Returns every transaction that execution or the signature check discarded, oldest first, each with `invalid` true and `invalidMsg`. When there is none: -32001 `Not found discard transactions`.
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  tx_getDiscardTransactions(params: TxGetDiscardTransactionsParams, context: CallContext): Answer<TxGetDiscardTransactionsResult>
+  /**
    * Transaction by hash, valid or invalid.
    *
-   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0.
+   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0. Unknown hash: -32001 `Not found transaction 0x<hash>`.
    * @param txHash Hash
    * @returns transaction
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    */
   tx_getTransactionByHash(params: TxGetTransactionByHashParams, context: CallContext): Answer<TxGetTransactionByHashResult>
+  /**
+   * Transaction at an index of the block with this hash.
+   *
+   * The index is a JSON integer, a decimal string or a 0x hex string. Unknown block: -32001 `Not found block hash 0x<hash>`. An index at or past the block's transaction count: -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range` (decimal). A sample spells the method `tx_getTransactionsByBlockHashAndIndex`; both spellings reach this method.
+   *
+   * Also reachable as `tx_getTransactionsByBlockHashAndIndex`.
+   * @param blockHash Hash
+   * @param index TxIndex
+   * @returns transaction
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  tx_getTransactionByBlockHashAndIndex(params: TxGetTransactionByBlockHashAndIndexParams, context: CallContext): Answer<TxGetTransactionByBlockHashAndIndexResult>
+  /**
+   * Transaction at an index of the block with this number.
+   *
+   * A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. The index is a JSON integer, a decimal string or a 0x hex string; an index at or past the block's transaction count gives -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range`. A sample spells the method `tx_getTransactionsByBlockNumberAndIndex`; both spellings reach this method.
+   *
+   * Also reachable as `tx_getTransactionsByBlockNumberAndIndex`.
+   * @param blockNumber BlockNumber
+   * @param index TxIndex
+   * @returns transaction
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getTransactionByBlockNumberAndIndex(params: TxGetTransactionByBlockNumberAndIndexParams, context: CallContext): Answer<TxGetTransactionByBlockNumberAndIndexResult>
+  /**
+   * Number of valid transactions on the chain.
+   *
+   * `count` is the number of committed valid transactions (hex); `timestamp` is the time of the answer in nanoseconds.
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsCount(params: TxGetTransactionsCountParams, context: CallContext): Answer<TxGetTransactionsCountResult>
+  /**
+   * Average transaction execution time over a block range, in ms.
+   *
+   * Average of the execution times (ms) of the transactions in blocks `from`..`to`, as hex; `0x0` when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * @param range RangeQuery
+   * @returns averageMs
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getTxAvgTimeByBlockNumber(params: TxGetTxAvgTimeByBlockNumberParams, context: CallContext): Answer<TxGetTxAvgTimeByBlockNumberResult>
+  /**
+   * Receipt of a transaction.
+   *
+   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
+   * @param txHash Hash
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getTransactionReceipt(params: TxGetTransactionReceiptParams, context: CallContext): Answer<TxGetTransactionReceiptResult>
+  /**
+   * Number of transactions in the block with this hash.
+   *
+   * Returns the count as hex. Unknown block: -32001 `Not found block hash 0x<hash>`.
+   * @param blockHash Hash
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  tx_getBlockTransactionCountByHash(params: TxGetBlockTransactionCountByHashParams, context: CallContext): Answer<TxGetBlockTransactionCountByHashResult>
+  /**
+   * Number of transactions in the block with this number.
+   *
+   * Returns the count as hex. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param blockNumber BlockNumber
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getBlockTransactionCountByNumber(params: TxGetBlockTransactionCountByNumberParams, context: CallContext): Answer<TxGetBlockTransactionCountByNumberResult>
+  /**
+   * Hash a client signs for a transaction (Hyperchain 1.4 format).
+   *
+   * Returns Keccak-256 of `from=<from>&to=<to>&value=<v>&timestamp=0x<ts>&nonce=0x<nonce>` (protocol.md §1.1): addresses as 0x + lower-case hex, `to` = `0x0` when omitted (deployment), `<v>` = 0x + the payload hex when a payload is given, else 0x + the hex amount. opcode, extra and type do not enter this string. Give `value` for a transfer and `payload` for deploy, invoke and upgrade. Checks (-32602): the schema; ``address `from` is invalid`` for the zero address; `` `timestamp` is invalid`` for 0. Unlike submission there is no time window, so the same input always gives the same hash.
+   * @param transaction SignHashQuery
+   * @returns signHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getSignHash(params: TxGetSignHashParams, context: CallContext): Answer<TxGetSignHashResult>
+  /**
+   * Valid transactions of the blocks written in a time window.
+   *
+   * Selects blocks by `writeTime` (ns) within [startTime, endTime] and returns their transactions, newest block first; [] when none match. Both ends are included. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
+   * @param timeRange TimeRangeQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByTime(params: TxGetTransactionsByTimeParams, context: CallContext): Answer<TxGetTransactionsByTimeResult>
+  /**
+   * Invalid transactions whose timestamp lies in a time window.
+   *
+   * Selects discarded transactions by their own `timestamp` (ns) within [startTime, endTime], oldest first; [] when none match. Both ends are included. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param timeRange TimeRangeQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getDiscardTransactionsByTime(params: TxGetDiscardTransactionsByTimeParams, context: CallContext): Answer<TxGetDiscardTransactionsByTimeResult>
+  /**
+   * Transactions for a list of hashes.
+   *
+   * Returns the committed or discarded transaction for each hash, in request order; unknown hashes are skipped, so no match gives []. The key is `hashes`; the spec's parameter list spells it `hashs`, which is accepted too. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * @param query BatchHashesQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getBatchTransactions(params: TxGetBatchTransactionsParams, context: CallContext): Answer<TxGetBatchTransactionsResult>
+  /**
+   * Receipts for a list of transaction hashes.
+   *
+   * Returns the receipts in request order; hashes without a receipt (unknown or not yet committed) are skipped, so no match gives []. If a listed transaction was discarded, the whole call fails with that transaction's receipt error, as tx_getTransactionReceipt would: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. The key `hashs` is accepted for `hashes`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * @param query BatchHashesQuery
+   * @returns receipts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getBatchReceipt(params: TxGetBatchReceiptParams, context: CallContext): Answer<TxGetBatchReceiptResult>
+  /**
+   * Submit a signed plain transfer.
+   *
+   * Transfers `value` from `from` to `to`; any payload or opcode is ignored. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`. The receipt of a transfer has the zero contract address and `ret` `0x0`.
+   * @param transaction TransferTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   */
+  tx_sendTransaction(params: TxSendTransactionParams, context: CallContext): Answer<TxSendTransactionResult>
+  /**
+   * Gas price, as a JSON integer.
+   *
+   * Called by the TS SDK at start-up; it signs the value as `price=0x<hex>` and copies it into every transaction. Must be a JSON integer (a string would break the SDK's signed string). Keel charges no gas fee and answers 0.
+   * @returns gasPrice
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getGasPrice(params: TxGetGasPriceParams, context: CallContext): Answer<TxGetGasPriceResult>
   /**
    * Transaction format version the node signs and verifies.
    *
@@ -35,29 +328,94 @@ export interface TxHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   tx_getTransactionsVersion(params: TxGetTransactionsVersionParams, context: CallContext): Answer<TxGetTransactionsVersionResult>
-}
-
-/** Handlers of the `block_` service. */
-export interface BlockHandlers {
   /**
-   * Blocks in a range, newest first.
+   * Transactions of a block range, one page at a time.
    *
-   * `from` must not exceed `to`, and neither may pass the latest block. At most 100 blocks per call. `isPlain` true leaves out the transactions.
-   * @param range BlockRangeQuery
-   * @returns blocks
+   * Pages through the transactions of blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page, and the page starts right after it. `hasmore` tells whether another page follows. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * @param query PagedRangeQuery
+   * @returns page
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
    */
-  block_getBlocks(params: BlockGetBlocksParams, context: CallContext): Answer<BlockGetBlocksResult>
+  tx_getTransactionsWithLimit(params: TxGetTransactionsWithLimitParams, context: CallContext): Answer<TxGetTransactionsWithLimitResult>
+  /**
+   * Transactions of the blocks written in a time window, one page at a time.
+   *
+   * Like tx_getTransactionsByTime, paged as in tx_getTransactionsWithLimit (ascending unless `backward`). The SDK sends the paging key as `metaData`; keys match case-insensitively. An empty window gives {hasmore: false, data: []}. Both ends are included. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param query PagedTimeRangeQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByTimeWithLimit(params: TxGetTransactionsByTimeWithLimitParams, context: CallContext): Answer<TxGetTransactionsByTimeWithLimitResult>
+  /**
+   * Number of valid transactions in the blocks written in a time window.
+   *
+   * Counts the transactions of the blocks whose `writeTime` lies in [startTime, endTime]; hex, `0x0` when none. Both ends are included. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param timeRange TimeRangeQuery
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsCountByTime(params: TxGetTransactionsCountByTimeParams, context: CallContext): Answer<TxGetTransactionsCountByTimeResult>
 }
 
 /** Handlers of the `contract_` service. */
 export interface ContractHandlers {
   /**
+   * Compile Solidity source.
+   *
+   * Compiles the source with the node's Solidity compiler and returns, per contract, its ABI (JSON text), deployment code and name. A node without a compiler answers -32000 `the node has no Solidity compiler installed`; a compile failure answers -32000 with the compiler's first error.
+   * @param sourceCode ContractSource
+   * @returns compiled
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  contract_compileContract(params: ContractCompileContractParams, context: CallContext): Answer<ContractCompileContractResult>
+  /**
+   * Submit a signed contract deployment.
+   *
+   * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the packaged classes and configuration) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`.
+   * @param transaction DeployTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   */
+  contract_deployContract(params: ContractDeployContractParams, context: CallContext): Answer<ContractDeployContractResult>
+  /**
+   * Submit a signed contract call.
+   *
+   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments). `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`.
+   * @param transaction InvokeTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   */
+  contract_invokeContract(params: ContractInvokeContractParams, context: CallContext): Answer<ContractInvokeContractResult>
+  /**
+   * Deployed (runtime) code of a contract.
+   *
+   * Returns the runtime code as 0x hex; `0x0` for an account without code. An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
+   * @param contractAddress Address
+   * @returns code
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCode(params: ContractGetCodeParams, context: CallContext): Answer<ContractGetCodeResult>
+  /**
+   * Number of contracts an account has deployed.
+   *
+   * Returns the count as hex (the account's deployment nonce); `0x0` for an account that deployed nothing or does not exist.
+   * @param accountAddress Address
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  contract_getContractCountByAddr(params: ContractGetContractCountByAddrParams, context: CallContext): Answer<ContractGetContractCountByAddrResult>
+  /**
    * Upgrade, freeze or unfreeze a contract (deployer only).
    *
-   * `opcode` 1 upgrades the code to `payload`, 2 freezes, 3 unfreezes. Returns the transaction hash at once; the outcome is read with tx_getTransactionReceipt. A caller other than the deployer gets a receipt with -32008 INVALID_PERMISSION. The manual's page heading spells the method `contarct_maintainContract`; both spellings reach this method.
+   * `opcode` 1 upgrades the code to `payload`, 2 freezes, 3 unfreezes. Only the deployer may maintain a contract: anyone else gets a receipt with -32008 INVALID_PERMISSION. Freezing a frozen contract or unfreezing a normal one fails in the receipt. An upgrade without payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`. The manual's page heading spells the method `contarct_maintainContract`; both spellings reach this method.
    *
    * Also reachable as `contarct_maintainContract`.
    * @param transaction MaintainTransaction
@@ -67,7 +425,407 @@ export interface ContractHandlers {
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
    */
   contract_maintainContract(params: ContractMaintainContractParams, context: CallContext): Answer<ContractMaintainContractResult>
+  /**
+   * Status of a contract: normal, frozen or non-contract.
+   *
+   * `non-contract` when the account holds no code (e.g. an ordinary account). An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
+   * @param address Address
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getStatus(params: ContractGetStatusParams, context: CallContext): Answer<ContractGetStatusResult>
+  /**
+   * Address that deployed a contract.
+   *
+   * Returns 0x + lower-case address; the zero address for an account without code. An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
+   * @param contractAddress Address
+   * @returns creator
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreator(params: ContractGetCreatorParams, context: CallContext): Answer<ContractGetCreatorResult>
+  /**
+   * When a contract was created, as text with zone.
+   *
+   * Write time of the block that deployed the contract, formatted like Go's time.String(): `2006-01-02 15:04:05.999999999 -0700 MST` (Keel writes UTC). An address that holds no contract gives -32009 `The account does not exist '<0x address>'`.
+   * @param contractAddress Address
+   * @returns createTime
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreateTime(params: ContractGetCreateTimeParams, context: CallContext): Answer<ContractGetCreateTimeResult>
+  /**
+   * Contracts deployed by an account.
+   *
+   * Returns the addresses (0x + lower case) in deployment order; [] when the account deployed nothing or does not exist.
+   * @param creatorAddress Address
+   * @returns contracts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  contract_getDeployedList(params: ContractGetDeployedListParams, context: CallContext): Answer<ContractGetDeployedListResult>
+}
+
+/** Handlers of the `block_` service. */
+export interface BlockHandlers {
+  /**
+   * The latest block, with its transactions.
+   *
+   * Returns the block with the highest number, transactions included. On an empty chain: -32011 `There is no block generated!` (the manual's sample shows -32602 for this case; Keel uses the code table's -32011).
+   * @returns block
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_latestBlock(params: BlockLatestBlockParams, context: CallContext): Answer<BlockLatestBlockResult>
+  /**
+   * Blocks in a range, newest first.
+   *
+   * Returns blocks `from`..`to` in descending number order. `isPlain` (default false) true leaves out the transactions; `transactions` is also left out when a block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * @param range BlockRangeQuery
+   * @returns blocks
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getBlocks(params: BlockGetBlocksParams, context: CallContext): Answer<BlockGetBlocksResult>
+  /**
+   * Block with this hash.
+   *
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. Unknown hash: -32001 `Not found block hash 0x<hash>`.
+   * @param blockHash Hash
+   * @param isPlain IsPlain
+   * @returns block
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  block_getBlockByHash(params: BlockGetBlockByHashParams, context: CallContext): Answer<BlockGetBlockByHashResult>
+  /**
+   * Block with this number.
+   *
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param blockNumber BlockNumber
+   * @param isPlain IsPlain
+   * @returns block
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getBlockByNumber(params: BlockGetBlockByNumberParams, context: CallContext): Answer<BlockGetBlockByNumberResult>
+  /**
+   * Average time between blocks over a range, in ms.
+   *
+   * Returns (writeTime(to) - writeTime(from)) / (to - from) in milliseconds as hex; `0x0` when `from` equals `to`. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * @param range RangeQuery
+   * @returns averageMs
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getAvgGenerateTimeByBlockNumber(params: BlockGetAvgGenerateTimeByBlockNumberParams, context: CallContext): Answer<BlockGetAvgGenerateTimeByBlockNumberResult>
+  /**
+   * How many blocks were written in a time window.
+   *
+   * Counts the blocks whose `writeTime` lies in [startTime, endTime] and names the first and last. When none: `sumOfBlocks` `0x0`, `startBlock` and `endBlock` null. Both ends are included. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param timeRange TimeRangeQuery
+   * @returns summary
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  block_getBlocksByTime(params: BlockGetBlocksByTimeParams, context: CallContext): Answer<BlockGetBlocksByTimeResult>
+  /**
+   * Number of the oldest block still stored.
+   *
+   * Returns the genesis block number as hex: `0x1` normally, higher after archiving. On an empty chain: -32011 `There is no block generated!`.
+   * @returns number
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getGenesisBlock(params: BlockGetGenesisBlockParams, context: CallContext): Answer<BlockGetGenesisBlockResult>
+  /**
+   * Number of the latest block.
+   *
+   * Returns the latest block number as hex. On an empty chain: -32011 `There is no block generated!`.
+   * @returns number
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getChainHeight(params: BlockGetChainHeightParams, context: CallContext): Answer<BlockGetChainHeightResult>
+  /**
+   * Blocks for a list of hashes.
+   *
+   * Returns the blocks in request order; unknown hashes are skipped, so no match gives []. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. The key `hashs` is accepted for `hashes`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * @param query BatchBlockHashesQuery
+   * @returns blocks
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  block_getBatchBlocksByHash(params: BlockGetBatchBlocksByHashParams, context: CallContext): Answer<BlockGetBatchBlocksByHashResult>
+  /**
+   * Blocks for a list of numbers.
+   *
+   * Returns the blocks in request order (numbers may repeat). `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Each number follows the block-number rules: A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * @param query BatchNumbersQuery
+   * @returns blocks
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getBatchBlocksByNumber(params: BlockGetBatchBlocksByNumberParams, context: CallContext): Answer<BlockGetBatchBlocksByNumberResult>
+  /**
+   * Blocks of a range, one page at a time.
+   *
+   * Pages through blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark.blkNum` is the last block of the previous page. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * @param query PagedBlockRangeQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  block_getBlocksWithLimit(params: BlockGetBlocksWithLimitParams, context: CallContext): Answer<BlockGetBlocksWithLimitResult>
+}
+
+/** Handlers of the `account_` service. */
+export interface AccountHandlers {
+  /**
+   * Balance of an account, as hex.
+   *
+   * Returns the balance as 0x hex. An address that no account holds: -32009 `The account does not exist '<0x address>'` (lower case, 0x added; Hyperchain spells it "dose", Keel writes "does").
+   * @param address Address
+   * @returns balance
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  account_getBalance(params: AccountGetBalanceParams, context: CallContext): Answer<AccountGetBalanceResult>
+}
+
+/** Handlers of the `sub_` service. */
+export interface SubHandlers {
+  /**
+   * Subscribe to new blocks (polled).
+   *
+   * Creates a polling subscription that caches every block written from now on: the whole Block when `full` is true, its hash when false. Read with sub_getSubscriptionChanges. At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * @param full FullBlocks
+   * @returns subscriptionId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   */
+  sub_newBlockSubscription(params: SubNewBlockSubscriptionParams, context: CallContext): Answer<SubNewBlockSubscriptionResult>
+  /**
+   * Subscribe to contract event logs (polled).
+   *
+   * Creates a polling subscription that caches every Log of blocks written from now on that matches the filter. `fromBlock`/`toBlock` limit the block numbers of the cached logs (no limit when absent; `toBlock` should exceed `fromBlock`); `addresses` limits the emitting contracts; `topics` is position-wise: `[A, B]` means A and B, `[A, [B, C]]` A and (B or C), `[null, A]` anything then A. The filter itself may be omitted. At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * @param filter LogFilter
+   * @returns subscriptionId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   */
+  sub_newEventSubscription(params: SubNewEventSubscriptionParams, context: CallContext): Answer<SubNewEventSubscriptionResult>
+  /**
+   * Event logs already on the chain that match a filter.
+   *
+   * `fromBlock` defaults to (and is raised to) the genesis block; `toBlock` defaults to (and is lowered to) the latest block; both ends are included. If after that `fromBlock` is above `toBlock`: -32602 `invalid params. current genesis <genesis>, current head <latest>` (decimal). `addresses` and `topics` as in sub_newEventSubscription. Logs come in block, transaction and log order. At most 5000 blocks per query (-32602 `range too large: at most 5000 blocks per log query, asked for <n>`) and 10000 logs per result (-32602 `result too large: at most 10000 logs per call; narrow the range`). On an empty chain: -32011 `There is no block generated!`.
+   * @param filter LogFilter
+   * @returns logs
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  sub_getLogs(params: SubGetLogsParams, context: CallContext): Answer<SubGetLogsResult>
+  /**
+   * Subscribe to system status events (polled).
+   *
+   * Creates a polling subscription that caches SystemStatusMessage events (e.g. consensus view changes, executor rollbacks). In each dimension (modules, subtypes, error_codes) a non-empty include list wins; otherwise the exclude list applies; all three must pass. The filter may be omitted. At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * @param filter SystemStatusFilter
+   * @returns subscriptionId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   */
+  sub_newSystemStatusSubscription(params: SubNewSystemStatusSubscriptionParams, context: CallContext): Answer<SubNewSystemStatusSubscriptionResult>
+  /**
+   * Items cached by a subscription since the previous poll.
+   *
+   * Returns and clears the items cached since the previous call, oldest first; [] when nothing is pending (a spec sample shows {}; Keel always answers an array). Items are block hashes or Blocks, Logs, SystemStatusMessages or ArchiveEvents, according to the subscription. Unknown or expired id: -32012 `required subscription does not existed or has expired`.
+   * @param subscriptionId SubscriptionId
+   * @returns changes
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32012 SUBSCRIPTION_NOT_EXIST: required subscription does not existed or has expired
+   */
+  sub_getSubscriptionChanges(params: SubGetSubscriptionChangesParams, context: CallContext): Answer<SubGetSubscriptionChangesResult>
+  /**
+   * Remove a subscription.
+   *
+   * Returns true once removed. Unknown or expired id: -32012 `required subscription does not existed or has expired`. A sample spells the method `sub_unsubscription`; both spellings reach this method.
+   *
+   * Also reachable as `sub_unsubscription`.
+   * @param subscriptionId SubscriptionId
+   * @returns removed
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32012 SUBSCRIPTION_NOT_EXIST: required subscription does not existed or has expired
+   */
+  sub_unSubscription(params: SubUnSubscriptionParams, context: CallContext): Answer<SubUnSubscriptionResult>
+  /**
+   * Subscribe to snapshot and archive outcomes (polled).
+   *
+   * Creates a polling subscription that caches an ArchiveEvent each time a snapshot is made or deleted or an archive completes (`type` make_snapshot, delete_snapshot or do_archive; `success` false with the reason in `message` on failure). At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * @returns subscriptionId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   */
+  sub_newArchiveSubscription(params: SubNewArchiveSubscriptionParams, context: CallContext): Answer<SubNewArchiveSubscriptionResult>
+}
+
+/** Handlers of the `node_` service. */
+export interface NodeHandlers {
+  /**
+   * Nodes of the namespace as seen by this node.
+   *
+   * One PeerInfo per node, the answering node included (its `delay` is 0). `port` is the node's gRPC (peer) port as a JSON integer (Hyperchain sends a string); `delay` is in nanoseconds; `status` 0 alive, 1 pending, 2 stop.
+   * @returns nodes
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_getNodes(params: NodeGetNodesParams, context: CallContext): Answer<NodeGetNodesResult>
+  /**
+   * Hash of the node that answers.
+   *
+   * The node hash is the lower-case hex, without 0x, of Keccak-256(hostname + namespace). Used to remove a VP: read the hash on that node, then send node_deleteVP with it to every VP.
+   * @returns nodeHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_getNodeHash(params: NodeGetNodeHashParams, context: CallContext): Answer<NodeGetNodeHashResult>
+  /**
+   * Disconnect (remove) a VP node.
+   *
+   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP, the node is removed only when every VP, the leaving one included, has received the request; then all update their routing tables and the leaving node stops. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too.
+   *
+   * Also reachable as `node_delNode`.
+   * @param node NodeHashQuery
+   * @returns message
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_deleteVP(params: NodeDeleteVPParams, context: CallContext): Answer<NodeDeleteVPResult>
+  /**
+   * Disconnect an NVP node from this VP.
+   *
+   * Sent to a VP: disconnects the NVP with this hash, which then stops synchronising from this VP. Answers at once with `successful request to delete nvp node, hash <nodehash>`.
+   * @param node NodeHashQuery
+   * @returns message
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_deleteNVP(params: NodeDeleteNVPParams, context: CallContext): Answer<NodeDeleteNVPResult>
+}
+
+/** Handlers of the `cert_` service. */
+export interface CertHandlers {
+  /**
+   * Issue a transaction certificate for a public key.
+   *
+   * `pubkey` is the hex, WITHOUT 0x, of a PEM-encoded PKIX public key (ECDSA P-256, P-384 or P-521). Returns the issued X.509 certificate as `0x` + hex of its PEM text, signed by the node's ECert. A key that cannot be parsed or signed: -32099 `generated tcert failed`.
+   * @param request TCertRequest
+   * @returns tcert
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32099 TCERT_FAILED: failed to get a TCert
+   */
+  cert_getTCert(params: CertGetTCertParams, context: CallContext): Answer<CertGetTCertResult>
+}
+
+/** Handlers of the `archive_` service. */
+export interface ArchiveHandlers {
+  /**
+   * Make a snapshot of the world state.
+   *
+   * `blockNumber` 0 snapshots at the current height; a future number snapshots when that block is written. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param blockNumber SnapshotTriggerHeight
+   * @returns snapshotId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_snapshot(params: ArchiveSnapshotParams, context: CallContext): Answer<ArchiveSnapshotResult>
+  /**
+   * Whether a snapshot has been made.
+   *
+   * Returns true once the snapshot with this id exists, false otherwise (including unknown ids).
+   * @param snapshotId SnapshotId
+   * @returns exists
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  archive_querySnapshotExist(params: ArchiveQuerySnapshotExistParams, context: CallContext): Answer<ArchiveQuerySnapshotExistResult>
+  /**
+   * Manifest of a snapshot.
+   *
+   * Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @returns manifest
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_readSnapshot(params: ArchiveReadSnapshotParams, context: CallContext): Answer<ArchiveReadSnapshotResult>
+  /**
+   * Manifests of all snapshots.
+   *
+   * Oldest first; [] when there is none.
+   * @returns manifests
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  archive_listSnapshot(params: ArchiveListSnapshotParams, context: CallContext): Answer<ArchiveListSnapshotResult>
+  /**
+   * Delete a snapshot.
+   *
+   * Returns true once deleted. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @returns deleted
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_deleteSnapshot(params: ArchiveDeleteSnapshotParams, context: CallContext): Answer<ArchiveDeleteSnapshotResult>
+  /**
+   * Verify a snapshot against its block.
+   *
+   * Recomputes the snapshot's state root; true when it equals both the manifest's and the block's merkle root, false otherwise. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @returns valid
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_checkSnapshot(params: ArchiveCheckSnapshotParams, context: CallContext): Answer<ArchiveCheckSnapshotResult>
+  /**
+   * Archive the blocks below a snapshot.
+   *
+   * Moves the blocks below the snapshot's height out of the live ledger; afterwards the genesis block is the snapshot's height and older blocks answer -32001. `sync` true waits until done; false returns at once (the outcome arrives as an ArchiveEvent). Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @param sync ArchiveSync
+   * @returns done
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_archive(params: ArchiveArchiveParams, context: CallContext): Answer<ArchiveArchiveResult>
+  /**
+   * Restore the blocks archived by a snapshot.
+   *
+   * Moves the blocks archived with this snapshot back into the live ledger. `sync` as in archive_archive. Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @param sync ArchiveSync
+   * @returns done
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_restore(params: ArchiveRestoreParams, context: CallContext): Answer<ArchiveRestoreResult>
+  /**
+   * Restore every archived block.
+   *
+   * Restores every archived block; `sync` as in archive_archive. Returns true, also when nothing is archived.
+   * @param sync ArchiveSync
+   * @returns done
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  archive_restoreAll(params: ArchiveRestoreAllParams, context: CallContext): Answer<ArchiveRestoreAllResult>
+  /**
+   * Whether a snapshot's blocks have been archived.
+   *
+   * True when the current genesis block equals the snapshot's height. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * @param snapshotId SnapshotId
+   * @returns archived
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   */
+  archive_queryArchiveExist(params: ArchiveQueryArchiveExistParams, context: CallContext): Answer<ArchiveQueryArchiveExistResult>
 }
 
 /** Every handler of the node, one interface per service prefix. */
-export type Handlers = TxHandlers & BlockHandlers & ContractHandlers
+export type Handlers = TxHandlers & ContractHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & CertHandlers & ArchiveHandlers

@@ -6,31 +6,37 @@ import type { MethodSpec } from '../src/rpc/method-spec.ts'
 export const schemas = {
   "Hash": {
     "title": "Hash",
-    "description": "32-byte hash: 0x followed by 64 hex digits",
+    "description": "a 32-byte hash: 0x followed by 64 hex digits",
     "type": "string",
     "pattern": "^0x[0-9a-fA-F]{64}$"
   },
   "Address": {
     "title": "Address",
-    "description": "20-byte address: 40 hex digits, 0x prefix optional",
+    "description": "a 20-byte address: 40 hex digits, 0x prefix optional",
     "type": "string",
     "pattern": "^(0x)?[0-9a-fA-F]{40}$"
   },
   "HexQuantity": {
     "title": "HexQuantity",
-    "description": "quantity as 0x followed by lower-case hex digits without padding",
+    "description": "a quantity: 0x followed by lower-case hex digits without padding",
     "type": "string",
     "pattern": "^0x[0-9a-f]+$"
   },
   "HexData": {
     "title": "HexData",
-    "description": "bytes as hex digits, 0x prefix optional",
+    "description": "hex-encoded bytes: an even number of hex digits, 0x prefix optional",
     "type": "string",
     "pattern": "^(0x)?([0-9a-fA-F]{2})*$"
   },
+  "HexString": {
+    "title": "HexString",
+    "description": "a hex string: 0x followed by hex digits (`0x0` when there are no bytes)",
+    "type": "string",
+    "pattern": "^0x[0-9a-fA-F]*$"
+  },
   "BlockNumber": {
     "title": "BlockNumber",
-    "description": "block number: a decimal integer, a decimal string, a 0x hex string, or \"latest\"",
+    "description": "a block number: a decimal integer or string, a 0x hex string, or latest",
     "anyOf": [
       {
         "title": "BlockNumberInteger",
@@ -39,8 +45,32 @@ export const schemas = {
       },
       {
         "title": "BlockNumberString",
+        "description": "a block number: a decimal integer or string, a 0x hex string, or latest",
         "type": "string",
         "pattern": "^(latest|0x[0-9a-fA-F]{1,16}|[0-9]{1,20})$"
+      }
+    ]
+  },
+  "BlockHeight": {
+    "title": "BlockHeight",
+    "description": "a block number as a JSON integer",
+    "type": "integer",
+    "minimum": 0
+  },
+  "TxIndex": {
+    "title": "TxIndex",
+    "description": "a transaction index: a decimal integer or string, or a 0x hex string",
+    "anyOf": [
+      {
+        "title": "TxIndexInteger",
+        "type": "integer",
+        "minimum": 0
+      },
+      {
+        "title": "TxIndexString",
+        "description": "a transaction index: a decimal integer or string, or a 0x hex string",
+        "type": "string",
+        "pattern": "^(0x[0-9a-fA-F]{1,8}|[0-9]{1,10})$"
       }
     ]
   },
@@ -58,6 +88,35 @@ export const schemas = {
     "minimum": 1,
     "maximum": 9223372036854776000
   },
+  "Amount": {
+    "title": "Amount",
+    "description": "an amount: a non-negative int64 as a JSON integer or a 0x hex string",
+    "anyOf": [
+      {
+        "title": "AmountInteger",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 9223372036854776000
+      },
+      {
+        "title": "AmountHex",
+        "description": "an amount: a non-negative int64 as a JSON integer or a 0x hex string",
+        "type": "string",
+        "pattern": "^0x[0-9a-fA-F]{1,16}$"
+      }
+    ]
+  },
+  "Extra": {
+    "title": "Extra",
+    "description": "free text carried with the transaction, at most 1024 characters",
+    "type": "string",
+    "maxLength": 1024
+  },
+  "PlatformVersion": {
+    "title": "PlatformVersion",
+    "description": "platform version that recorded the transaction, block or receipt (e.g. 1.3)",
+    "type": "string"
+  },
   "IsPlain": {
     "title": "IsPlain",
     "description": "true leaves the transactions out of each block",
@@ -65,7 +124,7 @@ export const schemas = {
   },
   "TxVersion": {
     "title": "TxVersion",
-    "description": "transaction format version: dot-separated integers, the first positive",
+    "description": "a version: dot-separated integers, the first positive",
     "type": "string",
     "pattern": "^[1-9][0-9]*(\\.[0-9]+)*$"
   },
@@ -84,6 +143,259 @@ export const schemas = {
       "KVSQL",
       "FVM"
     ]
+  },
+  "EngineType": {
+    "title": "EngineType",
+    "description": "engine that executed the transaction",
+    "type": "string",
+    "enum": [
+      "EVM",
+      "JVM"
+    ]
+  },
+  "NormalOpcode": {
+    "title": "NormalOpcode",
+    "description": "0 for a normal transaction (transfer, deploy, invoke); maintenance goes through contract_maintainContract",
+    "type": "integer",
+    "enum": [
+      0
+    ]
+  },
+  "MaintainOpcode": {
+    "title": "MaintainOpcode",
+    "description": "1 upgrade, 2 freeze, 3 unfreeze",
+    "type": "integer",
+    "enum": [
+      1,
+      2,
+      3
+    ]
+  },
+  "Simulate": {
+    "title": "Simulate",
+    "description": "true executes the transaction on this node only, without consensus; default false",
+    "type": "boolean"
+  },
+  "GasPrice": {
+    "title": "GasPrice",
+    "description": "gas price as a JSON integer (Keel charges no gas fee and reports 0)",
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 9223372036854776000
+  },
+  "GasLimit": {
+    "title": "GasLimit",
+    "description": "gas limit as a JSON integer",
+    "type": "integer",
+    "minimum": 0,
+    "maximum": 9223372036854776000
+  },
+  "ContractName": {
+    "title": "ContractName",
+    "description": "contract name (CNS); accepted and ignored by Keel",
+    "type": "string"
+  },
+  "ExtraIdInt64List": {
+    "title": "ExtraIdInt64List",
+    "description": "integer extra ids (signed, not interpreted)",
+    "type": "array",
+    "items": {
+      "title": "ExtraIdInt64",
+      "type": "integer",
+      "minimum": -9223372036854776000,
+      "maximum": 9223372036854776000
+    }
+  },
+  "ExtraIdStringList": {
+    "title": "ExtraIdStringList",
+    "description": "string extra ids (signed, not interpreted)",
+    "type": "array",
+    "items": {
+      "title": "ExtraIdString",
+      "type": "string"
+    }
+  },
+  "Participant": {
+    "title": "Participant",
+    "description": "initiator and withholding accounts, each the base64 of the address bytes (signed, not interpreted)",
+    "type": "object",
+    "properties": {
+      "initiator": {
+        "title": "ParticipantInitiator",
+        "type": "string"
+      },
+      "withholding": {
+        "title": "WithholdingList",
+        "type": "array",
+        "items": {
+          "title": "WithholdingAccount",
+          "type": "string"
+        }
+      }
+    }
+  },
+  "InvalidMsg": {
+    "title": "InvalidMsg",
+    "description": "why the transaction was discarded",
+    "type": "string",
+    "enum": [
+      "DEPLOY_CONTRACT_FAILED",
+      "INVOKE_CONTRACT_FAILED",
+      "SIGFAILED",
+      "OUTOFBALANCE",
+      "INVALID_PERMISSION"
+    ]
+  },
+  "LogData": {
+    "title": "LogData",
+    "description": "log data: hex digits without 0x",
+    "type": "string",
+    "pattern": "^([0-9a-fA-F]{2})*$"
+  },
+  "NodeHash": {
+    "title": "NodeHash",
+    "description": "a node hash: 64 hex digits without 0x",
+    "type": "string",
+    "pattern": "^[0-9a-fA-F]{64}$"
+  },
+  "SubscriptionId": {
+    "title": "SubscriptionId",
+    "description": "a subscription id: 0x followed by 32 lower-case hex digits",
+    "type": "string",
+    "pattern": "^0x[0-9a-f]{32}$"
+  },
+  "SnapshotId": {
+    "title": "SnapshotId",
+    "description": "a snapshot id: 0x followed by 32 lower-case hex digits",
+    "type": "string",
+    "pattern": "^0x[0-9a-f]{32}$"
+  },
+  "SnapshotTriggerHeight": {
+    "title": "SnapshotTriggerHeight",
+    "description": "block number to snapshot at: 0 for the current height, a future number to snapshot when that block is written",
+    "type": "integer",
+    "minimum": 0
+  },
+  "ArchiveSync": {
+    "title": "ArchiveSync",
+    "description": "true waits until the operation has finished; false returns at once",
+    "type": "boolean"
+  },
+  "FullBlocks": {
+    "title": "FullBlocks",
+    "description": "true caches whole blocks; false caches block hashes",
+    "type": "boolean"
+  },
+  "ContractSource": {
+    "title": "ContractSource",
+    "description": "Solidity source text of one or more contracts",
+    "type": "string"
+  },
+  "ContractStatus": {
+    "title": "ContractStatus",
+    "description": "normal, frozen, or non-contract when the address holds no code",
+    "type": "string",
+    "enum": [
+      "normal",
+      "frozen",
+      "non-contract"
+    ]
+  },
+  "ContractCreateTime": {
+    "title": "ContractCreateTime",
+    "description": "write time of the block that created the contract, as text with zone (Go time format, e.g. 2017-04-07 12:37:06.152111325 +0800 CST)",
+    "type": "string",
+    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})? [+-][0-9]{4} [A-Za-z0-9+-]+$"
+  },
+  "PemHex": {
+    "title": "PemHex",
+    "description": "a PEM public key as hex digits without 0x",
+    "type": "string",
+    "pattern": "^[0-9a-fA-F]+$"
+  },
+  "TCertHex": {
+    "title": "TCertHex",
+    "description": "a certificate: 0x followed by the hex of its PEM text",
+    "type": "string",
+    "pattern": "^0x([0-9a-fA-F]{2})+$"
+  },
+  "DeleteNodeMessage": {
+    "title": "DeleteNodeMessage",
+    "description": "confirmation that the delete request was posted: successful request to delete vp node, hash <nodehash> (nvp for node_deleteNVP)",
+    "type": "string",
+    "pattern": "^successful request to delete (vp|nvp) node, hash [0-9a-fA-F]{64}$"
+  },
+  "HasMore": {
+    "title": "HasMore",
+    "description": "true when another page follows",
+    "type": "boolean"
+  },
+  "NamespaceName": {
+    "title": "NamespaceName",
+    "description": "a namespace name",
+    "type": "string"
+  },
+  "Done": {
+    "title": "Done",
+    "description": "always true on success",
+    "type": "boolean",
+    "const": true
+  },
+  "Exists": {
+    "title": "Exists",
+    "description": "true when the item exists",
+    "type": "boolean"
+  },
+  "SnapshotValid": {
+    "title": "SnapshotValid",
+    "description": "true when the recomputed state root equals the manifest and block merkle roots",
+    "type": "boolean"
+  },
+  "HashList": {
+    "title": "HashList",
+    "type": "array",
+    "items": {
+      "$ref": "Hash"
+    }
+  },
+  "AddressList": {
+    "title": "AddressList",
+    "type": "array",
+    "items": {
+      "$ref": "Address"
+    }
+  },
+  "BlockNumberList": {
+    "title": "BlockNumberList",
+    "type": "array",
+    "items": {
+      "$ref": "BlockNumber"
+    }
+  },
+  "TopicList": {
+    "title": "TopicList",
+    "description": "32-byte topics; the first identifies the event",
+    "type": "array",
+    "items": {
+      "$ref": "Hash"
+    }
+  },
+  "RangeQuery": {
+    "title": "RangeQuery",
+    "description": "a range of block numbers, both ends included",
+    "type": "object",
+    "required": [
+      "from",
+      "to"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "BlockNumber"
+      },
+      "to": {
+        "$ref": "BlockNumber"
+      }
+    }
   },
   "BlockRangeQuery": {
     "title": "BlockRangeQuery",
@@ -105,9 +417,484 @@ export const schemas = {
       }
     }
   },
+  "PageBookmark": {
+    "title": "PageBookmark",
+    "description": "position of the last item of the previous page; the next page starts right after it",
+    "type": "object",
+    "properties": {
+      "blkNum": {
+        "$ref": "BlockNumber"
+      },
+      "txIndex": {
+        "$ref": "TxIndex"
+      }
+    }
+  },
+  "PageMetadata": {
+    "title": "PageMetadata",
+    "description": "paging options: pageSize (default 10; values above 100 count as 100), bookmark, and backward (newest first when true)",
+    "type": "object",
+    "properties": {
+      "pageSize": {
+        "title": "PageSize",
+        "type": "integer",
+        "minimum": 1
+      },
+      "bookmark": {
+        "$ref": "PageBookmark"
+      },
+      "backward": {
+        "title": "PageBackward",
+        "type": "boolean"
+      }
+    }
+  },
+  "PagedRangeQuery": {
+    "title": "PagedRangeQuery",
+    "description": "a range of block numbers, both ends included, read one page at a time",
+    "type": "object",
+    "required": [
+      "from",
+      "to"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "BlockNumber"
+      },
+      "to": {
+        "$ref": "BlockNumber"
+      },
+      "metadata": {
+        "$ref": "PageMetadata"
+      }
+    }
+  },
+  "PagedBlockRangeQuery": {
+    "title": "PagedBlockRangeQuery",
+    "description": "a range of block numbers, both ends included, read one page at a time",
+    "type": "object",
+    "required": [
+      "from",
+      "to"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "BlockNumber"
+      },
+      "to": {
+        "$ref": "BlockNumber"
+      },
+      "isPlain": {
+        "$ref": "IsPlain"
+      },
+      "metadata": {
+        "$ref": "PageMetadata"
+      }
+    }
+  },
+  "TimeRangeQuery": {
+    "title": "TimeRangeQuery",
+    "description": "a time window in nanoseconds, both ends included",
+    "type": "object",
+    "required": [
+      "startTime",
+      "endTime"
+    ],
+    "properties": {
+      "startTime": {
+        "$ref": "TimestampNs"
+      },
+      "endTime": {
+        "$ref": "TimestampNs"
+      }
+    }
+  },
+  "PagedTimeRangeQuery": {
+    "title": "PagedTimeRangeQuery",
+    "description": "a time window in nanoseconds, both ends included, read one page at a time (the SDK spells the paging key metaData)",
+    "type": "object",
+    "required": [
+      "startTime",
+      "endTime"
+    ],
+    "properties": {
+      "startTime": {
+        "$ref": "TimestampNs"
+      },
+      "endTime": {
+        "$ref": "TimestampNs"
+      },
+      "metadata": {
+        "$ref": "PageMetadata"
+      }
+    }
+  },
+  "BatchHashesQuery": {
+    "title": "BatchHashesQuery",
+    "description": "transaction hashes to look up, at most 100; the spec's parameter list spells the key `hashs`, which is accepted too",
+    "type": "object",
+    "required": [
+      "hashes"
+    ],
+    "x-property-aliases": {
+      "hashs": "hashes"
+    },
+    "properties": {
+      "hashes": {
+        "$ref": "HashList"
+      }
+    }
+  },
+  "BatchBlockHashesQuery": {
+    "title": "BatchBlockHashesQuery",
+    "description": "block hashes to look up, at most 100; the key `hashs` is accepted too",
+    "type": "object",
+    "required": [
+      "hashes"
+    ],
+    "x-property-aliases": {
+      "hashs": "hashes"
+    },
+    "properties": {
+      "hashes": {
+        "$ref": "HashList"
+      },
+      "isPlain": {
+        "$ref": "IsPlain"
+      }
+    }
+  },
+  "BatchNumbersQuery": {
+    "title": "BatchNumbersQuery",
+    "description": "block numbers to look up, at most 100",
+    "type": "object",
+    "required": [
+      "numbers"
+    ],
+    "properties": {
+      "numbers": {
+        "$ref": "BlockNumberList"
+      },
+      "isPlain": {
+        "$ref": "IsPlain"
+      }
+    }
+  },
+  "TopicAlternatives": {
+    "title": "TopicAlternatives",
+    "description": "any one of these topics matches",
+    "type": "array",
+    "items": {
+      "$ref": "Hash"
+    }
+  },
+  "TopicFilterEntry": {
+    "title": "TopicFilterEntry",
+    "description": "a topic, a list of alternative topics, or null for any topic at this position",
+    "anyOf": [
+      {
+        "$ref": "Hash"
+      },
+      {
+        "$ref": "TopicAlternatives"
+      },
+      {
+        "title": "AnyTopic",
+        "type": "null"
+      }
+    ]
+  },
+  "TopicFilter": {
+    "title": "TopicFilter",
+    "description": "position-wise topic conditions, all of which must hold",
+    "type": "array",
+    "items": {
+      "$ref": "TopicFilterEntry"
+    }
+  },
+  "LogFilter": {
+    "title": "LogFilter",
+    "description": "event log criteria; every key is optional and absent means no limit",
+    "type": "object",
+    "properties": {
+      "fromBlock": {
+        "$ref": "BlockNumber"
+      },
+      "toBlock": {
+        "$ref": "BlockNumber"
+      },
+      "addresses": {
+        "$ref": "AddressList"
+      },
+      "topics": {
+        "$ref": "TopicFilter"
+      }
+    }
+  },
+  "ModuleList": {
+    "title": "ModuleList",
+    "description": "system status modules, e.g. p2p, consensus, executor",
+    "type": "array",
+    "items": {
+      "title": "ModuleName",
+      "type": "string"
+    }
+  },
+  "SubtypeList": {
+    "title": "SubtypeList",
+    "description": "status types under a module, e.g. viewchange",
+    "type": "array",
+    "items": {
+      "title": "SubtypeName",
+      "type": "string"
+    }
+  },
+  "StatusCodeList": {
+    "title": "StatusCodeList",
+    "description": "numeric system status codes",
+    "type": "array",
+    "items": {
+      "title": "StatusCode",
+      "type": "integer"
+    }
+  },
+  "SystemStatusFilter": {
+    "title": "SystemStatusFilter",
+    "description": "system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit",
+    "type": "object",
+    "properties": {
+      "modules": {
+        "$ref": "ModuleList"
+      },
+      "modules_exclude": {
+        "$ref": "ModuleList"
+      },
+      "subtypes": {
+        "$ref": "SubtypeList"
+      },
+      "subtypes_exclude": {
+        "$ref": "SubtypeList"
+      },
+      "error_codes": {
+        "$ref": "StatusCodeList"
+      },
+      "error_codes_exclude": {
+        "$ref": "StatusCodeList"
+      }
+    }
+  },
+  "TransferTransaction": {
+    "title": "TransferTransaction",
+    "description": "a signed plain transfer of `value` from `from` to `to`. Keys are matched case-insensitively and unknown keys are ignored (the TS SDK sends `opCode`, the Java SDK `opcode`). Integers (timestamp, nonce, gasPrice, gasLimit, expirationTimestamp) may exceed 2^53 and are read losslessly. `signature` is hex with or without 0x (the TS SDK sends none).",
+    "type": "object",
+    "required": [
+      "from",
+      "to",
+      "value",
+      "timestamp",
+      "nonce",
+      "signature"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "Address"
+      },
+      "to": {
+        "$ref": "Address"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "nonce": {
+        "$ref": "Nonce"
+      },
+      "type": {
+        "$ref": "VmType"
+      },
+      "opcode": {
+        "$ref": "NormalOpcode"
+      },
+      "value": {
+        "$ref": "Amount"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "extraIdInt64": {
+        "$ref": "ExtraIdInt64List"
+      },
+      "extraIdString": {
+        "$ref": "ExtraIdStringList"
+      },
+      "cname": {
+        "$ref": "ContractName"
+      },
+      "participant": {
+        "$ref": "Participant"
+      },
+      "simulate": {
+        "$ref": "Simulate"
+      },
+      "signature": {
+        "$ref": "HexData"
+      },
+      "gasPrice": {
+        "$ref": "GasPrice"
+      },
+      "gasLimit": {
+        "$ref": "GasLimit"
+      },
+      "expirationTimestamp": {
+        "$ref": "TimestampNs"
+      },
+      "version": {
+        "$ref": "TxVersion"
+      }
+    }
+  },
+  "DeployTransaction": {
+    "title": "DeployTransaction",
+    "description": "a signed contract deployment; there is no `to` (it is signed as 0x0). Keys are matched case-insensitively and unknown keys are ignored (the TS SDK sends `opCode`, the Java SDK `opcode`). Integers (timestamp, nonce, gasPrice, gasLimit, expirationTimestamp) may exceed 2^53 and are read losslessly. `signature` is hex with or without 0x (the TS SDK sends none).",
+    "type": "object",
+    "required": [
+      "from",
+      "timestamp",
+      "nonce",
+      "payload",
+      "signature"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "Address"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "nonce": {
+        "$ref": "Nonce"
+      },
+      "type": {
+        "$ref": "VmType"
+      },
+      "opcode": {
+        "$ref": "NormalOpcode"
+      },
+      "payload": {
+        "$ref": "HexData"
+      },
+      "value": {
+        "$ref": "Amount"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "extraIdInt64": {
+        "$ref": "ExtraIdInt64List"
+      },
+      "extraIdString": {
+        "$ref": "ExtraIdStringList"
+      },
+      "cname": {
+        "$ref": "ContractName"
+      },
+      "participant": {
+        "$ref": "Participant"
+      },
+      "simulate": {
+        "$ref": "Simulate"
+      },
+      "signature": {
+        "$ref": "HexData"
+      },
+      "gasPrice": {
+        "$ref": "GasPrice"
+      },
+      "gasLimit": {
+        "$ref": "GasLimit"
+      },
+      "expirationTimestamp": {
+        "$ref": "TimestampNs"
+      },
+      "version": {
+        "$ref": "TxVersion"
+      }
+    }
+  },
+  "InvokeTransaction": {
+    "title": "InvokeTransaction",
+    "description": "a signed contract call; `to` is the contract. Keys are matched case-insensitively and unknown keys are ignored (the TS SDK sends `opCode`, the Java SDK `opcode`). Integers (timestamp, nonce, gasPrice, gasLimit, expirationTimestamp) may exceed 2^53 and are read losslessly. `signature` is hex with or without 0x (the TS SDK sends none).",
+    "type": "object",
+    "required": [
+      "from",
+      "to",
+      "timestamp",
+      "nonce",
+      "payload",
+      "signature"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "Address"
+      },
+      "to": {
+        "$ref": "Address"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "nonce": {
+        "$ref": "Nonce"
+      },
+      "type": {
+        "$ref": "VmType"
+      },
+      "opcode": {
+        "$ref": "NormalOpcode"
+      },
+      "payload": {
+        "$ref": "HexData"
+      },
+      "value": {
+        "$ref": "Amount"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "extraIdInt64": {
+        "$ref": "ExtraIdInt64List"
+      },
+      "extraIdString": {
+        "$ref": "ExtraIdStringList"
+      },
+      "cname": {
+        "$ref": "ContractName"
+      },
+      "participant": {
+        "$ref": "Participant"
+      },
+      "simulate": {
+        "$ref": "Simulate"
+      },
+      "signature": {
+        "$ref": "HexData"
+      },
+      "gasPrice": {
+        "$ref": "GasPrice"
+      },
+      "gasLimit": {
+        "$ref": "GasLimit"
+      },
+      "expirationTimestamp": {
+        "$ref": "TimestampNs"
+      },
+      "version": {
+        "$ref": "TxVersion"
+      }
+    }
+  },
   "MaintainTransaction": {
     "title": "MaintainTransaction",
-    "description": "a signed contract maintenance transaction; keys are matched case-insensitively (the SDK sends opCode, the Java SDK opcode)",
+    "description": "a signed contract maintenance transaction (upgrade, freeze, unfreeze). Keys are matched case-insensitively and unknown keys are ignored (the TS SDK sends `opCode`, the Java SDK `opcode`). Integers (timestamp, nonce, gasPrice, gasLimit, expirationTimestamp) may exceed 2^53 and are read losslessly. `signature` is hex with or without 0x (the TS SDK sends none).",
     "type": "object",
     "required": [
       "from",
@@ -130,50 +917,44 @@ export const schemas = {
       "nonce": {
         "$ref": "Nonce"
       },
-      "extra": {
-        "title": "Extra",
-        "description": "free text carried with the transaction, at most 1024 characters",
-        "type": "string",
-        "maxLength": 1024
-      },
-      "payload": {
-        "$ref": "HexData"
-      },
-      "signature": {
-        "$ref": "HexData"
-      },
       "type": {
         "$ref": "VmType"
       },
       "opcode": {
-        "title": "MaintainOpcode",
-        "description": "1 upgrade, 2 freeze, 3 unfreeze",
-        "type": "integer",
-        "enum": [
-          1,
-          2,
-          3
-        ]
+        "$ref": "MaintainOpcode"
+      },
+      "payload": {
+        "$ref": "HexData"
       },
       "value": {
-        "title": "Amount",
-        "type": "integer",
-        "minimum": 0,
-        "maximum": 9223372036854776000
+        "$ref": "Amount"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "extraIdInt64": {
+        "$ref": "ExtraIdInt64List"
+      },
+      "extraIdString": {
+        "$ref": "ExtraIdStringList"
+      },
+      "cname": {
+        "$ref": "ContractName"
+      },
+      "participant": {
+        "$ref": "Participant"
       },
       "simulate": {
-        "title": "Simulate",
-        "type": "boolean"
+        "$ref": "Simulate"
+      },
+      "signature": {
+        "$ref": "HexData"
       },
       "gasPrice": {
-        "title": "GasPrice",
-        "type": "integer",
-        "minimum": 0
+        "$ref": "GasPrice"
       },
       "gasLimit": {
-        "title": "GasLimit",
-        "type": "integer",
-        "minimum": 0
+        "$ref": "GasLimit"
       },
       "expirationTimestamp": {
         "$ref": "TimestampNs"
@@ -183,9 +964,68 @@ export const schemas = {
       }
     }
   },
+  "SignHashQuery": {
+    "title": "SignHashQuery",
+    "description": "the fields of a transaction that enter the signed content; omit `to` for a deployment, give `value` for a transfer and `payload` otherwise. Unknown keys are ignored.",
+    "type": "object",
+    "required": [
+      "from",
+      "nonce",
+      "timestamp"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "Address"
+      },
+      "to": {
+        "$ref": "Address"
+      },
+      "nonce": {
+        "$ref": "Nonce"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "value": {
+        "$ref": "Amount"
+      },
+      "payload": {
+        "$ref": "HexData"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      }
+    }
+  },
+  "NodeHashQuery": {
+    "title": "NodeHashQuery",
+    "description": "the peer to disconnect",
+    "type": "object",
+    "required": [
+      "nodehash"
+    ],
+    "properties": {
+      "nodehash": {
+        "$ref": "NodeHash"
+      }
+    }
+  },
+  "TCertRequest": {
+    "title": "TCertRequest",
+    "description": "a PKIX (SubjectPublicKeyInfo) ECDSA public key in PEM, hex-encoded without 0x",
+    "type": "object",
+    "required": [
+      "pubkey"
+    ],
+    "properties": {
+      "pubkey": {
+        "$ref": "PemHex"
+      }
+    }
+  },
   "Transaction": {
     "title": "Transaction",
-    "description": "a committed, valid transaction",
+    "description": "a committed, valid transaction; `to` is the zero address for a deployment",
     "type": "object",
     "required": [
       "version",
@@ -204,8 +1044,7 @@ export const schemas = {
     ],
     "properties": {
       "version": {
-        "title": "PlatformVersion",
-        "type": "string"
+        "$ref": "PlatformVersion"
       },
       "hash": {
         "$ref": "Hash"
@@ -235,14 +1074,13 @@ export const schemas = {
         "$ref": "Nonce"
       },
       "extra": {
-        "title": "Extra",
-        "type": "string"
+        "$ref": "Extra"
       },
       "executeTime": {
         "$ref": "HexQuantity"
       },
       "payload": {
-        "$ref": "HexData"
+        "$ref": "HexString"
       }
     }
   },
@@ -265,8 +1103,7 @@ export const schemas = {
     ],
     "properties": {
       "version": {
-        "title": "PlatformVersion",
-        "type": "string"
+        "$ref": "PlatformVersion"
       },
       "hash": {
         "$ref": "Hash"
@@ -287,11 +1124,10 @@ export const schemas = {
         "$ref": "Nonce"
       },
       "extra": {
-        "title": "Extra",
-        "type": "string"
+        "$ref": "Extra"
       },
       "payload": {
-        "$ref": "HexData"
+        "$ref": "HexString"
       },
       "invalid": {
         "title": "InvalidFlag",
@@ -302,18 +1138,6 @@ export const schemas = {
         "$ref": "InvalidMsg"
       }
     }
-  },
-  "InvalidMsg": {
-    "title": "InvalidMsg",
-    "description": "why the transaction was discarded",
-    "type": "string",
-    "enum": [
-      "DEPLOY_CONTRACT_FAILED",
-      "INVOKE_CONTRACT_FAILED",
-      "SIGFAILED",
-      "OUTOFBALANCE",
-      "INVALID_PERMISSION"
-    ]
   },
   "TransactionOrInvalid": {
     "title": "TransactionOrInvalid",
@@ -326,6 +1150,155 @@ export const schemas = {
         "$ref": "InvalidTransaction"
       }
     ]
+  },
+  "TransactionList": {
+    "title": "TransactionList",
+    "type": "array",
+    "items": {
+      "$ref": "Transaction"
+    }
+  },
+  "InvalidTransactionList": {
+    "title": "InvalidTransactionList",
+    "type": "array",
+    "items": {
+      "$ref": "InvalidTransaction"
+    }
+  },
+  "PagedTransactions": {
+    "title": "PagedTransactions",
+    "description": "one page of transactions; `hasmore` is true when another page follows",
+    "type": "object",
+    "required": [
+      "hasmore",
+      "data"
+    ],
+    "properties": {
+      "hasmore": {
+        "$ref": "HasMore"
+      },
+      "data": {
+        "$ref": "TransactionList"
+      }
+    }
+  },
+  "TransactionsCount": {
+    "title": "TransactionsCount",
+    "description": "number of valid transactions on the chain and the time it was read",
+    "type": "object",
+    "required": [
+      "count",
+      "timestamp"
+    ],
+    "properties": {
+      "count": {
+        "$ref": "HexQuantity"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      }
+    }
+  },
+  "Log": {
+    "title": "Log",
+    "description": "an event log emitted by a contract",
+    "type": "object",
+    "required": [
+      "address",
+      "topics",
+      "data",
+      "blockNumber",
+      "blockHash",
+      "txHash",
+      "txIndex",
+      "index"
+    ],
+    "properties": {
+      "address": {
+        "$ref": "Address"
+      },
+      "topics": {
+        "$ref": "TopicList"
+      },
+      "data": {
+        "$ref": "LogData"
+      },
+      "blockNumber": {
+        "$ref": "BlockHeight"
+      },
+      "blockHash": {
+        "$ref": "Hash"
+      },
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "txIndex": {
+        "title": "LogTxIndex",
+        "description": "index of the transaction in its block",
+        "type": "integer",
+        "minimum": 0
+      },
+      "index": {
+        "title": "LogIndex",
+        "description": "position of the log among the logs of its transaction",
+        "type": "integer",
+        "minimum": 0
+      }
+    }
+  },
+  "LogList": {
+    "title": "LogList",
+    "type": "array",
+    "items": {
+      "$ref": "Log"
+    }
+  },
+  "Receipt": {
+    "title": "Receipt",
+    "description": "outcome of a successfully executed transaction; `contractAddress` is the zero address unless the transaction created a contract",
+    "type": "object",
+    "required": [
+      "version",
+      "txHash",
+      "vmType",
+      "contractAddress",
+      "gasUsed",
+      "ret",
+      "log"
+    ],
+    "properties": {
+      "version": {
+        "$ref": "PlatformVersion"
+      },
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "vmType": {
+        "$ref": "EngineType"
+      },
+      "contractAddress": {
+        "$ref": "Address"
+      },
+      "gasUsed": {
+        "title": "GasUsed",
+        "description": "gas used by this transaction alone",
+        "type": "integer",
+        "minimum": 0
+      },
+      "ret": {
+        "$ref": "HexString"
+      },
+      "log": {
+        "$ref": "LogList"
+      }
+    }
+  },
+  "ReceiptList": {
+    "title": "ReceiptList",
+    "type": "array",
+    "items": {
+      "$ref": "Receipt"
+    }
   },
   "Block": {
     "title": "Block",
@@ -346,8 +1319,7 @@ export const schemas = {
     },
     "properties": {
       "version": {
-        "title": "PlatformVersion",
-        "type": "string"
+        "$ref": "PlatformVersion"
       },
       "number": {
         "$ref": "HexQuantity"
@@ -371,11 +1343,7 @@ export const schemas = {
         "$ref": "Hash"
       },
       "transactions": {
-        "title": "TransactionList",
-        "type": "array",
-        "items": {
-          "$ref": "Transaction"
-        }
+        "$ref": "TransactionList"
       }
     }
   },
@@ -385,11 +1353,385 @@ export const schemas = {
     "items": {
       "$ref": "Block"
     }
+  },
+  "PagedBlocks": {
+    "title": "PagedBlocks",
+    "description": "one page of blocks; `hasmore` is true when another page follows",
+    "type": "object",
+    "required": [
+      "hasmore",
+      "data"
+    ],
+    "properties": {
+      "hasmore": {
+        "$ref": "HasMore"
+      },
+      "data": {
+        "$ref": "BlockList"
+      }
+    }
+  },
+  "BlockNumberOrNull": {
+    "title": "BlockNumberOrNull",
+    "description": "a hex block number, or null when no block matched",
+    "anyOf": [
+      {
+        "$ref": "HexQuantity"
+      },
+      {
+        "title": "NoBlock",
+        "type": "null"
+      }
+    ]
+  },
+  "BlocksByTimeResult": {
+    "title": "BlocksByTimeResult",
+    "description": "how many blocks were written in the window, and the first and last of them",
+    "type": "object",
+    "required": [
+      "sumOfBlocks",
+      "startBlock",
+      "endBlock"
+    ],
+    "properties": {
+      "sumOfBlocks": {
+        "$ref": "HexQuantity"
+      },
+      "startBlock": {
+        "$ref": "BlockNumberOrNull"
+      },
+      "endBlock": {
+        "$ref": "BlockNumberOrNull"
+      }
+    }
+  },
+  "CompileResult": {
+    "title": "CompileResult",
+    "description": "one entry per contract of the source, in the same order in all three lists",
+    "type": "object",
+    "required": [
+      "abi",
+      "bin",
+      "types"
+    ],
+    "properties": {
+      "abi": {
+        "title": "AbiList",
+        "description": "ABI of each contract as JSON text",
+        "type": "array",
+        "items": {
+          "title": "AbiJson",
+          "type": "string"
+        }
+      },
+      "bin": {
+        "title": "BinList",
+        "description": "deployment code of each contract, 0x hex",
+        "type": "array",
+        "items": {
+          "title": "ContractBin",
+          "type": "string"
+        }
+      },
+      "types": {
+        "title": "ContractNameList",
+        "description": "name of each contract",
+        "type": "array",
+        "items": {
+          "title": "ContractTypeName",
+          "type": "string"
+        }
+      }
+    }
+  },
+  "PeerInfo": {
+    "title": "PeerInfo",
+    "description": "a node of the namespace as seen by the node that answers",
+    "type": "object",
+    "required": [
+      "id",
+      "ip",
+      "port",
+      "namespace",
+      "hash",
+      "hostname",
+      "isPrimary",
+      "isvp",
+      "status",
+      "delay"
+    ],
+    "properties": {
+      "id": {
+        "title": "NodeId",
+        "description": "node id (0 for an NVP)",
+        "type": "integer",
+        "minimum": 0
+      },
+      "ip": {
+        "title": "NodeIp",
+        "type": "string"
+      },
+      "port": {
+        "title": "NodePort",
+        "description": "gRPC (peer) port of the node",
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 65535
+      },
+      "namespace": {
+        "$ref": "NamespaceName"
+      },
+      "hash": {
+        "$ref": "NodeHash"
+      },
+      "hostname": {
+        "title": "NodeHostname",
+        "type": "string"
+      },
+      "isPrimary": {
+        "title": "IsPrimary",
+        "type": "boolean"
+      },
+      "isvp": {
+        "title": "IsVp",
+        "type": "boolean"
+      },
+      "status": {
+        "title": "PeerStatus",
+        "description": "0 alive, 1 pending, 2 stop",
+        "type": "integer",
+        "enum": [
+          0,
+          1,
+          2
+        ]
+      },
+      "delay": {
+        "title": "PeerDelay",
+        "description": "delay in nanoseconds between this node and the answering node; 0 for the answering node itself",
+        "type": "integer",
+        "minimum": 0
+      }
+    }
+  },
+  "PeerInfoList": {
+    "title": "PeerInfoList",
+    "type": "array",
+    "items": {
+      "$ref": "PeerInfo"
+    }
+  },
+  "TCertResult": {
+    "title": "TCertResult",
+    "description": "the issued transaction certificate",
+    "type": "object",
+    "required": [
+      "tcert"
+    ],
+    "properties": {
+      "tcert": {
+        "$ref": "TCertHex"
+      }
+    }
+  },
+  "SystemStatusMessage": {
+    "title": "SystemStatusMessage",
+    "description": "a system status event (protocol.md §6)",
+    "type": "object",
+    "required": [
+      "module",
+      "status",
+      "subType",
+      "errorCode",
+      "message",
+      "date"
+    ],
+    "properties": {
+      "module": {
+        "title": "StatusModule",
+        "description": "consensus, executor, p2p or jsonrpc",
+        "type": "string"
+      },
+      "status": {
+        "title": "StatusNormal",
+        "description": "true normal, false exception",
+        "type": "boolean"
+      },
+      "subType": {
+        "title": "StatusSubType",
+        "description": "e.g. viewchange",
+        "type": "string"
+      },
+      "errorCode": {
+        "title": "StatusErrorCode",
+        "description": "0 normal, negative for exceptions",
+        "type": "integer"
+      },
+      "message": {
+        "title": "StatusText",
+        "type": "string"
+      },
+      "date": {
+        "title": "StatusDate",
+        "description": "RFC 3339 time with nanoseconds and offset, set when the event reached the subscription",
+        "type": "string"
+      }
+    }
+  },
+  "ArchiveEvent": {
+    "title": "ArchiveEvent",
+    "description": "outcome of a snapshot, snapshot deletion or archive operation",
+    "type": "object",
+    "required": [
+      "type",
+      "filterId",
+      "success",
+      "message"
+    ],
+    "properties": {
+      "type": {
+        "title": "ArchiveEventType",
+        "type": "string",
+        "enum": [
+          "make_snapshot",
+          "delete_snapshot",
+          "do_archive"
+        ]
+      },
+      "filterId": {
+        "$ref": "SnapshotId"
+      },
+      "success": {
+        "title": "ArchiveSuccess",
+        "type": "boolean"
+      },
+      "message": {
+        "title": "ArchiveMessage",
+        "description": "empty on success, otherwise the reason",
+        "type": "string"
+      }
+    }
+  },
+  "SubscriptionChange": {
+    "title": "SubscriptionChange",
+    "description": "one cached item: a block hash or Block (block subscriptions), a Log (event), a SystemStatusMessage (system status) or an ArchiveEvent (archive)",
+    "anyOf": [
+      {
+        "$ref": "Hash"
+      },
+      {
+        "$ref": "Block"
+      },
+      {
+        "$ref": "Log"
+      },
+      {
+        "$ref": "SystemStatusMessage"
+      },
+      {
+        "$ref": "ArchiveEvent"
+      }
+    ]
+  },
+  "SubscriptionChanges": {
+    "title": "SubscriptionChanges",
+    "description": "items cached since the previous poll, oldest first; [] when none",
+    "type": "array",
+    "items": {
+      "$ref": "SubscriptionChange"
+    }
+  },
+  "SnapshotManifest": {
+    "title": "SnapshotManifest",
+    "description": "description of a snapshot of the world state",
+    "type": "object",
+    "required": [
+      "height",
+      "genesis",
+      "hash",
+      "filterId",
+      "merkleRoot",
+      "date",
+      "namespace"
+    ],
+    "properties": {
+      "height": {
+        "$ref": "BlockHeight"
+      },
+      "genesis": {
+        "$ref": "BlockHeight"
+      },
+      "hash": {
+        "$ref": "Hash"
+      },
+      "filterId": {
+        "$ref": "SnapshotId"
+      },
+      "merkleRoot": {
+        "$ref": "Hash"
+      },
+      "date": {
+        "title": "SnapshotDate",
+        "description": "RFC 3339 time the snapshot was made",
+        "type": "string"
+      },
+      "namespace": {
+        "$ref": "NamespaceName"
+      }
+    }
+  },
+  "SnapshotManifestList": {
+    "title": "SnapshotManifestList",
+    "type": "array",
+    "items": {
+      "$ref": "SnapshotManifest"
+    }
   }
 } as const
 
 /** The dispatch table: canonical method name → its definition. */
 export const methods = {
+  tx_getTransactions: {
+    "service": "tx",
+    "summary": "Valid transactions of a block range, newest block first.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "range",
+        "required": true,
+        "schema": {
+          "$ref": "RangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "TransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getDiscardTransactions: {
+    "service": "tx",
+    "summary": "All invalid (discarded) transactions.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "InvalidTransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
   tx_getTransactionByHash: {
     "service": "tx",
     "summary": "Transaction by hash, valid or invalid.",
@@ -414,6 +1756,351 @@ export const methods = {
       -32001
     ]
   },
+  tx_getTransactionByBlockHashAndIndex: {
+    "service": "tx",
+    "summary": "Transaction at an index of the block with this hash.",
+    "aliases": [
+      "tx_getTransactionsByBlockHashAndIndex"
+    ],
+    "params": [
+      {
+        "name": "blockHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      },
+      {
+        "name": "index",
+        "required": true,
+        "schema": {
+          "$ref": "TxIndex"
+        }
+      }
+    ],
+    "result": {
+      "name": "transaction",
+      "schema": {
+        "$ref": "Transaction"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  tx_getTransactionByBlockNumberAndIndex: {
+    "service": "tx",
+    "summary": "Transaction at an index of the block with this number.",
+    "aliases": [
+      "tx_getTransactionsByBlockNumberAndIndex"
+    ],
+    "params": [
+      {
+        "name": "blockNumber",
+        "required": true,
+        "schema": {
+          "$ref": "BlockNumber"
+        }
+      },
+      {
+        "name": "index",
+        "required": true,
+        "schema": {
+          "$ref": "TxIndex"
+        }
+      }
+    ],
+    "result": {
+      "name": "transaction",
+      "schema": {
+        "$ref": "Transaction"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getTransactionsCount: {
+    "service": "tx",
+    "summary": "Number of valid transactions on the chain.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "TransactionsCount"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getTxAvgTimeByBlockNumber: {
+    "service": "tx",
+    "summary": "Average transaction execution time over a block range, in ms.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "range",
+        "required": true,
+        "schema": {
+          "$ref": "RangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "averageMs",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getTransactionReceipt: {
+    "service": "tx",
+    "summary": "Receipt of a transaction.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "txHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32002,
+      -32003,
+      -32004,
+      -32005,
+      -32008
+    ]
+  },
+  tx_getBlockTransactionCountByHash: {
+    "service": "tx",
+    "summary": "Number of transactions in the block with this hash.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  tx_getBlockTransactionCountByNumber: {
+    "service": "tx",
+    "summary": "Number of transactions in the block with this number.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockNumber",
+        "required": true,
+        "schema": {
+          "$ref": "BlockNumber"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getSignHash: {
+    "service": "tx",
+    "summary": "Hash a client signs for a transaction (Hyperchain 1.4 format).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "SignHashQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "signHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getTransactionsByTime: {
+    "service": "tx",
+    "summary": "Valid transactions of the blocks written in a time window.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "timeRange",
+        "required": true,
+        "schema": {
+          "$ref": "TimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "TransactionList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getDiscardTransactionsByTime: {
+    "service": "tx",
+    "summary": "Invalid transactions whose timestamp lies in a time window.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "timeRange",
+        "required": true,
+        "schema": {
+          "$ref": "TimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "InvalidTransactionList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getBatchTransactions: {
+    "service": "tx",
+    "summary": "Transactions for a list of hashes.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "BatchHashesQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "TransactionList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getBatchReceipt: {
+    "service": "tx",
+    "summary": "Receipts for a list of transaction hashes.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "BatchHashesQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipts",
+      "schema": {
+        "$ref": "ReceiptList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32002,
+      -32003,
+      -32004,
+      -32005,
+      -32008
+    ]
+  },
+  tx_sendTransaction: {
+    "service": "tx",
+    "summary": "Submit a signed plain transfer.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "TransferTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007
+    ]
+  },
+  tx_getGasPrice: {
+    "service": "tx",
+    "summary": "Gas price, as a JSON integer.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "gasPrice",
+      "schema": {
+        "$ref": "GasPrice"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
   tx_getTransactionsVersion: {
     "service": "tx",
     "summary": "Transaction format version the node signs and verifies.",
@@ -429,29 +2116,196 @@ export const methods = {
       -32602
     ]
   },
-  block_getBlocks: {
-    "service": "block",
-    "summary": "Blocks in a range, newest first.",
+  tx_getTransactionsWithLimit: {
+    "service": "tx",
+    "summary": "Transactions of a block range, one page at a time.",
     "aliases": [],
     "params": [
       {
-        "name": "range",
+        "name": "query",
         "required": true,
         "schema": {
-          "$ref": "BlockRangeQuery"
+          "$ref": "PagedRangeQuery"
         }
       }
     ],
     "result": {
-      "name": "blocks",
+      "name": "page",
       "schema": {
-        "$ref": "BlockList"
+        "$ref": "PagedTransactions"
       }
     },
     "errors": [
       -32602,
       -32001,
       -32011
+    ]
+  },
+  tx_getTransactionsByTimeWithLimit: {
+    "service": "tx",
+    "summary": "Transactions of the blocks written in a time window, one page at a time.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagedTimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "page",
+      "schema": {
+        "$ref": "PagedTransactions"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getTransactionsCountByTime: {
+    "service": "tx",
+    "summary": "Number of valid transactions in the blocks written in a time window.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "timeRange",
+        "required": true,
+        "schema": {
+          "$ref": "TimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  contract_compileContract: {
+    "service": "contract",
+    "summary": "Compile Solidity source.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "sourceCode",
+        "required": true,
+        "schema": {
+          "$ref": "ContractSource"
+        }
+      }
+    ],
+    "result": {
+      "name": "compiled",
+      "schema": {
+        "$ref": "CompileResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  contract_deployContract: {
+    "service": "contract",
+    "summary": "Submit a signed contract deployment.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "DeployTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007
+    ]
+  },
+  contract_invokeContract: {
+    "service": "contract",
+    "summary": "Submit a signed contract call.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007
+    ]
+  },
+  contract_getCode: {
+    "service": "contract",
+    "summary": "Deployed (runtime) code of a contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "contractAddress",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "code",
+      "schema": {
+        "$ref": "HexString"
+      }
+    },
+    "errors": [
+      -32602,
+      -32009
+    ]
+  },
+  contract_getContractCountByAddr: {
+    "service": "contract",
+    "summary": "Number of contracts an account has deployed.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "accountAddress",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602
     ]
   },
   contract_maintainContract: {
@@ -481,11 +2335,898 @@ export const methods = {
       -32007
     ]
   },
+  contract_getStatus: {
+    "service": "contract",
+    "summary": "Status of a contract: normal, frozen or non-contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "ContractStatus"
+      }
+    },
+    "errors": [
+      -32602,
+      -32009
+    ]
+  },
+  contract_getCreator: {
+    "service": "contract",
+    "summary": "Address that deployed a contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "contractAddress",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "creator",
+      "schema": {
+        "$ref": "Address"
+      }
+    },
+    "errors": [
+      -32602,
+      -32009
+    ]
+  },
+  contract_getCreateTime: {
+    "service": "contract",
+    "summary": "When a contract was created, as text with zone.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "contractAddress",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "createTime",
+      "schema": {
+        "$ref": "ContractCreateTime"
+      }
+    },
+    "errors": [
+      -32602,
+      -32009
+    ]
+  },
+  contract_getDeployedList: {
+    "service": "contract",
+    "summary": "Contracts deployed by an account.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "creatorAddress",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "contracts",
+      "schema": {
+        "$ref": "AddressList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  block_latestBlock: {
+    "service": "block",
+    "summary": "The latest block, with its transactions.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "block",
+      "schema": {
+        "$ref": "Block"
+      }
+    },
+    "errors": [
+      -32602,
+      -32011
+    ]
+  },
+  block_getBlocks: {
+    "service": "block",
+    "summary": "Blocks in a range, newest first.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "range",
+        "required": true,
+        "schema": {
+          "$ref": "BlockRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "blocks",
+      "schema": {
+        "$ref": "BlockList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  block_getBlockByHash: {
+    "service": "block",
+    "summary": "Block with this hash.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      },
+      {
+        "name": "isPlain",
+        "required": false,
+        "schema": {
+          "$ref": "IsPlain"
+        }
+      }
+    ],
+    "result": {
+      "name": "block",
+      "schema": {
+        "$ref": "Block"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  block_getBlockByNumber: {
+    "service": "block",
+    "summary": "Block with this number.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockNumber",
+        "required": true,
+        "schema": {
+          "$ref": "BlockNumber"
+        }
+      },
+      {
+        "name": "isPlain",
+        "required": false,
+        "schema": {
+          "$ref": "IsPlain"
+        }
+      }
+    ],
+    "result": {
+      "name": "block",
+      "schema": {
+        "$ref": "Block"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  block_getAvgGenerateTimeByBlockNumber: {
+    "service": "block",
+    "summary": "Average time between blocks over a range, in ms.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "range",
+        "required": true,
+        "schema": {
+          "$ref": "RangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "averageMs",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  block_getBlocksByTime: {
+    "service": "block",
+    "summary": "How many blocks were written in a time window.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "timeRange",
+        "required": true,
+        "schema": {
+          "$ref": "TimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "summary",
+      "schema": {
+        "$ref": "BlocksByTimeResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  block_getGenesisBlock: {
+    "service": "block",
+    "summary": "Number of the oldest block still stored.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "number",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32011
+    ]
+  },
+  block_getChainHeight: {
+    "service": "block",
+    "summary": "Number of the latest block.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "number",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32011
+    ]
+  },
+  block_getBatchBlocksByHash: {
+    "service": "block",
+    "summary": "Blocks for a list of hashes.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "BatchBlockHashesQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "blocks",
+      "schema": {
+        "$ref": "BlockList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  block_getBatchBlocksByNumber: {
+    "service": "block",
+    "summary": "Blocks for a list of numbers.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "BatchNumbersQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "blocks",
+      "schema": {
+        "$ref": "BlockList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  block_getBlocksWithLimit: {
+    "service": "block",
+    "summary": "Blocks of a range, one page at a time.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagedBlockRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "page",
+      "schema": {
+        "$ref": "PagedBlocks"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  account_getBalance: {
+    "service": "account",
+    "summary": "Balance of an account, as hex.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "balance",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602,
+      -32009
+    ]
+  },
+  sub_newBlockSubscription: {
+    "service": "sub",
+    "summary": "Subscribe to new blocks (polled).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "full",
+        "required": true,
+        "schema": {
+          "$ref": "FullBlocks"
+        }
+      }
+    ],
+    "result": {
+      "name": "subscriptionId",
+      "schema": {
+        "$ref": "SubscriptionId"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006
+    ]
+  },
+  sub_newEventSubscription: {
+    "service": "sub",
+    "summary": "Subscribe to contract event logs (polled).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "filter",
+        "required": false,
+        "schema": {
+          "$ref": "LogFilter"
+        }
+      }
+    ],
+    "result": {
+      "name": "subscriptionId",
+      "schema": {
+        "$ref": "SubscriptionId"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006
+    ]
+  },
+  sub_getLogs: {
+    "service": "sub",
+    "summary": "Event logs already on the chain that match a filter.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "filter",
+        "required": false,
+        "schema": {
+          "$ref": "LogFilter"
+        }
+      }
+    ],
+    "result": {
+      "name": "logs",
+      "schema": {
+        "$ref": "LogList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32011
+    ]
+  },
+  sub_newSystemStatusSubscription: {
+    "service": "sub",
+    "summary": "Subscribe to system status events (polled).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "filter",
+        "required": false,
+        "schema": {
+          "$ref": "SystemStatusFilter"
+        }
+      }
+    ],
+    "result": {
+      "name": "subscriptionId",
+      "schema": {
+        "$ref": "SubscriptionId"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006
+    ]
+  },
+  sub_getSubscriptionChanges: {
+    "service": "sub",
+    "summary": "Items cached by a subscription since the previous poll.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "subscriptionId",
+        "required": true,
+        "schema": {
+          "$ref": "SubscriptionId"
+        }
+      }
+    ],
+    "result": {
+      "name": "changes",
+      "schema": {
+        "$ref": "SubscriptionChanges"
+      }
+    },
+    "errors": [
+      -32602,
+      -32012
+    ]
+  },
+  sub_unSubscription: {
+    "service": "sub",
+    "summary": "Remove a subscription.",
+    "aliases": [
+      "sub_unsubscription"
+    ],
+    "params": [
+      {
+        "name": "subscriptionId",
+        "required": true,
+        "schema": {
+          "$ref": "SubscriptionId"
+        }
+      }
+    ],
+    "result": {
+      "name": "removed",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32602,
+      -32012
+    ]
+  },
+  sub_newArchiveSubscription: {
+    "service": "sub",
+    "summary": "Subscribe to snapshot and archive outcomes (polled).",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "subscriptionId",
+      "schema": {
+        "$ref": "SubscriptionId"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006
+    ]
+  },
+  node_getNodes: {
+    "service": "node",
+    "summary": "Nodes of the namespace as seen by this node.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "nodes",
+      "schema": {
+        "$ref": "PeerInfoList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  node_getNodeHash: {
+    "service": "node",
+    "summary": "Hash of the node that answers.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "nodeHash",
+      "schema": {
+        "$ref": "NodeHash"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  node_deleteVP: {
+    "service": "node",
+    "summary": "Disconnect (remove) a VP node.",
+    "aliases": [
+      "node_delNode"
+    ],
+    "params": [
+      {
+        "name": "node",
+        "required": true,
+        "schema": {
+          "$ref": "NodeHashQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "message",
+      "schema": {
+        "$ref": "DeleteNodeMessage"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  node_deleteNVP: {
+    "service": "node",
+    "summary": "Disconnect an NVP node from this VP.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "node",
+        "required": true,
+        "schema": {
+          "$ref": "NodeHashQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "message",
+      "schema": {
+        "$ref": "DeleteNodeMessage"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  cert_getTCert: {
+    "service": "cert",
+    "summary": "Issue a transaction certificate for a public key.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "request",
+        "required": true,
+        "schema": {
+          "$ref": "TCertRequest"
+        }
+      }
+    ],
+    "result": {
+      "name": "tcert",
+      "schema": {
+        "$ref": "TCertResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32099
+    ]
+  },
+  archive_snapshot: {
+    "service": "archive",
+    "summary": "Make a snapshot of the world state.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockNumber",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotTriggerHeight"
+        }
+      }
+    ],
+    "result": {
+      "name": "snapshotId",
+      "schema": {
+        "$ref": "SnapshotId"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_querySnapshotExist: {
+    "service": "archive",
+    "summary": "Whether a snapshot has been made.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      }
+    ],
+    "result": {
+      "name": "exists",
+      "schema": {
+        "$ref": "Exists"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  archive_readSnapshot: {
+    "service": "archive",
+    "summary": "Manifest of a snapshot.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      }
+    ],
+    "result": {
+      "name": "manifest",
+      "schema": {
+        "$ref": "SnapshotManifest"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_listSnapshot: {
+    "service": "archive",
+    "summary": "Manifests of all snapshots.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "manifests",
+      "schema": {
+        "$ref": "SnapshotManifestList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  archive_deleteSnapshot: {
+    "service": "archive",
+    "summary": "Delete a snapshot.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      }
+    ],
+    "result": {
+      "name": "deleted",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_checkSnapshot: {
+    "service": "archive",
+    "summary": "Verify a snapshot against its block.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      }
+    ],
+    "result": {
+      "name": "valid",
+      "schema": {
+        "$ref": "SnapshotValid"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_archive: {
+    "service": "archive",
+    "summary": "Archive the blocks below a snapshot.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      },
+      {
+        "name": "sync",
+        "required": true,
+        "schema": {
+          "$ref": "ArchiveSync"
+        }
+      }
+    ],
+    "result": {
+      "name": "done",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_restore: {
+    "service": "archive",
+    "summary": "Restore the blocks archived by a snapshot.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      },
+      {
+        "name": "sync",
+        "required": true,
+        "schema": {
+          "$ref": "ArchiveSync"
+        }
+      }
+    ],
+    "result": {
+      "name": "done",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
+  archive_restoreAll: {
+    "service": "archive",
+    "summary": "Restore every archived block.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "sync",
+        "required": true,
+        "schema": {
+          "$ref": "ArchiveSync"
+        }
+      }
+    ],
+    "result": {
+      "name": "done",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  archive_queryArchiveExist: {
+    "service": "archive",
+    "summary": "Whether a snapshot's blocks have been archived.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "snapshotId",
+        "required": true,
+        "schema": {
+          "$ref": "SnapshotId"
+        }
+      }
+    ],
+    "result": {
+      "name": "archived",
+      "schema": {
+        "$ref": "Exists"
+      }
+    },
+    "errors": [
+      -32602,
+      -32013
+    ]
+  },
 } as const satisfies Record<string, MethodSpec>
 
 export type MethodName = keyof typeof methods
 
 /** Other spellings that reach a canonical method. */
 export const aliases: Readonly<Record<string, MethodName>> = {
+  tx_getTransactionsByBlockHashAndIndex: "tx_getTransactionByBlockHashAndIndex",
+  tx_getTransactionsByBlockNumberAndIndex: "tx_getTransactionByBlockNumberAndIndex",
   contarct_maintainContract: "contract_maintainContract",
+  sub_unsubscription: "sub_unSubscription",
+  node_delNode: "node_deleteVP",
 }

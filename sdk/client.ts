@@ -87,7 +87,7 @@ export function createClient(options: ClientOptions): KeelClient {
     const id = nextId++
     const text = await transport.request(stringifyJson({ jsonrpc: '2.0', namespace, id, method, params }))
     const reply = parseJson(text, { maxDepth: 512 })
-    if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || typeof (reply as Envelope).code !== 'number') {
+    if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || typeof (reply as unknown as Envelope).code !== 'number') {
       throw new Error(`${method}: the node did not answer with an envelope: ${text.slice(0, 200)}`)
     }
     return reply as unknown as Envelope
@@ -101,5 +101,5 @@ export function createClient(options: ClientOptions): KeelClient {
 
   const client: Record<string, unknown> = { namespace, send, request }
   for (const method of Object.keys(methods)) client[method] = (...params: unknown[]) => request(method, params)
-  return client as KeelClient
+  return client as unknown as KeelClient
 }

@@ -1,2 +1,2 @@
-export { createClient, httpTransport, RpcError, type ClientOptions, type Envelope, type KeelClient, type Transport } from './client.ts'
 export type * from '../generated/types.ts'
+export { type ClientOptions, createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from './client.ts'

@@ -61,7 +61,8 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
       for (const [key, value] of Object.entries(values ?? {})) {
         if (!(key in target)) throw new Error(`config: unknown key ${section}.${key}`)
         if (value === undefined) continue
-        if (typeof value !== typeof target[key]) throw new Error(`config: ${section}.${key} must be a ${typeof target[key]}, got ${JSON.stringify(value)}`)
+        if (typeof value !== typeof target[key])
+          throw new Error(`config: ${section}.${key} must be a ${typeof target[key]}, got ${JSON.stringify(value)}`)
         target[key] = value
       }
     }

@@ -63,6 +63,8 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
         headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'" },
       },
       '/openrpc.json': { contentType: 'application/json', body: documentText },
+      // browsers ask for it on their own; an empty icon keeps their consoles clean
+      '/favicon.ico': { contentType: 'image/x-icon', body: '' },
     },
     log: log.child('http'),
   })

@@ -62,7 +62,8 @@ interface Envelope {
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { methods, aliases, schemas, handlers, log, defaultNamespace } = options
   const checkers = new Map<string, ParamChecker>()
-  for (const [name, spec] of Object.entries(methods)) checkers.set(name, compileParamChecker(name, spec, schemas as Record<string, unknown>))
+  for (const [name, spec] of Object.entries(methods))
+    checkers.set(name, compileParamChecker(name, spec, schemas as Record<string, unknown>))
 
   const failure = (namespace: string, id: Envelope['id'], error: RpcError): Envelope => ({
     jsonrpc: '2.0',
@@ -86,13 +87,27 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // an unknown namespace did not produce the reply, so the reply names the default one
     const namespace = namespaceKnown ? rawNamespace : defaultNamespace
 
-    if (rawId === undefined) return failure(namespace, null, new InvalidRequest('invalid request: missing `id` (Keel answers every request, so notifications are not accepted)'))
-    if (!idValid) return failure(namespace, null, new InvalidRequest(`invalid request: \`id\` must be a string or a number, got ${kindOf(rawId)}`))
+    if (rawId === undefined)
+      return failure(
+        namespace,
+        null,
+        new InvalidRequest('invalid request: missing `id` (Keel answers every request, so notifications are not accepted)'),
+      )
+    if (!idValid)
+      return failure(namespace, null, new InvalidRequest(`invalid request: \`id\` must be a string or a number, got ${kindOf(rawId)}`))
     if (envelope.jsonrpc !== '2.0') {
-      return failure(namespace, id, new InvalidRequest(`invalid request: \`jsonrpc\` must be exactly "2.0", got ${shortText(envelope.jsonrpc)}`))
+      return failure(
+        namespace,
+        id,
+        new InvalidRequest(`invalid request: \`jsonrpc\` must be exactly "2.0", got ${shortText(envelope.jsonrpc)}`),
+      )
     }
     if (typeof envelope.method !== 'string' || envelope.method === '') {
-      return failure(namespace, id, new InvalidRequest(`invalid request: \`method\` must be a non-empty string, got ${shortText(envelope.method)}`))
+      return failure(
+        namespace,
+        id,
+        new InvalidRequest(`invalid request: \`method\` must be a non-empty string, got ${shortText(envelope.method)}`),
+      )
     }
     if (rawNamespace !== undefined && typeof rawNamespace !== 'string') {
       return failure(namespace, id, new InvalidRequest(`invalid request: \`namespace\` must be a string, got ${kindOf(rawNamespace)}`))
@@ -141,7 +156,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (body.length === 0) return stringifyJson(failure(defaultNamespace, null, new InvalidRequest('invalid request: empty batch')))
     if (body.length > options.limits.maxBatchLength) {
       return stringifyJson(
-        failure(defaultNamespace, null, new InvalidRequest(`batch too large: at most ${options.limits.maxBatchLength} requests per batch, got ${body.length}`)),
+        failure(
+          defaultNamespace,
+          null,
+          new InvalidRequest(`batch too large: at most ${options.limits.maxBatchLength} requests per batch, got ${body.length}`),
+        ),
       )
     }
     // Elements run in order, so a batch that submits transactions keeps their order.

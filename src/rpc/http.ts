@@ -94,7 +94,9 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const socket = req.socket
     arm(socket, limits.requestTimeoutMs, () => {
-      refuse(res, 408, new InvalidRequest(`invalid request: the request was not received within ${limits.requestTimeoutMs} ms`), { connection: 'close' })
+      refuse(res, 408, new InvalidRequest(`invalid request: the request was not received within ${limits.requestTimeoutMs} ms`), {
+        connection: 'close',
+      })
       socket.destroySoon()
     })
     // after a reply the socket may idle for keepAliveTimeoutMs, then must deliver headers in time
@@ -179,7 +181,9 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     if (!socket.writable) return socket.destroy()
     // 431 for oversized headers, 408 for slow ones; Node's defaults, but always closed.
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`)
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,
+    )
   })
 
   return {

@@ -51,7 +51,8 @@ export function compileParamChecker(method: string, spec: MethodSpec, schemas: R
         const param = compiled[i]
         let value = out[i]
         if (value === undefined || value === null) {
-          if (param.required) throw new InvalidParams(`missing argument ${i} (${param.name}): ${method} expects ${arity} params, got ${params.length}`)
+          if (param.required)
+            throw new InvalidParams(`missing argument ${i} (${param.name}): ${method} expects ${arity} params, got ${params.length}`)
           out.length = Math.min(out.length, i)
           break
         }

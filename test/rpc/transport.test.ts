@@ -2,8 +2,9 @@
  * Transport and envelope cases of reliability.md part D (a), against a real node on 127.0.0.1:0:
  * each bad input gets its code, and the node keeps serving after every group.
  */
-import { connect } from 'node:net'
+
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
@@ -34,7 +35,11 @@ async function expectCode(body: unknown, code: number, options: Parameters<typeo
   assert.is(reply.headers['content-type'], 'application/json')
   const parsed = reply.body as Reply
   assert.ok(parsed !== undefined, `reply is JSON: ${reply.text.slice(0, 80)}`)
-  assert.is(parsed.code, code, `code for ${typeof body === 'string' ? body.slice(0, 60) : JSON.stringify(body).slice(0, 60)}: ${parsed.message}`)
+  assert.is(
+    parsed.code,
+    code,
+    `code for ${typeof body === 'string' ? body.slice(0, 60) : JSON.stringify(body).slice(0, 60)}: ${parsed.message}`,
+  )
   assert.is(parsed.jsonrpc, '2.0')
   assert.is(parsed.namespace, 'global')
   if (code !== 0) assert.not.ok('result' in parsed, 'a failure carries no result')
@@ -54,12 +59,22 @@ test('a well-formed request gets code 0, SUCCESS and the result, id echoed', asy
 })
 
 test('A1 malformed JSON, BOM and invalid UTF-8 → -32700 with id null', async () => {
-  for (const body of ['{"jsonrpc":"2.0",', '{]', '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion"}', '{"a":tru}', "{'a':1}"]) {
+  for (const body of [
+    '{"jsonrpc":"2.0",',
+    '{]',
+    '\uFEFF{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion"}',
+    '{"a":tru}',
+    "{'a':1}",
+  ]) {
     const reply = await expectCode(body, -32700)
     assert.is(reply.id, null)
     assert.match(reply.message, /^parse error: /)
   }
-  const badUtf8 = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","x":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')])
+  const badUtf8 = Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","x":"'),
+    Buffer.from([0xc3, 0x28]),
+    Buffer.from('"}'),
+  ])
   const reply = await rawRequest(node.url, badUtf8)
   assert.is((reply.body as Reply).code, -32700)
   assert.is((reply.body as Reply).message, 'parse error: the body is not valid UTF-8')
@@ -218,7 +233,9 @@ test('the official SDK way: no Content-Type, chunked body, keep-alive', async ()
   const reply = await rawRequest(node.url, JSON.stringify(envelope('tx_getTransactionsVersion', [])), { chunked: true })
   assert.is(reply.status, 200)
   assert.is((reply.body as Reply).result, '4.1')
-  const textPlain = await post(node.url, envelope('tx_getTransactionsVersion', []), { headers: { 'content-type': 'text/plain;charset=UTF-8' } })
+  const textPlain = await post(node.url, envelope('tx_getTransactionsVersion', []), {
+    headers: { 'content-type': 'text/plain;charset=UTF-8' },
+  })
   assert.is((textPlain.body as Reply).code, 0, 'browsers send text/plain; it is served too')
   const anyPath = await post(node.url, envelope('tx_getTransactionsVersion', []), { path: '/some/path?x=1' })
   assert.is((anyPath.body as Reply).code, 0, 'POST on any path')
@@ -276,7 +293,10 @@ test('A15c past the batch reply bound the remaining items answer -32014', async 
     assert.is(items.length, 20)
     assert.is(items[0].code, 0)
     const cut = items.findIndex((item) => item.code === -32014)
-    assert.ok(cut > 0 && items.slice(cut).every((item) => item.code === -32014 && !('result' in item)), 'every item past the bound is -32014')
+    assert.ok(
+      cut > 0 && items.slice(cut).every((item) => item.code === -32014 && !('result' in item)),
+      'every item past the bound is -32014',
+    )
     assert.is(items[items.length - 1].id, 19)
     assert.ok(reply.text.length < 150 * 1024 + 300 * 1024, 'the reply stays near the bound')
   } finally {
@@ -346,7 +366,8 @@ test('A21 duplicate keys (last wins), unusual strings and unknown members', asyn
   }
   const extra = (await post(node.url, envelope('tx_getTransactionsVersion', [], { foo: 1, auth: { x: 1 } }))).body as Reply
   assert.is(extra.code, 0)
-  const proto = (await post(node.url, '{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","__proto__":{"polluted":1}}')).body as Reply
+  const proto = (await post(node.url, '{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","__proto__":{"polluted":1}}'))
+    .body as Reply
   assert.is(proto.code, 0)
   assert.is(({} as Record<string, unknown>).polluted, undefined)
 })

@@ -1,0 +1,86 @@
+/**
+ * Runs every uvu test file in its own process (a crash or a hang stays in its file), then prints
+ * one closing line `N passed, N failed, N skipped` that CI reads.
+ *
+ *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = join(import.meta.dirname, '..')
+const FILE_TIMEOUT_MS = 5 * 60_000
+
+function findTests(dir: string): string[] {
+  const found: string[] = []
+  for (const entry of readdirSync(dir).sort()) {
+    const path = join(dir, entry)
+    if (statSync(path).isDirectory()) found.push(...findTests(path))
+    else if (entry.endsWith('.test.ts')) found.push(path)
+  }
+  return found
+}
+
+interface FileResult {
+  file: string
+  passed: number
+  failed: number
+  skipped: number
+  ok: boolean
+  seconds: number
+}
+
+function runFile(file: string): Promise<FileResult> {
+  const started = performance.now()
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      process.stdout.write(chunk)
+    })
+    child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk))
+    const timer = setTimeout(() => {
+      console.error(`\n${relative(root, file)}: no result after ${FILE_TIMEOUT_MS / 1000} s, killed`)
+      child.kill('SIGKILL')
+    }, FILE_TIMEOUT_MS)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes from uvu's summary
+      const plain = output.replace(/\u001b\[[0-9;]*m/g, '')
+      const count = (label: string): number => Number(plain.match(new RegExp(`${label}:\\s+(\\d+)`))?.[1] ?? 0)
+      const total = count('Total')
+      // conformance examples skipped through deviations.ts end as passing uvu tests; it reports them apart
+      const deviationSkips = count('Deviation skips')
+      const passed = count('Passed') - deviationSkips
+      const skipped = count('Skipped') + deviationSkips
+      const ok = code === 0 && /Total:\s+\d+/.test(plain)
+      const failed = Math.max(total - passed - skipped, ok ? 0 : 1)
+      resolve({ file: relative(root, file), passed, failed, skipped, ok, seconds: (performance.now() - started) / 1000 })
+    })
+  })
+}
+
+async function main(): Promise<void> {
+  const filters = process.argv.slice(2)
+  const files = [...findTests(join(root, 'test')), ...findTests(join(root, 'conformance'))].filter(
+    (file) => filters.length === 0 || filters.some((filter) => relative(root, file).includes(filter)),
+  )
+  const results: FileResult[] = []
+  for (const file of files) {
+    console.log(`\n── ${relative(root, file)}`)
+    results.push(await runFile(file))
+  }
+  console.log('\nTest files:')
+  for (const r of results) {
+    console.log(
+      `  ${r.ok ? 'ok  ' : 'FAIL'} ${r.file.padEnd(48)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.toFixed(1)} s`,
+    )
+  }
+  const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
+  const failed = sum('failed')
+  console.log(`${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped`)
+  process.exitCode = failed > 0 || results.length === 0 ? 1 : 0
+}
+
+await main()

@@ -1,0 +1,33 @@
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { defaultConfig, readConfigFile, resolveConfig } from '../../src/config.ts'
+
+test('embedded defaults: port 8081, namespace global', () => {
+  const config = resolveConfig()
+  assert.is(config.jsonrpc.port, 8081)
+  assert.is(config.node.namespace, 'global')
+  assert.equal(config, defaultConfig)
+})
+
+test('a TOML file overrides, flags override the file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-config-'))
+  const path = join(dir, 'keel.toml')
+  writeFileSync(path, '[jsonrpc]\nport = 9000\nmaxBatchLength = 10\n[node]\nhostname = "vp2"\n')
+  const config = resolveConfig(readConfigFile(path), { jsonrpc: { port: 9100 } })
+  assert.is(config.jsonrpc.port, 9100)
+  assert.is(config.jsonrpc.maxBatchLength, 10)
+  assert.is(config.node.hostname, 'vp2')
+})
+
+test('unknown sections, keys and wrong types are refused at start', () => {
+  assert.throws(() => resolveConfig({ nope: {} } as never), /unknown section \[nope\]/)
+  assert.throws(() => resolveConfig({ jsonrpc: { prot: 1 } } as never), /unknown key jsonrpc.prot/)
+  assert.throws(() => resolveConfig({ jsonrpc: { port: '80' } } as never), /jsonrpc.port must be a number/)
+  assert.throws(() => resolveConfig({ jsonrpc: { port: 70000 } }), /0..65535/)
+  assert.throws(() => resolveConfig({ node: { namespace: '../x' } }), /namespace/)
+})
+
+test.run()

@@ -1,0 +1,97 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from '../../../src/rpc/json.ts'
+
+const parse = (text: string) => parseJson(text, { maxDepth: 64 })
+
+test('parses what JSON.parse parses, the same way', () => {
+  const samples = [
+    '{"a":[1,2.5,-3e2,0,-0.1,true,false,null],"b":{"c":"d\\n\\u00e9\\ud83d\\ude42"},"e":""}',
+    '[]',
+    '{}',
+    ' \n\t[ 1 , {"x" : [ ] } ] ',
+    '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
+    '123456789012345',
+    '-9007199254740991',
+    '1e400',
+    '{"a":1,"a":2}',
+  ]
+  for (const text of samples) assert.equal(parse(text), JSON.parse(text), text)
+})
+
+test('integers beyond 2^53 become exact bigints; safe ones stay numbers', () => {
+  assert.is(parse('1581776200637000123'), 1581776200637000123n)
+  assert.is(parse('-9223372036854775808'), -9223372036854775808n)
+  assert.is(parse('9007199254740993'), 9007199254740993n)
+  assert.is(parse('9007199254740991'), 9007199254740991)
+  assert.is(parse('1234567890123456'), 1234567890123456)
+  assert.is(parse('1700000000000000000.5'), Number('1700000000000000000.5'), 'a fraction stays a double')
+  assert.equal(parse('{"timestamp":1700000000000000123,"nonce":5}'), { timestamp: 1700000000000000123n, nonce: 5 })
+})
+
+test('refuses what JSON refuses, with the position', () => {
+  for (const text of [
+    '{',
+    '{]',
+    '[1,]',
+    '{"a" 1}',
+    "{'a':1}",
+    '01',
+    '-',
+    '1.',
+    '.5',
+    '+1',
+    'NaN',
+    'tru',
+    '"\u0001"',
+    '"\\x"',
+    '"\\u12"',
+    '[1] x',
+    '\uFEFF{}',
+    '',
+  ]) {
+    assert.throws(
+      () => parse(text),
+      (error: unknown) => error instanceof JsonSyntaxError,
+      text,
+    )
+  }
+  try {
+    parse('{"a":x}')
+  } catch (error) {
+    assert.is((error as Error).message, "expected a JSON value: unexpected 'x' at position 5")
+  }
+})
+
+test('bounds nesting without using the stack for it', () => {
+  assert.not.throws(() => parse(`${'['.repeat(64)}${']'.repeat(64)}`))
+  assert.throws(
+    () => parse(`${'['.repeat(65)}${']'.repeat(65)}`),
+    (error: unknown) => error instanceof JsonDepthError,
+  )
+  assert.throws(
+    () => parse('['.repeat(1_000_000)),
+    (error: unknown) => error instanceof JsonDepthError,
+  )
+})
+
+test('"__proto__" stays an own property', () => {
+  const value = parse('{"__proto__":{"polluted":true}}') as Record<string, unknown>
+  assert.equal(Object.keys(value), ['__proto__'])
+  assert.is(({} as Record<string, unknown>).polluted, undefined)
+  assert.is(Object.getPrototypeOf(value), Object.prototype)
+})
+
+test('stringify writes bigints as bare integers and otherwise matches JSON.stringify', () => {
+  assert.is(
+    stringifyJson({ a: 1700000000000000123n, b: [1n, 'x'], c: undefined, d: null }),
+    '{"a":1700000000000000123,"b":[1,"x"],"d":null}',
+  )
+  const plain = { a: [1, 'two', { three: 3 }], s: 'quote " and \u2028' }
+  assert.is(stringifyJson(plain), JSON.stringify(plain))
+  assert.is(stringifyJson({ n: Number.NaN, big: 5n }), '{"n":null,"big":5}')
+  const text = '{"id":1581776200637000123,"x":[-9223372036854775808,1.5]}'
+  assert.is(stringifyJson(parse(text)), text, 'round trip is byte for byte')
+})
+
+test.run()
