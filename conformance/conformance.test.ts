@@ -5,6 +5,7 @@
  * are the only values compared by type instead of by value; skips come only from deviations.ts.
  */
 import { readFileSync } from 'node:fs'
+import schemaUtils from '@open-rpc/schema-utils-js'
 import { Compile } from 'typebox/schema'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -71,9 +72,37 @@ test.after(async () => {
   printCoverage()
 })
 
-test('rpc.discover returns openrpc.json', async () => {
-  const discovered = await client.request('rpc.discover')
+/** The 46 methods of the user's spec (node-jsonrpc-spec.md "Endpoints"). */
+const SPEC_METHODS = [
+  ...['getTransactions', 'getDiscardTransactions', 'getTransactionByHash', 'getTransactionByBlockHashAndIndex'].map((m) => `tx_${m}`),
+  ...['getTransactionByBlockNumberAndIndex', 'getTransactionsCount', 'getTxAvgTimeByBlockNumber', 'getTransactionReceipt'].map(
+    (m) => `tx_${m}`,
+  ),
+  ...['getBlockTransactionCountByHash', 'getBlockTransactionCountByNumber', 'getSignHash', 'getTransactionsByTime'].map((m) => `tx_${m}`),
+  ...['getDiscardTransactionsByTime', 'getBatchTransactions', 'getBatchReceipt'].map((m) => `tx_${m}`),
+  ...['compileContract', 'deployContract', 'invokeContract', 'getCode', 'getContractCountByAddr'].map((m) => `contract_${m}`),
+  ...['maintainContract', 'getStatus', 'getCreator', 'getCreateTime', 'getDeployedList'].map((m) => `contract_${m}`),
+  ...['latestBlock', 'getBlocks', 'getBlockByHash', 'getBlockByNumber', 'getAvgGenerateTimeByBlockNumber'].map((m) => `block_${m}`),
+  ...['getBlocksByTime', 'getGenesisBlock', 'getChainHeight', 'getBatchBlocksByHash', 'getBatchBlocksByNumber'].map((m) => `block_${m}`),
+  ...['newBlockSubscription', 'newEventSubscription', 'getLogs', 'newSystemStatusSubscription'].map((m) => `sub_${m}`),
+  ...['getSubscriptionChanges', 'unSubscription'].map((m) => `sub_${m}`),
+  ...['getNodes', 'getNodeHash', 'deleteVP', 'deleteNVP'].map((m) => `node_${m}`),
+  'cert_getTCert',
+]
+
+test('rpc.discover returns openrpc.json: valid OpenRPC with all 46 spec methods', async () => {
+  const discovered = (await client.request('rpc.discover')) as { methods: { name: string }[] }
   assert.equal(discovered, parseJson(documentText, { maxDepth: 512 }))
+  assert.is(SPEC_METHODS.length, 46)
+  const names = new Set(discovered.methods.map((method) => method.name))
+  assert.equal(
+    SPEC_METHODS.filter((name) => !names.has(name)),
+    [],
+    'spec methods missing from the document',
+  )
+  // the meta-schema check needs plain numbers; bigints only occur in example values
+  const plain = JSON.parse(documentText)
+  assert.is(schemaUtils.validateOpenRPCDocument(plain), true)
 })
 
 type Outcome = { ok: true; result: unknown } | { ok: false; code: number; message: string }
