@@ -27,6 +27,22 @@ export interface KeelConfig {
     requestTimeoutMs: number
     keepAliveTimeoutMs: number
   }
+  chain: {
+    /** solo ordering: cut a block at this many transactions… */
+    batchSize: number
+    /** …or when the oldest waiting transaction has waited this long */
+    batchTimeoutMs: number
+    /** most transactions waiting in the pool; past it submissions get -32006 */
+    poolCapacity: number
+    /** deterministic execution budget per transaction (gas) */
+    txGasLimit: number
+    /** gas budget of a whole block; later transactions fail deterministically */
+    blockGasLimit: number
+  }
+  genesis: {
+    /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
+    accounts: { address: string; balance: string | number }[]
+  }
   log: { level: LogLevel }
 }
 
@@ -46,6 +62,14 @@ export const defaultConfig: KeelConfig = {
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 5_000,
   },
+  chain: {
+    batchSize: 500,
+    batchTimeoutMs: 10,
+    poolCapacity: 50_000,
+    txGasLimit: 10_000_000,
+    blockGasLimit: 100_000_000,
+  },
+  genesis: { accounts: [] },
   log: { level: 'info' },
 }
 

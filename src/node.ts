@@ -3,15 +3,22 @@
  * transport. `startNode` returns a running node; `stop()` closes it.
  */
 import { readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { aliases, methods, schemas } from '../generated/methods.ts'
+import type { ChainReader } from './api/chain-reader.ts'
+import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers, plannedByService } from './api/index.ts'
+import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
+import { createChain } from './chain/index.ts'
 import type { KeelConfig } from './config.ts'
+import { createVerifyPool } from './crypto/verify-pool.ts'
+import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
 import { parseJson } from './rpc/json.ts'
+import { openStore } from './store/index.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -20,6 +27,8 @@ export const TX_VERSION = '4.1'
 
 export interface KeelNode {
   readonly config: KeelConfig
+  /** the generated funded account, when the config names no genesis accounts */
+  readonly devAccount: DevAccount | undefined
   /** base URL of the JSON-RPC endpoint, e.g. http://127.0.0.1:8081 */
   readonly url: string
   readonly log: Logger
@@ -28,14 +37,51 @@ export interface KeelNode {
 
 export interface StartOptions {
   log?: Logger
+  /** node clock in ns; tests pin it to replay signed vectors */
+  nowNs?: () => bigint
+  /** worker threads verifying signatures; default one per core */
+  verifyWorkers?: number
 }
+
+const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
+  const nowNs = options.nowNs ?? systemNowNs
+  const dataDir = resolve(config.node.dataDir, config.node.namespace)
+
+  let dev: DevAccount | undefined
+  let genesis: GenesisAccount[] = parseGenesisAccounts(config.genesis.accounts)
+  if (genesis.length === 0) {
+    dev = devAccount(join(dataDir, 'genesis-account.json'))
+    genesis = [dev]
+  }
+  const store = await openStore(join(dataDir, 'ledger'))
+  await store.initGenesis(genesis)
+  const verifyPool = await createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION })
+  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  const chain = createChain({
+    store,
+    executor,
+    verifyPool,
+    batchSize: config.chain.batchSize,
+    batchTimeoutMs: config.chain.batchTimeoutMs,
+    poolCapacity: config.chain.poolCapacity,
+    nowNs,
+    log: log.child('chain'),
+  })
+  // simulated transactions are not in the store; their outcomes answer receipt queries too
+  const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
+    getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
+    getInvalidTx: (hash: string) => store.getInvalidTx(hash) ?? chain.simulation(hash)?.invalid,
+  })
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
+    chain: reader,
+    submitter: chain.submitter,
+    compiler: createSolcCompiler(),
   })
   const plannedIn = Object.fromEntries(Object.entries(methods).map(([name, spec]) => [name, plannedByService[spec.service]]))
   const dispatcher = createDispatcher({
@@ -68,16 +114,26 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     },
     log: log.child('http'),
   })
+  await chain.start()
   const address = await http.listen()
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
+  log.info(`ledger in ${dataDir}, height ${store.height()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`)
+  if (dev !== undefined)
+    log.info(
+      `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
+    )
   return {
     config,
+    devAccount: dev,
     url,
     log,
     stop: async () => {
       await http.close()
+      await chain.stop()
+      await verifyPool.close()
+      await store.close()
       log.info('stopped')
     },
   }

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { resolveConfig } from '../src/config.ts'
-import { type KeelNode, startNode } from '../src/node.ts'
+import type { KeelNode } from '../src/node.ts'
+import { startTestNode } from './helpers/node.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 interface DocumentMethod {
@@ -86,7 +86,7 @@ async function send(page: Page): Promise<string> {
 }
 
 test.before(async () => {
-  node = await startNode(resolveConfig({ jsonrpc: { port: 0 }, log: { level: 'silent' } }))
+  node = await startTestNode()
   try {
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, timeout: 30_000 })
   } catch (error) {

@@ -2,27 +2,42 @@
  * Every handler built so far, and where each missing service is planned. A method without a
  * handler answers -32601 "not implemented yet (planned in issue N)", never a made-up result.
  */
+import type { Hex } from '../chain/types.ts'
+import { createAccountHandlers } from './account.ts'
+import { createBlockHandlers } from './block.ts'
+import type { ChainReader } from './chain-reader.ts'
+import type { Compiler } from './compile.ts'
+import { createContractHandlers } from './contract.ts'
 import { createNodeHandlers, type NodeIdentity } from './node.ts'
+import type { TxSubmitter } from './submit.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
 
 export interface ApiModules {
   identity: NodeIdentity
   protocol: ProtocolInfo
+  chain: ChainReader
+  submitter: TxSubmitter
+  compiler: Compiler
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
+  const state = () => modules.chain.state
   return {
     ...createTxHandlers(modules),
+    ...createBlockHandlers(modules),
+    ...createContractHandlers({
+      state,
+      deployedList: (creator: Hex) => modules.chain.getDeployedList(creator),
+      submitter: modules.submitter,
+      compiler: modules.compiler,
+    }),
+    ...createAccountHandlers({ state }),
     ...createNodeHandlers(modules),
   }
 }
 
 /** Service prefix → the issue that builds its handlers. */
 export const plannedByService: Readonly<Record<string, string>> = {
-  tx: 'issue 3',
-  contract: 'issue 3',
-  block: 'issue 3',
-  account: 'issue 3',
   sub: 'issue 4',
   node: 'issue 6',
   cert: 'issue 7',

@@ -1,5 +1,14 @@
 /** Handlers of the `tx_` service. */
 import type { TxHandlers } from '../../generated/handlers.ts'
+import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
+import type { Hex, InvalidTx } from '../chain/types.ts'
+import { InvalidReason } from '../chain/types.ts'
+import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
+import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
+import type { ChainReader } from './chain-reader.ts'
+import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from './format.ts'
+import { MAX_BATCH_ITEMS, pagePositions, pageSizeOf } from './paging.ts'
+import type { TxSubmitter } from './submit.ts'
 
 export interface ProtocolInfo {
   /** transaction format version reported to SDKs (sdk-wire.md §2: must start with a positive integer) */
@@ -8,10 +17,187 @@ export interface ProtocolInfo {
   gasPrice: number
 }
 
-export function createTxHandlers(modules: { protocol: ProtocolInfo }): Pick<TxHandlers, 'tx_getGasPrice' | 'tx_getTransactionsVersion'> {
-  const { protocol } = modules
+/** Most transactions one range or time query returns (reliability.md part B). */
+export const MAX_RESULT_TXS = 5000
+
+export interface TxModules {
+  protocol: ProtocolInfo
+  chain: ChainReader
+  submitter: TxSubmitter
+}
+
+/** The receipt error of a discarded transaction: its failure name is the message (spec "tx_getTransactionReceipt"). */
+export function receiptFailure(invalid: InvalidTx): RpcError {
+  return new RpcError(InvalidReason[invalid.invalidMsg], invalid.invalidMsg)
+}
+
+export function createTxHandlers(modules: TxModules): TxHandlers {
+  const { protocol, chain, submitter } = modules
+
+  const committed = (hash: Hex): WireTransaction => {
+    const found = chain.getTx(hash)
+    if (found === undefined) throw new Error(`the store lists ${hash} in a block but does not hold it`)
+    return formatTransaction(found)
+  }
+
+  const blockTxHashes = (number: number): Hex[] => chain.getBlockTxHashes(number)
+
+  const txAt = (hashes: Hex[], rawIndex: number | bigint | string): WireTransaction => {
+    const index = Number(BigInt(rawIndex))
+    if (index < 0 || index >= hashes.length) {
+      throw new InvalidParams(`Invalid params. This block contains ${hashes.length} transactions, but the index ${index} is out of range`)
+    }
+    return committed(hashes[index])
+  }
+
+  const blockByHash = (hash: Hex) => {
+    const block = chain.getBlockByHash(hash.toLowerCase())
+    if (block === undefined) throw new DataNotFound(`Not found block hash ${hash}`)
+    return block
+  }
+
+  const checkBatch = (count: number): void => {
+    if (count > MAX_BATCH_ITEMS) throw new InvalidParams(`too many items: at most ${MAX_BATCH_ITEMS} per call, got ${count}`)
+  }
+
+  const capped = (count: number): void => {
+    if (count > MAX_RESULT_TXS)
+      throw new InvalidParams(`result too large: at most ${MAX_RESULT_TXS} transactions per call; narrow the range`)
+  }
+
   return {
+    tx_getTransactions: ([range]) => {
+      const { from, to } = resolveBlockRange(range, chain)
+      const txs: WireTransaction[] = []
+      for (let number = to; number >= from; number--) {
+        const hashes = blockTxHashes(number)
+        capped(txs.length + hashes.length)
+        for (const hash of hashes) txs.push(committed(hash))
+      }
+      return txs
+    },
+    tx_getDiscardTransactions: () => {
+      const hashes = chain.listInvalidTxHashes(MAX_RESULT_TXS + 1)
+      if (hashes.length === 0) throw new DataNotFound('Not found discard transactions')
+      capped(hashes.length)
+      return hashes.map((hash) => formatInvalidTransaction(chain.getInvalidTx(hash) as InvalidTx))
+    },
+    tx_getTransactionByHash: ([hash]) => {
+      const key = hash.toLowerCase()
+      const found = chain.getTx(key)
+      if (found !== undefined) return formatTransaction(found)
+      const invalid = chain.getInvalidTx(key)
+      if (invalid !== undefined) return formatInvalidTransaction(invalid)
+      throw new DataNotFound(`Not found transaction ${hash}`)
+    },
+    tx_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(blockTxHashes(blockByHash(hash).number), index),
+    tx_getTransactionByBlockNumberAndIndex: ([number, index]) => txAt(blockTxHashes(resolveBlockNumber(number, chain)), index),
+    tx_getTransactionsCount: () => ({ count: toHex(chain.countTxs()), timestamp: wireInteger(BigInt(Date.now()) * 1_000_000n) }),
+    tx_getTxAvgTimeByBlockNumber: ([range]) => {
+      const { from, to } = resolveBlockRange(range, chain, undefined)
+      let totalMs = 0
+      let count = 0
+      for (let number = from; number <= to; number++) {
+        const block = chain.getBlock(number)
+        if (block === undefined) continue
+        totalMs += block.avgTimeMs * block.txCount
+        count += block.txCount
+      }
+      return toHex(count === 0 ? 0 : Math.round(totalMs / count))
+    },
+    tx_getTransactionReceipt: ([hash]) => {
+      const key = hash.toLowerCase()
+      const receipt = chain.getReceipt(key)
+      if (receipt !== undefined) return formatReceipt(receipt)
+      const invalid = chain.getInvalidTx(key)
+      if (invalid !== undefined) throw receiptFailure(invalid)
+      throw new DataNotFound(`Not found receipt ${hash}`)
+    },
+    tx_getBlockTransactionCountByHash: ([hash]) => toHex(blockByHash(hash).txCount),
+    tx_getBlockTransactionCountByNumber: ([number]) => {
+      const block = chain.getBlock(resolveBlockNumber(number, chain))
+      if (block === undefined) throw new DataNotFound(`Not found block number ${toHex(Number(number))}`)
+      return toHex(block.txCount)
+    },
+    tx_getSignHash: ([query]) => submitter.signHash(query),
+    tx_getTransactionsByTime: ([window]) => {
+      const { start, end } = resolveTimeRange(window)
+      const hashes = chain.txHashesByTime(start, end, MAX_RESULT_TXS + 1)
+      capped(hashes.length)
+      return hashes.map(committed)
+    },
+    tx_getDiscardTransactionsByTime: ([window]) => {
+      const { start, end } = resolveTimeRange(window)
+      const hashes = chain.invalidTxHashesByTime(start, end, MAX_RESULT_TXS + 1)
+      capped(hashes.length)
+      return hashes.map((hash): InvalidTransaction => formatInvalidTransaction(chain.getInvalidTx(hash) as InvalidTx))
+    },
+    tx_getBatchTransactions: ([query]) => {
+      checkBatch(query.hashes.length)
+      const found: (WireTransaction | InvalidTransaction)[] = []
+      for (const hash of query.hashes) {
+        const key = hash.toLowerCase()
+        const tx = chain.getTx(key)
+        if (tx !== undefined) found.push(formatTransaction(tx))
+        else {
+          const invalid = chain.getInvalidTx(key)
+          if (invalid !== undefined) found.push(formatInvalidTransaction(invalid))
+        }
+      }
+      return found as WireTransaction[]
+    },
+    tx_getBatchReceipt: ([query]) => {
+      checkBatch(query.hashes.length)
+      const receipts: WireReceipt[] = []
+      for (const hash of query.hashes) {
+        const key = hash.toLowerCase()
+        const receipt = chain.getReceipt(key)
+        if (receipt !== undefined) {
+          receipts.push(formatReceipt(receipt))
+          continue
+        }
+        const invalid = chain.getInvalidTx(key)
+        if (invalid !== undefined) throw receiptFailure(invalid)
+      }
+      return receipts
+    },
+    tx_sendTransaction: ([tx]) => submitter.submit('transfer', tx),
     tx_getGasPrice: () => protocol.gasPrice,
     tx_getTransactionsVersion: () => protocol.txVersion,
+    tx_getTransactionsWithLimit: ([query]) => {
+      const { from, to } = resolveBlockRange(query, chain)
+      const page = pagePositions(query.metadata, from, to, (number) => chain.getBlock(number)?.txCount ?? 0)
+      return {
+        hasmore: page.hasMore,
+        data: page.positions.map((position) => committed(blockTxHashes(position.block)[position.index])),
+      }
+    },
+    tx_getTransactionsByTimeWithLimit: ([query]) => {
+      const { start, end } = resolveTimeRange(query)
+      const size = pageSizeOf(query.metadata)
+      const hashes = chain.txHashesByTime(start, end, MAX_RESULT_TXS + 1)
+      capped(hashes.length)
+      const ordered = query.metadata?.backward === true ? hashes.slice().reverse() : hashes
+      const txs = ordered.map(committed)
+      const mark = query.metadata?.bookmark
+      let startAt = 0
+      if (mark?.blkNum !== undefined) {
+        const block = Number(BigInt(mark.blkNum === 'latest' ? chain.height() : mark.blkNum))
+        const index = mark.txIndex === undefined ? 0 : Number(BigInt(mark.txIndex))
+        const found = txs.findIndex((tx) => Number(BigInt(tx.blockNumber)) === block && Number(BigInt(tx.txIndex)) === index)
+        startAt = found + 1
+      }
+      const data = txs.slice(startAt, startAt + size)
+      return { hasmore: startAt + size < txs.length, data }
+    },
+    tx_getTransactionsCountByTime: ([window]) => {
+      const { start, end } = resolveTimeRange(window)
+      const blocks = chain.blocksByTime(start, end)
+      let count = 0
+      if (blocks.first !== undefined && blocks.last !== undefined) {
+        for (let number = blocks.first; number <= blocks.last; number++) count += chain.getBlock(number)?.txCount ?? 0
+      }
+      return toHex(count)
+    },
   }
 }

@@ -1,11 +1,16 @@
 /** Starting a real node for a test, and talking to it in raw HTTP when the test needs bytes. */
+import { mkdtempSync } from 'node:fs'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type ConfigOverrides, resolveConfig } from '../../src/config.ts'
-import { type KeelNode, startNode } from '../../src/node.ts'
-import { parseJson } from '../../src/rpc/json.ts'
+import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
+import { parseJson, stringifyJson } from '../../src/rpc/json.ts'
 
-export async function startTestNode(overrides: ConfigOverrides = {}): Promise<KeelNode> {
-  return startNode(resolveConfig({ jsonrpc: { port: 0 }, log: { level: 'silent' } }, overrides))
+/** A node on 127.0.0.1:0 with its own fresh data directory (unless the overrides name one). */
+export async function startTestNode(overrides: ConfigOverrides = {}, options: StartOptions = {}): Promise<KeelNode> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'keel-test-'))
+  return startNode(resolveConfig({ jsonrpc: { port: 0 }, node: { dataDir }, log: { level: 'silent' } }, overrides), options)
 }
 
 export interface RawReply {
@@ -52,9 +57,27 @@ export function rawRequest(url: string, body: string | Buffer | undefined, optio
 
 /** POSTs one JSON-RPC body (object or raw text) and returns the parsed reply. */
 export async function post(url: string, body: unknown, options: RawOptions = {}): Promise<RawReply> {
-  return rawRequest(url, typeof body === 'string' ? body : JSON.stringify(body), options)
+  return rawRequest(url, typeof body === 'string' ? body : stringifyJson(body), options)
 }
 
 export function envelope(method: string, params?: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { jsonrpc: '2.0', namespace: 'global', id: 1, method, ...(params === undefined ? {} : { params }), ...extra }
+}
+
+/** Polls tx_getTransactionReceipt while it answers -32001, like the SDKs do; returns the final reply. */
+export async function waitForReceipt(
+  url: string,
+  hash: string,
+  timeoutMs = 10_000,
+): Promise<{ code: number; message: string; result?: Record<string, unknown> }> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const reply = (await post(url, envelope('tx_getTransactionReceipt', [hash]))).body as {
+      code: number
+      message: string
+      result?: Record<string, unknown>
+    }
+    if (reply.code !== -32001 || Date.now() > deadline) return reply
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }

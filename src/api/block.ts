@@ -1,0 +1,94 @@
+/** Handlers of the `block_` service. */
+import type { BlockHandlers } from '../../generated/handlers.ts'
+import type { Block, BlockNumber } from '../../generated/types.ts'
+import type { BlockHeader } from '../chain/types.ts'
+import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
+import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
+import type { ChainReader } from './chain-reader.ts'
+import { formatBlock, toHex } from './format.ts'
+import { MAX_BATCH_ITEMS, pageOf } from './paging.ts'
+
+export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandlers {
+  const { chain } = modules
+
+  const header = (number: number): BlockHeader => {
+    const found = chain.getBlock(number)
+    if (found === undefined) throw new DataNotFound(`Not found block number ${toHex(number)}`)
+    return found
+  }
+
+  const render = (block: BlockHeader, isPlain: boolean | undefined): Block => {
+    if (isPlain === true) return formatBlock(block, undefined)
+    const txs = chain.getBlockTxHashes(block.number).map((hash) => {
+      const committed = chain.getTx(hash)
+      if (committed === undefined) throw new Error(`block ${block.number} lists ${hash}, which the store does not hold`)
+      return committed
+    })
+    return formatBlock(block, txs)
+  }
+
+  const byNumber = (raw: BlockNumber, isPlain?: boolean): Block => render(header(resolveBlockNumber(raw, chain)), isPlain)
+
+  const checkBatch = (count: number): void => {
+    if (count > MAX_BATCH_ITEMS) throw new InvalidParams(`too many items: at most ${MAX_BATCH_ITEMS} per call, got ${count}`)
+  }
+
+  return {
+    block_latestBlock: () => byNumber('latest'),
+    block_getBlocks: ([range]) => {
+      const { from, to } = resolveBlockRange(range, chain)
+      const blocks: Block[] = []
+      for (let number = to; number >= from; number--) blocks.push(render(header(number), range.isPlain))
+      return blocks
+    },
+    block_getBlockByHash: ([hash, isPlain]) => {
+      const found = chain.getBlockByHash(hash.toLowerCase())
+      if (found === undefined) throw new DataNotFound(`Not found block hash ${hash}`)
+      return render(found, isPlain)
+    },
+    block_getBlockByNumber: ([number, isPlain]) => byNumber(number, isPlain),
+    block_getAvgGenerateTimeByBlockNumber: ([range]) => {
+      const { from, to } = resolveBlockRange(range, chain, undefined)
+      if (from === to) return '0x0'
+      const elapsedNs = header(to).writeTime - header(from).writeTime
+      return toHex(elapsedNs / BigInt(to - from) / 1_000_000n)
+    },
+    block_getBlocksByTime: ([window]) => {
+      const { start, end } = resolveTimeRange(window)
+      const found = chain.blocksByTime(start, end)
+      return {
+        sumOfBlocks: toHex(found.count),
+        startBlock: found.first === undefined ? null : toHex(found.first),
+        endBlock: found.last === undefined ? null : toHex(found.last),
+      }
+    },
+    block_getGenesisBlock: () => {
+      if (chain.height() === 0) throw new NoBlockGenerated()
+      return toHex(chain.genesisNumber())
+    },
+    block_getChainHeight: () => {
+      if (chain.height() === 0) throw new NoBlockGenerated()
+      return toHex(chain.height())
+    },
+    block_getBatchBlocksByHash: ([query]) => {
+      checkBatch(query.hashes.length)
+      const blocks: Block[] = []
+      for (const hash of query.hashes) {
+        const found = chain.getBlockByHash(hash.toLowerCase())
+        if (found !== undefined) blocks.push(render(found, query.isPlain))
+      }
+      return blocks
+    },
+    block_getBatchBlocksByNumber: ([query]) => {
+      checkBatch(query.numbers.length)
+      return query.numbers.map((number) => byNumber(number, query.isPlain))
+    },
+    block_getBlocksWithLimit: ([query]) => {
+      const { from, to } = resolveBlockRange(query, chain)
+      const page = pageOf(query.metadata, from, to)
+      const blocks: Block[] = []
+      for (const number of page.numbers) blocks.push(render(header(number), query.isPlain))
+      return { hasmore: page.hasMore, data: blocks }
+    },
+  }
+}

@@ -1,0 +1,20 @@
+/** What the query handlers read: the committed chain (implemented by the store, src/store/). */
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../chain/types.ts'
+import type { ChainBounds } from './block-number.ts'
+
+export interface ChainReader extends ChainBounds {
+  getBlock(number: number): BlockHeader | undefined
+  getBlockByHash(hash: Hex): BlockHeader | undefined
+  /** valid transactions of a block, in order */
+  getBlockTxHashes(number: number): Hex[]
+  getTx(hash: Hex): CommittedTx | undefined
+  getReceipt(hash: Hex): Receipt | undefined
+  getInvalidTx(hash: Hex): InvalidTx | undefined
+  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
+  invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
+  blocksByTime(startNs: bigint, endNs: bigint): { count: number; first?: number; last?: number }
+  countTxs(): number
+  listInvalidTxHashes(limit: number): Hex[]
+  getDeployedList(creator: Hex): Hex[]
+  readonly state: StateReader
+}

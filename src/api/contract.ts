@@ -1,0 +1,65 @@
+/** Handlers of the `contract_` service. */
+import type { ContractHandlers } from '../../generated/handlers.ts'
+import type { Hex, StateReader } from '../chain/types.ts'
+import { accountNotExist, normaliseAddress } from './account.ts'
+import type { Compiler } from './compile.ts'
+import { toHex, wireBytes, ZERO_ADDRESS } from './format.ts'
+import type { TxSubmitter } from './submit.ts'
+
+export interface ContractModules {
+  /** the latest committed world state */
+  state: () => StateReader
+  deployedList: (creator: Hex) => Hex[]
+  submitter: TxSubmitter
+  compiler: Compiler
+}
+
+/** Go's time.Time.String() in UTC, e.g. `2017-11-06 20:26:40.5 +0000 UTC` (trailing zeros of the fraction dropped). */
+export function goTimeString(ns: bigint): string {
+  const ms = Number(ns / 1_000_000n)
+  const iso = new Date(ms).toISOString() // 2017-11-06T20:26:40.500Z
+  const fraction = (ns % 1_000_000_000n).toString().padStart(9, '0').replace(/0+$/, '')
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`
+}
+
+export function createContractHandlers(modules: ContractModules): ContractHandlers {
+  const { submitter } = modules
+
+  /** An address some account holds; -32009 otherwise. */
+  const existing = (raw: string): { address: Hex; state: StateReader } => {
+    const address = normaliseAddress(raw)
+    const state = modules.state()
+    if (state.getAccount(address) === undefined && state.getContractMeta(address) === undefined) throw accountNotExist(address)
+    return { address, state }
+  }
+
+  return {
+    contract_compileContract: ([source]) => modules.compiler.compile(source),
+    contract_deployContract: ([tx]) => submitter.submit('deploy', tx),
+    contract_invokeContract: ([tx]) => submitter.submit('invoke', tx),
+    contract_maintainContract: ([tx]) => submitter.submit('maintain', tx),
+    contract_getCode: ([raw]) => {
+      const { address, state } = existing(raw)
+      return wireBytes(state.getCode(address))
+    },
+    contract_getContractCountByAddr: ([raw]) => {
+      const account = modules.state().getAccount(normaliseAddress(raw))
+      return toHex(account?.nonce ?? 0n)
+    },
+    contract_getStatus: ([raw]) => {
+      const { address, state } = existing(raw)
+      return state.getContractMeta(address)?.status ?? 'non-contract'
+    },
+    contract_getCreator: ([raw]) => {
+      const { address, state } = existing(raw)
+      return state.getContractMeta(address)?.creator ?? ZERO_ADDRESS
+    },
+    contract_getCreateTime: ([raw]) => {
+      const address = normaliseAddress(raw)
+      const meta = modules.state().getContractMeta(address)
+      if (meta === undefined) throw accountNotExist(address)
+      return goTimeString(meta.createdAt)
+    },
+    contract_getDeployedList: ([raw]) => modules.deployedList(normaliseAddress(raw)),
+  }
+}

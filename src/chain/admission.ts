@@ -1,0 +1,99 @@
+/**
+ * Submission checks (protocol.md §4, -32602 with the real node's messages) and the conversion of
+ * validated params into a SignedTx. The signature is NOT checked here: a bad one makes the
+ * transaction invalid later (SIGFAILED), as the spec's "Transaction life" says.
+ */
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
+import { transactionHash } from '../crypto/tx-hash.ts'
+import { InvalidParams } from '../errors.ts'
+import { Opcode, type OpcodeValue, type SignedTx, type TxKind } from './types.ts'
+
+const ZERO_ADDRESS_HEX = /^(0x)?0{40}$/i
+const FIVE_MINUTES_NS = 5n * 60n * 1_000_000_000n
+const ONE_DAY_NS = 24n * 60n * 60n * 1_000_000_000n
+/** Largest decoded payload (reliability.md part B). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024
+
+export interface AdmissionOptions {
+  /** node clock in ns; injectable so tests and replays can pin time */
+  nowNs(): bigint
+}
+
+function lowerHex(raw: unknown): string {
+  if (typeof raw !== 'string' || raw === '') return '0x'
+  const lower = raw.toLowerCase()
+  return lower.startsWith('0x') ? lower : `0x${lower}`
+}
+
+function address(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || raw === '' || ZERO_ADDRESS_HEX.test(raw)) return undefined
+  return lowerHex(raw)
+}
+
+export function admitTransaction(kind: TxKind, params: Record<string, unknown>, options: AdmissionOptions): SignedTx {
+  const from = address(params.from)
+  if (from === undefined) throw new InvalidParams('address `from` is invalid')
+  const to = kind === 'deploy' ? null : address(params.to)
+  if (to === undefined) throw new InvalidParams('address `to` is invalid')
+
+  const timestamp = BigInt(params.timestamp as number | bigint)
+  const now = options.nowNs()
+  if (timestamp <= 0n || timestamp > now + FIVE_MINUTES_NS) throw new InvalidParams('`timestamp` is invalid')
+  if (timestamp < now - ONE_DAY_NS) throw new InvalidParams('transaction out of date')
+
+  const signature = lowerHex(params.signature)
+  if (signature === '0x') throw new InvalidParams('missing params `signature`')
+  const nonce = BigInt(params.nonce as number | bigint)
+  if (nonce <= 0n) throw new InvalidParams('`nonce` is invalid')
+
+  const opcode = (kind === 'maintain' ? Number(params.opcode) : Opcode.normal) as OpcodeValue
+  const payload = kind === 'transfer' ? '0x' : lowerHex(params.payload)
+  if ((kind === 'deploy' || opcode === Opcode.upgrade) && payload === '0x') throw new InvalidParams('contract code is empty')
+  if ((payload.length - 2) / 2 > MAX_PAYLOAD_BYTES) {
+    throw new InvalidParams(`payload too large: at most ${MAX_PAYLOAD_BYTES} bytes, got ${(payload.length - 2) / 2}`)
+  }
+  if (kind === 'invoke' && payload === '0x') throw new InvalidParams('contract code is empty')
+
+  const fields = params as unknown as TxFields
+  const value = kind === 'transfer' ? amountOf(fields) : 0n
+  const extra = typeof params.extra === 'string' ? params.extra : ''
+  const vmType = typeof params.type === 'string' && params.type.toUpperCase() === 'JVM' ? 'JVM' : 'EVM'
+  // Hyperchain hashes contract calls with their payload, op, extra and vmType, and transfers with the amount only
+  const hashFields: TxFields & { signature: string } = {
+    ...fields,
+    from,
+    to,
+    value,
+    payload: kind === 'transfer' ? undefined : payload,
+    opcode,
+    extra,
+    type: vmType,
+    signature,
+  }
+  return {
+    hash: transactionHash(hashFields, kind === 'transfer' ? 'transfer' : 'contract'),
+    kind,
+    from,
+    to,
+    value,
+    payload,
+    timestamp,
+    nonce,
+    extra,
+    opcode,
+    vmType,
+    signature,
+    signHash: `0x${bytesToHex(signHash2017({ ...fields, from, to, payload: kind === 'transfer' ? undefined : payload, value }))}`,
+    simulate: params.simulate === true,
+    signed: params,
+  }
+}
+
+/** tx_getSignHash: the 2017 string's hash, with the same `from`/`timestamp` checks but no time window. */
+export function signHashOf(params: Record<string, unknown>): string {
+  const from = address(params.from)
+  if (from === undefined) throw new InvalidParams('address `from` is invalid')
+  if (BigInt(params.timestamp as number | bigint) <= 0n) throw new InvalidParams('`timestamp` is invalid')
+  return `0x${bytesToHex(signHash2017({ ...(params as unknown as TxFields), from }))}`
+}

@@ -1,0 +1,46 @@
+/**
+ * The funded accounts of a new chain. With none configured, Keel generates one account at first
+ * start and keeps its key in the data directory, so `npm start` gives a usable chain at once.
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { addressFromPrivateKey } from '../crypto/signature.ts'
+import type { Hex } from './types.ts'
+
+/** What the generated account starts with: 10^15, well inside int64. */
+export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n
+
+export interface GenesisAccount {
+  address: Hex
+  balance: bigint
+}
+
+export interface DevAccount extends GenesisAccount {
+  privateKey: Hex
+}
+
+export function parseGenesisAccounts(accounts: readonly { address: string; balance: string | number }[]): GenesisAccount[] {
+  return accounts.map((account, i) => {
+    if (!/^(0x)?[0-9a-fA-F]{40}$/.test(account.address))
+      throw new Error(`config: genesis.accounts[${i}].address is not a 20-byte hex address`)
+    const balance = BigInt(account.balance)
+    if (balance < 0n || balance >= 2n ** 63n) throw new Error(`config: genesis.accounts[${i}].balance must be 0..2^63-1`)
+    const lower = account.address.toLowerCase()
+    return { address: lower.startsWith('0x') ? lower : `0x${lower}`, balance }
+  })
+}
+
+/** The generated development account of a data directory, created on first use. */
+export function devAccount(keyFile: string): DevAccount {
+  if (existsSync(keyFile)) {
+    const saved = JSON.parse(readFileSync(keyFile, 'utf8')) as { address: Hex; privateKey: Hex; balance: string }
+    return { address: saved.address, privateKey: saved.privateKey, balance: BigInt(saved.balance) }
+  }
+  const privateKey = `0x${bytesToHex(randomBytes(32))}`
+  const account: DevAccount = { address: addressFromPrivateKey(privateKey), privateKey, balance: DEV_ACCOUNT_BALANCE }
+  mkdirSync(dirname(keyFile), { recursive: true })
+  writeFileSync(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, { mode: 0o600 })
+  return account
+}

@@ -1,0 +1,133 @@
+/**
+ * The chain of one VP node with solo ordering: admission → pool (durable, verified off the request
+ * path) → solo orderer → block producer (execute, roots, one LMDB transaction).
+ */
+import type { TxSubmitter } from '../api/submit.ts'
+import type { TxFields } from '../crypto/sign-string.ts'
+import type { VerifyPool } from '../crypto/verify-pool.ts'
+import type { Logger } from '../log.ts'
+import { admitTransaction, signHashOf } from './admission.ts'
+import { createTxPool, type PendingStore, type SignatureVerifier, type TxPool } from './pool.ts'
+import { type BlockExecutor, type BlockStore, type CommittedBlock, createBlockProducer, RECORD_VERSION, ZERO_ADDRESS } from './producer.ts'
+import { createSoloOrderer } from './solo.ts'
+import type { ExecutionOutcome, Hex, InvalidTx, Receipt, SignedTx, StateReader } from './types.ts'
+
+export interface ChainStore extends BlockStore, PendingStore {}
+
+export interface SimulatingExecutor extends BlockExecutor {
+  simulate(state: StateReader, tx: SignedTx, context: { number: number; timestamp: bigint }): Promise<ExecutionOutcome>
+}
+
+export interface ChainOptions {
+  store: ChainStore
+  executor: SimulatingExecutor
+  verifyPool: VerifyPool
+  batchSize: number
+  batchTimeoutMs: number
+  poolCapacity: number
+  nowNs: () => bigint
+  log: Logger
+}
+
+/** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
+const MAX_SIMULATIONS = 10_000
+
+export interface Chain {
+  readonly submitter: TxSubmitter
+  readonly pool: TxPool
+  /** receipt or discard record of a simulated transaction */
+  simulation(hash: Hex): { receipt?: Receipt; invalid?: InvalidTx } | undefined
+  onBlock(listener: (block: CommittedBlock) => void): void
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+export function signatureVerifier(verifyPool: VerifyPool): SignatureVerifier {
+  return {
+    async verify(txs) {
+      const results = await verifyPool.verify(txs.map((tx, id) => ({ id, tx: tx.signed as unknown as TxFields, signature: tx.signature })))
+      return results.map((result) => result.valid)
+    },
+  }
+}
+
+export function createChain(options: ChainOptions): Chain {
+  const { store, executor, log } = options
+  const verifier = signatureVerifier(options.verifyPool)
+  const pool = createTxPool({ store, verifier, capacity: options.poolCapacity, verifyBatch: 512, log: log.child('pool') })
+  const producer = createBlockProducer({ store, executor, nowNs: options.nowNs, log: log.child('producer') })
+  const listeners: ((block: CommittedBlock) => void)[] = []
+  const simulations = new Map<Hex, { receipt?: Receipt; invalid?: InvalidTx }>()
+
+  const orderer = createSoloOrderer({
+    pool,
+    batchSize: options.batchSize,
+    batchTimeoutMs: options.batchTimeoutMs,
+    log: log.child('solo'),
+    produce: async (batch) => {
+      const block = await producer.produce(batch)
+      pool.settle(batch.map((item) => item.tx.hash))
+      for (const listener of listeners) {
+        try {
+          listener(block)
+        } catch (error) {
+          log.error('a block listener failed', error)
+        }
+      }
+    },
+  })
+
+  const simulate = async (tx: SignedTx): Promise<Hex> => {
+    const [signatureValid] = await verifier.verify([tx])
+    const number = store.height() + 1
+    const outcome: ExecutionOutcome = signatureValid
+      ? await executor.simulate(store.state, tx, { number, timestamp: options.nowNs() })
+      : { ok: false, invalidMsg: 'SIGFAILED', detail: 'signature does not recover `from`', gasUsed: 0, executeTimeNs: 0 }
+    if (simulations.size >= MAX_SIMULATIONS) simulations.delete(simulations.keys().next().value as Hex)
+    simulations.set(
+      tx.hash,
+      outcome.ok
+        ? {
+            receipt: {
+              txHash: tx.hash,
+              vmType: tx.vmType,
+              contractAddress: outcome.contractAddress ?? ZERO_ADDRESS,
+              gasUsed: outcome.gasUsed,
+              ret: outcome.ret,
+              logs: outcome.logs,
+              blockNumber: number,
+              blockHash: `0x${'00'.repeat(32)}`,
+              txIndex: 0,
+              version: RECORD_VERSION,
+            },
+          }
+        : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } },
+    )
+    return tx.hash
+  }
+
+  return {
+    pool,
+    submitter: {
+      async submit(kind, params) {
+        const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
+        if (tx.simulate) return simulate(tx)
+        await pool.add(tx)
+        return tx.hash
+      },
+      signHash: (params) => signHashOf(params as Record<string, unknown>),
+    },
+    simulation: (hash) => simulations.get(hash),
+    onBlock(listener) {
+      listeners.push(listener)
+    },
+    async start() {
+      const restored = await pool.restore()
+      if (restored > 0) log.info(`restored ${restored} pending transactions from the store`)
+      orderer.start()
+    },
+    async stop() {
+      await orderer.stop()
+    },
+  }
+}

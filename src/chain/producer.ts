@@ -1,0 +1,134 @@
+/**
+ * Turns an ordered batch into a committed block: execute, compute roots and the block hash
+ * (protocol.md §2), write everything in one LMDB transaction. Deterministic given the batch, the
+ * parent and the block time, so another node executing the same batch reaches the same block.
+ */
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
+import type { Logger } from '../log.ts'
+import type { WorldChanges } from '../store/types.ts'
+import type { ReadyTx } from './pool.ts'
+import type { BlockHeader, CommittedTx, ExecutionOutcome, Hex, InvalidTx, Receipt, StateReader } from './types.ts'
+
+export const ZERO_HASH = `0x${'00'.repeat(32)}`
+export const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
+/** Platform version written into blocks and receipts (Hyperchain 1.4 writes "1.3"). */
+export const RECORD_VERSION = '1.3'
+
+export interface BlockExecutor {
+  executeBlock(
+    state: StateReader,
+    txs: { tx: ReadyTx['tx']; signatureValid: boolean }[],
+    context: { number: number; timestamp: bigint },
+  ): Promise<{ outcomes: ExecutionOutcome[]; changes: WorldChanges }>
+}
+
+export interface BlockStore {
+  height(): number
+  getBlock(number: number): BlockHeader | undefined
+  readonly state: StateReader
+  stateRootAfter(changes: WorldChanges): Hex
+  commitBlock(block: {
+    header: BlockHeader
+    txs: CommittedTx[]
+    receipts: Receipt[]
+    invalid: InvalidTx[]
+    changes: WorldChanges
+  }): Promise<void>
+}
+
+export interface CommittedBlock {
+  header: BlockHeader
+  txs: CommittedTx[]
+  receipts: Receipt[]
+  invalid: InvalidTx[]
+}
+
+const bytes = (hex: Hex): Uint8Array => hexToBytes(hex.length % 2 === 0 ? hex.slice(2) : `0${hex.slice(2)}`)
+
+export function createBlockProducer(options: { store: BlockStore; executor: BlockExecutor; nowNs: () => bigint; log: Logger }) {
+  const { store, executor, log } = options
+
+  return {
+    async produce(batch: ReadyTx[]): Promise<CommittedBlock> {
+      const parent = store.getBlock(store.height())
+      const number = store.height() + 1
+      // block times strictly increase even if the clock steps back
+      const timestamp = parent === undefined || options.nowNs() > parent.writeTime ? options.nowNs() : parent.writeTime + 1n
+      const started = performance.now()
+      const { outcomes, changes } = await executor.executeBlock(store.state, batch, { number, timestamp })
+      const parentHash = parent?.hash ?? ZERO_HASH
+
+      const valid: { tx: ReadyTx['tx']; outcome: Extract<ExecutionOutcome, { ok: true }> }[] = []
+      const invalid: InvalidTx[] = []
+      for (const [i, outcome] of outcomes.entries()) {
+        const tx = batch[i].tx
+        if (outcome.ok) valid.push({ tx, outcome })
+        else {
+          invalid.push({ tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number })
+          log.debug(`tx ${tx.hash} discarded: ${outcome.invalidMsg} (${outcome.detail})`)
+        }
+      }
+
+      const txRoot = listRoot(
+        valid.map(({ tx }) =>
+          encodeConsensusTransaction({
+            from: bytes(tx.from),
+            to: tx.to === null ? null : bytes(tx.to),
+            value: new Uint8Array(),
+            timestamp: tx.timestamp,
+            nonce: tx.nonce,
+          }),
+        ),
+      )
+      const receiptRoot = listRoot(
+        valid.map(({ outcome }) =>
+          encodeConsensusReceipt({
+            gasUsed: BigInt(outcome.gasUsed),
+            ret: bytes(outcome.ret),
+            logs: new TextEncoder().encode(JSON.stringify(outcome.logs)),
+          }),
+        ),
+      )
+      const merkleRoot = store.stateRootAfter(changes)
+      const hash = `0x${bytesToHex(
+        blockHash({ parentHash: bytes(parentHash), number: BigInt(number), timestamp, txRoot, receiptRoot, merkleRoot: bytes(merkleRoot) }),
+      )}`
+      const executeTimes = valid.map(({ outcome }) => outcome.executeTimeNs)
+      const header: BlockHeader = {
+        number,
+        hash,
+        parentHash,
+        writeTime: timestamp,
+        avgTimeMs: executeTimes.length === 0 ? 0 : executeTimes.reduce((a, b) => a + b, 0) / executeTimes.length / 1e6,
+        txCount: valid.length,
+        txRoot: `0x${bytesToHex(txRoot)}`,
+        receiptRoot: `0x${bytesToHex(receiptRoot)}`,
+        merkleRoot,
+        version: RECORD_VERSION,
+      }
+      const txs: CommittedTx[] = valid.map(({ tx, outcome }, txIndex) => ({
+        tx,
+        blockNumber: number,
+        blockHash: hash,
+        txIndex,
+        executeTimeNs: outcome.executeTimeNs,
+      }))
+      const receipts: Receipt[] = valid.map(({ tx, outcome }, txIndex) => ({
+        txHash: tx.hash,
+        vmType: tx.vmType,
+        contractAddress: outcome.contractAddress ?? ZERO_ADDRESS,
+        gasUsed: outcome.gasUsed,
+        ret: outcome.ret,
+        logs: outcome.logs,
+        blockNumber: number,
+        blockHash: hash,
+        txIndex,
+        version: RECORD_VERSION,
+      }))
+      await store.commitBlock({ header, txs, receipts, invalid, changes })
+      log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
+      return { header, txs, receipts, invalid }
+    },
+  }
+}

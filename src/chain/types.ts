@@ -1,0 +1,167 @@
+/**
+ * The chain's records, shared by the store, the executor, the pool and the API handlers.
+ *
+ * Conventions: addresses and hashes are lower-case `0x` hex strings; byte strings (payload, code,
+ * return data) are lower-case `0x` hex strings (`0x` when empty); int64 quantities that may pass
+ * 2^53 (amounts, timestamps, nonces) are bigint; block numbers and indexes are numbers.
+ */
+
+export type Hex = string
+
+export type TxKind = 'transfer' | 'deploy' | 'invoke' | 'maintain'
+
+/** opcode of a transaction (protocol.md §2 TransactionValue.op) */
+export const Opcode = { normal: 0, upgrade: 1, freeze: 2, unfreeze: 3 } as const
+export type OpcodeValue = (typeof Opcode)[keyof typeof Opcode]
+
+export type VmType = 'EVM' | 'JVM'
+
+/** A signed transaction as accepted by the API, before any outcome. */
+export interface SignedTx {
+  /** tx hash, protocol.md §2 */
+  hash: Hex
+  kind: TxKind
+  from: Hex
+  /** null for a deployment (the wire and the records show the zero address) */
+  to: Hex | null
+  /** transfer amount; 0 for contract transactions */
+  value: bigint
+  payload: Hex
+  /** ns */
+  timestamp: bigint
+  nonce: bigint
+  extra: string
+  opcode: OpcodeValue
+  vmType: VmType
+  /** signature hex as received, lower-case, 0x-prefixed */
+  signature: Hex
+  /** Keccak of the 2017 sign string; with `from` it keys duplicate detection (ARCHITECTURE.md decision 4) */
+  signHash: Hex
+  /** true: executed locally against the latest state, never ordered */
+  simulate: boolean
+  /**
+   * The params object exactly as received (keys normalised), kept because the SDK sign strings
+   * cover fields (version, gasPrice, gasLimit, expirationTimestamp, extra ids, …) that the record
+   * does not otherwise hold. Bigint-safe.
+   */
+  signed: Record<string, unknown>
+}
+
+/** Why a transaction was discarded, with its receipt code (spec "Invalid transaction"). */
+export const InvalidReason = {
+  OUTOFBALANCE: -32002,
+  SIGFAILED: -32003,
+  DEPLOY_CONTRACT_FAILED: -32004,
+  INVOKE_CONTRACT_FAILED: -32005,
+  INVALID_PERMISSION: -32008,
+} as const
+export type InvalidMsg = keyof typeof InvalidReason
+
+export interface Log {
+  address: Hex
+  topics: Hex[]
+  /** hex WITHOUT 0x on the wire (protocol.md §7); stored with 0x like every byte string */
+  data: Hex
+}
+
+/** Outcome of executing one transaction. */
+export type ExecutionOutcome =
+  | {
+      ok: true
+      contractAddress: Hex | null
+      gasUsed: number
+      /** deploy: the runtime code; invoke: the return data; transfer/maintain: `0x0`-style empty (`0x`) */
+      ret: Hex
+      logs: Log[]
+      /** wall-clock execution time, ns; informative only (never part of consensus data) */
+      executeTimeNs: number
+    }
+  | {
+      ok: false
+      invalidMsg: InvalidMsg
+      /** detail for the log and the system-status event, e.g. "out of gas (execution budget)" */
+      detail: string
+      gasUsed: number
+      executeTimeNs: number
+    }
+
+export interface BlockHeader {
+  number: number
+  hash: Hex
+  parentHash: Hex
+  /** ns */
+  writeTime: bigint
+  /** average execution time of the block's transactions, ms */
+  avgTimeMs: number
+  /** valid transactions in the block */
+  txCount: number
+  txRoot: Hex
+  receiptRoot: Hex
+  merkleRoot: Hex
+  version: string
+}
+
+/** A committed transaction: the signed tx plus where it sits. */
+export interface CommittedTx {
+  tx: SignedTx
+  blockNumber: number
+  blockHash: Hex
+  txIndex: number
+  executeTimeNs: number
+}
+
+export interface Receipt {
+  txHash: Hex
+  vmType: VmType
+  contractAddress: Hex
+  gasUsed: number
+  ret: Hex
+  logs: Log[]
+  blockNumber: number
+  blockHash: Hex
+  txIndex: number
+  version: string
+}
+
+/** A discarded transaction; decided inside a block so every node records the same (decision 6). */
+export interface InvalidTx {
+  tx: SignedTx
+  invalidMsg: InvalidMsg
+  detail: string
+  /** the block during whose execution it was discarded */
+  blockNumber: number
+}
+
+/** Account state. `nonce` counts deployments by this account (contract addresses derive from it). */
+export interface Account {
+  balance: bigint
+  nonce: bigint
+}
+
+export type ContractStatus = 'normal' | 'frozen'
+
+export interface ContractMeta {
+  creator: Hex
+  /** writeTime of the creating block, ns */
+  createdAt: bigint
+  createdInBlock: number
+  status: ContractStatus
+  vmType: VmType
+}
+
+/**
+ * Reads of the world state as of the latest committed block (or of a block being built, with its
+ * own writes on top). Storage keys and values are 32-byte `0x` hex.
+ */
+export interface StateReader {
+  getAccount(address: Hex): Account | undefined
+  getCode(address: Hex): Hex
+  getStorage(address: Hex, slot: Hex): Hex
+  getContractMeta(address: Hex): ContractMeta | undefined
+}
+
+/** One key of the world state that a block changed; `value` undefined means deleted. */
+export interface StateChange {
+  key: Uint8Array
+  value: Uint8Array | undefined
+}

@@ -1,0 +1,167 @@
+/**
+ * Transaction signatures: parsing the `signature` parameter, verifying it against `from`, and the
+ * signing helpers tests and tools use (protocol.md §1.1–§1.2, sdk-wire.md §4.2–§4.4).
+ *
+ * Layouts, told apart by length and first byte:
+ * - `00 ‖ r ‖ s ‖ v` (66 bytes): secp256k1 over Keccak-256, public key recovered, v = 0..3;
+ * - `r ‖ s ‖ v` (65 bytes): the same without the flag, as printed in the 2017 manual (a 1.4 node
+ *   rejects it; Keel accepts it so the manual's examples work);
+ * - `01 ‖ pubkey(65) ‖ DER(r, s)`: SM2 with SM3 and the default ID.
+ * Other flags (DID 0x81/0x86, aggregate 0x07/0x87, ED25519, R1) are rejected.
+ *
+ * High-s secp256k1 signatures are accepted on purpose: the JS SDK does not normalise s, so about
+ * half of real signatures are high-s (sdk-wire.md §4.2). The malleability this allows (s → n − s
+ * gives a second valid signature and a second tx hash) is handled by duplicate detection on
+ * (from, sign hash), not here (ARCHITECTURE.md decision 4).
+ */
+import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { keccak256 } from './hash.ts'
+import { secp256k1, secp256k1Address, secp256k1PublicKey, secp256k1Sign } from './secp256k1.ts'
+import { eachSignStringCandidate, type SignStringOptions, signStringCandidates, type TxFields } from './sign-string.ts'
+import { sm2Address, sm2PublicKey, sm2Sign, sm2VerifyAny } from './sm2.ts'
+
+export type ParsedSignature =
+  | { scheme: 'secp256k1'; layout: 'flagged' | 'legacy'; r: Uint8Array; s: Uint8Array; recovery: number }
+  | { scheme: 'sm2'; publicKey: Uint8Array; der: Uint8Array }
+
+export type SignatureScheme = ParsedSignature['scheme']
+
+/** A signature that cannot be parsed; the message says why (for logs, never for the wire). */
+export class SignatureFormatError extends Error {
+  override name = 'SignatureFormatError'
+}
+
+const SECP256K1_FLAG = 0x00
+const SM2_FLAG = 0x01
+
+/**
+ * Hex to bytes, `0x` optional, as the 2017 node decodes it (common.FromHex: an odd number of
+ * digits gets a leading 0). The tx hash covers exactly these bytes.
+ */
+export function decodeSignatureHex(signatureHex: string): Uint8Array {
+  let digits = signatureHex.startsWith('0x') || signatureHex.startsWith('0X') ? signatureHex.slice(2) : signatureHex
+  if (!/^[0-9a-fA-F]*$/.test(digits)) throw new SignatureFormatError('signature is not hex')
+  if (digits.length % 2 === 1) digits = `0${digits}`
+  return hexToBytes(digits)
+}
+
+export function parseSignature(signature: string | Uint8Array): ParsedSignature {
+  const bytes = typeof signature === 'string' ? decodeSignatureHex(signature) : signature
+  if (bytes.length < 65) throw new SignatureFormatError(`signature too short: ${bytes.length} bytes`)
+  if (bytes.length === 65) return secp256k1Parts(bytes, 0, 'legacy')
+  const flag = bytes[0]
+  if (flag === SECP256K1_FLAG) {
+    if (bytes.length !== 66) throw new SignatureFormatError(`secp256k1 signature must be 66 bytes, got ${bytes.length}`)
+    return secp256k1Parts(bytes, 1, 'flagged')
+  }
+  if (flag === SM2_FLAG) {
+    // a DER SEQUENCE of two INTEGERs takes at least 8 bytes
+    if (bytes.length < 66 + 8) throw new SignatureFormatError(`SM2 signature too short: ${bytes.length} bytes`)
+    const publicKey = bytes.slice(1, 66)
+    if (publicKey[0] !== 0x04) throw new SignatureFormatError('SM2 public key must be uncompressed (04‖X‖Y)')
+    return { scheme: 'sm2', publicKey, der: bytes.slice(66) }
+  }
+  throw new SignatureFormatError(`unsupported signature flag 0x${flag.toString(16).padStart(2, '0')}`)
+}
+
+function secp256k1Parts(bytes: Uint8Array, offset: number, layout: 'flagged' | 'legacy'): ParsedSignature {
+  const recovery = bytes[offset + 64]
+  // The 2017 node takes v as a raw recovery id; Ethereum's 27/28 are not accepted (protocol.md §1.1).
+  if (recovery > 3) throw new SignatureFormatError(`recovery id must be 0..3, got ${recovery}`)
+  return { scheme: 'secp256k1', layout, r: bytes.slice(offset, offset + 32), s: bytes.slice(offset + 32, offset + 64), recovery }
+}
+
+export interface SignatureCheck {
+  valid: boolean
+  scheme?: SignatureScheme
+  /** the sign string the signature matched */
+  signString?: string
+  /** why it is invalid (logs only) */
+  reason?: string
+}
+
+/**
+ * Checks `signature` against `tx.from` over every candidate sign string (sign-string.ts) and says
+ * which one matched. Never throws: malformed input is an invalid signature.
+ */
+export function checkTransactionSignature(tx: TxFields, signature: string | Uint8Array, options: SignStringOptions = {}): SignatureCheck {
+  let parsed: ParsedSignature
+  let from: string
+  try {
+    parsed = parseSignature(signature)
+    from = normaliseAddress(tx.from)
+  } catch (error) {
+    return { valid: false, reason: (error as Error).message }
+  }
+  try {
+    if (parsed.scheme === 'sm2') {
+      // The address check is cheap and comes first, as in the 2017 node.
+      if (sm2Address(parsed.publicKey) !== from) return { valid: false, scheme: 'sm2', reason: 'SM2 public key does not belong to from' }
+      // SM2 verifies all candidates at the cost of one (see sm2VerifyAny), so build them all.
+      const candidates = signStringCandidates(tx, options)
+      const index = sm2VerifyAny(
+        parsed.publicKey,
+        parsed.der,
+        candidates.map((candidate) => utf8ToBytes(candidate)),
+      )
+      return index < 0
+        ? { valid: false, scheme: 'sm2', reason: 'SM2 signature matches no sign string' }
+        : { valid: true, scheme: 'sm2', signString: candidates[index] }
+    }
+    for (const candidate of eachSignStringCandidate(tx, options)) {
+      const publicKey = secp256k1.recover(keccak256(candidate), parsed.r, parsed.s, parsed.recovery)
+      if (publicKey && secp256k1Address(publicKey) === from) return { valid: true, scheme: 'secp256k1', signString: candidate }
+    }
+  } catch (error) {
+    return { valid: false, scheme: parsed.scheme, reason: (error as Error).message }
+  }
+  return { valid: false, scheme: 'secp256k1', reason: 'signature recovers no key matching from over any sign string' }
+}
+
+/** True when `signature` was made by `tx.from` over any candidate sign string. */
+export function verifyTransactionSignature(tx: TxFields, signature: string | Uint8Array, options: SignStringOptions = {}): boolean {
+  return checkTransactionSignature(tx, signature, options).valid
+}
+
+/** `0x` + 40 lower-case hex digits; throws on anything else. */
+export function normaliseAddress(address: string): string {
+  const digits = address.startsWith('0x') || address.startsWith('0X') ? address.slice(2) : address
+  if (!/^[0-9a-fA-F]{40}$/.test(digits)) throw new SignatureFormatError(`from is not a 20-byte address: ${JSON.stringify(address)}`)
+  return `0x${digits.toLowerCase()}`
+}
+
+type Key = string | Uint8Array
+
+function keyBytes(privateKey: Key): Uint8Array {
+  if (typeof privateKey !== 'string') return privateKey
+  return hexToBytes(privateKey.startsWith('0x') ? privateKey.slice(2) : privateKey)
+}
+
+function messageBytes(message: string | Uint8Array): Uint8Array {
+  return typeof message === 'string' ? utf8ToBytes(message) : message
+}
+
+/**
+ * Signs a sign string with secp256k1 as the SDKs do: Keccak-256 of the UTF-8 text, RFC 6979,
+ * returned as hex `00‖r‖s‖v` without `0x` (as the JS SDK puts it on the wire). Low-s by default;
+ * `lowS: false` reproduces the JS SDK byte for byte.
+ */
+export function signSecp256k1(message: string | Uint8Array, privateKey: Key, options: { lowS?: boolean } = {}): string {
+  const { r, s, recovery } = secp256k1Sign(keccak256(messageBytes(message)), keyBytes(privateKey), options)
+  return bytesToHex(concatBytes(Uint8Array.of(SECP256K1_FLAG), r, s, Uint8Array.of(recovery)))
+}
+
+/** Signs a sign string with SM2 (random k unless given): hex `01‖pubkey‖DER` without `0x`. */
+export function signSm2(message: string | Uint8Array, privateKey: Key, options: { k?: bigint } = {}): string {
+  const key = keyBytes(privateKey)
+  const der = sm2Sign(key, messageBytes(message), options)
+  return bytesToHex(concatBytes(Uint8Array.of(SM2_FLAG), sm2PublicKey(key), der))
+}
+
+/** The account address of a private key: `0x` + 40 lower-case hex digits. */
+export function addressFromPrivateKey(privateKey: Key, scheme: SignatureScheme = 'secp256k1'): string {
+  const key = keyBytes(privateKey)
+  return scheme === 'sm2' ? sm2Address(sm2PublicKey(key)) : secp256k1Address(secp256k1PublicKey(key))
+}
+
+export { secp256k1BackendName } from './secp256k1.ts'

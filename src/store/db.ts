@@ -1,0 +1,35 @@
+/** Opens the LMDB environment and one sub-database per keyspace entry. */
+import { type Database, type DatabaseOptions, open, type RootDatabase } from 'lmdb'
+import { Keyspace, type KeyspaceName, keyspaceEncoding } from './keyspace.ts'
+
+// biome-ignore lint/suspicious/noExplicitAny: lmdb-js databases are typed per call site by the repos
+export type Db = Database<any, any>
+export type Dbs = Record<KeyspaceName, Db>
+
+/** msgpackr option missing from lmdb-js's DatabaseOptions type: bigints outside int64 use an extension instead of throwing. */
+type MsgpackOptions = DatabaseOptions & { useBigIntExtension?: boolean }
+
+export function openEnvironment(path: string, mapSizeBytes: number | undefined): RootDatabase {
+  const options: MsgpackOptions & { path: string; maxDbs: number; mapSize?: number } = {
+    path,
+    maxDbs: 64,
+    useBigIntExtension: true,
+    // defaults kept on purpose (reliability.md A6): overlappingSync (a write resolves at commit, kill -9 safe),
+    // no useWritemap (a full disk must be ENOSPC, not SIGBUS), no noSync, no cache (childTransaction needs it off)
+  }
+  if (mapSizeBytes !== undefined) options.mapSize = mapSizeBytes
+  return open(options)
+}
+
+export function openKeyspaces(root: RootDatabase): Dbs {
+  const dbs = {} as Dbs
+  for (const name of Object.keys(Keyspace) as KeyspaceName[]) {
+    const options: MsgpackOptions & { name: string } = {
+      name: String(Keyspace[name]),
+      ...keyspaceEncoding[name],
+      useBigIntExtension: true,
+    }
+    dbs[name] = root.openDB(options)
+  }
+  return dbs
+}

@@ -1,0 +1,433 @@
+/**
+ * Keel's storage layer: one LMDB environment (lmdb-js), keyspace.ts for the layout, one
+ * repository per keyspace in ./repos, the world-state root in state-hash.ts.
+ *
+ * Writes:
+ * - putPending: an async lmdb-js transaction callback per tx; callbacks queued in the same event
+ *   turn share one LMDB commit, and the promise resolves at that commit (overlappingSync: visible
+ *   and kept across kill -9; `flushed()` waits for the fsync too, reliability.md A6).
+ * - commitBlock / initGenesis: an lmdb-js *child* transaction, so an exception anywhere inside
+ *   (an unencodable record, a failed check) aborts everything the block wrote, while txs queued in
+ *   the same batch still commit. They run one at a time, in call order.
+ */
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import type { RootDatabase } from 'lmdb'
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+import { bytesToHex, fixedBytes, ZERO_HASH } from './codec.ts'
+import { type Dbs, openEnvironment, openKeyspaces } from './db.ts'
+import { SCHEMA_VERSION } from './keyspace.ts'
+import { BlockTxsRepo } from './repos/block-txs.ts'
+import { BlocksRepo } from './repos/blocks.ts'
+import { DeployedRepo } from './repos/deployed.ts'
+import { InvalidTxsRepo } from './repos/invalid-txs.ts'
+import { MetaRepo } from './repos/meta.ts'
+import { PendingRepo } from './repos/pending.ts'
+import { ReceiptsRepo } from './repos/receipts.ts'
+import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
+import { TxsRepo } from './repos/txs.ts'
+import { WorldStateRepo } from './repos/world-state.ts'
+import { encodeAccount } from './state-codec.ts'
+import { emptyLanes, lanesRoot } from './state-hash.ts'
+import {
+  type BlockCommit,
+  type BlocksByTime,
+  DuplicateTxError,
+  type GenesisAccount,
+  type OpenStoreOptions,
+  type Store,
+  type WorldChanges,
+} from './types.ts'
+import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
+
+export { ZERO_HASH } from './codec.ts'
+export { Keyspace } from './keyspace.ts'
+export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
+export type { BlockCommit, BlocksByTime, GenesisAccount, OpenStoreOptions, Store, WorldChanges } from './types.ts'
+export { DuplicateTxError } from './types.ts'
+
+/**
+ * Opens (creating if needed) the store in directory `path`. Refuses a store written with another
+ * layout version, or whose saved world-state root disagrees with its latest block's merkleRoot.
+ */
+export async function openStore(path: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const root = openEnvironment(path, options.mapSizeBytes)
+  try {
+    const dbs = openKeyspaces(root)
+    const meta = new MetaRepo(dbs.meta)
+    const schema = meta.schema()
+    if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
+    else if (schema !== SCHEMA_VERSION)
+      throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
+    return new LmdbStore(root, dbs)
+  } catch (error) {
+    await root.close()
+    throw error
+  }
+}
+
+/** A stateRootAfter result kept for the commitBlock that usually follows with the same changes. */
+interface RootPlan {
+  stateVersion: number
+  diffs: EntryDiff[]
+  lanes: Uint16Array
+}
+
+class LmdbStore implements Store {
+  private readonly meta: MetaRepo
+  private readonly blocks: BlocksRepo
+  private readonly blockTxs: BlockTxsRepo
+  private readonly txs: TxsRepo
+  private readonly receipts: ReceiptsRepo
+  private readonly invalidTxs: InvalidTxsRepo
+  private readonly signHashes: SignHashesRepo
+  private readonly pending: PendingRepo
+  private readonly deployed: DeployedRepo
+  private readonly world: WorldStateRepo
+  readonly state: StateReader
+
+  private tip: number
+  private tipHash: Hex
+  private lanes: Uint16Array
+  private root: Hex
+  /** bumped by every state write, so a RootPlan from before it is not reused */
+  private stateVersion = 0
+  private plan: RootPlan | undefined
+  private nextSeq: number
+  /** commitBlock/initGenesis calls not finished yet */
+  private writesInFlight = 0
+  private queue: Promise<void> = Promise.resolve()
+  private closed = false
+
+  constructor(
+    private readonly env: RootDatabase,
+    dbs: Dbs,
+  ) {
+    this.meta = new MetaRepo(dbs.meta)
+    this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
+    this.blockTxs = new BlockTxsRepo(dbs.blockTxs, dbs.blockInvalidTxs)
+    this.txs = new TxsRepo(dbs.txs, dbs.txTime)
+    this.receipts = new ReceiptsRepo(dbs.receipts)
+    this.invalidTxs = new InvalidTxsRepo(dbs.invalidTxs, dbs.invalidTxTime)
+    this.signHashes = new SignHashesRepo(dbs.signHashes)
+    this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
+    this.deployed = new DeployedRepo(dbs.deployed)
+    this.world = new WorldStateRepo(dbs)
+    this.state = this.world
+
+    this.tip = this.blocks.lastNumber()
+    this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
+    this.lanes = this.meta.lanes() ?? emptyLanes()
+    this.root = lanesRoot(this.lanes)
+    this.nextSeq = this.pending.nextSeq()
+    if (this.tip > 0) {
+      const expected = this.blocks.get(this.tip)!.merkleRoot.toLowerCase()
+      if (expected !== this.root)
+        throw new Error(`openStore: saved state root ${this.root} differs from block ${this.tip}'s merkleRoot ${expected}`)
+    }
+  }
+
+  // ---- blocks
+
+  height(): number {
+    return this.tip
+  }
+
+  genesisNumber(): number {
+    return this.tip > 0 ? 1 : 0
+  }
+
+  getBlock(number: number): BlockHeader | undefined {
+    return this.blocks.get(number)
+  }
+
+  getBlockByHash(hash: Hex): BlockHeader | undefined {
+    const number = this.blocks.numberOf(hash)
+    return number === undefined ? undefined : this.blocks.get(number)
+  }
+
+  getBlockTxHashes(number: number): Hex[] {
+    return this.blockTxs.validHashes(number)
+  }
+
+  getBlockInvalidTxHashes(number: number): Hex[] {
+    return this.blockTxs.invalidHashes(number)
+  }
+
+  blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime {
+    return this.blocks.byWriteTime(startNs, endNs)
+  }
+
+  // ---- transactions
+
+  getTx(hash: Hex): CommittedTx | undefined {
+    return this.txs.get(hash)
+  }
+
+  getReceipt(hash: Hex): Receipt | undefined {
+    return this.receipts.get(hash)
+  }
+
+  getInvalidTx(hash: Hex): InvalidTx | undefined {
+    return this.invalidTxs.get(hash)
+  }
+
+  hasTx(hash: Hex): boolean {
+    try {
+      return this.hasKey(fixedBytes(hash, 32, 'hash'))
+    } catch {
+      return false
+    }
+  }
+
+  private hasKey(key: Buffer): boolean {
+    return this.txs.has(key) || this.invalidTxs.has(key) || this.pending.has(key)
+  }
+
+  findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
+    return this.signHashes.find(from, signHash)
+  }
+
+  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
+    return this.txs.hashesByTime(startNs, endNs, limit)
+  }
+
+  invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
+    return this.invalidTxs.hashesByTime(startNs, endNs, limit)
+  }
+
+  countTxs(): number {
+    return this.txs.count()
+  }
+
+  listInvalidTxHashes(limit: number): Hex[] {
+    return this.invalidTxs.list(limit)
+  }
+
+  getDeployedList(creator: Hex): Hex[] {
+    return this.deployed.list(creator)
+  }
+
+  // ---- state
+
+  stateRoot(): Hex {
+    return this.root
+  }
+
+  stateRootAfter(changes: WorldChanges): Hex {
+    this.assertOpen()
+    if (this.writesInFlight > 0) {
+      throw new Error('stateRootAfter: a commitBlock/initGenesis is still in flight; the root is relative to the latest committed state')
+    }
+    const diffs = diffWorld(this.world, changes)
+    const lanes = applyDiffs(this.lanes, diffs)
+    this.plan = { stateVersion: this.stateVersion, diffs, lanes }
+    return lanesRoot(lanes)
+  }
+
+  /** Lanes after `diffs`: reuses stateRootAfter's work when it saw exactly the same old and new bytes from the same state. */
+  private lanesAfter(diffs: EntryDiff[]): Uint16Array {
+    const plan = this.plan
+    this.plan = undefined
+    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return plan.lanes
+    return applyDiffs(this.lanes, diffs)
+  }
+
+  // ---- pending
+
+  async putPending(tx: SignedTx): Promise<void> {
+    this.assertOpen()
+    const key = fixedBytes(tx.hash, 32, 'tx.hash')
+    const sign = signKey(tx.from, tx.signHash)
+    const encoded = this.pending.encode(tx)
+    const seq = this.nextSeq++
+    // runs inside the shared batch transaction: checks and writes are atomic with respect to
+    // commitBlock and other putPending calls; it throws before writing anything
+    await this.env.transaction(() => {
+      if (this.hasKey(key)) throw new DuplicateTxError(bytesToHex(key), 'hash')
+      const other = this.signHashes.findKey(sign)
+      if (other !== undefined) throw new DuplicateTxError(other, 'signHash')
+      this.pending.put(seq, key, encoded)
+      this.signHashes.putIfAbsent(sign, key)
+    })
+  }
+
+  getPending(): SignedTx[] {
+    return this.pending.all()
+  }
+
+  pendingCount(): number {
+    return this.pending.count()
+  }
+
+  // ---- commit
+
+  commitBlock(block: BlockCommit): Promise<void> {
+    return this.exclusive(() => this.commit(block))
+  }
+
+  private async commit(block: BlockCommit): Promise<void> {
+    const { header, txs, receipts, invalid, changes } = block
+    const number = header.number
+    const expected = this.tip + 1
+    if (number !== expected) throw new Error(`commitBlock: block number ${number} is not height + 1 (${expected})`)
+    if (typeof header.parentHash !== 'string' || header.parentHash.toLowerCase() !== this.tipHash) {
+      const parent = this.tip === 0 ? 'the zero hash (first block)' : `block ${this.tip}'s hash ${this.tipHash}`
+      throw new Error(`commitBlock: block ${number} parentHash ${header.parentHash} is not ${parent}`)
+    }
+    const blockHash = fixedBytes(header.hash, 32, 'header.hash').toString('hex')
+    if (this.blocks.numberOf(header.hash) !== undefined) throw new Error(`commitBlock: block hash ${header.hash} is already stored`)
+    if (header.txCount !== txs.length) throw new Error(`commitBlock: header.txCount ${header.txCount} but ${txs.length} txs`)
+    if (receipts.length !== txs.length) throw new Error(`commitBlock: ${receipts.length} receipts for ${txs.length} txs`)
+
+    const seen = new Set<string>()
+    const fresh = (hash: Hex, what: string): Buffer => {
+      const key = fixedBytes(hash, 32, what)
+      const hex = key.toString('hex')
+      if (seen.has(hex)) throw new Error(`commitBlock: tx ${hash} appears twice in block ${number}`)
+      seen.add(hex)
+      if (this.txs.has(key) || this.invalidTxs.has(key)) throw new Error(`commitBlock: tx ${hash} is already committed`)
+      return key
+    }
+    const validKeys = txs.map((t, i) => {
+      const key = fresh(t.tx.hash, `txs[${i}].tx.hash`)
+      if (t.blockNumber !== number || t.txIndex !== i || t.blockHash?.toLowerCase().slice(2) !== blockHash) {
+        throw new Error(
+          `commitBlock: txs[${i}] says block ${t.blockNumber} ${t.blockHash} index ${t.txIndex}, expected block ${number} ${header.hash} index ${i}`,
+        )
+      }
+      const r = receipts[i]
+      if (r.txHash?.toLowerCase().slice(2) !== key.toString('hex') || r.blockNumber !== number || r.txIndex !== i) {
+        throw new Error(`commitBlock: receipts[${i}] (tx ${r.txHash}, block ${r.blockNumber}, index ${r.txIndex}) does not match txs[${i}]`)
+      }
+      return key
+    })
+    const invalidKeys = invalid.map((t, i) => {
+      const key = fresh(t.tx.hash, `invalid[${i}].tx.hash`)
+      if (t.blockNumber !== number) throw new Error(`commitBlock: invalid[${i}].blockNumber ${t.blockNumber}, expected ${number}`)
+      return key
+    })
+    const validSignKeys = txs.map((t) => signKey(t.tx.from, t.tx.signHash))
+    const invalidSignKeys = invalid.map((t) => signKey(t.tx.from, t.tx.signHash))
+
+    const diffs = diffWorld(this.world, changes)
+    const lanes = this.lanesAfter(diffs)
+    const root = lanesRoot(lanes)
+    if (typeof header.merkleRoot !== 'string' || header.merkleRoot.toLowerCase() !== root) {
+      throw new Error(`commitBlock: header.merkleRoot ${header.merkleRoot} is not the state root after the block's changes (${root})`)
+    }
+    const deployments = this.deploymentsOf(diffs, changes, receipts)
+
+    await this.env.childTransaction(() => {
+      this.blocks.put(header)
+      this.blockTxs.put(number, validKeys, invalidKeys)
+      for (let i = 0; i < txs.length; i++) {
+        this.txs.put(validKeys[i], txs[i])
+        this.receipts.put(validKeys[i], receipts[i])
+        this.signHashes.putIfAbsent(validSignKeys[i], validKeys[i])
+        this.pending.remove(validKeys[i])
+      }
+      for (let i = 0; i < invalid.length; i++) {
+        this.invalidTxs.put(invalidKeys[i], invalid[i])
+        this.signHashes.putIfAbsent(invalidSignKeys[i], invalidKeys[i])
+        this.pending.remove(invalidKeys[i])
+      }
+      for (const d of diffs) this.world.write(d.kind, d.key, d.next)
+      for (const { creator, address } of deployments) this.deployed.append(creator, address)
+      this.meta.putLanes(lanes)
+    })
+    this.tip = number
+    this.tipHash = `0x${blockHash}`
+    this.setState(lanes, root)
+  }
+
+  /** Contracts new in this block with their creators, in the order of the receipts that created them. */
+  private deploymentsOf(diffs: EntryDiff[], changes: WorldChanges, receipts: Receipt[]): { creator: Hex; address: Hex }[] {
+    const created = newContracts(diffs)
+    if (created.length === 0) return []
+    const metaByAddress = new Map<Hex, Hex>()
+    for (const [address, meta] of changes.contracts) metaByAddress.set(address.toLowerCase(), meta.creator)
+    const receiptIndex = new Map<Hex, number>()
+    receipts.forEach((r, i) => {
+      if (typeof r.contractAddress === 'string') receiptIndex.set(r.contractAddress.toLowerCase(), i)
+    })
+    const rank = (address: Hex): number => receiptIndex.get(address) ?? Number.MAX_SAFE_INTEGER
+    return created
+      .map((address, order) => ({ address, order, creator: metaByAddress.get(address)! }))
+      .sort((a, b) => rank(a.address) - rank(b.address) || a.order - b.order)
+      .map(({ address, creator }) => ({ address, creator }))
+  }
+
+  async initGenesis(alloc: GenesisAccount[]): Promise<void> {
+    return this.exclusive(async () => {
+      const accounts = new Map<Hex, { balance: bigint; nonce: bigint }>()
+      const entries: Buffer[] = []
+      for (const [i, { address, balance }] of alloc.entries()) {
+        const key = fixedBytes(address, 20, `alloc[${i}].address`)
+        const lower = bytesToHex(key)
+        if (accounts.has(lower)) throw new Error(`initGenesis: address ${lower} appears twice in the alloc`)
+        const account = { balance, nonce: 0n }
+        entries.push(Buffer.concat([key, encodeAccount(account, `alloc[${i}]`)]))
+        accounts.set(lower, account)
+      }
+      entries.sort(Buffer.compare)
+      const digest = bytesToHex(keccak_256(Buffer.concat(entries)))
+      const existing = this.meta.genesis()
+      if (existing !== undefined) {
+        if (existing.digest === digest) return
+        throw new Error(
+          `initGenesis: this store already holds a different genesis (${existing.accounts} accounts, digest ${existing.digest}); ` +
+            `refusing alloc of ${accounts.size} accounts (digest ${digest}). Use a fresh data directory for another genesis.`,
+        )
+      }
+      if (this.tip > 0) throw new Error(`initGenesis: the store already has ${this.tip} blocks and no genesis record`)
+      const diffs = diffWorld(this.world, { accounts, code: new Map(), storage: new Map(), contracts: new Map() })
+      const lanes = applyDiffs(this.lanes, diffs)
+      const root = lanesRoot(lanes)
+      await this.env.childTransaction(() => {
+        for (const d of diffs) this.world.write(d.kind, d.key, d.next)
+        this.meta.putLanes(lanes)
+        this.meta.putGenesis({ digest, accounts: accounts.size, root })
+      })
+      this.setState(lanes, root)
+    })
+  }
+
+  private setState(lanes: Uint16Array, root: Hex): void {
+    this.lanes = lanes
+    this.root = root
+    this.stateVersion++
+  }
+
+  /** Runs state writers one at a time in call order; a failed one does not stop the next. */
+  private exclusive(work: () => Promise<void>): Promise<void> {
+    this.assertOpen()
+    this.writesInFlight++
+    const run = this.queue.then(work).finally(() => {
+      this.writesInFlight--
+    })
+    this.queue = run.catch(() => {})
+    return run
+  }
+
+  // ---- lifecycle
+
+  async flushed(): Promise<void> {
+    await this.env.flushed
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.queue
+    await this.env.close()
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed')
+  }
+}
+
+/** For callers that build a WorldChanges incrementally. */
+export function emptyChanges(): WorldChanges {
+  return { accounts: new Map(), code: new Map(), storage: new Map(), contracts: new Map() }
+}

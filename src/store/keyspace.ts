@@ -1,0 +1,89 @@
+/**
+ * The LMDB keyspace (style.md §7): a numbered, append-only list. Each number is one named
+ * sub-database of the single LMDB environment, and the number IS its LMDB name, so renaming an
+ * entry here never moves data. Numbers are never reused: a retired entry stays as a comment with
+ * the version that retired it. Every block's entries are written in one LMDB transaction
+ * (index.ts commitBlock), so the sub-databases never disagree after a crash.
+ *
+ * Notation: `hash32` / `addr20` are raw bytes of a `0x` hash / address; `u32be`, `u64be` are
+ * big-endian unsigned integers; `time64` is an int64 nanosecond time plus 2^63 as u64be, so that
+ * byte order is time order; `‖` is concatenation; `u32` keys use lmdb-js's native uint32 keys;
+ * `msgpack` values are lmdb-js's msgpackr with the bigint extension (bigints round-trip exactly).
+ * One repository module per keyspace (or per group of keyspaces written together) in ./repos.
+ */
+export const Keyspace = {
+  /** 'schema' -> 1; 'lanes' -> Uint8Array(2048), the world-state LtHash lanes (state-hash.ts); 'genesis' -> GenesisRecord (msgpack) */
+  meta: 1,
+  /** u32 block number -> BlockHeader (msgpack) */
+  blocks: 2,
+  /** hash32 block hash -> block number (msgpack) */
+  blockByHash: 3,
+  /** u32 block number -> hash32 ‖ hash32 ‖ … valid tx hashes in block order */
+  blockTxs: 4,
+  /** u32 block number -> hash32 ‖ hash32 ‖ … invalid tx hashes in execution order */
+  blockInvalidTxs: 5,
+  /** hash32 tx hash -> CommittedTx (msgpack) */
+  txs: 6,
+  /** hash32 tx hash -> Receipt (msgpack) */
+  receipts: 7,
+  /** hash32 tx hash -> InvalidTx (msgpack) */
+  invalidTxs: 8,
+  /** addr20 from ‖ hash32 signHash -> hash32 tx hash, for pending, committed and invalid txs (duplicate detection, ARCHITECTURE.md decision 4) */
+  signHashes: 9,
+  /** time64 tx timestamp ‖ hash32 tx hash -> empty (committed valid txs) */
+  txTime: 10,
+  /** time64 tx timestamp ‖ hash32 tx hash -> empty (invalid txs) */
+  invalidTxTime: 11,
+  /** time64 block writeTime ‖ u32be block number -> empty */
+  blockTime: 12,
+  /** arrival sequence number (lmdb-js ordered number key) -> SignedTx (msgpack); pending txs in arrival order */
+  pending: 13,
+  /** hash32 tx hash -> arrival sequence number (msgpack) */
+  pendingByHash: 14,
+  /** addr20 creator ‖ u32be deployment index -> addr20 contract address */
+  deployed: 15,
+  /** addr20 -> canonical account bytes (state-codec.ts encodeAccount) */
+  accounts: 16,
+  /** addr20 -> contract code bytes (absent = no code) */
+  code: 17,
+  /** addr20 ‖ hash32 slot -> 32-byte value (absent = zero) */
+  storage: 18,
+  /** addr20 -> canonical contract meta bytes (state-codec.ts encodeContractMeta) */
+  contracts: 19,
+} as const
+
+export type KeyspaceName = keyof typeof Keyspace
+
+export interface KeyspaceEncoding {
+  keyEncoding: 'binary' | 'uint32' | 'ordered-binary'
+  encoding: 'msgpack' | 'binary'
+}
+
+const msgpackBy = (keyEncoding: KeyspaceEncoding['keyEncoding']): KeyspaceEncoding => ({ keyEncoding, encoding: 'msgpack' })
+const binaryBy = (keyEncoding: KeyspaceEncoding['keyEncoding']): KeyspaceEncoding => ({ keyEncoding, encoding: 'binary' })
+
+/** How each keyspace's keys and values are encoded; changing one for an existing number is a data migration. */
+export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
+  meta: msgpackBy('ordered-binary'),
+  blocks: msgpackBy('uint32'),
+  blockByHash: msgpackBy('binary'),
+  blockTxs: binaryBy('uint32'),
+  blockInvalidTxs: binaryBy('uint32'),
+  txs: msgpackBy('binary'),
+  receipts: msgpackBy('binary'),
+  invalidTxs: msgpackBy('binary'),
+  signHashes: binaryBy('binary'),
+  txTime: binaryBy('binary'),
+  invalidTxTime: binaryBy('binary'),
+  blockTime: binaryBy('binary'),
+  pending: msgpackBy('ordered-binary'),
+  pendingByHash: msgpackBy('binary'),
+  deployed: binaryBy('binary'),
+  accounts: binaryBy('binary'),
+  code: binaryBy('binary'),
+  storage: binaryBy('binary'),
+  contracts: binaryBy('binary'),
+}
+
+/** Layout version in meta 'schema'; a store written with another version is refused at open. */
+export const SCHEMA_VERSION = 1

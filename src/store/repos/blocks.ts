@@ -1,0 +1,53 @@
+/** Keyspaces 2 `blocks`, 3 `blockByHash`, 12 `blockTime`: block headers and their lookups, written together. */
+import type { BlockHeader, Hex } from '../../chain/types.ts'
+import { EMPTY, fixedBytes, tryFixedBytes, u32be } from '../codec.ts'
+import type { Db } from '../db.ts'
+import type { BlocksByTime } from '../types.ts'
+import { keysInTime, timeKey } from './time-index.ts'
+
+export function isBlockNumber(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= 0xffffffff
+}
+
+export class BlocksRepo {
+  constructor(
+    private readonly blocks: Db,
+    private readonly byHash: Db,
+    private readonly byTime: Db,
+  ) {}
+
+  get(number: number): BlockHeader | undefined {
+    return isBlockNumber(number) ? this.blocks.get(number) : undefined
+  }
+
+  numberOf(hash: Hex): number | undefined {
+    const key = tryFixedBytes(hash, 32)
+    return key === undefined ? undefined : this.byHash.get(key)
+  }
+
+  /** highest stored block number, 0 when none */
+  lastNumber(): number {
+    for (const key of this.blocks.getKeys({ reverse: true, limit: 1 })) return key as number
+    return 0
+  }
+
+  /** inside a write transaction; the caller validated the header */
+  put(header: BlockHeader): void {
+    this.blocks.putSync(header.number, header)
+    this.byHash.putSync(fixedBytes(header.hash, 32, 'header.hash'), header.number)
+    this.byTime.putSync(timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), EMPTY)
+  }
+
+  byWriteTime(startNs: bigint, endNs: bigint): BlocksByTime {
+    const keys = keysInTime(this.byTime, startNs, endNs)
+    if (keys.length === 0) return { count: 0 }
+    let first = Number.POSITIVE_INFINITY
+    let last = 0
+    for (const key of keys) {
+      const number = key.readUInt32BE(8)
+      if (number < first) first = number
+      if (number > last) last = number
+    }
+    return { count: keys.length, first, last }
+  }
+}

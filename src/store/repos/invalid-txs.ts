@@ -1,0 +1,39 @@
+/** Keyspaces 8 `invalidTxs` and 11 `invalidTxTime`: discarded txs and their timestamp index. */
+import type { Hex, InvalidTx } from '../../chain/types.ts'
+import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
+import type { Db } from '../db.ts'
+import { keysInTime, timeKey } from './time-index.ts'
+
+export class InvalidTxsRepo {
+  constructor(
+    private readonly invalid: Db,
+    private readonly byTime: Db,
+  ) {}
+
+  get(hash: Hex): InvalidTx | undefined {
+    const key = tryFixedBytes(hash, 32)
+    return key === undefined ? undefined : this.invalid.get(key)
+  }
+
+  has(key: Buffer): boolean {
+    return this.invalid.doesExist(key)
+  }
+
+  /** inside a write transaction */
+  put(key: Buffer, tx: InvalidTx): void {
+    this.invalid.putSync(key, tx)
+    this.byTime.putSync(timeKey(tx.tx.timestamp, 'invalid tx.timestamp', key), EMPTY)
+  }
+
+  hashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
+    return keysInTime(this.byTime, startNs, endNs, limit).map((key) => bytesToHex(key.subarray(8)))
+  }
+
+  /** in timestamp order */
+  list(limit: number): Hex[] {
+    if (!(limit > 0)) return []
+    const out: Hex[] = []
+    for (const key of this.byTime.getKeys({ limit })) out.push(bytesToHex((key as Buffer).subarray(8)))
+    return out
+  }
+}

@@ -1,0 +1,43 @@
+/** Keyspace 1 `meta`: schema version, world-state lanes, genesis record. */
+import type { Hex } from '../../chain/types.ts'
+import type { Db } from '../db.ts'
+import { lanesFromBytes, lanesToBytes } from '../state-hash.ts'
+
+export interface GenesisRecord {
+  /** Keccak-256 over the alloc sorted by address (index.ts genesisDigest) */
+  digest: Hex
+  accounts: number
+  /** state root right after the genesis */
+  root: Hex
+}
+
+export class MetaRepo {
+  constructor(private readonly db: Db) {}
+
+  schema(): number | undefined {
+    return this.db.get('schema')
+  }
+
+  async putSchema(version: number): Promise<void> {
+    await this.db.put('schema', version)
+  }
+
+  lanes(): Uint16Array | undefined {
+    const bytes: Uint8Array | undefined = this.db.get('lanes')
+    return bytes === undefined ? undefined : lanesFromBytes(bytes)
+  }
+
+  /** inside a write transaction */
+  putLanes(lanes: Uint16Array): void {
+    this.db.putSync('lanes', lanesToBytes(lanes))
+  }
+
+  genesis(): GenesisRecord | undefined {
+    return this.db.get('genesis')
+  }
+
+  /** inside a write transaction */
+  putGenesis(record: GenesisRecord): void {
+    this.db.putSync('genesis', record)
+  }
+}

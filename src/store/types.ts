@@ -1,0 +1,126 @@
+/** The store's public types (re-exported by index.ts). */
+import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+
+/** What one block (or the genesis) does to the world state. */
+export interface WorldChanges {
+  /** full new value per changed account (accounts are never deleted) */
+  accounts: Map<Hex, Account>
+  /** new code per address; '0x' removes */
+  code: Map<Hex, Hex>
+  /** address -> slot -> 32-byte value; '0x' or 32 zero bytes deletes the slot; shorter hex is left-padded */
+  storage: Map<Hex, Map<Hex, Hex>>
+  /** new or changed contract metadata; a contract seen for the first time joins its creator's deployed list */
+  contracts: Map<Hex, ContractMeta>
+}
+
+/**
+ * A block ready to commit. `receipts[i]` belongs to `txs[i]`; `txs[i].txIndex === i`;
+ * `header.merkleRoot` must equal `stateRootAfter(changes)`.
+ */
+export interface BlockCommit {
+  header: BlockHeader
+  txs: CommittedTx[]
+  receipts: Receipt[]
+  invalid: InvalidTx[]
+  changes: WorldChanges
+}
+
+export interface GenesisAccount {
+  address: Hex
+  balance: bigint
+}
+
+export interface OpenStoreOptions {
+  /** LMDB map size (the largest the data file may grow before lmdb-js remaps); lmdb-js's default when absent */
+  mapSizeBytes?: number
+}
+
+export interface BlocksByTime {
+  count: number
+  /** lowest block number among the blocks in range */
+  first?: number
+  /** highest block number among the blocks in range */
+  last?: number
+}
+
+/**
+ * Keel's storage: one LMDB environment (keyspace.ts). Reads are synchronous and see the latest
+ * committed data; writes are asynchronous and resolve once LMDB has committed them (visible to
+ * every reader, and kept across kill -9; `flushed()` waits for the fsync as well).
+ */
+export interface Store {
+  /** number of the latest block; 0 = no block yet */
+  height(): number
+  /** 1 once a block exists, 0 before */
+  genesisNumber(): number
+  getBlock(number: number): BlockHeader | undefined
+  getBlockByHash(hash: Hex): BlockHeader | undefined
+  /** valid tx hashes of the block, in block order ([] for an unknown block) */
+  getBlockTxHashes(number: number): Hex[]
+  /** invalid tx hashes recorded during the block's execution, in order */
+  getBlockInvalidTxHashes(number: number): Hex[]
+
+  getTx(hash: Hex): CommittedTx | undefined
+  getReceipt(hash: Hex): Receipt | undefined
+  getInvalidTx(hash: Hex): InvalidTx | undefined
+  /** committed, invalid or pending */
+  hasTx(hash: Hex): boolean
+  /** hash of any committed, invalid or pending tx with this (from, signHash): the duplicate-detection key */
+  findBySignHash(from: Hex, signHash: Hex): Hex | undefined
+
+  /** committed valid txs with timestamp in [startNs, endNs], in time order (then by hash), at most `limit` */
+  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
+  /** invalid txs with timestamp in [startNs, endNs], in time order, at most `limit` */
+  invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
+  /** blocks whose writeTime is in [startNs, endNs] */
+  blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime
+  /** number of committed valid txs */
+  countTxs(): number
+  /** invalid txs in timestamp order, at most `limit` */
+  listInvalidTxHashes(limit: number): Hex[]
+  /** contracts created by `creator`, in deployment order */
+  getDeployedList(creator: Hex): Hex[]
+
+  /** the world state as of the latest committed block */
+  readonly state: StateReader
+  /** the current world-state root: the latest block's merkleRoot, or the genesis (or empty) state's root before any block */
+  stateRoot(): Hex
+
+  /**
+   * Durably records a pending tx; resolves once LMDB committed it (concurrent calls share a commit).
+   * Rejects with DuplicateTxError when the hash or (from, signHash) is already pending, committed or invalid.
+   */
+  putPending(tx: SignedTx): Promise<void>
+  /** pending txs in arrival order */
+  getPending(): SignedTx[]
+  pendingCount(): number
+
+  /** the root after applying `changes` to the latest committed state; writes nothing */
+  stateRootAfter(changes: WorldChanges): Hex
+  /**
+   * Writes the block, its txs, receipts, invalid txs, indexes, deployments, state changes and the
+   * new root in ONE LMDB transaction, and removes those txs from the pending table. Throws (writing
+   * nothing) unless header.number is height() + 1, header.parentHash is the previous block's hash
+   * (ZERO_HASH for block 1), header.merkleRoot equals the root after `changes`, and the txs and
+   * receipts carry this block's number, hash and their index. Calls run one at a time, in order.
+   */
+  commitBlock(block: BlockCommit): Promise<void>
+  /** writes the genesis state once; the same alloc again is a no-op, another alloc throws */
+  initGenesis(alloc: GenesisAccount[]): Promise<void>
+  /** resolves when every write so far is fsynced (commits resolve earlier, at LMDB commit) */
+  flushed(): Promise<void>
+  close(): Promise<void>
+}
+
+/** A tx whose hash, or (from, signHash), is already pending, committed or invalid (-32007 at the API). */
+export class DuplicateTxError extends Error {
+  override readonly name = 'DuplicateTxError'
+  constructor(
+    /** hash of the tx already stored */
+    readonly existingHash: Hex,
+    /** which key matched */
+    readonly matchedBy: 'hash' | 'signHash',
+  ) {
+    super(`Repeated transaction ${existingHash}`)
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Turning WorldChanges into entry diffs (old and new canonical bytes per changed key) and the
+ * lane vector they produce. Only keys whose bytes really change are hashed and written.
+ */
+import type { Hex } from '../chain/types.ts'
+import { bytesToHex, fixedBytes, hexToBytes, word32 } from './codec.ts'
+import type { WorldStateRepo } from './repos/world-state.ts'
+import { EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
+import { addEntry, removeEntry } from './state-hash.ts'
+import type { WorldChanges } from './types.ts'
+
+export interface EntryDiff {
+  kind: EntryKindValue
+  key: Buffer
+  /** stored bytes before; undefined = absent */
+  old: Buffer | undefined
+  /** bytes after; undefined = deleted */
+  next: Buffer | undefined
+}
+
+function isZero(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0) return false
+  return true
+}
+
+/** Reads the current bytes of every changed key; drops changes that leave the bytes as they are. */
+export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDiff[] {
+  const diffs: EntryDiff[] = []
+  const seen = new Set<string>()
+  const push = (kind: EntryKindValue, key: Buffer, next: Buffer | undefined, what: string): void => {
+    const id = `${kind}:${key.toString('hex')}`
+    if (seen.has(id)) throw new TypeError(`changes: ${what} appears twice (keys differing only in case?)`)
+    seen.add(id)
+    const old = world.raw(kind, key)
+    if (old === undefined ? next === undefined : next !== undefined && old.equals(next)) return
+    diffs.push({ kind, key, old, next })
+  }
+  for (const [address, account] of changes.accounts) {
+    const what = `accounts[${address}]`
+    push(EntryKind.account, fixedBytes(address, 20, what), encodeAccount(account, what), what)
+  }
+  for (const [address, code] of changes.code) {
+    const what = `code[${address}]`
+    const bytes = hexToBytes(code, what)
+    push(EntryKind.code, fixedBytes(address, 20, what), bytes.length === 0 ? undefined : bytes, what)
+  }
+  for (const [address, slots] of changes.storage) {
+    const addr = fixedBytes(address, 20, `storage[${address}]`)
+    for (const [slot, value] of slots) {
+      const what = `storage[${address}][${slot}]`
+      const word = word32(value, what)
+      push(EntryKind.storage, Buffer.concat([addr, word32(slot, what)]), isZero(word) ? undefined : word, what)
+    }
+  }
+  for (const [address, meta] of changes.contracts) {
+    const what = `contracts[${address}]`
+    push(EntryKind.contract, fixedBytes(address, 20, what), encodeContractMeta(meta, what), what)
+  }
+  return diffs
+}
+
+/** base + Σ(new entries) − Σ(old entries), as a new vector (base untouched). */
+export function applyDiffs(base: Uint16Array, diffs: EntryDiff[]): Uint16Array {
+  const lanes = base.slice()
+  for (const d of diffs) {
+    if (d.old !== undefined) removeEntry(lanes, d.kind, d.key, d.old)
+    if (d.next !== undefined) addEntry(lanes, d.kind, d.key, d.next)
+  }
+  return lanes
+}
+
+const sameBytes = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
+  a === undefined ? b === undefined : b !== undefined && a.equals(b)
+
+export function sameDiffs(a: EntryDiff[], b: EntryDiff[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x.kind !== y.kind || !x.key.equals(y.key) || !sameBytes(x.old, y.old) || !sameBytes(x.next, y.next)) return false
+  }
+  return true
+}
+
+/** Addresses of contracts that did not exist before these diffs. */
+export function newContracts(diffs: EntryDiff[]): Hex[] {
+  return diffs.filter((d) => d.kind === EntryKind.contract && d.old === undefined).map((d) => bytesToHex(d.key))
+}

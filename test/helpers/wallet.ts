@@ -1,0 +1,50 @@
+/** Signing test transactions the way a Hyperchain 1.4 client does (the 2017 sign string, protocol.md §1.1). */
+import { randomBytes } from 'node:crypto'
+import { signString2017 } from '../../src/crypto/sign-string.ts'
+import { addressFromPrivateKey, signSecp256k1, signSm2 } from '../../src/crypto/signature.ts'
+
+export interface Wallet {
+  address: string
+  privateKey: string
+  transfer(to: string, value: number | bigint, extra?: Partial<TxOverrides>): Record<string, unknown>
+  deploy(bin: string, extra?: Partial<TxOverrides>): Record<string, unknown>
+  invoke(to: string, data: string, extra?: Partial<TxOverrides>): Record<string, unknown>
+  maintain(to: string, opcode: 1 | 2 | 3, payload?: string, extra?: Partial<TxOverrides>): Record<string, unknown>
+}
+
+export interface TxOverrides {
+  timestamp: bigint
+  nonce: bigint
+  simulate: boolean
+  extra: string
+}
+
+let counter = 0n
+const nonce = (): bigint => (BigInt(`0x${randomBytes(6).toString('hex')}`) << 4n) + (counter++ % 16n) + 1n
+const now = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000))
+
+export function wallet(privateKey: string = `0x${randomBytes(32).toString('hex')}`, scheme: 'secp256k1' | 'sm2' = 'secp256k1'): Wallet {
+  const address = addressFromPrivateKey(privateKey, scheme)
+  const sign = (fields: Record<string, unknown>, overrides: Partial<TxOverrides>): Record<string, unknown> => {
+    const tx: Record<string, unknown> = {
+      from: address,
+      timestamp: overrides.timestamp ?? now(),
+      nonce: overrides.nonce ?? nonce(),
+      ...fields,
+    }
+    if (overrides.simulate !== undefined) tx.simulate = overrides.simulate
+    if (overrides.extra !== undefined) tx.extra = overrides.extra
+    const text = signString2017(tx as never)
+    tx.signature = `0x${scheme === 'sm2' ? signSm2(text, privateKey) : signSecp256k1(text, privateKey)}`
+    return tx
+  }
+  return {
+    address,
+    privateKey,
+    transfer: (to, value, extra = {}) => sign({ to, value: Number(value) }, extra),
+    deploy: (bin, extra = {}) => sign({ payload: bin, type: 'EVM' }, extra),
+    invoke: (to, data, extra = {}) => sign({ to, payload: data, type: 'EVM' }, extra),
+    maintain: (to, opcode, payload, extra = {}) =>
+      sign({ to, opcode, ...(payload === undefined ? { value: 0 } : { payload }), type: 'EVM' }, extra),
+  }
+}

@@ -1,0 +1,115 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { signStringCandidates, type TxFields } from '../../../src/crypto/sign-string.ts'
+import { signSecp256k1, signSm2 } from '../../../src/crypto/signature.ts'
+import { createVerifyPool, type VerifyItem } from '../../../src/crypto/verify-pool.ts'
+import { manualDeploy, SDK_ADDRESS, SDK_PRIVATE_KEY, sm2Sdk } from './vectors.ts'
+
+/** A mixed batch: SDK-format txs (valid, tampered, wrong signer), an SM2 tx, a 2017 legacy one, garbage. */
+function mixedBatch(): { items: VerifyItem<string>[]; expected: boolean[] } {
+  const items: VerifyItem<string>[] = []
+  const expected: boolean[] = []
+  for (let i = 0; i < 30; i++) {
+    const tx: TxFields = {
+      from: SDK_ADDRESS,
+      to: '0x3434343434343434343434343434343434343434',
+      value: i,
+      type: 'TRANSFER',
+      opcode: 0,
+      timestamp: 1700000000000000000n + BigInt(i),
+      nonce: 1000000000000000 + i,
+      gasPrice: 0,
+      gasLimit: 1000000000,
+      expirationTimestamp: 1700000300000000000n + BigInt(i),
+      version: '4.1',
+    }
+    const signature = signSecp256k1(signStringCandidates(tx)[0], SDK_PRIVATE_KEY, { lowS: false })
+    const kind = i % 3
+    if (kind === 0) items.push({ id: `ok-${i}`, tx, signature })
+    if (kind === 1) items.push({ id: `tampered-${i}`, tx: { ...tx, value: i + 1 }, signature })
+    if (kind === 2) items.push({ id: `wrong-from-${i}`, tx: { ...tx, from: sm2Sdk.address }, signature })
+    expected.push(kind === 0)
+  }
+  const sm2Tx: TxFields = { from: sm2Sdk.address, to: SDK_ADDRESS, value: 7, timestamp: 1n, nonce: 2n }
+  items.push({ id: 'sm2', tx: sm2Tx, signature: signSm2(signStringCandidates(sm2Tx)[0], sm2Sdk.privateKey) })
+  expected.push(true)
+  items.push({ id: 'manual-legacy', tx: manualDeploy.tx, signature: manualDeploy.signature })
+  expected.push(true)
+  items.push({ id: 'garbage', tx: manualDeploy.tx, signature: 'zz' })
+  expected.push(false)
+  items.push({ id: 'bad-flag', tx: manualDeploy.tx, signature: `0x02${manualDeploy.flaggedSignature.slice(4)}` })
+  expected.push(false)
+  return { items, expected }
+}
+
+const batch = mixedBatch()
+
+test('worker pool: a mixed batch gets the right booleans, in order, ids kept', async () => {
+  const pool = await createVerifyPool({ workers: 2, chunkSize: 8 })
+  try {
+    assert.is(pool.mode, 'workers')
+    assert.is(pool.workerCount, 2)
+    assert.is(pool.backend, 'native')
+    const results = await pool.verify(batch.items)
+    assert.equal(
+      results.map((result) => result.id),
+      batch.items.map((item) => item.id),
+    )
+    assert.equal(
+      results.map((result) => result.valid),
+      batch.expected,
+    )
+    // concurrent batches do not mix up
+    const [a, b] = await Promise.all([pool.verify(batch.items.slice(0, 10)), pool.verify(batch.items.slice(10))])
+    assert.equal([...a, ...b], results)
+    assert.equal(await pool.verify([]), [])
+  } finally {
+    await pool.close()
+  }
+  const afterClose = await pool.verify(batch.items).then(
+    () => 'resolved',
+    (error: Error) => error.message,
+  )
+  assert.is(afterClose, 'verify pool is closed')
+})
+
+test('in-thread pool (workers: 0) gives the same answers', async () => {
+  const pool = await createVerifyPool({ workers: 0 })
+  assert.is(pool.mode, 'in-thread')
+  assert.is(pool.workerCount, 0)
+  const results = await pool.verify(batch.items)
+  assert.equal(
+    results.map((result) => result.valid),
+    batch.expected,
+  )
+  await pool.close()
+})
+
+test('fallback: when no worker can start, the pool verifies in this thread', async () => {
+  const pool = await createVerifyPool({ workers: 2, workerFile: new URL('./no-such-worker.ts', import.meta.url), startTimeoutMs: 5000 })
+  assert.is(pool.mode, 'in-thread')
+  const results = await pool.verify(batch.items)
+  assert.equal(
+    results.map((result) => result.valid),
+    batch.expected,
+  )
+  await pool.close()
+})
+
+test('the node version reaches the workers (format B without a JSON version)', async () => {
+  const tx: TxFields = { from: SDK_ADDRESS, to: SDK_ADDRESS, value: 1, timestamp: 1, nonce: 1, type: 'EVM' }
+  // signed as a client that learnt version 2.5 from the node and sends none
+  const signString = signStringCandidates(tx, { nodeVersion: '2.5' }).find((candidate) => candidate.includes('&version=2.5&'))!
+  const signature = signSecp256k1(signString, SDK_PRIVATE_KEY)
+  const pool = await createVerifyPool({ workers: 1, nodeVersion: '2.5' })
+  const other = await createVerifyPool({ workers: 1 })
+  try {
+    assert.equal(await pool.verify([{ id: 1, tx, signature }]), [{ id: 1, valid: true }])
+    assert.equal(await other.verify([{ id: 1, tx, signature }]), [{ id: 1, valid: false }])
+  } finally {
+    await pool.close()
+    await other.close()
+  }
+})
+
+test.run()

@@ -1,0 +1,429 @@
+import { rmSync } from 'node:fs'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { ContractMeta, Hex } from '../../../src/chain/types.ts'
+import { DuplicateTxError, EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
+import { addr, changes, commitNext, hexOf, makeTx, nextBlock, T0, tempDir, word } from './fixtures.ts'
+
+const dir = tempDir('main')
+let store: Store
+
+const alice = addr('alice')
+const bob = addr('bob')
+const huge = 2n ** 200n + 12345n
+const alloc = [
+  { address: alice, balance: huge },
+  { address: bob, balance: 1_000n },
+]
+
+test.before(async () => {
+  store = await openStore(dir)
+})
+
+test.after(async () => {
+  await store.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a fresh store: no block, empty state root, nothing pending', () => {
+  assert.is(store.height(), 0)
+  assert.is(store.genesisNumber(), 0)
+  assert.is(store.getBlock(1), undefined)
+  assert.is(store.getBlock(0), undefined)
+  assert.is(store.stateRoot(), EMPTY_STATE_ROOT)
+  assert.is(store.pendingCount(), 0)
+  assert.equal(store.getPending(), [])
+  assert.is(store.countTxs(), 0)
+  assert.equal(store.blocksByTime(0n, 2n ** 63n), { count: 0 })
+})
+
+test('initGenesis writes the alloc once; the same alloc again (any order) is a no-op; another alloc throws', async () => {
+  await store.initGenesis(alloc)
+  const genesisRoot = store.stateRoot()
+  assert.is.not(genesisRoot, EMPTY_STATE_ROOT)
+  assert.equal(store.state.getAccount(alice), { balance: huge, nonce: 0n })
+  assert.equal(store.state.getAccount(bob.toUpperCase().replace('0X', '0x')), { balance: 1_000n, nonce: 0n })
+  assert.is(store.state.getAccount(addr('nobody')), undefined)
+  assert.is(store.height(), 0, 'genesis is state, not a block')
+
+  await store.initGenesis([...alloc].reverse())
+  assert.is(store.stateRoot(), genesisRoot)
+  try {
+    await store.initGenesis([{ address: alice, balance: 1n }])
+    assert.unreachable('a different alloc must be refused')
+  } catch (error) {
+    assert.match((error as Error).message, /different genesis/)
+  }
+  try {
+    await store.initGenesis([alloc[0], alloc[0]])
+    assert.unreachable('duplicate addresses must be refused')
+  } catch (error) {
+    assert.match((error as Error).message, /twice/)
+  }
+  assert.is(store.stateRoot(), genesisRoot)
+})
+
+const t1 = makeTx('t1', { timestamp: T0 + 10n })
+const t2 = makeTx('t2', { timestamp: T0 + 30n, kind: 'deploy', to: null })
+const t3 = makeTx('t3', { timestamp: T0 + 20n })
+const bad1 = makeTx('bad1', { timestamp: T0 + 15n })
+
+test('putPending keeps arrival order and round-trips every field, bigints included', async () => {
+  await Promise.all([store.putPending(t1), store.putPending(t2), store.putPending(bad1)])
+  assert.is(store.pendingCount(), 3)
+  assert.equal(store.getPending(), [t1, t2, bad1])
+  const got = store.getPending()[0]
+  assert.is(got.timestamp, T0 + 10n)
+  assert.is(got.nonce, 9_007_199_254_740_993n)
+  assert.is(got.value, 2n ** 62n + 7n)
+  assert.is((got.signed as { big: bigint }).big, 2n ** 70n)
+  assert.ok(store.hasTx(t1.hash))
+  assert.ok(store.hasTx(t1.hash.toUpperCase().replace('0X', '0x')))
+  assert.is(store.findBySignHash(t1.from, t1.signHash), t1.hash)
+  assert.is(store.findBySignHash(t1.from, hexOf('other')), undefined)
+})
+
+test('putPending refuses a repeated hash or a repeated (from, signHash), pending or not', async () => {
+  try {
+    await store.putPending(t1)
+    assert.unreachable()
+  } catch (error) {
+    assert.instance(error, DuplicateTxError)
+    assert.is((error as DuplicateTxError).matchedBy, 'hash')
+    assert.is((error as DuplicateTxError).existingHash, t1.hash)
+  }
+  try {
+    await store.putPending({ ...t1, hash: hexOf('t1 with s flipped') })
+    assert.unreachable()
+  } catch (error) {
+    assert.instance(error, DuplicateTxError)
+    assert.is((error as DuplicateTxError).matchedBy, 'signHash')
+    assert.is((error as DuplicateTxError).existingHash, t1.hash)
+  }
+  assert.is(store.pendingCount(), 3)
+})
+
+test('concurrent putPending calls in one batch: the second copy of a tx is refused, the others commit', async () => {
+  const x = makeTx('batch-x')
+  const y = makeTx('batch-y')
+  const results = await Promise.allSettled([store.putPending(x), store.putPending(x), store.putPending(y)])
+  assert.equal(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  )
+  assert.instance((results[1] as PromiseRejectedResult).reason, DuplicateTxError)
+  assert.equal(
+    store.getPending().map((t) => t.hash),
+    [t1.hash, t2.hash, bad1.hash, x.hash, y.hash],
+  )
+})
+
+test('putPending refuses a tx whose fields cannot be stored, and stores nothing for it', async () => {
+  try {
+    await store.putPending(makeTx('bad-hash', { hash: '0x1234' }))
+    assert.unreachable()
+  } catch (error) {
+    assert.match((error as Error).message, /tx.hash: expected 32 bytes/)
+  }
+  try {
+    await store.putPending(makeTx('symbol', { signed: { s: Symbol('x') } }))
+    assert.unreachable()
+  } catch (error) {
+    assert.match((error as Error).message, /symbol/)
+  }
+  assert.not.ok(store.hasTx(makeTx('symbol').hash))
+  assert.is(store.pendingCount(), 5)
+})
+
+const creator = addr('creator')
+const c1 = addr('contract1')
+const c2 = addr('contract2')
+const meta = (createdInBlock: number, status: ContractMeta['status'] = 'normal'): ContractMeta => ({
+  creator,
+  createdAt: T0 + 1_000_000_000n,
+  createdInBlock,
+  status,
+  vmType: 'EVM',
+})
+
+test('commitBlock writes header, txs, receipts, invalid txs, indexes and state; pending txs leave the pool', async () => {
+  const before = store.stateRoot()
+  const block = await commitNext(store, {
+    valid: [t1, t2],
+    invalid: [bad1],
+    // receipt order decides deployment order: c2 was created by txs[0]
+    contractAddress: { 0: c2, 1: c1 },
+    changes: changes({
+      accounts: [
+        [alice, { balance: huge - 5n, nonce: 2n }],
+        [creator, { balance: 0n, nonce: 2n }],
+      ],
+      code: [
+        [c1, '0x6080'],
+        [c2, '0x60806040'],
+      ],
+      storage: [[c1, [[word(1), word(0xbeef)]]]],
+      contracts: [
+        [c1, meta(1)],
+        [c2, meta(1)],
+      ],
+    }),
+  })
+  const { header } = block
+  assert.is(store.height(), 1)
+  assert.is(store.genesisNumber(), 1)
+  assert.is.not(store.stateRoot(), before)
+  assert.is(store.stateRoot(), header.merkleRoot)
+  assert.equal(store.getBlock(1), header)
+  assert.equal(store.getBlockByHash(header.hash), header)
+  assert.is(store.getBlockByHash(hexOf('nope')), undefined)
+  assert.equal(store.getBlockTxHashes(1), [t1.hash, t2.hash])
+  assert.equal(store.getBlockInvalidTxHashes(1), [bad1.hash])
+  assert.equal(store.getBlockTxHashes(2), [])
+
+  assert.equal(store.getTx(t2.hash), block.txs[1])
+  assert.is(store.getTx(t2.hash)?.tx.to, null)
+  assert.equal(store.getReceipt(t1.hash), block.receipts[0])
+  assert.is(store.getReceipt(bad1.hash), undefined)
+  assert.equal(store.getInvalidTx(bad1.hash), block.invalid[0])
+  assert.is(store.getInvalidTx(t1.hash), undefined)
+  assert.ok(store.hasTx(t1.hash) && store.hasTx(bad1.hash))
+  assert.not.ok(store.hasTx(hexOf('unknown')))
+  assert.not.ok(store.hasTx('0x12'))
+  assert.is(store.findBySignHash(bad1.from, bad1.signHash), bad1.hash)
+
+  assert.equal(
+    store.getPending().map((t) => t.hash),
+    [makeTx('batch-x').hash, makeTx('batch-y').hash],
+    'only the txs outside the block stay pending',
+  )
+  assert.is(store.pendingCount(), 2)
+  assert.is(store.countTxs(), 2)
+
+  assert.equal(store.state.getAccount(alice), { balance: huge - 5n, nonce: 2n })
+  assert.equal(store.state.getAccount(bob), { balance: 1_000n, nonce: 0n }, 'untouched genesis account')
+  assert.is(store.state.getCode(c1), '0x6080')
+  assert.is(store.state.getCode(bob), '0x')
+  assert.is(store.state.getStorage(c1, word(1)), word(0xbeef))
+  assert.is(store.state.getStorage(c1, '0x01'), word(0xbeef), 'short slot form is the same word')
+  assert.is(store.state.getStorage(c1, word(2)), word(0))
+  assert.equal(store.state.getContractMeta(c1), meta(1))
+  assert.is(store.state.getContractMeta(bob), undefined)
+  assert.equal(store.getDeployedList(creator), [c2, c1])
+  assert.equal(store.getDeployedList(bob), [])
+})
+
+test('a later block: txs not seen as pending, state updates and deletions, deployment list grows', async () => {
+  const c3 = addr('contract3')
+  await store.putPending(t3)
+  const block = await commitNext(store, {
+    valid: [t3, makeTx('remote', { timestamp: T0 + 40n })],
+    changes: changes({
+      accounts: [[bob, { balance: 2_000n, nonce: 0n }]],
+      code: [[c2, '0x']],
+      storage: [[c1, [[word(1), '0x']]]],
+      contracts: [
+        [c3, meta(2)],
+        [c1, meta(1, 'frozen')],
+      ],
+    }),
+  })
+  assert.is(store.height(), 2)
+  assert.is(block.header.parentHash, store.getBlock(1)!.hash)
+  assert.is(store.pendingCount(), 2)
+  assert.is(store.countTxs(), 4)
+  assert.is(store.state.getCode(c2), '0x')
+  assert.is(store.state.getStorage(c1, word(1)), word(0))
+  assert.is(store.state.getContractMeta(c1)?.status, 'frozen')
+  assert.equal(store.getDeployedList(creator), [c2, c1, c3])
+  assert.equal(store.getBlockInvalidTxHashes(2), [])
+})
+
+test('time indexes: inclusive bounds, time order, limits', () => {
+  assert.equal(store.txHashesByTime(T0, T0 + 100n, 10), [t1.hash, t3.hash, t2.hash, makeTx('remote').hash])
+  assert.equal(store.txHashesByTime(T0 + 10n, T0 + 20n, 10), [t1.hash, t3.hash])
+  assert.equal(store.txHashesByTime(T0 + 11n, T0 + 19n, 10), [])
+  assert.equal(store.txHashesByTime(T0, T0 + 100n, 2), [t1.hash, t3.hash])
+  assert.equal(store.txHashesByTime(T0, T0 + 100n, 0), [])
+  assert.equal(store.txHashesByTime(T0 + 100n, T0, 10), [])
+  assert.equal(store.txHashesByTime(-(2n ** 80n), 2n ** 80n, 10).length, 4, 'bounds beyond int64 are clamped')
+  assert.equal(store.invalidTxHashesByTime(T0 + 15n, T0 + 15n, 10), [bad1.hash])
+  assert.equal(store.invalidTxHashesByTime(T0 + 16n, T0 + 99n, 10), [])
+  assert.equal(store.listInvalidTxHashes(10), [bad1.hash])
+  assert.equal(store.listInvalidTxHashes(0), [])
+
+  const w1 = store.getBlock(1)!.writeTime
+  const w2 = store.getBlock(2)!.writeTime
+  assert.equal(store.blocksByTime(w1, w2), { count: 2, first: 1, last: 2 })
+  assert.equal(store.blocksByTime(w2, w2), { count: 1, first: 2, last: 2 })
+  assert.equal(store.blocksByTime(w1 + 1n, w2 - 1n), { count: 0 })
+})
+
+test('commitBlock refuses a wrong number, a wrong parent, a wrong merkleRoot and inconsistent records', async () => {
+  const good = nextBlock(store, { valid: [makeTx('r1')] })
+  const refuse = async (block: typeof good, pattern: RegExp): Promise<void> => {
+    try {
+      await store.commitBlock(block)
+      assert.unreachable(`expected ${pattern}`)
+    } catch (error) {
+      assert.match((error as Error).message, pattern)
+    }
+  }
+  await refuse({ ...good, header: { ...good.header, number: 4 } }, /not height \+ 1 \(3\)/)
+  await refuse({ ...good, header: { ...good.header, number: 2 } }, /not height \+ 1/)
+  await refuse({ ...good, header: { ...good.header, parentHash: ZERO_HASH } }, /parentHash/)
+  await refuse({ ...good, header: { ...good.header, parentHash: hexOf('x') } }, /parentHash/)
+  await refuse({ ...good, header: { ...good.header, merkleRoot: hexOf('x') } }, /merkleRoot/)
+  await refuse({ ...good, header: { ...good.header, txCount: 5 } }, /txCount/)
+  await refuse({ ...good, receipts: [] }, /receipts/)
+  await refuse({ ...good, txs: [{ ...good.txs[0], txIndex: 3 }] }, /index/)
+  await refuse({ ...good, header: { ...good.header, hash: store.getBlock(1)!.hash } }, /already stored/)
+  const replay = nextBlock(store, { valid: [t1] })
+  await refuse(replay, /already committed/)
+  assert.is(store.height(), 2)
+  await store.commitBlock(good)
+  assert.is(store.height(), 3)
+  // batch-x and batch-y stay pending until a block takes them
+  await commitNext(store, { invalid: [makeTx('batch-x'), makeTx('batch-y')] })
+  assert.is(store.pendingCount(), 0)
+})
+
+test('a commit that fails midway (a record the encoder cannot encode) leaves the store unchanged; pending writes in the same batch survive', async () => {
+  const pendingTx = makeTx('atomic-pending', { timestamp: T0 + 500n })
+  const inBlock = makeTx('atomic-in-block', { timestamp: T0 + 600n })
+  await store.putPending(inBlock)
+  const carol = addr('carol')
+  const block = nextBlock(store, {
+    valid: [inBlock, makeTx('atomic-2', { timestamp: T0 + 601n })],
+    changes: changes({ accounts: [[carol, { balance: 77n, nonce: 0n }]], storage: [[carol, [[word(5), word(6)]]]] }),
+    writeTime: T0 + 999_000_000_000n,
+  })
+  // the header, txs[0], receipts[0] and more are written before receipts[1] makes msgpack throw
+  ;(block.receipts[1] as unknown as { ret: unknown }).ret = Symbol('not encodable')
+  const snapshot = {
+    height: store.height(),
+    root: store.stateRoot(),
+    count: store.countTxs(),
+    blocks: store.blocksByTime(0n, 2n ** 63n - 1n),
+    byTime: store.txHashesByTime(0n, 2n ** 63n - 1n, 100),
+  }
+  const [commit, pend] = await Promise.allSettled([store.commitBlock(block), store.putPending(pendingTx)])
+  assert.is(commit.status, 'rejected')
+  assert.match(String((commit as PromiseRejectedResult).reason), /symbol/i)
+  assert.is(pend.status, 'fulfilled')
+
+  assert.is(store.height(), snapshot.height)
+  assert.is(store.stateRoot(), snapshot.root)
+  assert.is(store.countTxs(), snapshot.count)
+  assert.equal(store.blocksByTime(0n, 2n ** 63n - 1n), snapshot.blocks)
+  assert.equal(store.txHashesByTime(0n, 2n ** 63n - 1n, 100), snapshot.byTime)
+  assert.is(store.getBlock(block.header.number), undefined)
+  assert.is(store.getBlockByHash(block.header.hash), undefined)
+  assert.equal(store.getBlockTxHashes(block.header.number), [])
+  assert.is(store.getTx(inBlock.hash), undefined)
+  assert.is(store.getReceipt(inBlock.hash), undefined)
+  assert.is(store.state.getAccount(carol), undefined)
+  assert.is(store.state.getStorage(carol, word(5)), word(0))
+  assert.equal(
+    store.getPending().map((t) => t.hash),
+    [inBlock.hash, pendingTx.hash],
+  )
+
+  // the same block, repaired, commits
+  block.receipts[1].ret = '0x'
+  await store.commitBlock(block)
+  assert.is(store.height(), snapshot.height + 1)
+  assert.equal(store.state.getAccount(carol), { balance: 77n, nonce: 0n })
+  assert.equal(
+    store.getPending().map((t) => t.hash),
+    [pendingTx.hash],
+  )
+})
+
+test('stateRootAfter writes nothing and refuses to run while a commit is in flight', async () => {
+  const dave = addr('dave')
+  const c = changes({ accounts: [[dave, { balance: 1n, nonce: 0n }]] })
+  const root = store.stateRoot()
+  const after = store.stateRootAfter(c)
+  assert.is.not(after, root)
+  assert.is(store.stateRoot(), root)
+  assert.is(store.state.getAccount(dave), undefined)
+  assert.is(store.stateRootAfter(emptyChanges()), root)
+
+  const commit = store.commitBlock(nextBlock(store, { changes: c }))
+  assert.throws(() => store.stateRootAfter(c), /in flight/)
+  await commit
+  assert.is(store.stateRoot(), after)
+})
+
+test('malformed inputs to reads answer "not found"', () => {
+  assert.is(store.getTx('0x1234'), undefined)
+  assert.is(store.getTx('nothex' as Hex), undefined)
+  assert.is(store.getReceipt(''), undefined)
+  assert.is(store.getBlock(-1), undefined)
+  assert.is(store.getBlock(1.5), undefined)
+  assert.equal(store.getBlockTxHashes(Number.NaN), [])
+  assert.is(store.state.getAccount('0x00'), undefined)
+  assert.is(store.state.getStorage('0x00', word(1)), word(0))
+  assert.is(store.findBySignHash('0x', '0x'), undefined)
+  assert.equal(store.getDeployedList('0x'), [])
+})
+
+test('reopening after close keeps everything', async () => {
+  const before = {
+    height: store.height(),
+    root: store.stateRoot(),
+    block1: store.getBlock(1),
+    tx: store.getTx(t1.hash),
+    receipt: store.getReceipt(t2.hash),
+    invalid: store.getInvalidTx(bad1.hash),
+    pending: store.getPending(),
+    deployed: store.getDeployedList(creator),
+    alice: store.state.getAccount(alice),
+    meta: store.state.getContractMeta(c1),
+    byTime: store.txHashesByTime(0n, 2n ** 63n - 1n, 100),
+    count: store.countTxs(),
+  }
+  await store.close()
+  await store.close()
+  assert.throws(() => store.stateRootAfter(emptyChanges()), /closed/)
+  store = await openStore(dir, { mapSizeBytes: 256 * 1024 * 1024 })
+  assert.equal(
+    {
+      height: store.height(),
+      root: store.stateRoot(),
+      block1: store.getBlock(1),
+      tx: store.getTx(t1.hash),
+      receipt: store.getReceipt(t2.hash),
+      invalid: store.getInvalidTx(bad1.hash),
+      pending: store.getPending(),
+      deployed: store.getDeployedList(creator),
+      alice: store.state.getAccount(alice),
+      meta: store.state.getContractMeta(c1),
+      byTime: store.txHashesByTime(0n, 2n ** 63n - 1n, 100),
+      count: store.countTxs(),
+    },
+    before,
+  )
+  assert.is(store.getBlock(1)!.writeTime, T0 + 1_000_000_000n)
+  assert.is(store.getTx(t1.hash)!.executeTimeNs, 5_000_000_123)
+  assert.is(store.state.getAccount(alice)!.balance, huge - 5n)
+  // pending sequence numbers continue after the reopen
+  const late = makeTx('after-reopen')
+  await store.putPending(late)
+  assert.is(store.getPending().at(-1)!.hash, late.hash)
+  // the genesis record survives: the same alloc is still a no-op, another still throws
+  await store.initGenesis(alloc)
+  try {
+    await store.initGenesis([])
+    assert.unreachable()
+  } catch (error) {
+    assert.match((error as Error).message, /different genesis/)
+  }
+  // and the chain continues
+  await commitNext(store, { valid: [late] })
+  assert.is(store.pendingCount(), 1)
+  await store.flushed()
+})
+
+test.run()
