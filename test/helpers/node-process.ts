@@ -1,0 +1,126 @@
+/**
+ * A real Keel node in a child process (`node --import tsx src/main.ts --config <file>`), for tests
+ * that must kill it: start it on a config file and data directory, wait for its
+ * `JSON-RPC listening on <url>` line, signal it, wait for it to exit. Only the pid it started is
+ * ever signalled.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const repoRoot = join(import.meta.dirname, '..', '..')
+const mainFile = join(repoRoot, 'src', 'main.ts')
+/** keep this much of the child's output for error messages */
+const OUTPUT_KEEP_CHARS = 64 * 1024
+
+export interface NodeExit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface NodeProcess {
+  /** base URL of the JSON-RPC endpoint, from the listening line */
+  readonly url: string
+  readonly pid: number
+  /** the last 64 KiB of stdout and stderr */
+  output(): string
+  /** resolves when the process has exited */
+  readonly exited: Promise<NodeExit>
+  /** true once the process has exited */
+  hasExited(): boolean
+  /** sends `signal` (SIGTERM by default) and waits for the exit; a process already gone just reports its exit */
+  kill(signal?: NodeJS.Signals): Promise<NodeExit>
+}
+
+export interface StartNodeProcessOptions {
+  /** TOML config file (--config) */
+  configFile?: string
+  /** --data-dir, overriding the config file */
+  dataDir?: string
+  /** --port; 0 (the default) picks a free port */
+  port?: number
+  /** --log-level; must keep `info` lines for the listening line to appear (the default: info) */
+  logLevel?: 'debug' | 'info'
+  /** how long to wait for the listening line */
+  timeoutMs?: number
+  /** called with each chunk the child writes */
+  onOutput?: (text: string) => void
+}
+
+/** Starts src/main.ts in a child process and resolves once it listens; rejects (killing the child) on exit or timeout. */
+export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise<NodeProcess> {
+  const args = ['--import', 'tsx', mainFile, '--port', String(options.port ?? 0), '--log-level', options.logLevel ?? 'info']
+  if (options.configFile !== undefined) args.push('--config', options.configFile)
+  if (options.dataDir !== undefined) args.push('--data-dir', options.dataDir)
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  let exit: NodeExit | undefined
+  const exited = new Promise<NodeExit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exit = { code, signal }
+      resolve(exit)
+    })
+  })
+  const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<NodeExit> => {
+    if (exit === undefined) child.kill(signal)
+    return exited
+  }
+
+  return new Promise((resolve, reject) => {
+    let listening = false
+    const timer = setTimeout(() => {
+      reject(new Error(`node did not print its listening line within ${options.timeoutMs ?? 30_000} ms:\n${output}`))
+      void kill('SIGKILL')
+    }, options.timeoutMs ?? 30_000)
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString()
+      options.onOutput?.(text)
+      output = (output + text).slice(-OUTPUT_KEEP_CHARS)
+      if (listening) return
+      const match = output.match(/JSON-RPC listening on (http:\/\/\S+)/)
+      if (match === null) return
+      listening = true
+      clearTimeout(timer)
+      resolve({
+        url: match[1],
+        pid: child.pid!,
+        output: () => output,
+        exited,
+        hasExited: () => exit !== undefined,
+        kill,
+      })
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    void exited.then((how) => {
+      if (listening) return
+      clearTimeout(timer)
+      reject(new Error(`node exited (code ${how.code}, signal ${how.signal}) before listening:\n${output}`))
+    })
+  })
+}
+
+export interface NodeConfigFile {
+  dataDir: string
+  port?: number
+  batchSize?: number
+  batchTimeoutMs?: number
+  poolCapacity?: number
+  genesis?: readonly { address: string; balance: bigint | string | number }[]
+}
+
+/** Writes a TOML config file with the given data directory, chain settings and genesis accounts. */
+export function writeNodeConfig(path: string, config: NodeConfigFile): void {
+  const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`, '', '[jsonrpc]', `port = ${config.port ?? 0}`, '', '[chain]']
+  if (config.batchSize !== undefined) lines.push(`batchSize = ${config.batchSize}`)
+  if (config.batchTimeoutMs !== undefined) lines.push(`batchTimeoutMs = ${config.batchTimeoutMs}`)
+  if (config.poolCapacity !== undefined) lines.push(`poolCapacity = ${config.poolCapacity}`)
+  if (config.genesis !== undefined && config.genesis.length > 0) {
+    lines.push('', '[genesis]', 'accounts = [')
+    for (const account of config.genesis) {
+      lines.push(`  { address = ${JSON.stringify(account.address)}, balance = ${JSON.stringify(String(account.balance))} },`)
+    }
+    lines.push(']')
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`)
+}
