@@ -1,8 +1,10 @@
 /**
  * Conformance: replays every example of openrpc.json through the generated client against a node
- * started in-process on 127.0.0.1:0, compares strictly, re-sends each example under every alias,
- * and prints coverage per method. Placeholders (`x-placeholders`, JSON pointers into the result)
- * are the only values compared by type instead of by value; skips come only from deviations.ts.
+ * started in-process on 127.0.0.1:0 in the chain state the example's description names (the
+ * sample chain of info.description unless it names another; conformance/states.ts builds each from
+ * real signed transactions), compares strictly, re-sends each example under every alias, and
+ * prints coverage per method. Placeholders (`x-placeholders`, JSON pointers into the result) are
+ * the only values compared by presence instead of by value; skips come only from deviations.ts.
  */
 import { readFileSync } from 'node:fs'
 import schemaUtils from '@open-rpc/schema-utils-js'
@@ -11,11 +13,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { methods, schemas } from '../generated/methods.ts'
 import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/client.ts'
-import type { KeelNode } from '../src/node.ts'
 import { parseJson } from '../src/rpc/json.ts'
 import { toValidationView } from '../src/rpc/params.ts'
-import { startTestNode } from '../test/helpers/node.ts'
-import { type Deviation, deviationFor, deviations } from './deviations.ts'
+import { type Deviation, deviations, deviationsFor } from './deviations.ts'
+import { createStates, replayIn, STATE_DESCRIPTIONS, type State, type StateName, stateOf, UNBUILDABLE } from './states.ts'
 
 interface Example {
   name: string
@@ -49,8 +50,9 @@ const coverage = new Map<string, Coverage>()
 const usedDeviations = new Set<Deviation>()
 const skipLines: string[] = []
 
-let node: KeelNode
-let client: KeelClient
+const states = createStates()
+const clients = new Map<State, KeelClient>()
+const statesUsed = new Map<StateName, number>()
 let lastReply: Envelope | undefined
 
 function recording(inner: Transport): Transport {
@@ -63,13 +65,23 @@ function recording(inner: Transport): Transport {
   }
 }
 
-test.before(async () => {
-  node = await startTestNode()
-  client = createClient({ transport: recording(httpTransport(node.url)) })
-})
+function clientOf(state: State): KeelClient {
+  let client = clients.get(state)
+  if (client === undefined) {
+    client = createClient({ transport: recording(httpTransport(state.node.url)) })
+    clients.set(state, client)
+  }
+  return client
+}
+
+/** The state an example names, counted for the coverage report. */
+async function stateFor(name: StateName): Promise<State> {
+  statesUsed.set(name, (statesUsed.get(name) ?? 0) + 1)
+  return states.get(name)
+}
 
 test.after(async () => {
-  await node?.stop()
+  await states.stopAll()
   printCoverage()
 })
 
@@ -92,6 +104,7 @@ const SPEC_METHODS = [
 ]
 
 test('rpc.discover returns openrpc.json: valid OpenRPC with all 46 spec methods', async () => {
+  const client = clientOf(await states.get('sample'))
   const discovered = (await client.request('rpc.discover')) as { methods: { name: string }[] }
   assert.equal(discovered, parseJson(documentText, { maxDepth: 512 }))
   assert.is(SPEC_METHODS.length, 46)
@@ -108,7 +121,7 @@ test('rpc.discover returns openrpc.json: valid OpenRPC with all 46 spec methods'
 
 type Outcome = { ok: true; result: unknown } | { ok: false; code: number; message: string }
 
-async function callTyped(method: string, params: unknown[]): Promise<Outcome> {
+async function callTyped(client: KeelClient, method: string, params: unknown[]): Promise<Outcome> {
   const typed = (client as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[method]
   try {
     const result = await typed(...params)
@@ -131,12 +144,6 @@ function checkEnvelope(where: string, reply: Envelope | undefined): void {
     assert.not.ok('result' in reply, `${where}: a failure carries no result`)
   }
 }
-
-/**
- * Examples assume the sample chain of info.description unless they say they run on an empty chain
- * (those must match on the fresh node the runner starts).
- */
-const needsSampleChain = (example: Example): boolean => example.description !== 'on an empty chain'
 
 function matches(example: Example, outcome: Outcome, validator: { Check(value: unknown): boolean }): boolean {
   if (example.result !== undefined) {
@@ -180,22 +187,32 @@ for (const method of document.methods) {
     const where = `${method.name} / ${example.name}`
     test(where, async () => {
       const stats = statsOf(method.name)
-      const params = example.params.map((param) => param.value)
-      const outcome = await callTyped(method.name, params)
-      checkEnvelope(where, lastReply)
       const isSuccess = example.result !== undefined
       if (isSuccess) stats.success++
       else stats.errors++
-
-      const deviation = deviationFor(method.name)
-      const skip = (): void => {
-        usedDeviations.add(deviation as Deviation)
+      const candidates = deviationsFor(method.name)
+      const skip = (deviation: Deviation): void => {
+        usedDeviations.add(deviation)
         stats.skipped++
-        skipLines.push(`SKIP ${where}: ${deviation?.what}; ${deviation?.reason} (${deviation?.issue})`)
+        skipLines.push(`SKIP ${where}: ${deviation.what}; ${deviation.reason} (${deviation.issue})`)
       }
-      if (deviation?.when === 'not-implemented' && notImplemented(outcome) && example['x-error']?.code !== -32601) return skip()
-      if (deviation?.when === 'needs-sample-chain' && needsSampleChain(example) && !matches(example, outcome, resultValidator))
-        return skip()
+
+      const stateName = stateOf(example.description)
+      if (UNBUILDABLE.has(stateName)) {
+        const deviation = candidates.find((candidate) => candidate.when === 'needs-state' && candidate.state === stateName)
+        assert.ok(deviation, `${where}: needs ${STATE_DESCRIPTIONS[stateName]}, which cannot be built yet, and no deviation covers it`)
+        return skip(deviation)
+      }
+      const state = await stateFor(stateName)
+      const params = example.params.map((param) => param.value)
+      const outcome = await replayIn(state, method.name, params, example.description, () => callTyped(clientOf(state), method.name, params))
+      checkEnvelope(where, lastReply)
+
+      const notImplementedDeviation = candidates.find((candidate) => candidate.when === 'not-implemented')
+      if (notImplementedDeviation !== undefined && notImplemented(outcome) && example['x-error']?.code !== -32601)
+        return skip(notImplementedDeviation)
+      const mismatchDeviation = candidates.find((candidate) => candidate.when === 'mismatch' && candidate.examples?.includes(example.name))
+      if (mismatchDeviation !== undefined && !matches(example, outcome, resultValidator)) return skip(mismatchDeviation)
       if (isSuccess) {
         assert.ok(outcome.ok, `${where}: expected success, got ${outcome.ok ? '' : `${outcome.code} ${outcome.message}`}`)
         if (!outcome.ok) return
@@ -214,16 +231,24 @@ for (const method of document.methods) {
     })
   }
 
-  // Every alias must reach the same handler: the same example gives the same envelope.
+  // Every alias must reach the same handler: the same example gives the same envelope. The
+  // canonical name is called once first, so a call that changes the state (a submission) answers
+  // the canonical and the alias call from the same state.
   for (const alias of method['x-aliases'] ?? []) {
     test(`${alias} reaches ${method.name}`, async () => {
       const stats = statsOf(method.name)
       stats.aliases++
       const example = examples[0]
+      const stateName = stateOf(example.description)
+      assert.not.ok(UNBUILDABLE.has(stateName), `${alias}: the first example of ${method.name} needs a state that cannot be built`)
+      const state = await stateFor(stateName)
+      const client = clientOf(state)
       const params = example.params.map((param) => param.value)
-      await client.send(method.name, params)
-      const canonical = { ...lastReply, id: 0 }
-      const viaAlias = { ...(await client.send(alias, params)), id: 0 }
+      const [canonical, viaAlias] = await replayIn(state, method.name, params, example.description, async () => {
+        await client.send(method.name, params)
+        const first = { ...(await client.send(method.name, params)), id: 0 }
+        return [first, { ...(await client.send(alias, params)), id: 0 }]
+      })
       const mismatch = compare(
         canonical,
         viaAlias,
@@ -304,6 +329,7 @@ function printCoverage(): void {
     `\nConformance coverage (${rows.length} methods, ${total} examples: ${replayed} replayed and matched, ${skipped} skipped by deviations.ts)`,
   )
   console.log(lines.join('\n'))
+  console.log(`\nStates built (examples replayed in each): ${[...statesUsed].map(([name, count]) => `${name} ${count}`).join(', ')}`)
   if (skipLines.length > 0) console.log(`\n${skipLines.join('\n')}`)
   // scripts/run-tests.ts adds this to the skipped count of the closing line
   console.log(`\nDeviation skips: ${skipped}`)

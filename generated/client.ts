@@ -177,7 +177,7 @@ export interface KeelClientMethods {
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    * @example
    * ```ts
-   * await client.tx_getTransactionByHash("0xe81c26f9d5be2a1e2e3b2a8c0f5d7d2ed7a1b6ef0eb3a4d9b9f1b0f0b1c2d3e4")
+   * await client.tx_getTransactionByHash("0x8d47de37eb02b4776460bea54e581f31b224a60dddd0c4271dff256a042d8b9e")
    * ```
    */
   tx_getTransactionByHash(...params: TxGetTransactionByHashParams): Promise<TxGetTransactionByHashResult>
@@ -194,7 +194,7 @@ export interface KeelClientMethods {
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    * @example
    * ```ts
-   * await client.tx_getTransactionByBlockHashAndIndex("0x7d5b1b2f1d0a3a77b3bd87f3b2cb5b41c3e46f53e3c4b1e0ef9b8f8c3c3a4d55", 0)
+   * await client.tx_getTransactionByBlockHashAndIndex("0xbcef8161afdbddfd4dc4e0f6244c24195658414d46bf8e02fc6338e3f7f8015c", 0)
    * ```
    */
   tx_getTransactionByBlockHashAndIndex(...params: TxGetTransactionByBlockHashAndIndexParams): Promise<TxGetTransactionByBlockHashAndIndexResult>
@@ -258,7 +258,7 @@ export interface KeelClientMethods {
    * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
-   * await client.tx_getTransactionReceipt("0xe81c26f9d5be2a1e2e3b2a8c0f5d7d2ed7a1b6ef0eb3a4d9b9f1b0f0b1c2d3e4")
+   * await client.tx_getTransactionReceipt("0x8d47de37eb02b4776460bea54e581f31b224a60dddd0c4271dff256a042d8b9e")
    * ```
    */
   tx_getTransactionReceipt(...params: TxGetTransactionReceiptParams): Promise<TxGetTransactionReceiptResult>
@@ -272,7 +272,7 @@ export interface KeelClientMethods {
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    * @example
    * ```ts
-   * await client.tx_getBlockTransactionCountByHash("0x7d5b1b2f1d0a3a77b3bd87f3b2cb5b41c3e46f53e3c4b1e0ef9b8f8c3c3a4d55")
+   * await client.tx_getBlockTransactionCountByHash("0xbcef8161afdbddfd4dc4e0f6244c24195658414d46bf8e02fc6338e3f7f8015c")
    * ```
    */
   tx_getBlockTransactionCountByHash(...params: TxGetBlockTransactionCountByHashParams): Promise<TxGetBlockTransactionCountByHashResult>
@@ -313,7 +313,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.tx_getTransactionsByTime({"startTime":1510000000000000000,"endTime":1510000000600000000})
+   * await client.tx_getTransactionsByTime({"startTime":1510000001000000000,"endTime":1510000002000000000})
    * ```
    */
   tx_getTransactionsByTime(...params: TxGetTransactionsByTimeParams): Promise<TxGetTransactionsByTimeResult>
@@ -326,7 +326,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.tx_getDiscardTransactionsByTime({"startTime":1510000001900000000,"endTime":1510000002100000000})
+   * await client.tx_getDiscardTransactionsByTime({"startTime":1510000000100000000,"endTime":1510000000300000000})
    * ```
    */
   tx_getDiscardTransactionsByTime(...params: TxGetDiscardTransactionsByTimeParams): Promise<TxGetDiscardTransactionsByTimeResult>
@@ -339,7 +339,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.tx_getBatchTransactions({"hashes":["0xe81c26f9d5be2a1e2e3b2a8c0f5d7d2ed7a1b6ef0eb3a4d9b9f1b0f0b1c2d3e4","0x6a1f0c5e9b3d2a4f8e7c6b5a49382716f5e4d3c2b1a0f9e8d7c6b5a493827160"]})
+   * await client.tx_getBatchTransactions({"hashes":["0x8d47de37eb02b4776460bea54e581f31b224a60dddd0c4271dff256a042d8b9e","0xb230ee06956f2b1dfa6471b63ae5eb0d3c6829d6b593ff19170939d8fd46119f"]})
    * ```
    */
   tx_getBatchTransactions(...params: TxGetBatchTransactionsParams): Promise<TxGetBatchTransactionsResult>
@@ -357,14 +357,14 @@ export interface KeelClientMethods {
    * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
-   * await client.tx_getBatchReceipt({"hashes":["0xe81c26f9d5be2a1e2e3b2a8c0f5d7d2ed7a1b6ef0eb3a4d9b9f1b0f0b1c2d3e4","0xa0fb3c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f1e0b","0x6a1f0c5e9b3d2a4f8e7c6b5a49382716f5e4d3c2b1a0f9e8d7c6b5a493827160"]})
+   * await client.tx_getBatchReceipt({"hashes":["0x8d47de37eb02b4776460bea54e581f31b224a60dddd0c4271dff256a042d8b9e","0x84c54be0af42bbd09214211c09a5add5aa5d688f6a6107e0664a0a8e541c7ff0","0xb230ee06956f2b1dfa6471b63ae5eb0d3c6829d6b593ff19170939d8fd46119f"]})
    * ```
    */
   tx_getBatchReceipt(...params: TxGetBatchReceiptParams): Promise<TxGetBatchReceiptResult>
   /**
    * Submit a signed plain transfer.
    *
-   * Transfers `value` from `from` to `to`; any payload or opcode is ignored. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`. The receipt of a transfer has the zero contract address and `ret` `0x0`.
+   * Transfers `value` from `from` to `to`; any payload or opcode is ignored. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too. The receipt of a transfer has the zero contract address and `ret` `0x0`.
    * @param transaction TransferTransaction
    * @returns txHash
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -424,7 +424,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.tx_getTransactionsByTimeWithLimit({"startTime":1510000000000000000,"endTime":1510000001000000000,"metaData":{"pageSize":2}})
+   * await client.tx_getTransactionsByTimeWithLimit({"startTime":1510000001000000000,"endTime":1510000003000000000,"metaData":{"pageSize":2}})
    * ```
    */
   tx_getTransactionsByTimeWithLimit(...params: TxGetTransactionsByTimeWithLimitParams): Promise<TxGetTransactionsByTimeWithLimitResult>
@@ -437,7 +437,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.tx_getTransactionsCountByTime({"startTime":1510000000000000000,"endTime":1510000001000000000})
+   * await client.tx_getTransactionsCountByTime({"startTime":1510000001000000000,"endTime":1510000003000000000})
    * ```
    */
   tx_getTransactionsCountByTime(...params: TxGetTransactionsCountByTimeParams): Promise<TxGetTransactionsCountByTimeResult>
@@ -458,7 +458,7 @@ export interface KeelClientMethods {
   /**
    * Submit a signed contract deployment.
    *
-   * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the packaged classes and configuration) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`.
+   * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the packaged classes and configuration) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction DeployTransaction
    * @returns txHash
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -466,14 +466,14 @@ export interface KeelClientMethods {
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
    * @example
    * ```ts
-   * await client.contract_deployContract({"from":"0xb336fe89769bcefc57e6f7f5bf059ee59bad96d3","timestamp":1700000000000000000,"nonce":1234567890123456,"type":"EVM","opCode":0,"payload":"0x6035600c60003960356000f360016000527f48257dc961b6f792c2b78a080dacfed693b660960a702de21cee364e20270e2f60206000a1602a60005260206000f3","simulate":false,"signature":"00c334450049f9d5701ff7ec1266b484c26fed0793a8d25f30bc8d6ae46e787808f638f1191868b8a1d93cc54df2126bf610df523f757e37f1f4fe2199c3aaaea201","gasPrice":0,"gasLimit":1000000000,"expirationTimestamp":1700000300000000000,"version":"4.1"})
+   * await client.contract_deployContract({"from":"0xb336fe89769bcefc57e6f7f5bf059ee59bad96d3","timestamp":1700000000000000000,"nonce":1234567890123456,"type":"EVM","opCode":0,"payload":"0x6049600c60003960496000f360003560e01c63be1c766b14601357600080fd5b60016000527f48257dc961b6f792c2b78a080dacfed693b660960a702de21cee364e20270e2f60206000a1602a60005260206000f3","simulate":false,"signature":"002322b586e975a7e7aa56147f5e3fad7031df444c18d64eae63ec2a8dc246a46c126d9c06809657dfa91def628399ad4f58756f9079a4c729c703417538dfdba100","gasPrice":0,"gasLimit":1000000000,"expirationTimestamp":1700000300000000000,"version":"4.1"})
    * ```
    */
   contract_deployContract(...params: ContractDeployContractParams): Promise<ContractDeployContractResult>
   /**
    * Submit a signed contract call.
    *
-   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments). `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`.
+   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments). `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction InvokeTransaction
    * @returns txHash
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -515,7 +515,7 @@ export interface KeelClientMethods {
   /**
    * Upgrade, freeze or unfreeze a contract (deployer only).
    *
-   * `opcode` 1 upgrades the code to `payload`, 2 freezes, 3 unfreezes. Only the deployer may maintain a contract: anyone else gets a receipt with -32008 INVALID_PERMISSION. Freezing a frozen contract or unfreezing a normal one fails in the receipt. An upgrade without payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash is already pending or committed within 24 hours gives -32007 `Repeated transaction 0x<hash>`. The manual's page heading spells the method `contarct_maintainContract`; both spellings reach this method.
+   * `opcode` 1 upgrades the code to `payload`, 2 freezes, 3 unfreezes. Only the deployer may maintain a contract: anyone else gets a receipt with -32008 INVALID_PERMISSION. Freezing a frozen contract or unfreezing a normal one fails in the receipt. An upgrade without payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too. The manual's page heading spells the method `contarct_maintainContract`; both spellings reach this method.
    *
    * Also reachable as `contarct_maintainContract`.
    * @param transaction MaintainTransaction
@@ -623,7 +623,7 @@ export interface KeelClientMethods {
    * @throws -32001 DATA_NOT_FOUND: queried data does not exist
    * @example
    * ```ts
-   * await client.block_getBlockByHash("0x7d5b1b2f1d0a3a77b3bd87f3b2cb5b41c3e46f53e3c4b1e0ef9b8f8c3c3a4d55", false)
+   * await client.block_getBlockByHash("0xbcef8161afdbddfd4dc4e0f6244c24195658414d46bf8e02fc6338e3f7f8015c", false)
    * ```
    */
   block_getBlockByHash(...params: BlockGetBlockByHashParams): Promise<BlockGetBlockByHashResult>
@@ -667,7 +667,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.block_getBlocksByTime({"startTime":1510000000000000000,"endTime":1510000000600000000})
+   * await client.block_getBlocksByTime({"startTime":1510000001000000000,"endTime":1510000002000000000})
    * ```
    */
   block_getBlocksByTime(...params: BlockGetBlocksByTimeParams): Promise<BlockGetBlocksByTimeResult>
@@ -706,7 +706,7 @@ export interface KeelClientMethods {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
    * ```ts
-   * await client.block_getBatchBlocksByHash({"hashes":["0x7d5b1b2f1d0a3a77b3bd87f3b2cb5b41c3e46f53e3c4b1e0ef9b8f8c3c3a4d55","0x2f6c1e4b7a9d3c5e8f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f61"],"isPlain":true})
+   * await client.block_getBatchBlocksByHash({"hashes":["0xbcef8161afdbddfd4dc4e0f6244c24195658414d46bf8e02fc6338e3f7f8015c","0x704840e38bd1636fa0b507675f969f2071987f430a052353735dd6d9a0f55457"],"isPlain":true})
    * ```
    */
   block_getBatchBlocksByHash(...params: BlockGetBatchBlocksByHashParams): Promise<BlockGetBatchBlocksByHashResult>

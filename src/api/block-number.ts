@@ -42,16 +42,20 @@ export function resolveBlockNumber(raw: BlockNumber, chain: ChainBounds, allowZe
   return number
 }
 
-/** A `{from, to}` range: each bound as above, then `from` ≤ `to`, both ≥ 1, and at most `maxSpan` blocks. */
+/**
+ * A `{from, to}` range: each bound as above, then `from` ≤ `to`, both ≥ 1, and at most `maxSpan`
+ * blocks; `null` for the methods without a cap (the averages read block headers only). `null`, not
+ * `undefined`: an explicit `undefined` argument would take the default cap.
+ */
 export function resolveBlockRange(
   range: { from: BlockNumber; to: BlockNumber },
   chain: ChainBounds,
-  maxSpan: number | undefined = MAX_BLOCK_RANGE,
+  maxSpan: number | null = MAX_BLOCK_RANGE,
 ): { from: number; to: number } {
   const from = resolveBlockNumber(range.from, chain, true)
   const to = resolveBlockNumber(range.to, chain, true)
   if (from > to || from < 1) throw new InvalidParams(`invalid params, from = ${from}, to = ${to}`)
-  if (maxSpan !== undefined && to - from + 1 > maxSpan) {
+  if (maxSpan !== null && to - from + 1 > maxSpan) {
     throw new InvalidParams(`range too large: at most ${maxSpan} blocks per call, asked for ${to - from + 1}`)
   }
   return { from, to }

@@ -48,7 +48,7 @@ export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandl
     },
     block_getBlockByNumber: ([number, isPlain]) => byNumber(number, isPlain),
     block_getAvgGenerateTimeByBlockNumber: ([range]) => {
-      const { from, to } = resolveBlockRange(range, chain, undefined)
+      const { from, to } = resolveBlockRange(range, chain, null)
       if (from === to) return '0x0'
       const elapsedNs = header(to).writeTime - header(from).writeTime
       return toHex(elapsedNs / BigInt(to - from) / 1_000_000n)

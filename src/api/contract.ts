@@ -43,8 +43,12 @@ export function createContractHandlers(modules: ContractModules): ContractHandle
       return wireBytes(state.getCode(address))
     },
     contract_getContractCountByAddr: ([raw]) => {
-      const account = modules.state().getAccount(normaliseAddress(raw))
-      return toHex(account?.nonce ?? 0n)
+      const address = normaliseAddress(raw)
+      const state = modules.state()
+      const nonce = state.getAccount(address)?.nonce ?? 0n
+      // the EVM starts a contract's own nonce at 1 (EIP-161) and derives CREATE addresses from it,
+      // so for a contract the deployments it made are one less than its nonce
+      return toHex(state.getContractMeta(address) !== undefined && nonce > 0n ? nonce - 1n : nonce)
     },
     contract_getStatus: ([raw]) => {
       const { address, state } = existing(raw)

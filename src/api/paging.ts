@@ -22,10 +22,16 @@ export interface Position {
   index: number
 }
 
+/**
+ * The bookmark as a position. Without `txIndex` it stands for its whole block, as a block page's
+ * bookmark does: the page starts in the next block in either direction (past the block's last
+ * index going forward, before its first going backward).
+ */
 export function bookmarkOf(metadata: PageMetadata | undefined): Position | undefined {
   const block = asNumber(metadata?.bookmark?.blkNum)
   if (block === undefined) return undefined
-  return { block, index: asNumber(metadata?.bookmark?.txIndex) ?? Number.MAX_SAFE_INTEGER }
+  const index = asNumber(metadata?.bookmark?.txIndex)
+  return { block, index: index ?? (metadata?.backward === true ? -1 : Number.MAX_SAFE_INTEGER) }
 }
 
 /** Block numbers of one page of blocks `from`..`to`, starting after the bookmark. */
@@ -64,7 +70,10 @@ export function pagePositions(
       ? p.block < mark.block || (p.block === mark.block && p.index < mark.index)
       : p.block > mark.block || (p.block === mark.block && p.index > mark.index))
   const step = backward ? -1 : 1
-  for (let block = backward ? to : from; backward ? block >= from : block <= to; block += step) {
+  // blocks before the bookmark hold nothing to return: start at the bookmark's block (a time window may span many blocks)
+  let start = backward ? to : from
+  if (mark !== undefined) start = backward ? Math.min(to, mark.block) : Math.max(from, mark.block)
+  for (let block = start; backward ? block >= from : block <= to; block += step) {
     const count = countIn(block)
     for (let i = 0; i < count; i++) {
       const index = backward ? count - 1 - i : i

@@ -7,7 +7,7 @@ import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from './format.ts'
-import { MAX_BATCH_ITEMS, pagePositions, pageSizeOf } from './paging.ts'
+import { MAX_BATCH_ITEMS, pagePositions } from './paging.ts'
 import type { TxSubmitter } from './submit.ts'
 
 export interface ProtocolInfo {
@@ -60,6 +60,17 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     if (count > MAX_BATCH_ITEMS) throw new InvalidParams(`too many items: at most ${MAX_BATCH_ITEMS} per call, got ${count}`)
   }
 
+  /**
+   * The blocks whose writeTime lies in the window (protocol.md §7: the time queries select blocks,
+   * not transaction timestamps). Block times strictly increase with the number, so they are the
+   * consecutive numbers first..last; undefined when none.
+   */
+  const blocksWritten = (window: { startTime: number | bigint; endTime: number | bigint }): { first: number; last: number } | undefined => {
+    const { start, end } = resolveTimeRange(window)
+    const found = chain.blocksByTime(start, end)
+    return found.first === undefined || found.last === undefined ? undefined : { first: found.first, last: found.last }
+  }
+
   const capped = (count: number): void => {
     if (count > MAX_RESULT_TXS)
       throw new InvalidParams(`result too large: at most ${MAX_RESULT_TXS} transactions per call; narrow the range`)
@@ -94,7 +105,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     tx_getTransactionByBlockNumberAndIndex: ([number, index]) => txAt(blockTxHashes(resolveBlockNumber(number, chain)), index),
     tx_getTransactionsCount: () => ({ count: toHex(chain.countTxs()), timestamp: wireInteger(BigInt(Date.now()) * 1_000_000n) }),
     tx_getTxAvgTimeByBlockNumber: ([range]) => {
-      const { from, to } = resolveBlockRange(range, chain, undefined)
+      const { from, to } = resolveBlockRange(range, chain, null)
       let totalMs = 0
       let count = 0
       for (let number = from; number <= to; number++) {
@@ -121,10 +132,15 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     },
     tx_getSignHash: ([query]) => submitter.signHash(query),
     tx_getTransactionsByTime: ([window]) => {
-      const { start, end } = resolveTimeRange(window)
-      const hashes = chain.txHashesByTime(start, end, MAX_RESULT_TXS + 1)
-      capped(hashes.length)
-      return hashes.map(committed)
+      const blocks = blocksWritten(window)
+      const txs: WireTransaction[] = []
+      if (blocks === undefined) return txs
+      for (let number = blocks.last; number >= blocks.first; number--) {
+        const hashes = blockTxHashes(number)
+        capped(txs.length + hashes.length)
+        for (const hash of hashes) txs.push(committed(hash))
+      }
+      return txs
     },
     tx_getDiscardTransactionsByTime: ([window]) => {
       const { start, end } = resolveTimeRange(window)
@@ -173,30 +189,19 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       }
     },
     tx_getTransactionsByTimeWithLimit: ([query]) => {
-      const { start, end } = resolveTimeRange(query)
-      const size = pageSizeOf(query.metadata)
-      const hashes = chain.txHashesByTime(start, end, MAX_RESULT_TXS + 1)
-      capped(hashes.length)
-      const ordered = query.metadata?.backward === true ? hashes.slice().reverse() : hashes
-      const txs = ordered.map(committed)
-      const mark = query.metadata?.bookmark
-      let startAt = 0
-      if (mark?.blkNum !== undefined) {
-        const block = Number(BigInt(mark.blkNum === 'latest' ? chain.height() : mark.blkNum))
-        const index = mark.txIndex === undefined ? 0 : Number(BigInt(mark.txIndex))
-        const found = txs.findIndex((tx) => Number(BigInt(tx.blockNumber)) === block && Number(BigInt(tx.txIndex)) === index)
-        startAt = found + 1
+      const blocks = blocksWritten(query)
+      if (blocks === undefined) return { hasmore: false, data: [] }
+      const page = pagePositions(query.metadata, blocks.first, blocks.last, (number) => chain.getBlock(number)?.txCount ?? 0)
+      return {
+        hasmore: page.hasMore,
+        data: page.positions.map((position) => committed(blockTxHashes(position.block)[position.index])),
       }
-      const data = txs.slice(startAt, startAt + size)
-      return { hasmore: startAt + size < txs.length, data }
     },
     tx_getTransactionsCountByTime: ([window]) => {
-      const { start, end } = resolveTimeRange(window)
-      const blocks = chain.blocksByTime(start, end)
+      const blocks = blocksWritten(window)
       let count = 0
-      if (blocks.first !== undefined && blocks.last !== undefined) {
+      if (blocks !== undefined)
         for (let number = blocks.first; number <= blocks.last; number++) count += chain.getBlock(number)?.txCount ?? 0
-      }
       return toHex(count)
     },
   }

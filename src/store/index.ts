@@ -136,39 +136,45 @@ class LmdbStore implements Store {
     return this.tip > 0 ? 1 : 0
   }
 
+  // lmdb-js commits on its own thread, so a block's records are readable a moment before
+  // commitBlock resolves and `tip` moves; reads hide them until then, so nobody sees a receipt
+  // whose block is not yet the chain height.
   getBlock(number: number): BlockHeader | undefined {
-    return this.blocks.get(number)
+    return number > this.tip ? undefined : this.blocks.get(number)
   }
 
   getBlockByHash(hash: Hex): BlockHeader | undefined {
     const number = this.blocks.numberOf(hash)
-    return number === undefined ? undefined : this.blocks.get(number)
+    return number === undefined || number > this.tip ? undefined : this.blocks.get(number)
   }
 
   getBlockTxHashes(number: number): Hex[] {
-    return this.blockTxs.validHashes(number)
+    return number > this.tip ? [] : this.blockTxs.validHashes(number)
   }
 
   getBlockInvalidTxHashes(number: number): Hex[] {
-    return this.blockTxs.invalidHashes(number)
+    return number > this.tip ? [] : this.blockTxs.invalidHashes(number)
   }
 
   blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime {
-    return this.blocks.byWriteTime(startNs, endNs)
+    return this.blocks.byWriteTime(startNs, endNs, this.tip)
   }
 
   // ---- transactions
 
   getTx(hash: Hex): CommittedTx | undefined {
-    return this.txs.get(hash)
+    const tx = this.txs.get(hash)
+    return tx === undefined || tx.blockNumber > this.tip ? undefined : tx
   }
 
   getReceipt(hash: Hex): Receipt | undefined {
-    return this.receipts.get(hash)
+    const receipt = this.receipts.get(hash)
+    return receipt === undefined || receipt.blockNumber > this.tip ? undefined : receipt
   }
 
   getInvalidTx(hash: Hex): InvalidTx | undefined {
-    return this.invalidTxs.get(hash)
+    const invalid = this.invalidTxs.get(hash)
+    return invalid === undefined || invalid.blockNumber > this.tip ? undefined : invalid
   }
 
   hasTx(hash: Hex): boolean {
@@ -188,11 +194,11 @@ class LmdbStore implements Store {
   }
 
   txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.txs.hashesByTime(startNs, endNs, limit)
+    return this.txs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getTx(hash) !== undefined)
   }
 
   invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.invalidTxs.hashesByTime(startNs, endNs, limit)
+    return this.invalidTxs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
   }
 
   countTxs(): number {
@@ -200,7 +206,7 @@ class LmdbStore implements Store {
   }
 
   listInvalidTxHashes(limit: number): Hex[] {
-    return this.invalidTxs.list(limit)
+    return this.invalidTxs.list(limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
   }
 
   getDeployedList(creator: Hex): Hex[] {

@@ -38,8 +38,9 @@ export class BlocksRepo {
     this.byTime.putSync(timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), EMPTY)
   }
 
-  byWriteTime(startNs: bigint, endNs: bigint): BlocksByTime {
-    const keys = keysInTime(this.byTime, startNs, endNs)
+  /** blocks written in [startNs, endNs], up to block `maxNumber` */
+  byWriteTime(startNs: bigint, endNs: bigint, maxNumber: number): BlocksByTime {
+    const keys = keysInTime(this.byTime, startNs, endNs).filter((key) => key.readUInt32BE(8) <= maxNumber)
     if (keys.length === 0) return { count: 0 }
     let first = Number.POSITIVE_INFINITY
     let last = 0

@@ -1,0 +1,213 @@
+/**
+ * The chain states the examples of openrpc.json run against. Each example's `description` names
+ * its precondition; one without a known precondition runs on the sample chain of
+ * `info.description`. Every state is a real node whose chain was built by real signed
+ * transactions (test/helpers/sample-chain.ts), with a pinned clock; each is built the first time
+ * an example needs it and then kept for the rest of the run.
+ *
+ * Replay rules shared by the conformance runner and conformance/record.ts:
+ * - submissions (tx_sendTransaction, contract_deployContract/invokeContract/maintainContract) are
+ *   signed vectors: they replay with the node clock one second after the transaction's
+ *   `timestamp`, or one day and one second after it when the description says "after its day has
+ *   passed", so the 24-hour window judges them as it judged them when they were signed;
+ * - "… sent a second time": the same request is sent once before the one compared.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import Module from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { KeelNode } from '../src/node.ts'
+import {
+  buildSampleChain,
+  commitBlock,
+  copyDataDir,
+  DEMO_ADDRESS,
+  DEMO_PRIVATE_KEY,
+  freezeBlock,
+  PinnedClock,
+  RECEIVER,
+  rpc,
+  SECOND,
+  SERVE_TIME,
+  sampleBlocks,
+  serve,
+  sign2017,
+  submit,
+  writeLongChain,
+  writeSampleBlocks,
+} from '../test/helpers/sample-chain.ts'
+
+export type StateName = 'sample' | 'empty' | 'long' | 'poolFull' | 'frozen' | 'noCompiler' | 'archived'
+
+/** Preconditions named in example descriptions, and the state each needs; the first phrase found wins. */
+export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
+  { phrase: 'on an empty chain', state: 'empty' },
+  { phrase: 'before any transaction was discarded', state: 'empty' },
+  { phrase: 'on a chain of 150 blocks', state: 'long' },
+  { phrase: 'while the transaction pool is full', state: 'poolFull' },
+  { phrase: 'after contract_maintainContract with opcode 2', state: 'frozen' },
+  { phrase: 'on a node without a Solidity compiler', state: 'noCompiler' },
+  { phrase: 'after blocks 1 and 2 were archived', state: 'archived' },
+]
+
+/** What each state is, for messages. */
+export const STATE_DESCRIPTIONS: Record<StateName, string> = {
+  sample: 'the sample chain of info.description (blocks 1-3, one transfer pending)',
+  empty: 'a chain with no block yet (the sample genesis)',
+  long: 'a chain of 150 blocks of one transfer each',
+  poolFull: 'a node whose pool (capacity 1) holds one transaction its orderer never cuts',
+  frozen: 'the sample chain plus block 4, in which the deployer froze contract 0xaeccd2…',
+  noCompiler: 'a node on which the solc package cannot be loaded',
+  archived: 'the sample chain after blocks 1 and 2 were archived',
+}
+
+/** States no node can be put in yet: examples that need them are skipped under a deviation. */
+export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['archived'])
+
+export function stateOf(description: string | undefined): StateName {
+  return PRECONDITIONS.find((precondition) => description?.includes(precondition.phrase))?.state ?? 'sample'
+}
+
+export const SUBMISSIONS: ReadonlySet<string> = new Set([
+  'tx_sendTransaction',
+  'contract_deployContract',
+  'contract_invokeContract',
+  'contract_maintainContract',
+])
+const DAY_PASSED = 'after its day has passed'
+const SENT_TWICE = 'sent a second time'
+const DAY = 24n * 60n * 60n * SECOND
+
+/** The node clock a submission replays at (see the header), or undefined for other calls. */
+export function replayTime(method: string, params: readonly unknown[], description: string | undefined): bigint | undefined {
+  if (!SUBMISSIONS.has(method)) return undefined
+  const raw = (params[0] as { timestamp?: unknown } | undefined)?.timestamp
+  if (typeof raw !== 'number' && typeof raw !== 'bigint') return undefined
+  const timestamp = BigInt(raw)
+  if (timestamp <= 0n) return undefined
+  return timestamp + SECOND + (description?.includes(DAY_PASSED) ? DAY : 0n)
+}
+
+export interface State {
+  name: StateName
+  node: KeelNode
+  clock: PinnedClock
+  /** where the clock rests between calls */
+  restTime: bigint
+  /** tx hashes of the sample chain by name (test/helpers/sample-chain.ts), where the state has them */
+  hashes: Record<string, string>
+  /** runs one call in the state's conditions */
+  wrap?<T>(call: () => Promise<T>): Promise<T>
+}
+
+/** Hides the solc package from module loading while `call` runs: the node cannot load its compiler. */
+async function withoutSolc<T>(call: () => Promise<T>): Promise<T> {
+  const loader = Module as unknown as { _load(request: string, ...rest: unknown[]): unknown }
+  const original = loader._load
+  loader._load = function (this: unknown, request: string, ...rest: unknown[]) {
+    if (request === 'solc') throw Object.assign(new Error("Cannot find module 'solc'"), { code: 'MODULE_NOT_FOUND' })
+    return original.call(this, request, ...rest)
+  }
+  try {
+    return await call()
+  } finally {
+    loader._load = original
+  }
+}
+
+export interface States {
+  get(name: StateName): Promise<State>
+  stopAll(): Promise<void>
+}
+
+export function createStates(): States {
+  const built = new Map<StateName, Promise<State>>()
+  const dirs: string[] = []
+  const fresh = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'keel-conformance-'))
+    dirs.push(dir)
+    return dir
+  }
+  // blocks 1-3 are written once; the frozen state extends a copy made before the sample node serves
+  let written: Promise<{ dataDir: string; hashes: Record<string, string>; frozenDir: string }> | undefined
+  const sampleBlocksWritten = () => {
+    written ??= writeSampleBlocks(fresh()).then((result) => {
+      const frozenDir = copyDataDir(result.dataDir)
+      dirs.push(frozenDir)
+      return { ...result, frozenDir }
+    })
+    return written
+  }
+  const serving = async (name: StateName, dataDir: string, options: { poolCapacity?: number } = {}) => {
+    const clock = new PinnedClock(SERVE_TIME)
+    const node = await serve(dataDir, clock, options)
+    return { name, node, clock, restTime: SERVE_TIME, hashes: {} }
+  }
+
+  const builders: Record<StateName, () => Promise<State>> = {
+    async sample() {
+      const chain = await buildSampleChain(await sampleBlocksWritten())
+      return { name: 'sample', node: chain.node, clock: chain.clock, restTime: SERVE_TIME, hashes: chain.hashes }
+    },
+    empty: () => serving('empty', fresh()),
+    async long() {
+      const dataDir = fresh()
+      await writeLongChain(dataDir, new PinnedClock(sampleBlocks[0].writeTime), 150)
+      return serving('long', dataDir)
+    },
+    async poolFull() {
+      const state = await serving('poolFull', fresh(), { poolCapacity: 1 })
+      const filler = sign2017(DEMO_PRIVATE_KEY, { from: DEMO_ADDRESS, to: RECEIVER, value: 1, timestamp: SERVE_TIME - SECOND, nonce: 1 })
+      await submit(state.node.url, { kind: 'transfer', params: filler, outcome: 'valid' })
+      return state
+    },
+    async frozen() {
+      const { frozenDir, hashes } = await sampleBlocksWritten()
+      const freeze = await commitBlock(frozenDir, freezeBlock)
+      const state = await serving('frozen', frozenDir)
+      return { ...state, hashes: { ...hashes, ...freeze } }
+    },
+    async noCompiler() {
+      return { ...(await serving('noCompiler', fresh())), wrap: withoutSolc }
+    },
+    archived() {
+      throw new Error(`no node can be put in the state "${STATE_DESCRIPTIONS.archived}" yet`)
+    },
+  }
+
+  return {
+    get(name) {
+      let state = built.get(name)
+      if (state === undefined) {
+        state = builders[name]()
+        built.set(name, state)
+      }
+      return state
+    },
+    async stopAll() {
+      const states = await Promise.allSettled(built.values())
+      for (const state of states) if (state.status === 'fulfilled') await state.value.node.stop()
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Runs `call` (one request of `method` with `params`) in `state` under the replay rules of the
+ * header: the clock a submission needs, the first copy of a request "sent a second time".
+ */
+export async function replayIn<T>(
+  state: State,
+  method: string,
+  params: readonly unknown[],
+  description: string | undefined,
+  call: () => Promise<T>,
+): Promise<T> {
+  state.clock.set(replayTime(method, params, description) ?? state.restTime)
+  try {
+    if (description?.includes(SENT_TWICE)) await rpc(state.node.url, method, [...params])
+    return await (state.wrap === undefined ? call() : state.wrap(call))
+  } finally {
+    state.clock.set(state.restTime)
+  }
+}
