@@ -10,12 +10,15 @@ import type {
   Receipt as WireReceipt,
   Transaction as WireTransaction,
 } from '../../generated/types.ts'
-import type { BlockHeader, CommittedTx, InvalidTx, Receipt, SignedTx } from '../chain/types.ts'
-
-export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
-
-/** Platform version carried by records (Hyperchain 1.4 stores "1.3"). */
-export const RECORD_VERSION = '1.3'
+import {
+  type BlockHeader,
+  type CommittedTx,
+  type InvalidTx,
+  RECORD_VERSION,
+  type Receipt,
+  type SignedTx,
+  ZERO_ADDRESS,
+} from '../chain/types.ts'
 
 export function toHex(value: number | bigint): string {
   return `0x${value.toString(16)}`

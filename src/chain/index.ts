@@ -8,9 +8,9 @@ import type { VerifyPool } from '../crypto/verify-pool.ts'
 import type { Logger } from '../log.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type SignatureVerifier, type TxPool } from './pool.ts'
-import { type BlockExecutor, type BlockStore, type CommittedBlock, createBlockProducer, RECORD_VERSION, ZERO_ADDRESS } from './producer.ts'
+import { type BlockExecutor, type BlockStore, type CommittedBlock, createBlockProducer, receiptOf } from './producer.ts'
 import { createSoloOrderer } from './solo.ts'
-import type { ExecutionOutcome, Hex, InvalidTx, Receipt, SignedTx, StateReader } from './types.ts'
+import { type ExecutionOutcome, type Hex, type InvalidTx, type Receipt, type SignedTx, type StateReader, ZERO_HASH } from './types.ts'
 
 export interface ChainStore extends BlockStore, PendingStore {}
 
@@ -87,20 +87,7 @@ export function createChain(options: ChainOptions): Chain {
     simulations.set(
       tx.hash,
       outcome.ok
-        ? {
-            receipt: {
-              txHash: tx.hash,
-              vmType: tx.vmType,
-              contractAddress: outcome.contractAddress ?? ZERO_ADDRESS,
-              gasUsed: outcome.gasUsed,
-              ret: outcome.ret,
-              logs: outcome.logs,
-              blockNumber: number,
-              blockHash: `0x${'00'.repeat(32)}`,
-              txIndex: 0,
-              version: RECORD_VERSION,
-            },
-          }
+        ? { receipt: receiptOf(tx, outcome, { blockNumber: number, blockHash: ZERO_HASH, txIndex: 0 }) }
         : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } },
     )
     return tx.hash

@@ -8,12 +8,18 @@ import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot
 import type { Logger } from '../log.ts'
 import type { WorldChanges } from '../store/types.ts'
 import type { ReadyTx } from './pool.ts'
-import type { BlockHeader, CommittedTx, ExecutionOutcome, Hex, InvalidTx, Receipt, StateReader } from './types.ts'
-
-export const ZERO_HASH = `0x${'00'.repeat(32)}`
-export const ZERO_ADDRESS = `0x${'00'.repeat(20)}`
-/** Platform version written into blocks and receipts (Hyperchain 1.4 writes "1.3"). */
-export const RECORD_VERSION = '1.3'
+import {
+  type BlockHeader,
+  type CommittedTx,
+  type ExecutionOutcome,
+  type Hex,
+  type InvalidTx,
+  RECORD_VERSION,
+  type Receipt,
+  type StateReader,
+  ZERO_ADDRESS,
+  ZERO_HASH,
+} from './types.ts'
 
 export interface BlockExecutor {
   executeBlock(
@@ -42,6 +48,24 @@ export interface CommittedBlock {
   txs: CommittedTx[]
   receipts: Receipt[]
   invalid: InvalidTx[]
+}
+
+/** The receipt of a successful execution at its place in a block (or, for a simulation, where it would have been). */
+export function receiptOf(
+  tx: ReadyTx['tx'],
+  outcome: Extract<ExecutionOutcome, { ok: true }>,
+  place: { blockNumber: number; blockHash: Hex; txIndex: number },
+): Receipt {
+  return {
+    txHash: tx.hash,
+    vmType: tx.vmType,
+    contractAddress: outcome.contractAddress ?? ZERO_ADDRESS,
+    gasUsed: outcome.gasUsed,
+    ret: outcome.ret,
+    logs: outcome.logs,
+    ...place,
+    version: RECORD_VERSION,
+  }
 }
 
 const bytes = (hex: Hex): Uint8Array => hexToBytes(hex.length % 2 === 0 ? hex.slice(2) : `0${hex.slice(2)}`)
@@ -114,18 +138,7 @@ export function createBlockProducer(options: { store: BlockStore; executor: Bloc
         txIndex,
         executeTimeNs: outcome.executeTimeNs,
       }))
-      const receipts: Receipt[] = valid.map(({ tx, outcome }, txIndex) => ({
-        txHash: tx.hash,
-        vmType: tx.vmType,
-        contractAddress: outcome.contractAddress ?? ZERO_ADDRESS,
-        gasUsed: outcome.gasUsed,
-        ret: outcome.ret,
-        logs: outcome.logs,
-        blockNumber: number,
-        blockHash: hash,
-        txIndex,
-        version: RECORD_VERSION,
-      }))
+      const receipts = valid.map(({ tx, outcome }, txIndex) => receiptOf(tx, outcome, { blockNumber: number, blockHash: hash, txIndex }))
       await store.commitBlock({ header, txs, receipts, invalid, changes })
       log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
       return { header, txs, receipts, invalid }

@@ -8,6 +8,12 @@
 
 export type Hex = string
 
+export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
+/** the `to` of a deployment on the wire, and the contractAddress of a receipt that created none */
+export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`
+/** Platform version written into blocks, transactions and receipts (Hyperchain 1.4 writes "1.3"). */
+export const RECORD_VERSION = '1.3'
+
 export type TxKind = 'transfer' | 'deploy' | 'invoke' | 'maintain'
 
 /** opcode of a transaction (protocol.md §2 TransactionValue.op) */

@@ -1,7 +1,7 @@
 /** Byte-level helpers for keys: hex <-> bytes, fixed-width keys, order-preserving time keys. */
 import type { Hex } from '../chain/types.ts'
 
-export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
+export { ZERO_HASH } from '../chain/types.ts'
 export const EMPTY = Buffer.alloc(0)
 
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/
