@@ -10,7 +10,6 @@ export interface ChainReader extends ChainBounds {
   getTx(hash: Hex): CommittedTx | undefined
   getReceipt(hash: Hex): Receipt | undefined
   getInvalidTx(hash: Hex): InvalidTx | undefined
-  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
   invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
   blocksByTime(startNs: bigint, endNs: bigint): { count: number; first?: number; last?: number }
   countTxs(): number
