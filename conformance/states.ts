@@ -11,12 +11,19 @@
  *   `timestamp`, or one day and one second after it when the description says "after its day has
  *   passed", so the 24-hour window judges them as it judged them when they were signed;
  * - "… sent a second time": the same request is sent once before the one compared.
+ *
+ * Subscription states: the node hands out SUBSCRIPTION_ID (the id of the sub_ examples) to the
+ * first subscription it creates, which the builder creates as the phrase says; later ones get
+ * random ids. In the `subscribed` state the examples that use the id run in document order:
+ * "nothing pending" polls it before sub_unSubscription removes it.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import Module from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { KeelNode } from '../src/node.ts'
+import { resolveConfig } from '../src/config.ts'
+import { type KeelNode, startNode } from '../src/node.ts'
 import {
   buildSampleChain,
   commitBlock,
@@ -24,12 +31,15 @@ import {
   DEMO_ADDRESS,
   DEMO_PRIVATE_KEY,
   freezeBlock,
+  NEVER_BATCH,
+  NEVER_MS,
   PinnedClock,
   RECEIVER,
   rpc,
   SECOND,
   SERVE_TIME,
   sampleBlocks,
+  sampleGenesis,
   serve,
   sign2017,
   submit,
@@ -37,7 +47,24 @@ import {
   writeSampleBlocks,
 } from '../test/helpers/sample-chain.ts'
 
-export type StateName = 'sample' | 'empty' | 'long' | 'poolFull' | 'frozen' | 'noCompiler' | 'archived'
+export type StateName =
+  | 'sample'
+  | 'empty'
+  | 'long'
+  | 'veryLong'
+  | 'poolFull'
+  | 'frozen'
+  | 'noCompiler'
+  | 'archived'
+  | 'subscriptionsFull'
+  | 'subscribed'
+  | 'blockSubscribed'
+  | 'eventSubscribed'
+  | 'viewChanged'
+  | 'archiveSubscribed'
+
+/** The subscription id of the sub_ examples. */
+export const SUBSCRIPTION_ID = '0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809'
 
 /** Preconditions named in example descriptions, and the state each needs; the first phrase found wins. */
 export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
@@ -48,6 +75,13 @@ export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
   { phrase: 'after contract_maintainContract with opcode 2', state: 'frozen' },
   { phrase: 'on a node without a Solidity compiler', state: 'noCompiler' },
   { phrase: 'after blocks 1 and 2 were archived', state: 'archived' },
+  { phrase: 'on a chain of 8000 blocks', state: 'veryLong' },
+  { phrase: 'with 1000 subscriptions active', state: 'subscriptionsFull' },
+  { phrase: 'while subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 is active', state: 'subscribed' },
+  { phrase: 'block subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 (hashes) made before block 3', state: 'blockSubscribed' },
+  { phrase: 'event subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 made before block 3', state: 'eventSubscribed' },
+  { phrase: 'after a consensus view change', state: 'viewChanged' },
+  { phrase: 'after a snapshot was made', state: 'archiveSubscribed' },
 ]
 
 /** What each state is, for messages. */
@@ -59,10 +93,17 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
   frozen: 'the sample chain plus block 4, in which the deployer froze contract 0xaeccd2…',
   noCompiler: 'a node on which the solc package cannot be loaded',
   archived: 'the sample chain after blocks 1 and 2 were archived',
+  veryLong: 'a chain of 8000 blocks',
+  subscriptionsFull: 'a node with 1000 active subscriptions (the most it allows)',
+  subscribed: `a node (no block yet) on which block subscription ${SUBSCRIPTION_ID} (hashes) is active`,
+  blockSubscribed: `the sample chain whose block 3 was written after block subscription ${SUBSCRIPTION_ID} (hashes) was made`,
+  eventSubscribed: `the sample chain whose block 3 was written after event subscription ${SUBSCRIPTION_ID} (no filter) was made`,
+  viewChanged: `a node whose consensus changed view while system status subscription ${SUBSCRIPTION_ID} was active`,
+  archiveSubscribed: `a node that made a snapshot while archive subscription ${SUBSCRIPTION_ID} was active`,
 }
 
 /** States no node can be put in yet: examples that need them are skipped under a deviation. */
-export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['archived'])
+export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['archived', 'veryLong', 'viewChanged', 'archiveSubscribed'])
 
 export function stateOf(description: string | undefined): StateName {
   return PRECONDITIONS.find((precondition) => description?.includes(precondition.phrase))?.state ?? 'sample'
@@ -115,6 +156,12 @@ async function withoutSolc<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+function unbuildable(name: StateName): () => Promise<State> {
+  return () => {
+    throw new Error(`no node can be put in the state "${STATE_DESCRIPTIONS[name]}" yet`)
+  }
+}
+
 export interface States {
   get(name: StateName): Promise<State>
   stopAll(): Promise<void>
@@ -138,6 +185,57 @@ export function createStates(): States {
     })
     return written
   }
+  // blocks 1-2 only: the subscription states write block 3 themselves, after subscribing
+  let twoBlocks: Promise<string> | undefined
+  const sampleBlocks12 = () => {
+    twoBlocks ??= (async () => {
+      const dataDir = fresh()
+      for (const block of sampleBlocks.slice(0, 2)) await commitBlock(dataDir, block)
+      return dataDir
+    })()
+    return twoBlocks
+  }
+  /** A node whose first subscription gets SUBSCRIPTION_ID; `batchSize` transactions cut a block. */
+  const subscribing = async (name: StateName, dataDir: string, clock: PinnedClock, batchSize: number): Promise<State> => {
+    let first = true
+    const config = resolveConfig({
+      node: { dataDir },
+      jsonrpc: { port: 0 },
+      log: { level: 'silent' },
+      genesis: sampleGenesis,
+      chain: { batchSize, batchTimeoutMs: NEVER_MS },
+    })
+    const node = await startNode(config, {
+      nowNs: clock.nowNs,
+      verifyWorkers: 0,
+      events: {
+        newId: () => {
+          if (!first) return `0x${randomBytes(16).toString('hex')}`
+          first = false
+          return SUBSCRIPTION_ID
+        },
+      },
+    })
+    return { name, node, clock, restTime: SERVE_TIME, hashes: {} }
+  }
+  const subscribedBeforeBlock3 = async (name: StateName, method: string, params: unknown[]): Promise<State> => {
+    const block3 = sampleBlocks[2]
+    const clock = new PinnedClock(block3.writeTime)
+    const state = await subscribing(name, copyDataDir(await sampleBlocks12()), clock, Object.keys(block3.txs).length)
+    const id = await rpc(state.node.url, method, params)
+    if (id.result !== SUBSCRIPTION_ID) throw new Error(`${method}: ${id.code} ${id.message} ${String(id.result)}`)
+    const hashes: Record<string, string> = {}
+    for (const [name, tx] of Object.entries(block3.txs)) hashes[name] = await submit(state.node.url, tx)
+    for (const deadline = Date.now() + 10_000; ; ) {
+      const height = await rpc(state.node.url, 'block_getChainHeight')
+      if (height.result === '0x3') break
+      if (Date.now() > deadline) throw new Error(`${name}: block 3 was not written`)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    clock.set(SERVE_TIME)
+    return { ...state, hashes }
+  }
+
   const serving = async (name: StateName, dataDir: string, options: { poolCapacity?: number } = {}) => {
     const clock = new PinnedClock(SERVE_TIME)
     const node = await serve(dataDir, clock, options)
@@ -170,9 +268,26 @@ export function createStates(): States {
     async noCompiler() {
       return { ...(await serving('noCompiler', fresh())), wrap: withoutSolc }
     },
-    archived() {
-      throw new Error(`no node can be put in the state "${STATE_DESCRIPTIONS.archived}" yet`)
+    archived: unbuildable('archived'),
+    veryLong: unbuildable('veryLong'),
+    viewChanged: unbuildable('viewChanged'),
+    archiveSubscribed: unbuildable('archiveSubscribed'),
+    async subscriptionsFull() {
+      const state = await serving('subscriptionsFull', fresh())
+      for (let i = 0; i < 1000; i++) {
+        const reply = await rpc(state.node.url, 'sub_newBlockSubscription', [false])
+        if (reply.code !== 0) throw new Error(`subscription ${i + 1} of 1000: ${reply.code} ${reply.message}`)
+      }
+      return state
     },
+    async subscribed() {
+      const state = await subscribing('subscribed', fresh(), new PinnedClock(SERVE_TIME), NEVER_BATCH)
+      const id = await rpc(state.node.url, 'sub_newBlockSubscription', [false])
+      if (id.result !== SUBSCRIPTION_ID) throw new Error(`sub_newBlockSubscription: ${id.code} ${id.message} ${String(id.result)}`)
+      return state
+    },
+    blockSubscribed: () => subscribedBeforeBlock3('blockSubscribed', 'sub_newBlockSubscription', [false]),
+    eventSubscribed: () => subscribedBeforeBlock3('eventSubscribed', 'sub_newEventSubscription', []),
   }
 
   return {

@@ -8,11 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
-import { createHandlers, plannedByService } from './api/index.ts'
+import { createHandlers, plannedIssue } from './api/index.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import { createChain } from './chain/index.ts'
 import type { KeelConfig } from './config.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
+import { createEventHub, type EventHub } from './events/hub.ts'
+import { executorStatuses, jsonrpcStatus } from './events/status.ts'
+import { createPollingSubscriptions, type PollingOptions } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -32,6 +35,8 @@ export interface KeelNode {
   /** base URL of the JSON-RPC endpoint, e.g. http://127.0.0.1:8081 */
   readonly url: string
   readonly log: Logger
+  /** block and system-status events of this node */
+  readonly events: EventHub
   stop(): Promise<void>
 }
 
@@ -41,6 +46,8 @@ export interface StartOptions {
   nowNs?: () => bigint
   /** worker threads verifying signatures; default one per core */
   verifyWorkers?: number
+  /** polling subscriptions: clock, expiry, caps (tests shorten them) */
+  events?: Partial<PollingOptions>
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
@@ -76,14 +83,25 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
     getInvalidTx: (hash: string) => store.getInvalidTx(hash) ?? chain.simulation(hash)?.invalid,
   })
+  const events = createEventHub({ nowNs, log: log.child('events') })
+  const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
+  chain.onBlock((block) => {
+    events.publishBlock(block)
+    for (const status of executorStatuses(block)) events.publishStatus(status)
+  })
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
     submitter: chain.submitter,
     compiler: createSolcCompiler(),
+    subscriptions,
   })
-  const plannedIn = Object.fromEntries(Object.entries(methods).map(([name, spec]) => [name, plannedByService[spec.service]]))
+  const plannedIn: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(methods)) {
+    const issue = plannedIssue(name, spec.service)
+    if (issue !== undefined) plannedIn[name] = issue
+  }
   const dispatcher = createDispatcher({
     methods,
     aliases,
@@ -118,6 +136,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   const address = await http.listen()
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
+  events.publishStatus(jsonrpcStatus.start(url))
   log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
   log.info(`ledger in ${dataDir}, height ${store.height()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`)
   if (dev !== undefined)
@@ -129,8 +148,11 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     devAccount: dev,
     url,
     log,
+    events,
     stop: async () => {
+      events.publishStatus(jsonrpcStatus.stop())
       await http.close()
+      subscriptions.close()
       await chain.stop()
       await verifyPool.close()
       await store.close()

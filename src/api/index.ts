@@ -3,12 +3,14 @@
  * handler answers -32601 "not implemented yet (planned in issue N)", never a made-up result.
  */
 import type { Hex } from '../chain/types.ts'
+import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
 import { createBlockHandlers } from './block.ts'
 import type { ChainReader } from './chain-reader.ts'
 import type { Compiler } from './compile.ts'
 import { createContractHandlers } from './contract.ts'
 import { createNodeHandlers, type NodeIdentity } from './node.ts'
+import { createSubHandlers } from './sub.ts'
 import type { TxSubmitter } from './submit.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
 
@@ -18,6 +20,7 @@ export interface ApiModules {
   chain: ChainReader
   submitter: TxSubmitter
   compiler: Compiler
+  subscriptions: PollingSubscriptions
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
@@ -33,13 +36,23 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     }),
     ...createAccountHandlers({ state }),
     ...createNodeHandlers(modules),
+    ...createSubHandlers(modules),
   }
 }
 
 /** Service prefix → the issue that builds its handlers. */
 export const plannedByService: Readonly<Record<string, string>> = {
-  sub: 'issue 4',
   node: 'issue 6',
   cert: 'issue 7',
   archive: 'issue 7',
+}
+
+/** Methods planned in another issue than the rest of their service. */
+export const plannedByMethod: Readonly<Record<string, string>> = {
+  sub_newArchiveSubscription: 'issue 7',
+}
+
+/** The issue named by the -32601 "not implemented yet" reply of `method`, if planned. */
+export function plannedIssue(method: string, service: string): string | undefined {
+  return plannedByMethod[method] ?? plannedByService[service]
 }

@@ -1,0 +1,74 @@
+/**
+ * Handlers of the `sub_` service: polling subscriptions (src/events/) and sub_getLogs over the
+ * stored receipts. sub_newArchiveSubscription comes with the archive service (issue 7).
+ */
+import type { SubHandlers } from '../../generated/handlers.ts'
+import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
+import { InvalidParams, NoBlockGenerated } from '../errors.ts'
+import { compileLogCriteria, compileStatusFilter, matchLog } from '../events/filters.ts'
+import type { PollingSubscriptions } from '../events/subscriptions.ts'
+import type { ChainReader } from './chain-reader.ts'
+import { formatReceipt } from './format.ts'
+
+/** Most blocks one sub_getLogs call may span, and most logs it may return (reliability.md part B). */
+export const MAX_LOG_RANGE = 5000
+export const MAX_LOG_RESULTS = 10_000
+
+export type SubHandlersBuilt = Omit<SubHandlers, 'sub_newArchiveSubscription'>
+
+/** A block number of a filter; `latest` is the current head. Past 2^53 it is simply "no limit". */
+function blockOf(raw: BlockNumber | undefined, latest: number): number | undefined {
+  if (raw === undefined) return undefined
+  if (raw === 'latest') return latest
+  const value = BigInt(raw)
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
+}
+
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlersBuilt {
+  const { chain, subscriptions } = modules
+
+  const getLogs = (filter: LogFilter = {}): WireLog[] => {
+    const latest = chain.height()
+    if (latest === 0) throw new NoBlockGenerated()
+    const genesis = chain.genesisNumber()
+    const from = Math.max(blockOf(filter.fromBlock, latest) ?? genesis, genesis)
+    const to = Math.min(blockOf(filter.toBlock, latest) ?? latest, latest)
+    if (from > to) throw new InvalidParams(`invalid params. current genesis ${genesis}, current head ${latest}`)
+    const span = to - from + 1
+    if (span > MAX_LOG_RANGE) throw new InvalidParams(`range too large: at most ${MAX_LOG_RANGE} blocks per log query, asked for ${span}`)
+    const criteria = compileLogCriteria(filter)
+    const found: WireLog[] = []
+    for (let number = from; number <= to; number++) {
+      for (const hash of chain.getBlockTxHashes(number)) {
+        const receipt = chain.getReceipt(hash)
+        if (receipt === undefined || receipt.logs.length === 0) continue
+        for (const log of formatReceipt(receipt).log) {
+          if (!matchLog(criteria, log)) continue
+          if (found.length === MAX_LOG_RESULTS)
+            throw new InvalidParams(`result too large: at most ${MAX_LOG_RESULTS} logs per call; narrow the range`)
+          found.push(log)
+        }
+      }
+    }
+    return found
+  }
+
+  return {
+    sub_newBlockSubscription: ([full]) => subscriptions.newBlockSubscription(full),
+    sub_newEventSubscription: ([filter]) => {
+      const latest = chain.height()
+      const fromBlock = blockOf(filter?.fromBlock, latest)
+      const toBlock = blockOf(filter?.toBlock, latest)
+      if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
+        throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
+      return subscriptions.newLogSubscription(compileLogCriteria(filter, { fromBlock, toBlock }))
+    },
+    sub_getLogs: ([filter]) => getLogs(filter),
+    sub_newSystemStatusSubscription: ([filter]) => subscriptions.newStatusSubscription(compileStatusFilter(filter)),
+    sub_getSubscriptionChanges: ([id]) => subscriptions.changes(id) as SubscriptionChanges,
+    sub_unSubscription: ([id]) => {
+      subscriptions.remove(id)
+      return true
+    },
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Filter rules of the Events section (node-jsonrpc-spec.md) and protocol.md §6.
+ *
+ * Logs: `addresses` is a set of emitting contracts (case-insensitive, 0x optional); `topics` is
+ * position-wise: a string must equal the log's topic at that position, a list matches any of its
+ * topics, `null` (or an empty list) matches anything; a log with fewer topics than the filter has
+ * positions does not match. Block bounds are inclusive.
+ *
+ * System status: per dimension (modules, subtypes, error codes) a non-empty include list wins,
+ * otherwise the value must not be in the exclude list; all three must pass.
+ */
+import type { SystemStatusFilter } from '../../generated/types.ts'
+import type { SystemStatusMessage, WireLog } from './types.ts'
+
+export interface LogCriteria {
+  fromBlock?: number
+  toBlock?: number
+  /** lower-case, 0x-prefixed; undefined: any */
+  addresses?: ReadonlySet<string>
+  /** per position: the accepted topics (lower-case), or undefined for any */
+  topics?: readonly (ReadonlySet<string> | undefined)[]
+}
+
+export interface LogFilterInput {
+  addresses?: readonly string[]
+  topics?: readonly (string | readonly string[] | null)[]
+}
+
+const normalAddress = (address: string): string =>
+  (address.startsWith('0x') || address.startsWith('0X') ? `0x${address.slice(2)}` : `0x${address}`).toLowerCase()
+
+/** The address and topic part of a filter (block bounds are resolved by the caller). */
+export function compileLogCriteria(filter: LogFilterInput | undefined, bounds: { fromBlock?: number; toBlock?: number } = {}): LogCriteria {
+  const criteria: LogCriteria = { ...bounds }
+  if (filter?.addresses !== undefined && filter.addresses.length > 0) criteria.addresses = new Set(filter.addresses.map(normalAddress))
+  if (filter?.topics !== undefined && filter.topics.length > 0) {
+    criteria.topics = filter.topics.map((entry) => {
+      if (entry === null) return undefined
+      const alternatives = typeof entry === 'string' ? [entry] : entry
+      return alternatives.length === 0 ? undefined : new Set(alternatives.map((topic) => topic.toLowerCase()))
+    })
+  }
+  return criteria
+}
+
+export function matchLog(criteria: LogCriteria, log: Pick<WireLog, 'address' | 'topics' | 'blockNumber'>): boolean {
+  const number = Number(log.blockNumber)
+  if (criteria.fromBlock !== undefined && number < criteria.fromBlock) return false
+  if (criteria.toBlock !== undefined && number > criteria.toBlock) return false
+  if (criteria.addresses !== undefined && !criteria.addresses.has(log.address.toLowerCase())) return false
+  if (criteria.topics !== undefined) {
+    if (log.topics.length < criteria.topics.length) return false
+    for (let i = 0; i < criteria.topics.length; i++) {
+      const accepted = criteria.topics[i]
+      if (accepted !== undefined && !accepted.has(log.topics[i].toLowerCase())) return false
+    }
+  }
+  return true
+}
+
+function dimension<T>(include: readonly T[] | undefined, exclude: readonly T[] | undefined): (value: T) => boolean {
+  if (include !== undefined && include.length > 0) {
+    const wanted = new Set(include)
+    return (value) => wanted.has(value)
+  }
+  const unwanted = new Set(exclude ?? [])
+  return (value) => !unwanted.has(value)
+}
+
+export type StatusMatcher = (message: Pick<SystemStatusMessage, 'module' | 'subType' | 'errorCode'>) => boolean
+
+export function compileStatusFilter(filter: SystemStatusFilter | undefined): StatusMatcher {
+  const codes = (list: readonly (number | bigint)[] | undefined) => list?.map((code) => Number(code))
+  const module = dimension(filter?.modules, filter?.modules_exclude)
+  const subType = dimension(filter?.subtypes, filter?.subtypes_exclude)
+  const errorCode = dimension(codes(filter?.error_codes), codes(filter?.error_codes_exclude))
+  return (message) => module(message.module) && subType(message.subType) && errorCode(Number(message.errorCode))
+}

@@ -1,0 +1,67 @@
+/**
+ * The event hub of one node: the chain publishes every written block, the modules publish their
+ * system-status events, and consumers (polling subscriptions, later WebSocket push) listen. A
+ * listener that throws is logged and does not stop the others.
+ */
+import type { CommittedBlock } from '../chain/producer.ts'
+import type { Logger } from '../log.ts'
+import { blockEventOf } from './block-event.ts'
+import { formatStatusDate } from './status.ts'
+import type { BlockEvent, StatusEvent, SystemStatusMessage } from './types.ts'
+
+export interface EventHub {
+  publishBlock(block: CommittedBlock): void
+  publishStatus(event: StatusEvent): void
+  /** returns a function that removes the listener */
+  onBlock(listener: (event: BlockEvent) => void): () => void
+  /** `message` carries the date the event reached the hub */
+  onStatus(listener: (message: SystemStatusMessage) => void): () => void
+}
+
+export interface EventHubOptions {
+  /** node clock in ns, for the status `date` */
+  nowNs: () => bigint
+  log: Logger
+}
+
+export function createEventHub(options: EventHubOptions): EventHub {
+  const blockListeners = new Set<(event: BlockEvent) => void>()
+  const statusListeners = new Set<(message: SystemStatusMessage) => void>()
+  // a status raised while listeners run (e.g. an overflow report) is delivered after them, in order
+  const queued: SystemStatusMessage[] = []
+  let delivering = false
+
+  const each = <T>(listeners: Set<(value: T) => void>, value: T): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(value)
+      } catch (error) {
+        options.log.error('an event listener failed', error)
+      }
+    }
+  }
+
+  return {
+    publishBlock(block) {
+      if (blockListeners.size > 0) each(blockListeners, blockEventOf(block))
+    },
+    publishStatus(event) {
+      queued.push({ ...event, date: formatStatusDate(options.nowNs()) })
+      if (delivering) return
+      delivering = true
+      try {
+        for (let message = queued.shift(); message !== undefined; message = queued.shift()) each(statusListeners, message)
+      } finally {
+        delivering = false
+      }
+    },
+    onBlock(listener) {
+      blockListeners.add(listener)
+      return () => blockListeners.delete(listener)
+    },
+    onStatus(listener) {
+      statusListeners.add(listener)
+      return () => statusListeners.delete(listener)
+    },
+  }
+}

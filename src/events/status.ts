@@ -1,0 +1,58 @@
+/**
+ * System-status events raised by Keel's own modules (protocol.md §6 shape), and their `date`.
+ *
+ * | module   | status | subType        | errorCode                     | when |
+ * |----------|--------|----------------|-------------------------------|------|
+ * | executor | false  | `timeout`      | the discard code (e.g. -32005) | a transaction ran out of its execution budget |
+ * | executor | false  | `failure`      | the discard code (-32002…-32008) | any other transaction discarded in a block |
+ * | jsonrpc  | true   | `start`/`stop` | 0                             | the JSON-RPC server started / is stopping |
+ * | jsonrpc  | false  | `overload`     | -32006                        | a subscription was refused: too many active |
+ * | jsonrpc  | false  | `overflow`     | -32006                        | a subscription's cache was full and lost its oldest items |
+ *
+ * Consensus (`viewchange`) and p2p events come with the network (issue 6).
+ */
+import type { CommittedBlock } from '../chain/producer.ts'
+import { InvalidReason } from '../chain/types.ts'
+import { BUDGET_EXHAUSTED } from '../exec/executor.ts'
+import type { StatusEvent } from './types.ts'
+
+/** RFC 3339 in UTC with nanoseconds, e.g. 2017-11-06T20:27:10.123456789Z. */
+export function formatStatusDate(ns: bigint): string {
+  const seconds = ns / 1_000_000_000n
+  const nanos = ns % 1_000_000_000n
+  const iso = new Date(Number(seconds) * 1000).toISOString() // …T20:27:10.000Z
+  return `${iso.slice(0, 19)}.${nanos.toString().padStart(9, '0')}Z`
+}
+
+/** One executor event per transaction the block discarded, in block order. */
+export function executorStatuses(block: CommittedBlock): StatusEvent[] {
+  return block.invalid.map((invalid) => {
+    const timedOut = invalid.detail.startsWith(BUDGET_EXHAUSTED)
+    return {
+      module: 'executor',
+      status: false,
+      subType: timedOut ? 'timeout' : 'failure',
+      errorCode: InvalidReason[invalid.invalidMsg],
+      message: `transaction ${invalid.tx.hash} discarded in block ${block.header.number}: ${invalid.invalidMsg} (${invalid.detail})`,
+    }
+  })
+}
+
+export const jsonrpcStatus = {
+  start: (url: string): StatusEvent => ({
+    module: 'jsonrpc',
+    status: true,
+    subType: 'start',
+    errorCode: 0,
+    message: `JSON-RPC listening on ${url}`,
+  }),
+  stop: (): StatusEvent => ({ module: 'jsonrpc', status: true, subType: 'stop', errorCode: 0, message: 'JSON-RPC server stopping' }),
+  overload: (message: string): StatusEvent => ({ module: 'jsonrpc', status: false, subType: 'overload', errorCode: -32006, message }),
+  overflow: (id: string, capacity: number): StatusEvent => ({
+    module: 'jsonrpc',
+    status: false,
+    subType: 'overflow',
+    errorCode: -32006,
+    message: `subscription ${id} is not polled in time: its cache of ${capacity} items is full and loses its oldest items until it is polled`,
+  }),
+}

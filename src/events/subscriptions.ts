@@ -1,0 +1,217 @@
+/**
+ * Polling subscriptions (filters): created by the sub_new… methods, read and cleared by
+ * sub_getSubscriptionChanges, removed by sub_unSubscription (protocol.md §7, reliability.md part B).
+ *
+ * - Ids are `0x` + 32 lower-case hex digits (16 random bytes).
+ * - At most `maxSubscriptions` (1000) are active; one more → -32006
+ *   `too many subscriptions: at most 1000 active`, and a jsonrpc `overload` status event when the
+ *   cap is first hit (again only once a slot was taken after being free).
+ * - A subscription not polled for `idleMs` (5 min) expires: it is removed at the next sweep (every
+ *   operation sweeps, and a timer sweeps every minute) and its id answers -32012.
+ * - Each cache is bounded (blocks 1000, logs 10000, status messages 1000 by default). A poller
+ *   too slow to keep up loses the OLDEST items, never the newest: what it reads next is still in
+ *   order and without duplicates, and it is told through a jsonrpc `overflow` system-status event
+ *   naming its id and how many items it lost (once per poll interval), plus a warning in the log.
+ *   An error on its next poll would lose what is still cached, and the result shape (an array of
+ *   items) leaves no room for a marker.
+ */
+import { randomBytes } from 'node:crypto'
+import { SubscriptionNotExist, SystemBusy } from '../errors.ts'
+import type { Logger } from '../log.ts'
+import { type LogCriteria, matchLog, type StatusMatcher } from './filters.ts'
+import type { EventHub } from './hub.ts'
+import { jsonrpcStatus } from './status.ts'
+import type { BlockEvent, SystemStatusMessage } from './types.ts'
+
+export interface CacheCapacity {
+  block: number
+  logs: number
+  status: number
+}
+
+export interface PollingOptions {
+  /** monotonic clock in ms for expiry; tests inject their own */
+  nowMs: () => number
+  /** a subscription expires this long after its last poll (or its creation) */
+  idleMs: number
+  maxSubscriptions: number
+  capacity: CacheCapacity
+  /** how often the timer sweeps expired subscriptions; 0 disables the timer (every operation sweeps anyway) */
+  sweepEveryMs: number
+  newId: () => string
+}
+
+export const DEFAULT_POLLING: PollingOptions = {
+  nowMs: () => performance.now(),
+  idleMs: 5 * 60_000,
+  maxSubscriptions: 1000,
+  capacity: { block: 1000, logs: 10_000, status: 1000 },
+  sweepEveryMs: 60_000,
+  newId: () => `0x${randomBytes(16).toString('hex')}`,
+}
+
+export interface PollingSubscriptions {
+  newBlockSubscription(full: boolean): string
+  newLogSubscription(criteria: LogCriteria): string
+  newStatusSubscription(matcher: StatusMatcher): string
+  /** items cached since the previous poll, oldest first; -32012 for an unknown or expired id */
+  changes(id: string): unknown[]
+  /** -32012 for an unknown or expired id */
+  remove(id: string): void
+  /** active subscriptions (after sweeping the expired ones) */
+  size(): number
+  close(): void
+}
+
+/** A FIFO of at most `capacity` items; pushing into a full one drops the oldest. */
+export class BoundedQueue<T> {
+  private items: (T | undefined)[]
+  private head = 0
+  private length = 0
+  constructor(readonly capacity: number) {
+    this.items = new Array(Math.min(capacity, 64))
+  }
+  /** returns true when the oldest item was dropped to make room */
+  push(item: T): boolean {
+    if (this.length === this.capacity) {
+      this.items[this.head] = item
+      this.head = (this.head + 1) % this.capacity
+      return true
+    }
+    if (this.length === this.items.length) {
+      const grown: (T | undefined)[] = new Array(Math.min(this.capacity, this.items.length * 2))
+      for (let i = 0; i < this.length; i++) grown[i] = this.items[(this.head + i) % this.items.length]
+      this.items = grown
+      this.head = 0
+    }
+    this.items[(this.head + this.length) % this.items.length] = item
+    this.length++
+    return false
+  }
+  drain(): T[] {
+    const out: T[] = new Array(this.length)
+    for (let i = 0; i < this.length; i++) out[i] = this.items[(this.head + i) % this.items.length] as T
+    this.items = new Array(Math.min(this.capacity, 64))
+    this.head = 0
+    this.length = 0
+    return out
+  }
+  get size(): number {
+    return this.length
+  }
+}
+
+interface Subscription {
+  id: string
+  lastPoll: number
+  queue: BoundedQueue<unknown>
+  /** items lost since the last poll */
+  dropped: number
+  onBlock?(event: BlockEvent, put: (item: unknown) => void): void
+  onStatus?(message: SystemStatusMessage, put: (item: unknown) => void): void
+  put: (item: unknown) => void
+}
+
+export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides: Partial<PollingOptions> = {}): PollingSubscriptions {
+  const options: PollingOptions = { ...DEFAULT_POLLING, ...overrides, capacity: { ...DEFAULT_POLLING.capacity, ...overrides.capacity } }
+  const active = new Map<string, Subscription>()
+  let overloadReported = false
+
+  const sweep = (): void => {
+    const now = options.nowMs()
+    for (const [id, subscription] of active) if (now - subscription.lastPoll > options.idleMs) active.delete(id)
+  }
+
+  const cache = (subscription: Subscription, item: unknown): void => {
+    if (!subscription.queue.push(item)) return
+    subscription.dropped++
+    if (subscription.dropped === 1) {
+      log.warn(`subscription ${subscription.id} is not polled fast enough: its cache is full and loses its oldest items`)
+      // reported once per poll interval, so a full status subscription cannot feed itself
+      hub.publishStatus(jsonrpcStatus.overflow(subscription.id, subscription.queue.capacity))
+    }
+  }
+
+  const add = (capacity: number, handlers: Pick<Subscription, 'onBlock' | 'onStatus'>): string => {
+    sweep()
+    if (active.size >= options.maxSubscriptions) {
+      const message = `too many subscriptions: at most ${options.maxSubscriptions} active`
+      // raised when the cap is hit, and again only after a slot was free in between
+      if (!overloadReported) hub.publishStatus(jsonrpcStatus.overload(message))
+      overloadReported = true
+      throw new SystemBusy(message)
+    }
+    overloadReported = false
+    let id = options.newId()
+    while (active.has(id)) id = options.newId()
+    const subscription: Subscription = {
+      id,
+      lastPoll: options.nowMs(),
+      queue: new BoundedQueue(capacity),
+      dropped: 0,
+      ...handlers,
+      put: (item) => cache(subscription, item),
+    }
+    active.set(id, subscription)
+    return id
+  }
+
+  const find = (id: string): Subscription => {
+    const subscription = active.get(id)
+    if (subscription === undefined) throw new SubscriptionNotExist()
+    if (options.nowMs() - subscription.lastPoll > options.idleMs) {
+      active.delete(id)
+      throw new SubscriptionNotExist()
+    }
+    return subscription
+  }
+
+  const offBlock = hub.onBlock((event) => {
+    sweep()
+    for (const subscription of active.values()) subscription.onBlock?.(event, subscription.put)
+  })
+  const offStatus = hub.onStatus((message) => {
+    for (const subscription of active.values()) subscription.onStatus?.(message, subscription.put)
+  })
+  const timer = options.sweepEveryMs > 0 ? setInterval(sweep, options.sweepEveryMs) : undefined
+  timer?.unref()
+
+  return {
+    newBlockSubscription: (full) => add(options.capacity.block, { onBlock: (event, put) => put(full ? event.full() : event.hash) }),
+    newLogSubscription: (criteria) =>
+      add(options.capacity.logs, {
+        onBlock: (event, put) => {
+          for (const entry of event.logs()) if (matchLog(criteria, entry)) put(entry)
+        },
+      }),
+    newStatusSubscription: (matcher) =>
+      add(options.capacity.status, {
+        onStatus: (message, put) => {
+          if (matcher(message)) put(message)
+        },
+      }),
+    changes(id) {
+      const subscription = find(id)
+      subscription.lastPoll = options.nowMs()
+      if (subscription.dropped > 0) {
+        log.warn(`subscription ${id} lost ${subscription.dropped} items before this poll`)
+        subscription.dropped = 0
+      }
+      return subscription.queue.drain()
+    },
+    remove(id) {
+      find(id)
+      active.delete(id)
+    },
+    size() {
+      sweep()
+      return active.size
+    },
+    close() {
+      if (timer !== undefined) clearInterval(timer)
+      offBlock()
+      offStatus()
+      active.clear()
+    },
+  }
+}
