@@ -26,6 +26,16 @@ export interface KeelConfig {
     headersTimeoutMs: number
     requestTimeoutMs: number
     keepAliveTimeoutMs: number
+    /** WebSocket on the same port: most open connections; one more is refused with HTTP 503 at upgrade */
+    wsMaxConnections: number
+    /** most push subscriptions on one WebSocket connection; one more → -32006 */
+    wsMaxSubscriptions: number
+    /** largest WebSocket message accepted; a bigger one closes the connection with 1009 */
+    wsMaxFrameBytes: number
+    /** messages waiting for a slow reader; one more → the connection is closed with 1008 */
+    wsMaxQueuedMessages: number
+    /** bytes waiting for a slow reader (socket buffer plus queue); past it → closed with 1008 */
+    wsMaxBufferedBytes: number
   }
   chain: {
     /** solo ordering: cut a block at this many transactions… */
@@ -61,6 +71,11 @@ export const defaultConfig: KeelConfig = {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 30_000,
     keepAliveTimeoutMs: 5_000,
+    wsMaxConnections: 100,
+    wsMaxSubscriptions: 10,
+    wsMaxFrameBytes: 1024 * 1024,
+    wsMaxQueuedMessages: 1000,
+    wsMaxBufferedBytes: 16 * 1024 * 1024,
   },
   chain: {
     batchSize: 500,

@@ -1,6 +1,6 @@
 /**
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
- * transport. `startNode` returns a running node; `stop()` closes it.
+ * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
 import { parseJson } from './rpc/json.ts'
+import { createRpcWsServer } from './rpc/ws.ts'
 import { openStore } from './store/index.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -114,6 +115,14 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
   })
+  const ws = createRpcWsServer({
+    dispatcher,
+    events,
+    height: () => store.height(),
+    namespace: config.node.namespace,
+    limits: config.jsonrpc,
+    log: log.child('ws'),
+  })
   const http = createRpcHttpServer({
     host: config.jsonrpc.host,
     port: config.jsonrpc.port,
@@ -130,6 +139,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       // browsers ask for it on their own; an empty icon keeps their consoles clean
       '/favicon.ico': { contentType: 'image/x-icon', body: '' },
     },
+    onUpgrade: ws.handleUpgrade,
     log: log.child('http'),
   })
   await chain.start()
@@ -151,6 +161,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     events,
     stop: async () => {
       events.publishStatus(jsonrpcStatus.stop())
+      await ws.close()
       await http.close()
       subscriptions.close()
       await chain.stop()

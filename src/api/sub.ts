@@ -5,7 +5,7 @@
 import type { SubHandlers } from '../../generated/handlers.ts'
 import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
 import { InvalidParams, NoBlockGenerated } from '../errors.ts'
-import { compileLogCriteria, compileStatusFilter, matchLog } from '../events/filters.ts'
+import { compileLogCriteria, compileStatusFilter, type LogCriteria, matchLog } from '../events/filters.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { formatReceipt } from './format.ts'
@@ -22,6 +22,15 @@ function blockOf(raw: BlockNumber | undefined, latest: number): number | undefin
   if (raw === 'latest') return latest
   const value = BigInt(raw)
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
+}
+
+/** The criteria of a log subscription (polled or pushed): bounds resolved against the head `latest`. */
+export function subscriptionCriteria(filter: LogFilter | undefined, latest: number): LogCriteria {
+  const fromBlock = blockOf(filter?.fromBlock, latest)
+  const toBlock = blockOf(filter?.toBlock, latest)
+  if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
+    throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
+  return compileLogCriteria(filter, { fromBlock, toBlock })
 }
 
 export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlersBuilt {
@@ -55,14 +64,7 @@ export function createSubHandlers(modules: { chain: ChainReader; subscriptions: 
 
   return {
     sub_newBlockSubscription: ([full]) => subscriptions.newBlockSubscription(full),
-    sub_newEventSubscription: ([filter]) => {
-      const latest = chain.height()
-      const fromBlock = blockOf(filter?.fromBlock, latest)
-      const toBlock = blockOf(filter?.toBlock, latest)
-      if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
-        throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
-      return subscriptions.newLogSubscription(compileLogCriteria(filter, { fromBlock, toBlock }))
-    },
+    sub_newEventSubscription: ([filter]) => subscriptions.newLogSubscription(subscriptionCriteria(filter, chain.height())),
     sub_getLogs: ([filter]) => getLogs(filter),
     sub_newSystemStatusSubscription: ([filter]) => subscriptions.newStatusSubscription(compileStatusFilter(filter)),
     sub_getSubscriptionChanges: ([id]) => subscriptions.changes(id) as SubscriptionChanges,

@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { InternalError, InvalidRequest, ParseError, type RpcError } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { Dispatcher } from './dispatch.ts'
@@ -32,6 +33,8 @@ export interface HttpServerOptions {
   dispatcher: Dispatcher
   /** extra GET routes, e.g. /playground */
   pages: Readonly<Record<string, { contentType: string; body: string | Buffer; headers?: Record<string, string> }>>
+  /** WebSocket upgrades on any path (src/rpc/ws.ts); without it an upgrade request is dropped */
+  onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
   log: Logger
 }
 
@@ -176,6 +179,13 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       send(res, 200, dispatcher.errorReply(new InternalError()))
     }
   }
+
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    // the connection leaves HTTP: its header deadline no longer applies
+    clearTimeout(deadlines.get(socket))
+    if (options.onUpgrade === undefined) socket.destroy()
+    else options.onUpgrade(req, socket, head)
+  })
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable) return socket.destroy()

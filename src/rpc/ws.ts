@@ -1,0 +1,375 @@
+/**
+ * JSON-RPC over WebSocket on the node's JSON-RPC port (any path; the HTTP server hands its
+ * `upgrade` requests here), with push subscriptions (protocol.md §5, reliability.md part B).
+ *
+ * Every text (or binary, read as UTF-8) message is one JSON-RPC body, answered exactly as over
+ * HTTP by the same dispatcher, so every method works over WebSocket. Two methods exist only here:
+ *
+ * - `sub_subscribe` with params `["block", isVerbose?]`, `["logs", LogFilter?]` or
+ *   `["systemStatus", SystemStatusFilter?]` → the subscription id (`0x` + 32 hex). The filters are
+ *   those of sub_newEventSubscription / sub_newSystemStatusSubscription, checked by the same schemas.
+ * - `sub_unsubscribe` with `["<id>"]` → true; an id not on this connection → -32012 `subscription not found`.
+ *
+ * They must be sent alone, not inside a batch (a batch naming them → -32600). Over HTTP they do not
+ * exist (-32601). Each pushed item is one notification, in chain order, exactly once:
+ *
+ *   {"jsonrpc":"2.0","namespace":"global","method":"sub_subscription",
+ *    "params":{"subscription":"0x…","result":<Block | block hash | Log | SystemStatusMessage>}}
+ *
+ * Limits: at most `wsMaxConnections` connections (one more → HTTP 503 with a -32006 envelope at
+ * the upgrade); `wsMaxSubscriptions` per connection (→ -32006); a message over `wsMaxFrameBytes` →
+ * close 1009. Back-pressure: replies and notifications go to the socket while its buffer is below
+ * WRITE_HIGH_WATER, the rest waits in a per-connection queue. A reader that lets more than
+ * `wsMaxQueuedMessages` messages, or `wsMaxBufferedBytes` bytes, pile up is cut off: its queue is
+ * dropped, its subscriptions released, the node raises a jsonrpc `slowConsumer` system-status
+ * event, and the connection is closed with 1008 and a reason (what the reader has already been
+ * sent comes first, so it sees an unbroken prefix of its stream, then the close). A reader that
+ * does not even take the close frame is terminated CLOSE_GRACE_MS later.
+ */
+import { randomBytes } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { type WebSocket, WebSocketServer } from 'ws'
+import { methods, schemas } from '../../generated/methods.ts'
+import type { LogFilter, SystemStatusFilter } from '../../generated/types.ts'
+import { subscriptionCriteria } from '../api/sub.ts'
+import { InternalError, InvalidParams, InvalidRequest, ParseError, RpcError, SubscriptionNotExist, SystemBusy } from '../errors.ts'
+import { compileStatusFilter, type LogCriteria, matchLog, type StatusMatcher } from '../events/filters.ts'
+import type { EventHub } from '../events/hub.ts'
+import type { StatusEvent } from '../events/types.ts'
+import type { Logger } from '../log.ts'
+import type { Dispatcher } from './dispatch.ts'
+import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from './json.ts'
+import type { MethodSpec } from './method-spec.ts'
+import { compileParamChecker } from './params.ts'
+
+export interface WsLimits {
+  wsMaxConnections: number
+  wsMaxSubscriptions: number
+  wsMaxFrameBytes: number
+  wsMaxQueuedMessages: number
+  wsMaxBufferedBytes: number
+  maxJsonDepth: number
+}
+
+export interface WsServerOptions {
+  dispatcher: Dispatcher
+  events: EventHub
+  /** current chain height, to resolve `latest` in a log filter */
+  height(): number
+  /** the node's namespace: notifications name it, requests may name it or none */
+  namespace: string
+  limits: WsLimits
+  log: Logger
+}
+
+export interface RpcWsServer {
+  /** the HTTP server's `upgrade` event */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
+  /** open connections */
+  connections(): number
+  /** closes every connection (1001) and stops listening to the hub */
+  close(): Promise<void>
+}
+
+/** bytes in the socket's buffer below which messages are written straight away */
+export const WRITE_HIGH_WATER = 256 * 1024
+/** how long a cut-off reader gets to take the close frame before the socket is destroyed */
+export const CLOSE_GRACE_MS = 5000
+/** status events about cut-off readers */
+export const slowConsumerStatus = (message: string): StatusEvent => ({
+  module: 'jsonrpc',
+  status: false,
+  subType: 'slowConsumer',
+  errorCode: -32006,
+  message,
+})
+
+const WS_METHODS = new Set(['sub_subscribe', 'sub_unsubscribe'])
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+type Kind = 'block' | 'logs' | 'systemStatus'
+interface Subscription {
+  kind: Kind
+  verbose: boolean
+  criteria?: LogCriteria
+  matcher?: StatusMatcher
+}
+
+interface Connection {
+  ws: WebSocket
+  headers: IncomingMessage['headers']
+  subscriptions: Map<string, Subscription>
+  queue: string[]
+  queuedBytes: number
+  cut: boolean
+}
+
+/** sub_subscribe's params per kind, checked with the schemas of the polling methods. */
+function subscribeCheckers() {
+  const kindParam = { name: 'kind', required: true, schema: { type: 'string', enum: ['block', 'logs', 'systemStatus'] } }
+  const spec = (from: MethodSpec, params: MethodSpec['params']): MethodSpec => ({ ...from, params: [kindParam, ...params] })
+  const block = methods.sub_newBlockSubscription as MethodSpec
+  const logs = methods.sub_newEventSubscription as MethodSpec
+  const status = methods.sub_newSystemStatusSubscription as MethodSpec
+  const all = schemas as Record<string, unknown>
+  return {
+    block: compileParamChecker(
+      'sub_subscribe',
+      spec(
+        block,
+        block.params.map((param) => ({ ...param, required: false })),
+      ),
+      all,
+    ),
+    logs: compileParamChecker('sub_subscribe', spec(logs, logs.params), all),
+    systemStatus: compileParamChecker('sub_subscribe', spec(status, status.params), all),
+    unsubscribe: compileParamChecker('sub_unsubscribe', { ...methods.sub_unSubscription, params: methods.sub_unSubscription.params }, all),
+  }
+}
+
+export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
+  const { dispatcher, events, limits, log, namespace } = options
+  const checkers = subscribeCheckers()
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false })
+  const open = new Set<Connection>()
+  let upgrading = 0
+  const newId = (): string => `0x${randomBytes(16).toString('hex')}`
+
+  // ---- writing, with back-pressure ----
+
+  const flush = (connection: Connection): void => {
+    const { ws, queue } = connection
+    while (queue.length > 0 && ws.readyState === ws.OPEN && ws.bufferedAmount < WRITE_HIGH_WATER) {
+      const text = queue.shift() as string
+      connection.queuedBytes -= text.length
+      ws.send(text, afterWrite(connection))
+    }
+  }
+  const callbacks = new WeakMap<Connection, (error?: Error) => void>()
+  const afterWrite = (connection: Connection): ((error?: Error) => void) => {
+    let callback = callbacks.get(connection)
+    if (callback === undefined) {
+      callback = (error) => {
+        if (error === undefined && !connection.cut && connection.queue.length > 0) flush(connection)
+      }
+      callbacks.set(connection, callback)
+    }
+    return callback
+  }
+
+  const cutOff = (connection: Connection, why: string): void => {
+    if (connection.cut) return
+    connection.cut = true
+    connection.queue.length = 0
+    connection.queuedBytes = 0
+    const released = connection.subscriptions.size
+    connection.subscriptions.clear()
+    const reason = `slow consumer: ${why}` // a close reason is at most 123 bytes
+    log.warn(`WebSocket reader cut off (${why}); ${released} subscription(s) released`)
+    events.publishStatus(slowConsumerStatus(`a WebSocket reader was disconnected: ${why}; ${released} subscription(s) released`))
+    connection.ws.close(1008, reason)
+    setTimeout(() => {
+      if (connection.ws.readyState !== connection.ws.CLOSED) connection.ws.terminate()
+    }, CLOSE_GRACE_MS).unref()
+  }
+
+  const write = (connection: Connection, text: string): void => {
+    if (connection.cut || connection.ws.readyState !== connection.ws.OPEN) return
+    const { ws, queue } = connection
+    if (queue.length === 0 && ws.bufferedAmount < WRITE_HIGH_WATER) {
+      ws.send(text, afterWrite(connection))
+      return
+    }
+    queue.push(text)
+    connection.queuedBytes += text.length
+    if (queue.length > limits.wsMaxQueuedMessages) cutOff(connection, `more than ${limits.wsMaxQueuedMessages} messages waiting to be read`)
+    else if (connection.queuedBytes + ws.bufferedAmount > limits.wsMaxBufferedBytes)
+      cutOff(connection, `more than ${limits.wsMaxBufferedBytes} bytes waiting to be read`)
+  }
+
+  // ---- push ----
+
+  const notificationHead = `{"jsonrpc":"2.0","namespace":${JSON.stringify(namespace)},"method":"sub_subscription","params":{"subscription":"`
+  const notify = (connection: Connection, id: string, resultText: string): void =>
+    write(connection, `${notificationHead}${id}","result":${resultText}}}`)
+
+  /** `make` runs at most once per key; each wire form is serialised once per event, whatever the number of subscribers */
+  const memo = <K>(make: (key: K) => string): ((key: K) => string) => {
+    const made = new Map<K, string>()
+    return (key) => {
+      let text = made.get(key)
+      if (text === undefined) {
+        text = make(key)
+        made.set(key, text)
+      }
+      return text
+    }
+  }
+
+  const offBlock = events.onBlock((event) => {
+    if (open.size === 0) return
+    const blockText = memo((verbose: boolean) => (verbose ? stringifyJson(event.full()) : JSON.stringify(event.hash)))
+    const logText = memo((index: number) => stringifyJson(event.logs()[index]))
+    for (const connection of open) {
+      for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
+        else if (subscription.kind === 'logs') {
+          const logs = event.logs()
+          for (let i = 0; i < logs.length && !connection.cut; i++)
+            if (matchLog(subscription.criteria as LogCriteria, logs[i])) notify(connection, id, logText(i))
+        }
+        if (connection.cut) break
+      }
+    }
+  })
+  const offStatus = events.onStatus((message) => {
+    if (open.size === 0) return
+    const text = memo((_: 0) => stringifyJson(message))
+    for (const connection of open) {
+      for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.kind !== 'systemStatus' || !(subscription.matcher as StatusMatcher)(message)) continue
+        notify(connection, id, text(0))
+        if (connection.cut) break
+      }
+    }
+  })
+
+  // ---- requests ----
+
+  const reply = (id: unknown, code: number, message: string, result?: unknown): string =>
+    stringifyJson({ jsonrpc: '2.0', namespace, id, code, message, ...(result === undefined ? {} : { result }) })
+
+  const subscribe = (connection: Connection, params: unknown[]): string => {
+    const kind = params[0]
+    if (kind !== 'block' && kind !== 'logs' && kind !== 'systemStatus')
+      throw new InvalidParams(
+        `invalid argument 0 (kind): must be "block", "logs" or "systemStatus"; got ${kind === undefined ? 'nothing' : stringifyJson(kind).slice(0, 64)}`,
+      )
+    const [, arg] = checkers[kind].check(params)
+    let subscription: Subscription
+    if (kind === 'block') subscription = { kind, verbose: arg === true }
+    else if (kind === 'logs')
+      subscription = { kind, verbose: false, criteria: subscriptionCriteria(arg as LogFilter | undefined, options.height()) }
+    else subscription = { kind, verbose: false, matcher: compileStatusFilter(arg as SystemStatusFilter | undefined) }
+    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
+      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
+    let id = newId()
+    while (connection.subscriptions.has(id)) id = newId()
+    connection.subscriptions.set(id, subscription)
+    return id
+  }
+
+  const unsubscribe = (connection: Connection, params: unknown[]): true => {
+    const [id] = checkers.unsubscribe.check(params) as [string]
+    if (!connection.subscriptions.delete(id)) throw new SubscriptionNotExist('subscription not found')
+    return true
+  }
+
+  /** A well-formed single request for a WebSocket-only method; anything else goes to the dispatcher. */
+  const wsOnly = (body: unknown): { id: unknown; method: string; params: unknown[] } | undefined => {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
+    const { id, jsonrpc, method, params, namespace: asked } = body as Record<string, unknown>
+    if (typeof method !== 'string' || !WS_METHODS.has(method) || jsonrpc !== '2.0') return undefined
+    if (!(typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)))) return undefined
+    if (!(asked === undefined || asked === '' || asked === namespace)) return undefined
+    if (!(params === undefined || params === null || Array.isArray(params))) return undefined
+    return { id, method, params: (params ?? []) as unknown[] }
+  }
+
+  const answer = async (connection: Connection, data: Buffer): Promise<string> => {
+    let body: unknown
+    try {
+      body = parseJson(utf8.decode(data), { maxDepth: limits.maxJsonDepth })
+    } catch (error) {
+      if (error instanceof JsonSyntaxError) return dispatcher.errorReply(new ParseError(`parse error: ${error.message}`))
+      if (error instanceof JsonDepthError) return dispatcher.errorReply(new InvalidRequest(`invalid request: ${error.message}`))
+      if (error instanceof TypeError) return dispatcher.errorReply(new ParseError('parse error: the message is not valid UTF-8'))
+      throw error
+    }
+    const own = wsOnly(body)
+    if (own !== undefined) {
+      try {
+        const result = own.method === 'sub_subscribe' ? subscribe(connection, own.params) : unsubscribe(connection, own.params)
+        return reply(own.id, 0, 'SUCCESS', result)
+      } catch (error) {
+        if (error instanceof RpcError) return reply(own.id, error.code, error.message)
+        throw error
+      }
+    }
+    if (
+      Array.isArray(body) &&
+      body.some(
+        (element) => element !== null && typeof element === 'object' && WS_METHODS.has((element as { method?: unknown }).method as string),
+      )
+    )
+      return dispatcher.errorReply(new InvalidRequest('invalid request: sub_subscribe and sub_unsubscribe cannot be sent in a batch'))
+    return dispatcher.handleBody(body, { headers: connection.headers })
+  }
+
+  const accept = (ws: WebSocket, req: IncomingMessage): void => {
+    const connection: Connection = { ws, headers: req.headers, subscriptions: new Map(), queue: [], queuedBytes: 0, cut: false }
+    open.add(connection)
+    ws.on('message', (data: Buffer) => {
+      if (connection.cut) return
+      void answer(connection, data)
+        .then((text) => write(connection, text))
+        .catch((error: unknown) => {
+          log.error('failed to answer a WebSocket message', error)
+          write(connection, dispatcher.errorReply(new InternalError()))
+        })
+    })
+    // oversized messages (ws closes with 1009 itself), bad frames, resets
+    ws.on('error', (error: Error & { code?: string }) => log.debug('WebSocket connection failed', error.code ?? error.message))
+    ws.on('close', () => {
+      open.delete(connection)
+      connection.subscriptions.clear()
+      connection.queue.length = 0
+    })
+  }
+
+  const refuse = (socket: Duplex, status: number, statusText: string, error: RpcError): void => {
+    const body = `${dispatcher.errorReply(error)}\n`
+    socket.end(
+      `HTTP/1.1 ${status} ${statusText}\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
+  }
+
+  return {
+    handleUpgrade(req, socket, head) {
+      socket.on('error', (error) => log.debug('WebSocket upgrade socket failed', error.message))
+      if (open.size + upgrading >= limits.wsMaxConnections) {
+        refuse(socket, 503, 'Service Unavailable', new SystemBusy(`too many WebSocket connections: at most ${limits.wsMaxConnections}`))
+        return
+      }
+      upgrading++
+      let settled = false
+      const done = (): void => {
+        if (!settled) upgrading--
+        settled = true
+      }
+      socket.once('close', done)
+      // ws answers a malformed upgrade request with 400 itself
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        done()
+        accept(ws, req)
+      })
+    },
+    connections: () => open.size,
+    close: async () => {
+      offBlock()
+      offStatus()
+      const closing = [...open].map(
+        (connection) =>
+          new Promise<void>((resolve) => {
+            if (connection.ws.readyState === connection.ws.CLOSED) return resolve()
+            connection.ws.once('close', () => resolve())
+            connection.ws.close(1001, 'node stopping')
+            setTimeout(() => connection.ws.terminate(), 1000).unref()
+          }),
+      )
+      await Promise.all(closing)
+      wss.close()
+    },
+  }
+}
