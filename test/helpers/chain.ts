@@ -5,9 +5,10 @@
  * invoke and decode the return data.
  */
 import * as assert from 'uvu/assert'
+import type { KeelNode } from '../../src/node.ts'
 import { calldata, compile, selector, topic, word } from '../unit/exec/helpers.ts'
-import { envelope, post } from './node.ts'
-import type { Wallet } from './wallet.ts'
+import { envelope, post, startTestNode } from './node.ts'
+import { type Wallet, wallet } from './wallet.ts'
 
 export { calldata, selector, topic, word }
 
@@ -385,3 +386,21 @@ contract Broken {
     }
 }
 `
+
+/**
+ * The two nodes the tx_ and block_ tests share a shape of: A cuts a block 300 ms after the first
+ * waiting transaction (bursts share a block), B cuts one block per transaction (cheap long chains).
+ */
+export async function startBatchingPair(): Promise<{ nodes: KeelNode[]; a: string; b: string; dev: Wallet; devB: Wallet }> {
+  const [nodeA, nodeB] = await Promise.all([
+    startTestNode({ chain: { batchTimeoutMs: 300 } }, { verifyWorkers: 1 }),
+    startTestNode({ chain: { batchSize: 1, batchTimeoutMs: 1 } }, { verifyWorkers: 1 }),
+  ])
+  return {
+    nodes: [nodeA, nodeB],
+    a: nodeA.url,
+    b: nodeB.url,
+    dev: wallet(nodeA.devAccount?.privateKey),
+    devB: wallet(nodeB.devAccount?.privateKey),
+  }
+}

@@ -17,20 +17,19 @@ import {
   STORE_SOURCE,
   SUBMIT,
   send,
+  startBatchingPair,
   submit,
   transfers,
   type WireBlock,
   type WireTx,
 } from '../helpers/chain.ts'
-import { startTestNode } from '../helpers/node.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`
 const UNKNOWN_HASH = `0x${'cd'.repeat(32)}`
 const NONE = 'There is no block generated!'
 
-let nodeA: KeelNode
-let nodeB: KeelNode
+let nodes: KeelNode[] = []
 let a: string
 let b: string
 let dev: Wallet
@@ -52,18 +51,11 @@ const plain = (block: WireBlock): WireBlock => {
 }
 
 test.before(async () => {
-  ;[nodeA, nodeB] = await Promise.all([
-    startTestNode({ chain: { batchTimeoutMs: 300 } }, { verifyWorkers: 1 }),
-    startTestNode({ chain: { batchSize: 1, batchTimeoutMs: 1 } }, { verifyWorkers: 1 }),
-  ])
-  a = nodeA.url
-  b = nodeB.url
-  dev = wallet(nodeA.devAccount?.privateKey)
-  devB = wallet(nodeB.devAccount?.privateKey)
+  ;({ nodes, a, b, dev, devB } = await startBatchingPair())
 })
 
 test.after(async () => {
-  await Promise.all([nodeA?.stop(), nodeB?.stop()])
+  await Promise.all(nodes.map((node) => node.stop()))
 })
 
 test('an empty chain: -32011 for the latest block, height and genesis; empty answers elsewhere', async () => {

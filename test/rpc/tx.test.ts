@@ -20,6 +20,7 @@ import {
   SUBMIT,
   sendAll,
   settle,
+  startBatchingPair,
   submit,
   transfers,
   type WireBlock,
@@ -34,8 +35,7 @@ const ZERO = `0x${'00'.repeat(20)}`
 const UNKNOWN_HASH = `0x${'ab'.repeat(32)}`
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
-let nodeA: KeelNode
-let nodeB: KeelNode
+let nodes: KeelNode[] = []
 let a: string
 let b: string
 let dev: Wallet
@@ -67,18 +67,11 @@ const txA = (hash: string): Promise<WireTx> => ok<WireTx>(a, 'tx_getTransactionB
 const hashesOf = (txs: WireTx[]): string[] => txs.map((tx) => tx.hash)
 
 test.before(async () => {
-  ;[nodeA, nodeB] = await Promise.all([
-    startTestNode({ chain: { batchTimeoutMs: 300 } }, { verifyWorkers: 1 }),
-    startTestNode({ chain: { batchSize: 1, batchTimeoutMs: 1 } }, { verifyWorkers: 1 }),
-  ])
-  a = nodeA.url
-  b = nodeB.url
-  dev = wallet(nodeA.devAccount?.privateKey)
-  devB = wallet(nodeB.devAccount?.privateKey)
+  ;({ nodes, a, b, dev, devB } = await startBatchingPair())
 })
 
 test.after(async () => {
-  await Promise.all([nodeA?.stop(), nodeB?.stop()])
+  await Promise.all(nodes.map((node) => node.stop()))
 })
 
 // ---- an empty chain ----
