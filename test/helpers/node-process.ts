@@ -43,13 +43,24 @@ export interface StartNodeProcessOptions {
   logLevel?: 'debug' | 'info'
   /** how long to wait for the listening line */
   timeoutMs?: number
+  /** extra Node.js flags placed before the script, e.g. `--cpu-prof` */
+  nodeArgs?: string[]
   /** called with each chunk the child writes */
   onOutput?: (text: string) => void
 }
 
 /** Starts src/main.ts in a child process and resolves once it listens; rejects (killing the child) on exit or timeout. */
 export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise<NodeProcess> {
-  const args = ['--import', 'tsx', mainFile, '--port', String(options.port ?? 0), '--log-level', options.logLevel ?? 'info']
+  const args = [
+    ...(options.nodeArgs ?? []),
+    '--import',
+    'tsx',
+    mainFile,
+    '--port',
+    String(options.port ?? 0),
+    '--log-level',
+    options.logLevel ?? 'info',
+  ]
   if (options.configFile !== undefined) args.push('--config', options.configFile)
   if (options.dataDir !== undefined) args.push('--data-dir', options.dataDir)
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })

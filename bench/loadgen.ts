@@ -1,0 +1,441 @@
+/**
+ * The load generator: its own process (forked by bench/run.ts), so its CPU is not the node's.
+ * Signs every transaction before the clock starts (bench/sdk-tx.ts, as the official SDK signs),
+ * submits over JSON-RPC on keep-alive HTTP connections, and learns commits from the node's
+ * WebSocket block push (full blocks), so that waiting for receipts does not load the node with
+ * polling. At the end of each transaction workload every hash not seen in a block is looked up with
+ * tx_getTransactionReceipt, so a discarded transaction is counted, not waited for forever.
+ *
+ * Messages: the parent sends a Job, the child answers `progress` messages and one `result` (or
+ * `error`).
+ */
+import http from 'node:http'
+import WebSocket from 'ws'
+import { artifact, calldata } from '../test/helpers/chain.ts'
+import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+
+export type Job =
+  | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
+  | { kind: 'transfers'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number }
+  | { kind: 'erc20'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number; token: string }
+  | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[] }
+  | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
+
+export interface TxResult {
+  submitted: number
+  accepted: number
+  rejected: number
+  committed: number
+  invalid: number
+  acceptedPerSecond: number
+  committedPerSecond: number
+  latencyP50Ms: number
+  latencyP99Ms: number
+  wallSeconds: number
+  firstBlock: number
+  lastBlock: number
+  hashes: string[]
+  firstRejection?: string
+}
+
+export interface ReadResult {
+  requests: number
+  errors: number
+  requestsPerSecond: number
+  latencyP50Ms: number
+  latencyP99Ms: number
+  wallSeconds: number
+  firstError?: string
+  /** logs only */
+  logsPerSecond?: number
+  blocksPerQuery?: number
+}
+
+export interface SetupResult {
+  token?: string
+  fundedAccounts: number
+}
+
+export type Progress = { done: number; total: number; label: string }
+
+const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+
+/** The ERC-20 transfer path: two balance slots, a Transfer event. */
+contract BenchToken {
+    mapping(address => uint256) public balanceOf;
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    constructor() {
+        balanceOf[msg.sender] = 1e30;
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        require(balanceOf[msg.sender] >= amount, "balance too low");
+        balanceOf[msg.sender] -= amount;
+        balanceOf[to] += amount;
+        emit Transfer(msg.sender, to, amount);
+        return true;
+    }
+}`
+
+// ---- JSON-RPC over keep-alive HTTP ----
+
+let agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+let nextId = 1
+
+interface Reply {
+  code: number
+  message: string
+  result?: unknown
+}
+
+/** One JSON-RPC call; the body is built by hand so bigint fields stay exact. */
+function rpc(url: string, method: string, paramsJson: string): Promise<Reply> {
+  const body = `{"jsonrpc":"2.0","namespace":"global","id":${nextId++},"method":"${method}","params":${paramsJson}}`
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString()
+          try {
+            resolve(JSON.parse(text) as Reply)
+          } catch {
+            reject(new Error(`${method}: HTTP ${response.statusCode}, not JSON: ${text.slice(0, 200)}`))
+          }
+        })
+        response.on('error', reject)
+      },
+    )
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+/** JSON with bigints as bare numbers (the SDK sends timestamp and nonce that way). */
+const toJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${v}n` : v)).replace(/"(-?\d+)n"/g, '$1')
+
+async function ok(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const reply = await rpc(url, method, toJson(params))
+  if (reply.code !== 0) throw new Error(`${method}: ${reply.code} ${reply.message}`)
+  return reply.result
+}
+
+const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
+const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits
+
+function report(progress: Progress): void {
+  process.send?.({ type: 'progress', progress })
+}
+
+// ---- commits from WebSocket block push ----
+
+interface CommitWatch {
+  /** commit time (performance.now()) of each hash seen in a block */
+  seen: Map<string, number>
+  blocks: number[]
+  close(): void
+}
+
+async function watchCommits(wsUrl: string): Promise<CommitWatch> {
+  const socket = new WebSocket(wsUrl, { maxPayload: 256 * 1024 * 1024 })
+  const seen = new Map<string, number>()
+  const blocks: number[] = []
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve())
+    socket.once('error', (error) => reject(new Error(`cannot open WebSocket ${wsUrl} for block push: ${error.message}`)))
+  })
+  const subscribed = new Promise<void>((resolve, reject) => {
+    socket.on('message', (data) => {
+      const message = JSON.parse(data.toString()) as {
+        id?: number
+        code?: number
+        message?: string
+        params?: { result: { number: string; transactions?: { hash: string }[] } }
+      }
+      if (message.id === 1) {
+        if (message.code === 0) resolve()
+        else reject(new Error(`sub_subscribe: ${message.code} ${message.message}`))
+        return
+      }
+      const block = message.params?.result
+      if (block === undefined) return
+      const now = performance.now()
+      blocks.push(Number(block.number))
+      for (const tx of block.transactions ?? []) seen.set(tx.hash, now)
+    })
+  })
+  socket.send(JSON.stringify({ jsonrpc: '2.0', namespace: 'global', id: 1, method: 'sub_subscribe', params: ['block', true] }))
+  await subscribed
+  return { seen, blocks, close: () => socket.close() }
+}
+
+// ---- transaction workloads ----
+
+async function runTransactions(
+  job: { url: string; wsUrl: string; concurrency: number },
+  method: string,
+  signed: Record<string, unknown>[],
+  label: string,
+): Promise<TxResult> {
+  agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency })
+  const bodies = signed.map((tx) => toJson([tx]))
+  const watch = await watchCommits(job.wsUrl)
+  const submittedAt = new Map<string, number>()
+  let accepted = 0
+  let rejected = 0
+  let firstRejection: string | undefined
+  let next = 0
+  let lastAccept = 0
+  const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: job.concurrency }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]
+        const sentAt = performance.now()
+        const reply = await rpc(job.url, method, body)
+        if (reply.code === 0) {
+          submittedAt.set(reply.result as string, sentAt)
+          accepted++
+          lastAccept = performance.now()
+        } else {
+          rejected++
+          firstRejection ??= `${reply.code} ${reply.message}`
+        }
+      }
+    }),
+  )
+  // wait for every accepted hash to be seen in a block; stop when nothing new arrives for 10 s
+  let lastCount = -1
+  let lastChange = performance.now()
+  const outstanding = (): number => [...submittedAt.keys()].filter((hash) => !watch.seen.has(hash)).length
+  while (outstanding() > 0 && performance.now() - lastChange < 10_000) {
+    if (watch.seen.size !== lastCount) {
+      lastCount = watch.seen.size
+      lastChange = performance.now()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  clearInterval(progress)
+  watch.close()
+  const latencies: number[] = []
+  let lastCommit = started
+  for (const [hash, sentAt] of submittedAt) {
+    const committedAt = watch.seen.get(hash)
+    if (committedAt === undefined) continue
+    latencies.push(committedAt - sentAt)
+    if (committedAt > lastCommit) lastCommit = committedAt
+  }
+  // hashes never seen in a block: discarded (an invalid record) or lost
+  let invalid = 0
+  for (const [hash] of submittedAt) {
+    if (watch.seen.has(hash)) continue
+    const reply = await rpc(job.url, 'tx_getTransactionReceipt', JSON.stringify([hash]))
+    if (reply.code !== 0 && reply.code !== -32001) invalid++
+    else if (reply.code === -32001)
+      throw new Error(`transaction ${hash} was accepted but has no receipt and no invalid record 10 s after the last commit`)
+  }
+  latencies.sort((a, b) => a - b)
+  return {
+    submitted: signed.length,
+    accepted,
+    rejected,
+    committed: latencies.length,
+    invalid,
+    acceptedPerSecond: round(accepted / ((lastAccept - started) / 1000)),
+    committedPerSecond: round(latencies.length / ((lastCommit - started) / 1000)),
+    latencyP50Ms: round(percentile(latencies, 50)),
+    latencyP99Ms: round(percentile(latencies, 99)),
+    wallSeconds: round((lastCommit - started) / 1000, 2),
+    firstBlock: Math.min(...watch.blocks),
+    lastBlock: Math.max(...watch.blocks),
+    hashes: [...submittedAt.keys()],
+    firstRejection,
+  }
+}
+
+function accountsOf(seed: string, count: number): SdkAccount[] {
+  return Array.from({ length: count }, (_, i) => derivedAccount(seed, i))
+}
+
+/** Signs `count` transactions round-robin over the accounts, reporting progress. */
+function signAll(count: number, label: string, make: (i: number) => Record<string, unknown>): Record<string, unknown>[] {
+  const signed: Record<string, unknown>[] = []
+  for (let i = 0; i < count; i++) {
+    signed.push(make(i))
+    if (i % 2000 === 0) report({ label: `${label}: signing`, done: i, total: count })
+  }
+  return signed
+}
+
+async function waitForReceipt(url: string, hash: string): Promise<Reply> {
+  for (let tries = 0; tries < 3000; tries++) {
+    const reply = await rpc(url, 'tx_getTransactionReceipt', JSON.stringify([hash]))
+    if (reply.code !== -32001) return reply
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  throw new Error(`no receipt for ${hash} after 30 s`)
+}
+
+/** Funds the accounts (only when the node was not started with them in its genesis) and deploys the token. */
+async function setup(job: Extract<Job, { kind: 'setup' }>): Promise<SetupResult> {
+  const accounts = accountsOf(job.seed, job.accounts)
+  const deployer = accounts[0]
+  let fundedAccounts = 0
+  if (job.funderKey !== undefined) {
+    const { addressFromPrivateKey } = await import('../src/crypto/signature.ts')
+    const funder = { privateKey: job.funderKey, address: addressFromPrivateKey(job.funderKey) }
+    const hashes: string[] = []
+    for (const account of accounts) {
+      hashes.push(
+        (await ok(job.url, 'tx_sendTransaction', [
+          sdkTransaction(funder, { kind: 'transfer', to: account.address, value: 1_000_000_000 }),
+        ])) as string,
+      )
+    }
+    for (const hash of hashes) await waitForReceipt(job.url, hash)
+    fundedAccounts = accounts.length
+  }
+  if (!job.token) return { fundedAccounts }
+  const { bin } = artifact(TOKEN_SOURCE, 'BenchToken')
+  const deployed = await waitForReceipt(
+    job.url,
+    (await ok(job.url, 'contract_deployContract', [sdkTransaction(deployer, { kind: 'deploy', payload: bin })])) as string,
+  )
+  if (deployed.code !== 0) throw new Error(`token deployment failed: ${deployed.code} ${deployed.message}`)
+  const token = (deployed.result as { contractAddress: string }).contractAddress
+  const hashes: string[] = []
+  for (const account of accounts.slice(1)) {
+    const payload = calldata('transfer(address,uint256)', account.address as `0x${string}`, 10n ** 24n)
+    hashes.push(
+      (await ok(job.url, 'contract_invokeContract', [sdkTransaction(deployer, { kind: 'invoke', to: token, payload })])) as string,
+    )
+  }
+  for (const hash of hashes) {
+    const reply = await waitForReceipt(job.url, hash)
+    if (reply.code !== 0) throw new Error(`token distribution failed: ${reply.code} ${reply.message}`)
+  }
+  return { token, fundedAccounts }
+}
+
+// ---- read workloads ----
+
+async function runReads(
+  url: string,
+  concurrency: number,
+  seconds: number,
+  label: string,
+  request: (i: number) => [string, string],
+  count?: (reply: Reply) => number,
+): Promise<ReadResult> {
+  agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
+  const latencies: number[] = []
+  let errors = 0
+  let firstError: string | undefined
+  let items = 0
+  let issued = 0
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  const progress = setInterval(() => report({ label, done: latencies.length, total: 0 }), 500)
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const [method, params] = request(issued++)
+        const sentAt = performance.now()
+        const reply = await rpc(url, method, params).catch((error: Error) => ({ code: -1, message: error.message }) as Reply)
+        latencies.push(performance.now() - sentAt)
+        if (reply.code !== 0) {
+          errors++
+          firstError ??= `${method}: ${reply.code} ${reply.message}`
+        } else if (count !== undefined) items += count(reply)
+      }
+    }),
+  )
+  clearInterval(progress)
+  const wallSeconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return {
+    requests: latencies.length,
+    errors,
+    requestsPerSecond: round(latencies.length / wallSeconds),
+    latencyP50Ms: round(percentile(latencies, 50), 2),
+    latencyP99Ms: round(percentile(latencies, 99), 2),
+    wallSeconds: round(wallSeconds, 2),
+    firstError,
+    ...(count === undefined ? {} : { logsPerSecond: round(items / wallSeconds) }),
+  }
+}
+
+async function run(job: Job): Promise<unknown> {
+  switch (job.kind) {
+    case 'setup':
+      return setup(job)
+    case 'transfers': {
+      const accounts = accountsOf(job.seed, job.accounts)
+      const signed = signAll(job.count, 'transfers', (i) =>
+        sdkTransaction(accounts[i % accounts.length], { kind: 'transfer', to: accounts[(i * 7 + 1) % accounts.length].address, value: 1 }),
+      )
+      return runTransactions(job, 'tx_sendTransaction', signed, 'transfers')
+    }
+    case 'erc20': {
+      const accounts = accountsOf(job.seed, job.accounts)
+      const signed = signAll(job.count, 'erc20', (i) =>
+        sdkTransaction(accounts[i % accounts.length], {
+          kind: 'invoke',
+          to: job.token,
+          payload: calldata('transfer(address,uint256)', accounts[(i * 7 + 1) % accounts.length].address as `0x${string}`, 1n),
+        }),
+      )
+      return runTransactions(job, 'contract_invokeContract', signed, 'erc20')
+    }
+    case 'reads': {
+      const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)
+      const hashes = job.hashes
+      return runReads(job.url, job.concurrency, job.seconds, 'reads', (i) => {
+        const hash = hashes[(i * 7919) % hashes.length]
+        switch (i % 4) {
+          case 0:
+            return ['tx_getTransactionByHash', `["${hash}"]`]
+          case 1:
+            return ['tx_getTransactionReceipt', `["${hash}"]`]
+          case 2:
+            return ['block_latestBlock', '[]']
+          default:
+            return ['block_getBlockByNumber', `[${1 + ((i * 31) % latest)},true]`]
+        }
+      })
+    }
+    case 'logs': {
+      // whole-range scans split into the node's largest allowed window, plus selective filters
+      const windows: [number, number][] = []
+      for (let from = job.fromBlock; from <= job.toBlock; from += job.maxRange)
+        windows.push([from, Math.min(job.toBlock, from + job.maxRange - 1)])
+      const result = await runReads(
+        job.url,
+        job.concurrency,
+        job.seconds,
+        'logs',
+        (i) => {
+          const [from, to] = windows[i % windows.length]
+          return ['sub_getLogs', JSON.stringify([{ fromBlock: from, toBlock: to, addresses: [job.token] }])]
+        },
+        (reply) => (reply.result as unknown[]).length,
+      )
+      return { ...result, blocksPerQuery: round((job.toBlock - job.fromBlock + 1) / windows.length) }
+    }
+  }
+}
+
+process.on('message', (job: Job) => {
+  run(job).then(
+    (result) => process.send?.({ type: 'result', result }),
+    (error: Error) => process.send?.({ type: 'error', message: error.stack ?? error.message }),
+  )
+})

@@ -1,0 +1,336 @@
+/**
+ * `npm run bench`: starts a node on a fresh data directory (or uses `--url`), runs the workloads
+ * through a load generator in its own process (bench/loadgen.ts), and prints per workload accepted
+ * and committed tx/s, p50/p99 submit→receipt latency, the node's CPU and peak RSS; a live progress
+ * line while it runs; a JSON file and a markdown table at the end (bench-results/).
+ *
+ *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
+ *                 [--concurrency 128] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>]
+ *
+ * With `--url` the same workloads run against that node: the 1,000 accounts are funded from `--key`
+ * first, the node's CPU and RSS are read only when `--pid` names its process on this machine, and
+ * the log workload queries whatever blocks its transactions landed in.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import os, { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { MAX_LOG_RANGE } from '../src/api/sub.ts'
+import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../test/helpers/node-process.ts'
+import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
+import { derivedAccount } from './sdk-tx.ts'
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    pid: { type: 'string' },
+    workloads: { type: 'string', default: 'transfers,erc20,reads,logs' },
+    transfers: { type: 'string', default: '30000' },
+    erc20: { type: 'string', default: '10000' },
+    accounts: { type: 'string', default: '1000' },
+    concurrency: { type: 'string', default: '128' },
+    'read-seconds': { type: 'string', default: '10' },
+    'log-blocks': { type: 'string', default: '10000' },
+    'cpu-prof': { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench-results' },
+  },
+})
+const workloads = values.workloads.split(',')
+const ACCOUNTS = Number(values.accounts)
+const CONCURRENCY = Number(values.concurrency)
+const SEED = `keel-bench-${Date.now()}`
+const repoRoot = join(import.meta.dirname, '..')
+
+// ---- the node under test ----
+
+interface Target {
+  url: string
+  wsUrl: string
+  pid?: number
+  funderKey?: string
+  stop(): Promise<void>
+}
+
+async function startLocalNode(name: string, chain: { batchSize?: number } = {}): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), `keel-bench-${name}-`))
+  const configFile = join(dir, 'keel.toml')
+  const genesis = Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount(SEED, i).address, balance: 10n ** 15n }))
+  writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })
+  const profileDir = join(repoRoot, values.out, 'profiles')
+  if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
+  const node: NodeProcess = await startNodeProcess({
+    configFile,
+    logLevel: 'info',
+    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  })
+  return { url: node.url, wsUrl: node.url.replace(/^http/, 'ws'), pid: node.pid, stop: async () => void (await node.kill('SIGINT')) }
+}
+
+function remoteTarget(): Target {
+  const url = values.url as string
+  if (values.key === undefined) throw new Error('--url needs --key <private key of a funded account> to fund the benchmark accounts')
+  return {
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    pid: values.pid === undefined ? undefined : Number(values.pid),
+    funderKey: values.key,
+    stop: async () => {},
+  }
+}
+
+// ---- the node's CPU and memory, from /proc ----
+
+const CLOCK_TICKS = 100
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
+}
+
+function rssBytes(pid: number): number {
+  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
+  return match === null ? 0 : Number(match[1]) * 1024
+}
+
+interface Usage {
+  cpuPercent: number | null
+  peakRssMiB: number | null
+}
+
+function sampleUsage(pid: number | undefined): { stop(): Usage; line(): string } {
+  if (pid === undefined) return { stop: () => ({ cpuPercent: null, peakRssMiB: null }), line: () => '' }
+  const startedCpu = cpuSeconds(pid)
+  const started = performance.now()
+  let peak = rssBytes(pid)
+  let lastCpu = startedCpu
+  let lastAt = started
+  let recentCpu = 0
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssBytes(pid))
+      const cpu = cpuSeconds(pid)
+      const at = performance.now()
+      recentCpu = ((cpu - lastCpu) / ((at - lastAt) / 1000)) * 100
+      lastCpu = cpu
+      lastAt = at
+    } catch {}
+  }, 200)
+  return {
+    stop() {
+      clearInterval(timer)
+      const cpu = ((cpuSeconds(pid) - startedCpu) / ((performance.now() - started) / 1000)) * 100
+      return { cpuPercent: Math.round(cpu), peakRssMiB: Math.round(peak / 2 ** 20) }
+    },
+    line: () => ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pid) / 2 ** 20)} MiB`,
+  }
+}
+
+// ---- the load generator ----
+
+function startLoadgen(): ChildProcess {
+  return fork(join(import.meta.dirname, 'loadgen.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+}
+
+function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    const onMessage = (message: { type: string; progress?: Progress; result?: T; message?: string }): void => {
+      if (message.type === 'progress' && message.progress !== undefined) {
+        const { label, done, total } = message.progress
+        const seconds = (performance.now() - started) / 1000
+        const rate = done / seconds
+        const of = total > 0 ? `/${total.toLocaleString('en')}` : ''
+        process.stderr.write(
+          `\r\x1b[K[${label}] ${done.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s · ${seconds.toFixed(1)} s${usage?.line() ?? ''}`,
+        )
+        return
+      }
+      loadgen.off('message', onMessage)
+      process.stderr.write('\r\x1b[K')
+      if (message.type === 'result') resolve(message.result as T)
+      else reject(new Error(`load generator: ${message.message}`))
+    }
+    loadgen.on('message', onMessage)
+    loadgen.send(job)
+  })
+}
+
+// ---- the run ----
+
+interface Row {
+  workload: string
+  detail: string
+  rate: string
+  latency: string
+  cpuPercent: number | null
+  peakRssMiB: number | null
+}
+
+const fmt = (n: number): string => Math.round(n).toLocaleString('en')
+const rows: Row[] = []
+const results: Record<string, unknown> = {}
+
+async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers' | 'erc20', job: Job): Promise<TxResult> {
+  const usage = sampleUsage(target.pid)
+  const result = await runJob<TxResult>(loadgen, job, usage)
+  const used = usage.stop()
+  // the hashes feed the read workload; the result file keeps the figures
+  results[name] = { ...result, hashes: undefined, ...used }
+  rows.push({
+    workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
+    detail: `${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}`,
+    rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
+    latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
+    ...used,
+  })
+  if (result.firstRejection !== undefined) console.error(`${name}: first rejection: ${result.firstRejection}`)
+  return result
+}
+
+async function measureReads(
+  loadgen: ChildProcess,
+  target: Target,
+  name: string,
+  job: Job,
+  detail: (r: ReadResult) => string,
+): Promise<void> {
+  const usage = sampleUsage(target.pid)
+  const result = await runJob<ReadResult>(loadgen, job, usage)
+  const used = usage.stop()
+  results[name] = { ...result, ...used }
+  rows.push({
+    workload: name,
+    detail: detail(result),
+    rate: `**${fmt(result.requestsPerSecond)} requests/s**`,
+    latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
+    ...used,
+  })
+  if (result.firstError !== undefined) console.error(`${name}: ${result.errors} errors, first: ${result.firstError}`)
+}
+
+async function main(): Promise<void> {
+  const loadgen = startLoadgen()
+  const target = values.url === undefined ? await startLocalNode('main') : remoteTarget()
+  console.error(
+    `node ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; ${ACCOUNTS} accounts; concurrency ${CONCURRENCY}`,
+  )
+  const common = { url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY }
+  let hashes: string[] = []
+  try {
+    const needToken = workloads.includes('erc20')
+    const setup = await runJob<SetupResult>(loadgen, {
+      kind: 'setup',
+      url: target.url,
+      seed: SEED,
+      accounts: ACCOUNTS,
+      funderKey: target.funderKey,
+      token: needToken,
+    })
+    if (workloads.includes('transfers'))
+      hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
+    if (needToken) {
+      const erc20 = await measureTx(loadgen, target, 'erc20', {
+        kind: 'erc20',
+        ...common,
+        count: Number(values.erc20),
+        token: setup.token as string,
+      })
+      if (hashes.length === 0) hashes = erc20.hashes
+    }
+    if (workloads.includes('reads')) {
+      if (hashes.length === 0)
+        throw new Error('the reads workload looks up the transactions of the transfers or erc20 workload: run one of them too')
+      await measureReads(
+        loadgen,
+        target,
+        'reads',
+        { kind: 'reads', url: target.url, seconds: Number(values['read-seconds']), concurrency: CONCURRENCY, hashes },
+        (r) =>
+          `${fmt(r.requests)} requests (getTransactionByHash, getTransactionReceipt, latestBlock, getBlockByNumber), ${r.errors} errors`,
+      )
+    }
+  } finally {
+    await target.stop()
+  }
+  if (workloads.includes('logs')) await logsWorkload(loadgen)
+  loadgen.kill()
+  report()
+}
+
+/** sub_getLogs over a long chain: built on its own node with one transaction per block. */
+async function logsWorkload(loadgen: ChildProcess): Promise<void> {
+  const blocks = Number(values['log-blocks'])
+  const target = values.url === undefined ? await startLocalNode('logs', { batchSize: 1 }) : remoteTarget()
+  try {
+    const common = { url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY }
+    const setup = await runJob<SetupResult>(loadgen, {
+      kind: 'setup',
+      url: target.url,
+      seed: SEED,
+      accounts: ACCOUNTS,
+      funderKey: target.funderKey,
+      token: true,
+    })
+    const built = await runJob<TxResult>(
+      loadgen,
+      { kind: 'erc20', ...common, count: blocks, token: setup.token as string },
+      sampleUsage(target.pid),
+    )
+    console.error(`logs: built blocks ${built.firstBlock}–${built.lastBlock} (${fmt(built.committedPerSecond)} one-transaction blocks/s)`)
+    results.logChain = { blocks: built.lastBlock - built.firstBlock + 1, blocksPerSecond: built.committedPerSecond }
+    await measureReads(
+      loadgen,
+      target,
+      'sub_getLogs',
+      {
+        kind: 'logs',
+        url: target.url,
+        seconds: Number(values['read-seconds']),
+        concurrency: 4,
+        token: setup.token as string,
+        fromBlock: built.firstBlock,
+        toBlock: built.lastBlock,
+        maxRange: MAX_LOG_RANGE,
+      },
+      (r) =>
+        `blocks ${built.firstBlock}–${built.lastBlock} (${fmt(built.lastBlock - built.firstBlock + 1)}) in windows of ${fmt(r.blocksPerQuery ?? 0)} blocks, one log each; ${fmt(r.logsPerSecond ?? 0)} logs/s; ${r.errors} errors`,
+    )
+  } finally {
+    await target.stop()
+  }
+}
+
+function report(): void {
+  const date = new Date().toISOString()
+  const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim()
+  const table = [
+    `Measured ${date.slice(0, 10)} on ${machine}; \`${command}\`; the node and the load generator share the machine.`,
+    '',
+    '| workload | rate | p50 / p99 latency | node CPU | node peak RSS | detail |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map(
+      (r) => `| ${r.workload} | ${r.rate} | ${r.latency} | ${r.cpuPercent ?? 'n/a'}% | ${r.peakRssMiB ?? 'n/a'} MiB | ${r.detail} |`,
+    ),
+  ].join('\n')
+  const dir = join(repoRoot, values.out)
+  mkdirSync(dir, { recursive: true })
+  const stem = join(dir, `bench-${date.replace(/[:.]/g, '-')}`)
+  writeFileSync(
+    `${stem}.json`,
+    `${JSON.stringify({ date, machine, command, concurrency: CONCURRENCY, accounts: ACCOUNTS, results }, null, 2)}\n`,
+  )
+  writeFileSync(`${stem}.md`, `${table}\n`)
+  console.log(`\n${table}\n\nwritten: ${stem}.json, ${stem}.md`)
+}
+
+main().catch((error: Error) => {
+  console.error(error.stack ?? error.message)
+  process.exit(1)
+})
