@@ -45,6 +45,8 @@ export interface MethodObject {
   errors?: { $ref: string }[]
   examples?: ExamplePairing[]
   'x-aliases'?: string[]
+  /** `websocket`: the method exists only on WebSocket connections */
+  'x-transport'?: 'websocket'
   paramStructure?: string
 }
 

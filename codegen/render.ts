@@ -85,6 +85,7 @@ export function renderMethods(document: OpenRpcDocument): string {
       service: servicePrefix(method.name),
       summary: method.summary ?? '',
       aliases: method['x-aliases'] ?? [],
+      ...(method['x-transport'] === undefined ? {} : { transport: method['x-transport'] }),
       params: method.params.map((param) => ({
         name: param.name,
         required: param.required === true,
@@ -218,7 +219,8 @@ export function renderHandlers(document: OpenRpcDocument): string {
     const name = `${typeBaseName(prefix)}Handlers`
     out += `\n/** Handlers of the \`${prefix}_\` service. */\n`
     out += `export interface ${name} {\n`
-    for (const method of document.methods.filter((m) => servicePrefix(m.name) === prefix)) {
+    // WebSocket-only methods are answered by src/rpc/ws.ts itself, never by a dispatched handler
+    for (const method of document.methods.filter((m) => servicePrefix(m.name) === prefix && m['x-transport'] === undefined)) {
       const base = typeBaseName(method.name)
       out += methodDoc(document, method, '  ', false)
       out += `  ${method.name}(params: ${base}Params, context: CallContext): Answer<${base}Result>\n`

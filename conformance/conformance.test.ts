@@ -13,7 +13,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { methods, schemas } from '../generated/methods.ts'
 import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/client.ts'
+import { type WsTransport, wsTransport } from '../sdk/ws-transport.ts'
 import { parseJson } from '../src/rpc/json.ts'
+import type { MethodSpec } from '../src/rpc/method-spec.ts'
 import { toValidationView } from '../src/rpc/params.ts'
 import { type Deviation, deviations, deviationsFor } from './deviations.ts'
 import { createStates, replayIn, STATE_DESCRIPTIONS, type State, type StateName, stateOf, UNBUILDABLE } from './states.ts'
@@ -65,11 +67,29 @@ function recording(inner: Transport): Transport {
   }
 }
 
+const wsClients = new Map<State, Promise<KeelClient>>()
+const openSockets: WsTransport[] = []
+
 function clientOf(state: State): KeelClient {
   let client = clients.get(state)
   if (client === undefined) {
     client = createClient({ transport: recording(httpTransport(state.node.url)) })
     clients.set(state, client)
+  }
+  return client
+}
+
+/** The client an example of `method` goes through: a WebSocket connection for the WebSocket-only methods. */
+async function clientFor(state: State, method: string): Promise<KeelClient> {
+  if ((methods[method as keyof typeof methods] as MethodSpec).transport !== 'websocket') return clientOf(state)
+  let client = wsClients.get(state)
+  if (client === undefined) {
+    client = (async () => {
+      const websocket = state.websocket ?? (await wsTransport(state.node.url))
+      openSockets.push(websocket)
+      return createClient({ transport: recording(websocket) })
+    })()
+    wsClients.set(state, client)
   }
   return client
 }
@@ -81,6 +101,7 @@ async function stateFor(name: StateName): Promise<State> {
 }
 
 test.after(async () => {
+  await Promise.all(openSockets.map((socket) => socket.close()))
   await states.stopAll()
   printCoverage()
 })
@@ -205,7 +226,9 @@ for (const method of document.methods) {
       }
       const state = await stateFor(stateName)
       const params = example.params.map((param) => param.value)
-      const outcome = await replayIn(state, method.name, params, example.description, () => callTyped(clientOf(state), method.name, params))
+      const outcome = await replayIn(state, method.name, params, example.description, async () =>
+        callTyped(await clientFor(state, method.name), method.name, params),
+      )
       checkEnvelope(where, lastReply)
 
       const notImplementedDeviation = candidates.find((candidate) => candidate.when === 'not-implemented')

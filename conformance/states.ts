@@ -22,6 +22,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import Module from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createClient } from '../sdk/client.ts'
+import { type WsTransport, wsTransport } from '../sdk/ws-transport.ts'
 import { resolveConfig } from '../src/config.ts'
 import { type KeelNode, startNode } from '../src/node.ts'
 import {
@@ -58,6 +60,7 @@ export type StateName =
   | 'archived'
   | 'subscriptionsFull'
   | 'subscribed'
+  | 'pushSubscribed'
   | 'blockSubscribed'
   | 'eventSubscribed'
   | 'viewChanged'
@@ -78,6 +81,7 @@ export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
   { phrase: 'on a chain of 8000 blocks', state: 'veryLong' },
   { phrase: 'with 1000 subscriptions active', state: 'subscriptionsFull' },
   { phrase: 'while subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 is active', state: 'subscribed' },
+  { phrase: 'while push subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 is open on this connection', state: 'pushSubscribed' },
   { phrase: 'block subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 (hashes) made before block 3', state: 'blockSubscribed' },
   { phrase: 'event subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 made before block 3', state: 'eventSubscribed' },
   { phrase: 'after a consensus view change', state: 'viewChanged' },
@@ -96,6 +100,7 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
   veryLong: 'a chain of 8000 blocks',
   subscriptionsFull: 'a node with 1000 active subscriptions (the most it allows)',
   subscribed: `a node (no block yet) on which block subscription ${SUBSCRIPTION_ID} (hashes) is active`,
+  pushSubscribed: `a node (no block yet) with a WebSocket connection on which push subscription ${SUBSCRIPTION_ID} (block hashes) is open`,
   blockSubscribed: `the sample chain whose block 3 was written after block subscription ${SUBSCRIPTION_ID} (hashes) was made`,
   eventSubscribed: `the sample chain whose block 3 was written after event subscription ${SUBSCRIPTION_ID} (no filter) was made`,
   viewChanged: `a node whose consensus changed view while system status subscription ${SUBSCRIPTION_ID} was active`,
@@ -137,6 +142,8 @@ export interface State {
   restTime: bigint
   /** tx hashes of the sample chain by name (test/helpers/sample-chain.ts), where the state has them */
   hashes: Record<string, string>
+  /** the WebSocket connection the state was built on, for the WebSocket-only methods */
+  websocket?: WsTransport
   /** runs one call in the state's conditions */
   wrap?<T>(call: () => Promise<T>): Promise<T>
 }
@@ -285,6 +292,13 @@ export function createStates(): States {
       const id = await rpc(state.node.url, 'sub_newBlockSubscription', [false])
       if (id.result !== SUBSCRIPTION_ID) throw new Error(`sub_newBlockSubscription: ${id.code} ${id.message} ${String(id.result)}`)
       return state
+    },
+    async pushSubscribed() {
+      const state = await subscribing('pushSubscribed', fresh(), new PinnedClock(SERVE_TIME), NEVER_BATCH)
+      const websocket = await wsTransport(state.node.url)
+      const id = await createClient({ transport: websocket }).send('sub_subscribe', ['block'])
+      if (id.result !== SUBSCRIPTION_ID) throw new Error(`sub_subscribe: ${id.code} ${id.message} ${String(id.result)}`)
+      return { ...state, websocket }
     },
     blockSubscribed: () => subscribedBeforeBlock3('blockSubscribed', 'sub_newBlockSubscription', [false]),
     eventSubscribed: () => subscribedBeforeBlock3('eventSubscribed', 'sub_newEventSubscription', []),

@@ -99,6 +99,10 @@ import type {
   SubGetSubscriptionChangesResult,
   SubUnSubscriptionParams,
   SubUnSubscriptionResult,
+  SubSubscribeParams,
+  SubSubscribeResult,
+  SubUnsubscribeParams,
+  SubUnsubscribeResult,
   SubNewArchiveSubscriptionParams,
   SubNewArchiveSubscriptionResult,
   NodeGetNodesParams,
@@ -840,6 +844,37 @@ export interface KeelClientMethods {
    * ```
    */
   sub_unSubscription(...params: SubUnSubscriptionParams): Promise<SubUnSubscriptionResult>
+  /**
+   * Open a push subscription on this WebSocket connection.
+   *
+   * Pushes each new item to this connection as a notification `{"jsonrpc":"2.0","namespace":"global","method":"sub_subscription","params":{"subscription":"<id>","result":<item>}}`, in chain order, exactly once. `kind` `block`: the item is the Block when `criteria` is true, its hash otherwise (default false). `kind` `logs`: each Log matching `criteria`, a LogFilter as for sub_newEventSubscription. `kind` `systemStatus`: each SystemStatusMessage passing `criteria`, a SystemStatusFilter as for sub_newSystemStatusSubscription. At most 10 subscriptions per connection (`[jsonrpc] wsMaxSubscriptions`); past that: -32006 `too many subscriptions on this connection: at most 10`. A reader that falls more than `wsMaxQueuedMessages` messages or `wsMaxBufferedBytes` bytes behind is disconnected with close code 1008 and its subscriptions are released. The subscription ends with sub_unsubscribe or when the connection closes. Served only over WebSocket (any path on the JSON-RPC port); over HTTP it answers -32601 naming the WebSocket address. Sent alone, not in a batch (a batch naming it: -32600).
+   * @param kind SubscriptionKind
+   * @param criteria PushCriteria
+   * @returns subscriptionId
+   * @throws -32601 METHOD_NOT_FOUND: method does not exist or is unavailable
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @example
+   * ```ts
+   * await client.sub_subscribe("block", true)
+   * ```
+   */
+  sub_subscribe(...params: SubSubscribeParams): Promise<SubSubscribeResult>
+  /**
+   * Close a push subscription of this WebSocket connection.
+   *
+   * Returns true once the subscription is closed; no notification for it follows the reply. An id that is not open on this connection (another connection's, a closed one, a polling subscription's): -32012 `subscription not found`. Served only over WebSocket (any path on the JSON-RPC port); over HTTP it answers -32601 naming the WebSocket address. Sent alone, not in a batch (a batch naming it: -32600).
+   * @param subscriptionId SubscriptionId
+   * @returns removed
+   * @throws -32601 METHOD_NOT_FOUND: method does not exist or is unavailable
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32012 SUBSCRIPTION_NOT_EXIST: required subscription does not existed or has expired
+   * @example
+   * ```ts
+   * await client.sub_unsubscribe("0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809")
+   * ```
+   */
+  sub_unsubscribe(...params: SubUnsubscribeParams): Promise<SubUnsubscribeResult>
   /**
    * Subscribe to snapshot and archive outcomes (polled).
    *

@@ -264,6 +264,31 @@ export const schemas = {
     "type": "string",
     "pattern": "^0x[0-9a-f]{32}$"
   },
+  "SubscriptionKind": {
+    "title": "SubscriptionKind",
+    "description": "what a push subscription sends: block, logs or systemStatus",
+    "type": "string",
+    "enum": [
+      "block",
+      "logs",
+      "systemStatus"
+    ]
+  },
+  "PushCriteria": {
+    "title": "PushCriteria",
+    "description": "sub_subscribe's second argument, by kind: FullBlocks for block, LogFilter for logs, SystemStatusFilter for systemStatus",
+    "anyOf": [
+      {
+        "$ref": "FullBlocks"
+      },
+      {
+        "$ref": "LogFilter"
+      },
+      {
+        "$ref": "SystemStatusFilter"
+      }
+    ]
+  },
   "SnapshotId": {
     "title": "SnapshotId",
     "description": "a snapshot id: 0x followed by 32 lower-case hex digits",
@@ -2853,6 +2878,65 @@ export const methods = {
       }
     },
     "errors": [
+      -32602,
+      -32012
+    ]
+  },
+  sub_subscribe: {
+    "service": "sub",
+    "summary": "Open a push subscription on this WebSocket connection.",
+    "aliases": [],
+    "transport": "websocket",
+    "params": [
+      {
+        "name": "kind",
+        "required": true,
+        "schema": {
+          "$ref": "SubscriptionKind"
+        }
+      },
+      {
+        "name": "criteria",
+        "required": false,
+        "schema": {
+          "$ref": "PushCriteria"
+        }
+      }
+    ],
+    "result": {
+      "name": "subscriptionId",
+      "schema": {
+        "$ref": "SubscriptionId"
+      }
+    },
+    "errors": [
+      -32601,
+      -32602,
+      -32006
+    ]
+  },
+  sub_unsubscribe: {
+    "service": "sub",
+    "summary": "Close a push subscription of this WebSocket connection.",
+    "aliases": [],
+    "transport": "websocket",
+    "params": [
+      {
+        "name": "subscriptionId",
+        "required": true,
+        "schema": {
+          "$ref": "SubscriptionId"
+        }
+      }
+    ],
+    "result": {
+      "name": "removed",
+      "schema": {
+        "$ref": "Done"
+      }
+    },
+    "errors": [
+      -32601,
       -32602,
       -32012
     ]

@@ -93,6 +93,12 @@ export type NodeHash = string
 /** a subscription id: 0x followed by 32 lower-case hex digits */
 export type SubscriptionId = string
 
+/** what a push subscription sends: block, logs or systemStatus */
+export type SubscriptionKind = "block" | "logs" | "systemStatus"
+
+/** sub_subscribe's second argument, by kind: FullBlocks for block, LogFilter for logs, SystemStatusFilter for systemStatus */
+export type PushCriteria = FullBlocks | LogFilter | SystemStatusFilter
+
 /** a snapshot id: 0x followed by 32 lower-case hex digits */
 export type SnapshotId = string
 
@@ -899,6 +905,20 @@ export type SubUnSubscriptionResult = Done
 /** Codes `sub_unSubscription` can answer besides 0. */
 export type SubUnSubscriptionError = -32602 | -32012
 
+/** Positional params of `sub_subscribe`. */
+export type SubSubscribeParams = [kind: SubscriptionKind, criteria?: PushCriteria]
+/** Result of `sub_subscribe`. */
+export type SubSubscribeResult = SubscriptionId
+/** Codes `sub_subscribe` can answer besides 0. */
+export type SubSubscribeError = -32601 | -32602 | -32006
+
+/** Positional params of `sub_unsubscribe`. */
+export type SubUnsubscribeParams = [subscriptionId: SubscriptionId]
+/** Result of `sub_unsubscribe`. */
+export type SubUnsubscribeResult = Done
+/** Codes `sub_unsubscribe` can answer besides 0. */
+export type SubUnsubscribeError = -32601 | -32602 | -32012
+
 /** Positional params of `sub_newArchiveSubscription`. */
 export type SubNewArchiveSubscriptionParams = []
 /** Result of `sub_newArchiveSubscription`. */
@@ -1062,6 +1082,8 @@ export interface Methods {
   sub_newSystemStatusSubscription: { params: SubNewSystemStatusSubscriptionParams; result: SubNewSystemStatusSubscriptionResult; error: SubNewSystemStatusSubscriptionError }
   sub_getSubscriptionChanges: { params: SubGetSubscriptionChangesParams; result: SubGetSubscriptionChangesResult; error: SubGetSubscriptionChangesError }
   sub_unSubscription: { params: SubUnSubscriptionParams; result: SubUnSubscriptionResult; error: SubUnSubscriptionError }
+  sub_subscribe: { params: SubSubscribeParams; result: SubSubscribeResult; error: SubSubscribeError }
+  sub_unsubscribe: { params: SubUnsubscribeParams; result: SubUnsubscribeResult; error: SubUnsubscribeError }
   sub_newArchiveSubscription: { params: SubNewArchiveSubscriptionParams; result: SubNewArchiveSubscriptionResult; error: SubNewArchiveSubscriptionError }
   node_getNodes: { params: NodeGetNodesParams; result: NodeGetNodesResult; error: NodeGetNodesError }
   node_getNodeHash: { params: NodeGetNodeHashParams; result: NodeGetNodeHashResult; error: NodeGetNodeHashError }

@@ -1,2 +1,3 @@
 export type * from '../generated/types.ts'
 export { type ClientOptions, createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from './client.ts'
+export { type WsTransport, type WsTransportOptions, wsTransport } from './ws-transport.ts'

@@ -122,6 +122,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     namespace: config.node.namespace,
     limits: config.jsonrpc,
     log: log.child('ws'),
+    newId: options.events?.newId,
   })
   const http = createRpcHttpServer({
     host: config.jsonrpc.host,

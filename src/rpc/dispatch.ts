@@ -140,6 +140,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (requested === 'rpc.discover') return options.document
     const name = Object.hasOwn(methods, requested) ? requested : Object.hasOwn(aliases, requested) ? aliases[requested] : undefined
     if (name === undefined) throw new MethodNotFound(`The method ${truncate(requested, 80)} does not exist/is not available`)
+    if (methods[name].transport === 'websocket') {
+      const host = typeof context.headers.host === 'string' ? context.headers.host : '<host>:<port>'
+      throw new MethodNotFound(
+        `The method ${name} is served only over WebSocket: open ws://${truncate(host, 80)}/ and send it there, alone`,
+      )
+    }
     const checked = (checkers.get(name) as ParamChecker).check(params)
     const handler = Object.hasOwn(handlers, name) ? (handlers[name] as Handler) : undefined
     if (handler === undefined) {

@@ -12,6 +12,8 @@ export interface MethodSpec {
   readonly summary: string
   /** other spellings that reach this method */
   readonly aliases: readonly string[]
+  /** `websocket`: served only on WebSocket connections (src/rpc/ws.ts); HTTP answers -32601 */
+  readonly transport?: 'websocket'
   readonly params: readonly ParamSpec[]
   readonly result: { readonly name: string; readonly schema: unknown }
   /** codes the method may answer besides 0 */

@@ -61,6 +61,8 @@ export interface WsServerOptions {
   namespace: string
   limits: WsLimits
   log: Logger
+  /** subscription ids; default 16 random bytes as hex (tests pin the first, as for polling ids) */
+  newId?: () => string
 }
 
 export interface RpcWsServer {
@@ -105,26 +107,24 @@ interface Connection {
   cut: boolean
 }
 
-/** sub_subscribe's params per kind, checked with the schemas of the polling methods. */
+/**
+ * sub_subscribe's params per kind: its own `kind` and `criteria` (openrpc.json), with `criteria`
+ * checked by the schema the matching polling method gives its argument, so a logs filter is
+ * validated exactly as sub_newEventSubscription's.
+ */
 function subscribeCheckers() {
-  const kindParam = { name: 'kind', required: true, schema: { type: 'string', enum: ['block', 'logs', 'systemStatus'] } }
-  const spec = (from: MethodSpec, params: MethodSpec['params']): MethodSpec => ({ ...from, params: [kindParam, ...params] })
-  const block = methods.sub_newBlockSubscription as MethodSpec
-  const logs = methods.sub_newEventSubscription as MethodSpec
-  const status = methods.sub_newSystemStatusSubscription as MethodSpec
+  const subscribe = methods.sub_subscribe as MethodSpec
+  const [kindParam, criteriaParam] = subscribe.params
+  const withCriteriaOf = (polling: MethodSpec, required: boolean): MethodSpec => ({
+    ...subscribe,
+    params: [kindParam, { ...criteriaParam, required, schema: polling.params[0].schema }],
+  })
   const all = schemas as Record<string, unknown>
   return {
-    block: compileParamChecker(
-      'sub_subscribe',
-      spec(
-        block,
-        block.params.map((param) => ({ ...param, required: false })),
-      ),
-      all,
-    ),
-    logs: compileParamChecker('sub_subscribe', spec(logs, logs.params), all),
-    systemStatus: compileParamChecker('sub_subscribe', spec(status, status.params), all),
-    unsubscribe: compileParamChecker('sub_unsubscribe', { ...methods.sub_unSubscription, params: methods.sub_unSubscription.params }, all),
+    block: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newBlockSubscription as MethodSpec, false), all),
+    logs: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newEventSubscription as MethodSpec, false), all),
+    systemStatus: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newSystemStatusSubscription as MethodSpec, false), all),
+    unsubscribe: compileParamChecker('sub_unsubscribe', methods.sub_unsubscribe as MethodSpec, all),
   }
 }
 
@@ -134,7 +134,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false })
   const open = new Set<Connection>()
   let upgrading = 0
-  const newId = (): string => `0x${randomBytes(16).toString('hex')}`
+  const newId = options.newId ?? ((): string => `0x${randomBytes(16).toString('hex')}`)
 
   // ---- writing, with back-pressure ----
 
