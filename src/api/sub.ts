@@ -6,6 +6,7 @@ import type { SubHandlers } from '../../generated/handlers.ts'
 import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
 import { InvalidParams, NoBlockGenerated } from '../errors.ts'
 import { compileLogCriteria, compileStatusFilter, type LogCriteria, matchLog } from '../events/filters.ts'
+import { bloomQuery } from '../events/log-bloom.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { formatReceipt } from './format.ts'
@@ -46,8 +47,11 @@ export function createSubHandlers(modules: { chain: ChainReader; subscriptions: 
     const span = to - from + 1
     if (span > MAX_LOG_RANGE) throw new InvalidParams(`range too large: at most ${MAX_LOG_RANGE} blocks per log query, asked for ${span}`)
     const criteria = compileLogCriteria(filter)
+    const mayMatch = bloomQuery(criteria)
     const found: WireLog[] = []
     for (let number = from; number <= to; number++) {
+      const bloom = chain.getBlock(number)?.logsBloom
+      if (bloom !== undefined && !mayMatch(bloom)) continue
       for (const hash of chain.getBlockTxHashes(number)) {
         const receipt = chain.getReceipt(hash)
         if (receipt === undefined || receipt.logs.length === 0) continue

@@ -5,6 +5,7 @@
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
+import { logsBloom } from '../events/log-bloom.ts'
 import type { Logger } from '../log.ts'
 import type { WorldChanges } from '../store/types.ts'
 import type { ReadyTx } from './pool.ts'
@@ -139,6 +140,7 @@ export function createBlockProducer(options: { store: BlockStore; executor: Bloc
         executeTimeNs: outcome.executeTimeNs,
       }))
       const receipts = valid.map(({ tx, outcome }, txIndex) => receiptOf(tx, outcome, { blockNumber: number, blockHash: hash, txIndex }))
+      header.logsBloom = logsBloom(receipts.flatMap((receipt) => receipt.logs))
       await store.commitBlock({ header, txs, receipts, invalid, changes })
       log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
       return { header, txs, receipts, invalid }

@@ -105,6 +105,8 @@ export interface BlockHeader {
   receiptRoot: Hex
   merkleRoot: Hex
   version: string
+  /** bloom of the block's log addresses and topics (events/log-bloom.ts); absent in headers written before it existed */
+  logsBloom?: Uint8Array
 }
 
 /** A committed transaction: the signed tx plus where it sits. */
