@@ -36,15 +36,6 @@ export const deviations: Deviation[] = [
     issue: 'issue 7',
   },
   {
-    methods: ['sub_getLogs'],
-    when: 'needs-state',
-    state: 'veryLong',
-    what: 'example "range too large" ("on a chain of 8000 blocks")',
-    reason:
-      'writing 8000 real blocks takes about 50 s (6 ms a block through a node), several times the whole run; the same bound is checked on a fake chain of 8000 blocks in test/unit/events/events.test.ts until a fast way to build long chains exists',
-    issue: 'issue 4',
-  },
-  {
     methods: ['sub_getSubscriptionChanges'],
     when: 'needs-state',
     state: 'viewChanged',

@@ -10,9 +10,9 @@
  *   (an unencodable record, a failed check) aborts everything the block wrote, while txs queued in
  *   the same batch still commit. They run one at a time, in call order.
  */
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { RootDatabase } from 'lmdb'
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+import { keccak256 } from '../crypto/hash.ts'
 import { bytesToHex, fixedBytes, ZERO_HASH } from './codec.ts'
 import { type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { SCHEMA_VERSION } from './keyspace.ts'
@@ -376,7 +376,7 @@ class LmdbStore implements Store {
         accounts.set(lower, account)
       }
       entries.sort(Buffer.compare)
-      const digest = bytesToHex(keccak_256(Buffer.concat(entries)))
+      const digest = bytesToHex(keccak256(Buffer.concat(entries)))
       const existing = this.meta.genesis()
       if (existing !== undefined) {
         if (existing.digest === digest) return

@@ -378,20 +378,28 @@ export async function buildSampleChain(written?: { dataDir: string; hashes: Reco
  * Writes `blocks` blocks of one transfer each (0x17d8… sends 1 to 0x000f…3abd per block) into
  * `dataDir`: batchSize 1, so every verified transaction is cut into its own block at once.
  */
-export async function writeLongChain(dataDir: string, clock: PinnedClock, blocks: number): Promise<void> {
+export async function writeLongChain(
+  dataDir: string,
+  clock: PinnedClock,
+  blocks: number,
+  options: { concurrency?: number } = {},
+): Promise<void> {
   const node = await startChainNode({ dataDir, clock, batchSize: 1 })
+  const concurrency = options.concurrency ?? 1
   try {
-    for (let i = 0; i < blocks; i++) {
-      const params = sign2017(DEMO_PRIVATE_KEY, {
+    const transfer = (i: number) =>
+      sign2017(DEMO_PRIVATE_KEY, {
         from: DEMO_ADDRESS,
         to: RECEIVER,
         value: 1,
         timestamp: clock.ns - SECOND + BigInt(i),
         nonce: i + 1,
       })
-      await submit(node.url, { kind: 'transfer', params, outcome: 'valid' })
+    for (let i = 0; i < blocks; i += concurrency) {
+      const window = Array.from({ length: Math.min(concurrency, blocks - i) }, (_, k) => transfer(i + k))
+      await Promise.all(window.map((params) => submit(node.url, { kind: 'transfer', params, outcome: 'valid' })))
     }
-    await waitForHeight(node.url, blocks, 30_000)
+    await waitForHeight(node.url, blocks, 120_000)
   } finally {
     await node.stop()
   }
