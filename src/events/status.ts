@@ -8,6 +8,7 @@
  * | jsonrpc  | true   | `start`/`stop` | 0                             | the JSON-RPC server started / is stopping |
  * | jsonrpc  | false  | `overload`     | -32006                        | a subscription was refused: too many active |
  * | jsonrpc  | false  | `overflow`     | -32006                        | a subscription's cache was full and lost its oldest items |
+ * | jsonrpc  | false  | `slowConsumer` | -32006                        | a WebSocket reader fell too far behind and was disconnected |
  *
  * Consensus (`viewchange`) and p2p events come with the network (issue 6).
  */
@@ -54,5 +55,12 @@ export const jsonrpcStatus = {
     subType: 'overflow',
     errorCode: -32006,
     message: `subscription ${id} is not polled in time: its cache of ${capacity} items is full and loses its oldest items until it is polled`,
+  }),
+  slowConsumer: (message: string): StatusEvent => ({
+    module: 'jsonrpc',
+    status: false,
+    subType: 'slowConsumer',
+    errorCode: -32006,
+    message,
   }),
 }

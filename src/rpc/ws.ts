@@ -36,7 +36,7 @@ import { subscriptionCriteria } from '../api/sub.ts'
 import { InternalError, InvalidParams, InvalidRequest, ParseError, RpcError, SubscriptionNotExist, SystemBusy } from '../errors.ts'
 import { compileStatusFilter, type LogCriteria, matchLog, type StatusMatcher } from '../events/filters.ts'
 import type { EventHub } from '../events/hub.ts'
-import type { StatusEvent } from '../events/types.ts'
+import { jsonrpcStatus } from '../events/status.ts'
 import type { Logger } from '../log.ts'
 import type { Dispatcher } from './dispatch.ts'
 import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from './json.ts'
@@ -79,14 +79,6 @@ export const WRITE_HIGH_WATER = 256 * 1024
 /** how long a cut-off reader gets to take the close frame before the socket is destroyed */
 export const CLOSE_GRACE_MS = 5000
 /** status events about cut-off readers */
-export const slowConsumerStatus = (message: string): StatusEvent => ({
-  module: 'jsonrpc',
-  status: false,
-  subType: 'slowConsumer',
-  errorCode: -32006,
-  message,
-})
-
 const WS_METHODS = new Set(['sub_subscribe', 'sub_unsubscribe'])
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
@@ -167,7 +159,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     connection.subscriptions.clear()
     const reason = `slow consumer: ${why}` // a close reason is at most 123 bytes
     log.warn(`WebSocket reader cut off (${why}); ${released} subscription(s) released`)
-    events.publishStatus(slowConsumerStatus(`a WebSocket reader was disconnected: ${why}; ${released} subscription(s) released`))
+    events.publishStatus(jsonrpcStatus.slowConsumer(`a WebSocket reader was disconnected: ${why}; ${released} subscription(s) released`))
     connection.ws.close(1008, reason)
     setTimeout(() => {
       if (connection.ws.readyState !== connection.ws.CLOSED) connection.ws.terminate()
