@@ -2972,6 +2972,7 @@ export const methods = {
     },
     "errors": [
       -32602,
+      -32098,
       -32099
     ]
   },
