@@ -108,6 +108,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     submitter: chain.submitter,
     compiler: createSolcCompiler(),
     subscriptions,
+    // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
   })
   const plannedIn: Record<string, string> = {}
