@@ -3056,6 +3056,7 @@ export const methods = {
     },
     "errors": [
       -32602,
+      -32098,
       -32099
     ]
   },

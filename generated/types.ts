@@ -959,7 +959,7 @@ export type CertGetTCertParams = [request: TCertRequest]
 /** Result of `cert_getTCert`. */
 export type CertGetTCertResult = TCertResult
 /** Codes `cert_getTCert` can answer besides 0. */
-export type CertGetTCertError = -32602 | -32099
+export type CertGetTCertError = -32602 | -32098 | -32099
 
 /** Positional params of `archive_snapshot`. */
 export type ArchiveSnapshotParams = [blockNumber: SnapshotTriggerHeight]

@@ -53,6 +53,16 @@ export interface KeelConfig {
     /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
     accounts: { address: string; balance: string | number }[]
   }
+  /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
+  tcert: {
+    /** refuse every JSON-RPC request (HTTP, and WebSocket upgrades) without a valid `tcert` + `signature` header pair (-32098) */
+    check: boolean
+    /**
+     * PEM files of the enrollment CAs whose certificates may call cert_getTCert while `check` is on;
+     * empty: cert_getTCert is exempt from the check. Relative paths are taken from the working directory.
+     */
+    enrollmentCaFiles: string[]
+  }
   log: { level: LogLevel }
 }
 
@@ -85,6 +95,7 @@ export const defaultConfig: KeelConfig = {
     blockGasLimit: 100_000_000,
   },
   genesis: { accounts: [] },
+  tcert: { check: false, enrollmentCaFiles: [] },
   log: { level: 'info' },
 }
 
@@ -110,6 +121,11 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
   if (!Number.isInteger(resolved.jsonrpc.port) || resolved.jsonrpc.port < 0 || resolved.jsonrpc.port > 65535) {
     throw new Error(`config: jsonrpc.port must be 0..65535, got ${resolved.jsonrpc.port}`)
   }
+  if (
+    !Array.isArray(resolved.tcert.enrollmentCaFiles) ||
+    resolved.tcert.enrollmentCaFiles.some((file) => typeof file !== 'string' || file === '')
+  )
+    throw new Error('config: tcert.enrollmentCaFiles must be a list of file paths')
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

@@ -9,6 +9,8 @@ import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers, plannedIssue } from './api/index.ts'
+import { loadOrCreateNodeCa } from './cert/ca.ts'
+import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import { createChain } from './chain/index.ts'
 import type { KeelConfig } from './config.ts'
@@ -21,6 +23,7 @@ import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
 import { parseJson } from './rpc/json.ts'
+import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
 import { openStore } from './store/index.ts'
 
@@ -65,6 +68,14 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     dev = devAccount(join(dataDir, 'genesis-account.json'))
     genesis = [dev]
   }
+  const ca = await loadOrCreateNodeCa(dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) })
+  const enrollmentCas = config.tcert.enrollmentCaFiles.map((file) => {
+    try {
+      return new x509.X509Certificate(readFileSync(resolve(file), 'utf8'))
+    } catch (error) {
+      throw new Error(`config: tcert.enrollmentCaFiles: ${file} is not a readable PEM certificate`, { cause: error })
+    }
+  })
   const store = await openStore(join(dataDir, 'ledger'))
   await store.initGenesis(genesis)
   const verifyPool = await createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION })
@@ -97,6 +108,8 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     submitter: chain.submitter,
     compiler: createSolcCompiler(),
     subscriptions,
+    // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
+    cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
   })
   const plannedIn: Record<string, string> = {}
   for (const [name, spec] of Object.entries(methods)) {
@@ -115,12 +128,22 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
   })
+  const canonicalName = (method: string): string => (Object.hasOwn(aliases, method) ? aliases[method] : method)
+  const tcertCheck: TcertCheck | undefined = config.tcert.check
+    ? createTcertCheck({
+        ca,
+        isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined,
+        enrollmentCas,
+        isGetTcert: (method) => canonicalName(method) === 'cert_getTCert',
+      })
+    : undefined
   const ws = createRpcWsServer({
     dispatcher,
     events,
     height: () => store.height(),
     namespace: config.node.namespace,
     limits: config.jsonrpc,
+    tcertCheck,
     log: log.child('ws'),
     newId: options.events?.newId,
   })
@@ -130,6 +153,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     limits: config.jsonrpc,
     corsOrigin: config.jsonrpc.corsOrigin,
     dispatcher,
+    tcertCheck,
     pages: {
       '/playground': {
         contentType: 'text/html; charset=utf-8',
@@ -149,6 +173,10 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   events.publishStatus(jsonrpcStatus.start(url))
   log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
+  if (tcertCheck !== undefined)
+    log.info(
+      `TCert check on: requests need tcert and signature headers; cert_getTCert ${enrollmentCas.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${enrollmentCas.length} enrollment CA(s)`}`,
+    )
   log.info(`ledger in ${dataDir}, height ${store.height()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`)
   if (dev !== undefined)
     log.info(

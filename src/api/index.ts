@@ -6,6 +6,7 @@ import type { Hex } from '../chain/types.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
 import { createBlockHandlers } from './block.ts'
+import { type CertModules, createCertHandlers } from './cert.ts'
 import type { ChainReader } from './chain-reader.ts'
 import type { Compiler } from './compile.ts'
 import { createContractHandlers } from './contract.ts'
@@ -21,6 +22,7 @@ export interface ApiModules {
   submitter: TxSubmitter
   compiler: Compiler
   subscriptions: PollingSubscriptions
+  cert: CertModules
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
@@ -37,13 +39,13 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createAccountHandlers({ state }),
     ...createNodeHandlers(modules),
     ...createSubHandlers(modules),
+    ...createCertHandlers(modules.cert),
   }
 }
 
 /** Service prefix → the issue that builds its handlers. */
 export const plannedByService: Readonly<Record<string, string>> = {
   node: 'issue 6',
-  cert: 'issue 7',
   archive: 'issue 7',
 }
 

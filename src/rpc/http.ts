@@ -14,6 +14,7 @@ import { InternalError, InvalidRequest, ParseError, type RpcError } from '../err
 import type { Logger } from '../log.ts'
 import type { Dispatcher } from './dispatch.ts'
 import { JsonDepthError, JsonSyntaxError, parseJson } from './json.ts'
+import type { TcertCheck } from './tcert-check.ts'
 
 export interface HttpLimits {
   maxBodyBytes: number
@@ -31,6 +32,8 @@ export interface HttpServerOptions {
   /** value of Access-Control-Allow-Origin; empty disables CORS */
   corsOrigin: string
   dispatcher: Dispatcher
+  /** the TCert check (tcert-check.ts), when `[tcert] check` is on: runs before dispatch, its refusal is the reply */
+  tcertCheck?: TcertCheck
   /** extra GET routes, e.g. /playground */
   pages: Readonly<Record<string, { contentType: string; body: string | Buffer; headers?: Record<string, string> }>>
   /** WebSocket upgrades on any path (src/rpc/ws.ts); without it an upgrade request is dropped */
@@ -172,6 +175,8 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       throw error
     }
     try {
+      const refusal = await options.tcertCheck?.check(req.headers, bytes, body)
+      if (refusal !== undefined) return refuse(res, 200, refusal)
       send(res, 200, await dispatcher.handleBody(body, { headers: req.headers }))
     } catch (error) {
       // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path

@@ -42,6 +42,7 @@ import type { Dispatcher } from './dispatch.ts'
 import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from './json.ts'
 import type { MethodSpec } from './method-spec.ts'
 import { compileParamChecker } from './params.ts'
+import type { TcertCheck } from './tcert-check.ts'
 
 export interface WsLimits {
   wsMaxConnections: number
@@ -60,6 +61,11 @@ export interface WsServerOptions {
   /** the node's namespace: notifications name it, requests may name it or none */
   namespace: string
   limits: WsLimits
+  /**
+   * the TCert check, when `[tcert] check` is on: messages carry no headers, so the upgrade request
+   * must carry a TCert signed over its `msg` header (or over the empty body); else HTTP 401 + -32098
+   */
+  tcertCheck?: TcertCheck
   log: Logger
   /** subscription ids; default 16 random bytes as hex (tests pin the first, as for polling ids) */
   newId?: () => string
@@ -341,11 +347,25 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
         settled = true
       }
       socket.once('close', done)
-      // ws answers a malformed upgrade request with 400 itself
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        done()
-        accept(ws, req)
-      })
+      const upgrade = (): void =>
+        // ws answers a malformed upgrade request with 400 itself
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          done()
+          accept(ws, req)
+        })
+      if (options.tcertCheck === undefined) return upgrade()
+      options.tcertCheck
+        .check(req.headers, new Uint8Array(0), undefined)
+        .then((refusal) => {
+          if (refusal === undefined) return upgrade()
+          done()
+          refuse(socket, 401, 'Unauthorized', refusal)
+        })
+        .catch((error: unknown) => {
+          done()
+          log.error('TCert check of a WebSocket upgrade failed', error)
+          refuse(socket, 500, 'Internal Server Error', new InternalError())
+        })
     },
     connections: () => open.size,
     close: async () => {

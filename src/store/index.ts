@@ -24,6 +24,7 @@ import { MetaRepo } from './repos/meta.ts'
 import { PendingRepo } from './repos/pending.ts'
 import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
+import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { WorldStateRepo } from './repos/world-state.ts'
 import { encodeAccount } from './state-codec.ts'
@@ -41,6 +42,7 @@ import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from '
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
+export type { TcertRecord } from './repos/tcerts.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type { BlockCommit, BlocksByTime, GenesisAccount, OpenStoreOptions, Store, WorldChanges } from './types.ts'
 export { DuplicateTxError } from './types.ts'
@@ -82,6 +84,7 @@ class LmdbStore implements Store {
   private readonly signHashes: SignHashesRepo
   private readonly pending: PendingRepo
   private readonly deployed: DeployedRepo
+  private readonly tcerts: TcertsRepo
   private readonly world: WorldStateRepo
   readonly state: StateReader
 
@@ -111,6 +114,7 @@ class LmdbStore implements Store {
     this.signHashes = new SignHashesRepo(dbs.signHashes)
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
     this.deployed = new DeployedRepo(dbs.deployed)
+    this.tcerts = new TcertsRepo(dbs.tcerts)
     this.world = new WorldStateRepo(dbs)
     this.state = this.world
 
@@ -211,6 +215,17 @@ class LmdbStore implements Store {
 
   getDeployedList(creator: Hex): Hex[] {
     return this.deployed.list(creator)
+  }
+
+  // ---- TCerts
+
+  async putTcert(record: TcertRecord): Promise<void> {
+    this.assertOpen()
+    await this.tcerts.put(record)
+  }
+
+  getTcert(pemBytes: Uint8Array): TcertRecord | undefined {
+    return this.tcerts.get(pemBytes)
   }
 
   // ---- state

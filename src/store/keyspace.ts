@@ -50,6 +50,8 @@ export const Keyspace = {
   storage: 18,
   /** addr20 -> canonical contract meta bytes (state-codec.ts encodeContractMeta) */
   contracts: 19,
+  /** sha256 of the certificate's PEM bytes (32 bytes) -> TcertRecord (msgpack): every TCert cert_getTCert issued */
+  tcerts: 20,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -83,6 +85,7 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   code: binaryBy('binary'),
   storage: binaryBy('binary'),
   contracts: binaryBy('binary'),
+  tcerts: msgpackBy('binary'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

@@ -1,5 +1,6 @@
 /** The store's public types (re-exported by index.ts). */
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+import type { TcertRecord } from './repos/tcerts.ts'
 
 /** What one block (or the genesis) does to the world state. */
 export interface WorldChanges {
@@ -80,6 +81,11 @@ export interface Store {
   listInvalidTxHashes(limit: number): Hex[]
   /** contracts created by `creator`, in deployment order */
   getDeployedList(creator: Hex): Hex[]
+
+  /** Durably records a TCert cert_getTCert issued; resolves once LMDB committed it. */
+  putTcert(record: TcertRecord): Promise<void>
+  /** the record of the issued TCert whose PEM is exactly these bytes */
+  getTcert(pemBytes: Uint8Array): TcertRecord | undefined
 
   /** the world state as of the latest committed block */
   readonly state: StateReader

@@ -7,39 +7,19 @@
  *
  *   npx tsx test/sdk/jssdk.test.ts
  */
-import { mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type * as Sdk from '@hyperchain/jssdk'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
+import { loadSdk } from '../helpers/jssdk.ts'
 import { envelope, post, startTestNode } from '../helpers/node.ts'
 
 type PollingRequest = Sdk.Request<string | Sdk.Receipt, Sdk.PollingResponse>
 
 const require = createRequire(import.meta.url)
-
-/**
- * The SDK's logger opens `<cwd>/logs/<date>.log` when the package loads (and writes a warning for
- * every tolerated start-up failure), so it is loaded from a scratch directory and then silenced:
- * a test run leaves no `logs/` behind in the repository.
- */
-function loadSdk(): typeof Sdk {
-  const cwd = process.cwd()
-  process.chdir(mkdtempSync(join(tmpdir(), 'keel-jssdk-')))
-  try {
-    const sdk = require('@hyperchain/jssdk') as typeof Sdk
-    sdk.resetLogger({ silent: true })
-    return sdk
-  } finally {
-    process.chdir(cwd)
-  }
-}
-
 const sdk = loadSdk()
 const { Algo, DecodeUtil, HttpProvider, ProviderManager, RequestError, ServiceManager, Transaction } = sdk
 

@@ -30,4 +30,15 @@ test('unknown sections, keys and wrong types are refused at start', () => {
   assert.throws(() => resolveConfig({ node: { namespace: '../x' } }), /namespace/)
 })
 
+test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be a list of paths', () => {
+  assert.equal(resolveConfig().tcert, { check: false, enrollmentCaFiles: [] })
+  const dir = mkdtempSync(join(tmpdir(), 'keel-config-'))
+  const path = join(dir, 'keel.toml')
+  writeFileSync(path, '[tcert]\ncheck = true\nenrollmentCaFiles = ["certs/eca.cert"]\n')
+  assert.equal(resolveConfig(readConfigFile(path)).tcert, { check: true, enrollmentCaFiles: ['certs/eca.cert'] })
+  assert.throws(() => resolveConfig({ tcert: { enrollmentCaFiles: 'eca.cert' } } as never), /tcert.enrollmentCaFiles must be/)
+  assert.throws(() => resolveConfig({ tcert: { enrollmentCaFiles: [1] } } as never), /tcert.enrollmentCaFiles must be a list of file paths/)
+  assert.throws(() => resolveConfig({ tcert: { check: 'yes' } } as never), /tcert.check must be a boolean/)
+})
+
 test.run()

@@ -1,0 +1,105 @@
+/** Reading the public key of a cert_getTCert request, issuing, and the header checks, without a node. */
+import { generateKeyPairSync, sign } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { loadOrCreateNodeCa } from '../../../src/cert/ca.ts'
+import { issueTcert, parseTcertPublicKey } from '../../../src/cert/tcert.ts'
+import { x509 } from '../../../src/cert/x509.ts'
+import { InvalidParams } from '../../../src/errors.ts'
+import { createTcertCheck, hexHeaderBytes, verifyHeaderSignature } from '../../../src/rpc/tcert-check.ts'
+
+const hex = (text: string): string => Buffer.from(text, 'latin1').toString('hex')
+const spkiPem = (curve: string): string =>
+  generateKeyPairSync('ec', { namedCurve: curve }).publicKey.export({ type: 'spki', format: 'pem' }) as string
+
+function refusal(pubkeyHex: string): string {
+  try {
+    parseTcertPublicKey(pubkeyHex)
+  } catch (error) {
+    assert.instance(error, InvalidParams)
+    return (error as InvalidParams).message
+  }
+  return assert.unreachable('expected -32602') as never
+}
+
+test('parseTcertPublicKey: P-256, P-384, P-521 SPKI in PEM; label ignored; CRLF and upper-case hex accepted', () => {
+  assert.is(parseTcertPublicKey(hex(spkiPem('prime256v1'))).curve, 'P-256')
+  assert.is(parseTcertPublicKey(hex(spkiPem('secp384r1'))).curve, 'P-384')
+  assert.is(parseTcertPublicKey(hex(spkiPem('secp521r1'))).curve, 'P-521')
+  const pem = spkiPem('prime256v1')
+  const { spki } = parseTcertPublicKey(hex(pem.replaceAll('PUBLIC KEY', 'ECDSA PUBLIC KEY').replaceAll('\n', '\r\n')).toUpperCase())
+  assert.ok(spki.equals(parseTcertPublicKey(hex(pem)).spki))
+})
+
+test('parseTcertPublicKey: each unusable key says what is wrong', () => {
+  assert.match(refusal('abc'), /^invalid argument 0 \(request\) at \/pubkey: odd number of hex digits \(3\)/)
+  assert.match(refusal(hex('hello')), /does not decode to a PEM block/)
+  assert.match(refusal(hex('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END OTHER-----\n')), /does not decode to a PEM block/)
+  assert.match(refusal(hex('-----BEGIN PUBLIC KEY-----\n%%%%\n-----END PUBLIC KEY-----\n')), /is not base64/)
+  const point = Buffer.alloc(65, 4).toString('base64')
+  assert.match(refusal(hex(`-----BEGIN PUBLIC KEY-----\n${point}\n-----END PUBLIC KEY-----\n`)), /not a PKIX SubjectPublicKeyInfo/)
+  assert.match(refusal(hex(spkiPem('secp256k1'))), /unsupported key type ec on curve secp256k1/)
+  const x25519 = generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }) as string
+  assert.match(refusal(hex(x25519)), /unsupported key type x25519/)
+})
+
+test('hexHeaderBytes: optional 0x, any case; anything else is no value', () => {
+  assert.equal([...(hexHeaderBytes('0xAbCd') ?? [])], [0xab, 0xcd])
+  assert.equal([...(hexHeaderBytes(' abcd ') ?? [])], [0xab, 0xcd])
+  for (const bad of ['', '0x', 'abc', 'zz', '0x0x00']) assert.is(hexHeaderBytes(bad), undefined, bad)
+})
+
+test('issueTcert + the check, with a node CA in a scratch directory', async () => {
+  const ca = await loadOrCreateNodeCa(mkdtempSync(join(tmpdir(), 'keel-ca-')), { hostname: 'unit' })
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
+  const now = new Date('2030-01-01T00:00:00.500Z')
+  const issued = await issueTcert(ca, publicKey.export({ type: 'spki', format: 'der' }), now)
+  assert.is(issued.notBefore.toISOString(), '2029-12-31T23:00:00.000Z')
+  assert.is(issued.notAfter.toISOString(), '2130-01-01T00:00:00.000Z')
+  const certificate = new x509.X509Certificate(issued.pem)
+  assert.is(certificate.serialNumber, issued.serial)
+  assert.is(certificate.notAfter.toISOString(), issued.notAfter.toISOString(), 'GeneralizedTime after 2049')
+
+  const body = Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion"}')
+  const signature = sign('sha256', body, { key: privateKey, dsaEncoding: 'der' })
+  assert.ok(verifyHeaderSignature(certificate, body, signature))
+  assert.not.ok(verifyHeaderSignature(certificate, Buffer.from('other'), signature))
+  assert.not.ok(verifyHeaderSignature(certificate, body, Buffer.from('not der')))
+
+  const recorded = new Set<string>([hex(issued.pem)])
+  const check = createTcertCheck({
+    ca,
+    isIssued: (pemBytes) => recorded.has(Buffer.from(pemBytes).toString('hex')),
+    enrollmentCas: [],
+    isGetTcert: (method) => method === 'cert_getTCert',
+    now: () => new Date('2031-06-01T00:00:00Z'),
+  })
+  const headers = { tcert: `0x${hex(issued.pem)}`, signature: signature.toString('hex') }
+  const parsed = { jsonrpc: '2.0', id: 1, method: 'tx_getTransactionsVersion' }
+  assert.is(await check.check(headers, body, parsed), undefined)
+  assert.match((await check.check({}, body, parsed))?.message ?? '', /missing HTTP header `tcert`/)
+  assert.is(await check.check({}, body, { ...parsed, method: 'cert_getTCert' }), undefined, 'cert_getTCert exempt')
+  assert.is(await check.check({}, body, [{ method: 'cert_getTCert' }, { method: 'cert_getTCert' }]), undefined, 'batch of them')
+  assert.ok(await check.check({}, body, [{ method: 'cert_getTCert' }, parsed]), 'mixed batch checked')
+  assert.ok(await check.check({}, body, []), 'an empty batch is no cert_getTCert call')
+  recorded.clear()
+  assert.match((await check.check(headers, body, parsed))?.message ?? '', /not one this node issued/)
+
+  const late = createTcertCheck({
+    ca,
+    isIssued: () => true,
+    enrollmentCas: [],
+    isGetTcert: () => false,
+    now: () => new Date('2131-01-01T00:00:00Z'),
+  })
+  assert.match(
+    (await late.check(headers, body, parsed))?.message ?? '',
+    /valid from 2029-12-31T23:00:00.000Z to 2130-01-01T00:00:00.000Z, not now/,
+  )
+  assert.is((await late.check(headers, body, parsed))?.code, -32098)
+})
+
+test.run()
