@@ -1,41 +1,63 @@
 /** Hash helpers shared by the protocol code (protocol.md §2). */
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 
-/** The subset of the `keccak` package's native binding used here (it ships no types). */
-type NativeKeccakFactory = (algorithm: 'keccak256') => { update(data: Buffer | string): { digest(): Buffer } }
+/** The `keccak` package's native sponge (its addon's export; the package wraps it in a stream class). */
+interface NativeKeccakState {
+  initialize(rate: number, capacity: number): void
+  absorb(data: Buffer | Uint8Array): void
+  absorbLastFewBits(bits: number): void
+  squeeze(length: number): Buffer
+}
 
 /**
  * Keccak-256 runs several times per transaction (sign string, address, tx hash), so the native
- * binding of the `keccak` package (N-API prebuilds, 4x @noble/hashes on a 320-byte sign string,
- * perf-baseline.md) is used when its addon loads and answers a known vector; @noble/hashes otherwise.
+ * sponge of the `keccak` package (N-API prebuilds, 4x @noble/hashes on a 320-byte sign string,
+ * perf-baseline.md) is used when its addon loads and answers a known vector; @noble/hashes
+ * otherwise. The sponge is driven directly: the package's own wrapper is a Transform stream whose
+ * construction cost more than the hashing of a transaction's fields.
  */
-const nativeKeccak = ((): NativeKeccakFactory | undefined => {
+const NativeKeccak = ((): (new () => NativeKeccakState) | undefined => {
   try {
-    const factory = createRequire(import.meta.url)('keccak/bindings') as NativeKeccakFactory
-    const probe = bytesToHex(factory('keccak256').update(Buffer.from('abc')).digest())
-    return probe === '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45' ? factory : undefined
+    const fromKeccak = createRequire(createRequire(import.meta.url).resolve('keccak/package.json'))
+    const State = fromKeccak('node-gyp-build')(dirname(fromKeccak.resolve('keccak/package.json'))) as new () => NativeKeccakState
+    const probe = bytesToHex(nativeDigest(State, Buffer.from('abc')))
+    return probe === '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45' ? State : undefined
   } catch {
     return undefined
   }
 })()
 
+function nativeDigest(State: new () => NativeKeccakState, data: Buffer | Uint8Array): Buffer {
+  const state = new State()
+  state.initialize(1088, 512) // Keccak-256: rate 1088 bits, capacity 512
+  state.absorb(data)
+  state.absorbLastFewBits(0x01) // original Keccak padding, not SHA-3's 0x06
+  return state.squeeze(32)
+}
+
 /** Keccak-256 (the original Keccak, not NIST SHA3-256) of bytes or UTF-8 text. */
 export function keccak256(data: Uint8Array | string): Uint8Array {
-  if (!nativeKeccak) return keccak_256(typeof data === 'string' ? utf8ToBytes(data) : data)
-  // The binding takes only Buffers or strings (UTF-8). It returns a Buffer that may be a slice of
-  // Node's shared 8 KiB pool, so the digest is copied into its own 32-byte Uint8Array, as
-  // @noble/hashes returns it (structured clone and `.buffer` then see 32 bytes, not the pool).
-  const input = typeof data === 'string' || Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  if (!NativeKeccak) return keccak_256(typeof data === 'string' ? utf8ToBytes(data) : data)
+  // The addon reads Buffers only, and its digest may be a slice of Node's shared 8 KiB pool: it is
+  // copied into its own 32-byte Uint8Array, as @noble/hashes returns it (structured clone and
+  // `.buffer` then see 32 bytes, not the pool).
+  const input =
+    typeof data === 'string'
+      ? Buffer.from(data, 'utf8')
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
   const out = new Uint8Array(32)
-  out.set(nativeKeccak('keccak256').update(input).digest())
+  out.set(nativeDigest(NativeKeccak, input))
   return out
 }
 
 /** Which Keccak implementation keccak256 uses in this thread. */
 export function keccakBackendName(): 'native' | 'noble' {
-  return nativeKeccak ? 'native' : 'noble'
+  return NativeKeccak ? 'native' : 'noble'
 }
 
 /** Node hash: lower-case hex, no 0x, of Keccak-256(hostname + namespace) (protocol.md §2). */
