@@ -140,19 +140,24 @@ function startLoadgen(): ChildProcess {
 function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }): Promise<T> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
+    let lastLogged = 0
     const onMessage = (message: { type: string; progress?: Progress; result?: T; message?: string }): void => {
       if (message.type === 'progress' && message.progress !== undefined) {
         const { label, done, total } = message.progress
         const seconds = (performance.now() - started) / 1000
         const rate = done / seconds
         const of = total > 0 ? `/${total.toLocaleString('en')}` : ''
-        process.stderr.write(
-          `\r\x1b[K[${label}] ${done.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s · ${seconds.toFixed(1)} s${usage?.line() ?? ''}`,
-        )
+        const line = `[${label}] ${done.toLocaleString('en')}${of} · ${Math.round(rate).toLocaleString('en')}/s · ${seconds.toFixed(1)} s${usage?.line() ?? ''}`
+        // a terminal gets one line rewritten in place; a log file a line every 5 s
+        if (process.stderr.isTTY) process.stderr.write(`\r\x1b[K${line}`)
+        else if (performance.now() - lastLogged > 5000) {
+          lastLogged = performance.now()
+          process.stderr.write(`${line}\n`)
+        }
         return
       }
       loadgen.off('message', onMessage)
-      process.stderr.write('\r\x1b[K')
+      if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
       if (message.type === 'result') resolve(message.result as T)
       else reject(new Error(`load generator: ${message.message}`))
     }
