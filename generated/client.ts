@@ -843,7 +843,7 @@ export interface KeelClientMethods {
   /**
    * Subscribe to snapshot and archive outcomes (polled).
    *
-   * Creates a polling subscription that caches an ArchiveEvent each time a snapshot is made or deleted or an archive completes (`type` make_snapshot, delete_snapshot or do_archive; `success` false with the reason in `message` on failure). At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * Creates a polling subscription that caches an ArchiveEvent each time a snapshot is made or deleted or an archive or restore completes (`type` make_snapshot, delete_snapshot, do_archive, or do_restore, a Keel addition sent once per restored snapshot, archive_restoreAll included; `success` false with the reason in `message` on failure). At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
    * @returns subscriptionId
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.

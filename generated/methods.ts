@@ -1580,7 +1580,7 @@ export const schemas = {
   },
   "ArchiveEvent": {
     "title": "ArchiveEvent",
-    "description": "outcome of a snapshot, snapshot deletion or archive operation",
+    "description": "outcome of a snapshot, snapshot deletion, archive or restore operation",
     "type": "object",
     "required": [
       "type",
@@ -1595,7 +1595,8 @@ export const schemas = {
         "enum": [
           "make_snapshot",
           "delete_snapshot",
-          "do_archive"
+          "do_archive",
+          "do_restore"
         ]
       },
       "filterId": {

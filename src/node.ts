@@ -2,6 +2,7 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,13 +10,14 @@ import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers, plannedIssue } from './api/index.ts'
+import { createArchiveService } from './archive/service.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import { createChain } from './chain/index.ts'
 import type { KeelConfig } from './config.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { executorStatuses, jsonrpcStatus } from './events/status.ts'
-import { createPollingSubscriptions, type PollingOptions } from './events/subscriptions.ts'
+import { createPollingSubscriptions, type PollingOverrides } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -48,7 +50,9 @@ export interface StartOptions {
   /** worker threads verifying signatures; default one per core */
   verifyWorkers?: number
   /** polling subscriptions: clock, expiry, caps (tests shorten them) */
-  events?: Partial<PollingOptions>
+  events?: PollingOverrides
+  /** snapshot ids (tests pin the first one to replay examples); default 16 random bytes */
+  newSnapshotId?: () => string
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
@@ -86,7 +90,21 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   })
   const events = createEventHub({ nowNs, log: log.child('events') })
   const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
+  const archive = createArchiveService({
+    store,
+    dataDir,
+    namespace: config.node.namespace,
+    publish: (event) => events.publishArchive(event),
+    nowNs,
+    log: log.child('archive'),
+    batchBlocks: config.archive.batchBlocks,
+    testBatchDelayMs: config.archive.testBatchDelayMs,
+    newId: options.newSnapshotId ?? (() => `0x${randomBytes(16).toString('hex')}`),
+  })
+  await archive.recover()
   chain.onBlock((block) => {
+    // first: a snapshot requested for this block must read the state before the next block changes it
+    archive.onBlock(block)
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
   })
@@ -97,6 +115,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     submitter: chain.submitter,
     compiler: createSolcCompiler(),
     subscriptions,
+    archive,
   })
   const plannedIn: Record<string, string> = {}
   for (const [name, spec] of Object.entries(methods)) {
@@ -148,7 +167,9 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   events.publishStatus(jsonrpcStatus.start(url))
   log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
-  log.info(`ledger in ${dataDir}, height ${store.height()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`)
+  log.info(
+    `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+  )
   if (dev !== undefined)
     log.info(
       `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
@@ -165,6 +186,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       await http.close()
       subscriptions.close()
       await chain.stop()
+      await archive.close()
       await verifyPool.close()
       await store.close()
       log.info('stopped')

@@ -34,6 +34,17 @@ export function receiptFailure(invalid: InvalidTx): RpcError {
 export function createTxHandlers(modules: TxModules): TxHandlers {
   const { protocol, chain, submitter } = modules
 
+  /** "Not found …" for a tx or receipt, saying where it went when its block was archived */
+  const notFound = (what: string, hash: Hex): DataNotFound => {
+    const number = chain.archivedBlockOf(hash.toLowerCase())
+    if (number === undefined) return new DataNotFound(`Not found ${what} ${hash}`)
+    const range = chain.archiveRecord().ranges.find((r) => r.from <= number && number <= r.to)
+    const by = range === undefined ? '' : ` with snapshot ${range.snapshotId}`
+    return new DataNotFound(
+      `Not found ${what} ${hash}: its block ${toHex(number)} was archived${by}; archive_restore${range === undefined ? '' : ` ${range.snapshotId}`} brings it back`,
+    )
+  }
+
   const committed = (hash: Hex): WireTransaction => {
     const found = chain.getTx(hash)
     if (found === undefined) throw new Error(`the store lists ${hash} in a block but does not hold it`)
@@ -99,7 +110,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (found !== undefined) return formatTransaction(found)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) return formatInvalidTransaction(invalid)
-      throw new DataNotFound(`Not found transaction ${hash}`)
+      throw notFound('transaction', hash)
     },
     tx_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(blockTxHashes(blockByHash(hash).number), index),
     tx_getTransactionByBlockNumberAndIndex: ([number, index]) => txAt(blockTxHashes(resolveBlockNumber(number, chain)), index),
@@ -122,7 +133,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (receipt !== undefined) return formatReceipt(receipt)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) throw receiptFailure(invalid)
-      throw new DataNotFound(`Not found receipt ${hash}`)
+      throw notFound('receipt', hash)
     },
     tx_getBlockTransactionCountByHash: ([hash]) => toHex(blockByHash(hash).txCount),
     tx_getBlockTransactionCountByNumber: ([number]) => {
