@@ -28,14 +28,6 @@ export interface Deviation {
 
 export const deviations: Deviation[] = [
   {
-    methods: ['tx_*', 'block_*'],
-    when: 'needs-state',
-    state: 'archived',
-    what: 'examples "after blocks 1 and 2 were archived (genesis is now 3)"',
-    reason: 'no node can archive blocks yet, so the state cannot be built: archiving comes with the archive service',
-    issue: 'issue 7',
-  },
-  {
     methods: ['sub_getLogs'],
     when: 'needs-state',
     state: 'veryLong',
@@ -53,21 +45,6 @@ export const deviations: Deviation[] = [
     issue: 'issue 6',
   },
   {
-    methods: ['sub_getSubscriptionChanges'],
-    when: 'needs-state',
-    state: 'archiveSubscribed',
-    what: 'example "archive subscription" ("after a snapshot was made")',
-    reason: 'no node makes snapshots or has archive subscriptions yet: they come with the archive service',
-    issue: 'issue 7',
-  },
-  {
-    methods: ['sub_newArchiveSubscription'],
-    when: 'not-implemented',
-    what: 'examples answered "not implemented yet" (-32601)',
-    reason: 'archive events come with the archive service',
-    issue: 'issue 7',
-  },
-  {
     methods: ['node_*'],
     when: 'not-implemented',
     what: 'examples answered "not implemented yet" (-32601)',
@@ -75,7 +52,7 @@ export const deviations: Deviation[] = [
     issue: 'issue 6',
   },
   {
-    methods: ['cert_*', 'archive_*'],
+    methods: ['cert_*'],
     when: 'not-implemented',
     what: 'examples answered "not implemented yet" (-32601)',
     reason: 'TCerts and the archive service are built later',
