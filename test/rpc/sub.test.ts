@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
 import {
   artifact,
-  call,
   deploy,
   fails,
   invoke,
