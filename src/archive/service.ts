@@ -363,7 +363,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       const genesis = store.archiveRecord().genesis
       if (manifest.height <= genesis)
         throw fail(
-          `nothing to archive: snapshot ${id} is at block ${manifest.height} and the blocks below the genesis ${genesis} are archived already`,
+          `nothing to archive: snapshot ${id} is at block ${manifest.height}, and no live block is below it (the genesis is block ${genesis})`,
         )
       const range = { snapshotId: id, from: genesis, to: manifest.height - 1 }
       await run(`the archive of snapshot ${id}`, sync, () => reported('do_archive', id, () => archiveRange(range)))

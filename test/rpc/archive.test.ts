@@ -217,7 +217,7 @@ test('archive errors: archived again, deleting an archived snapshot, restoring o
     'archive_archive',
     [firstId, true],
     ARCHIVE_ERROR,
-    `nothing to archive: snapshot ${firstId} is at block ${firstHeight} and the blocks below the genesis ${firstHeight} are archived already`,
+    `nothing to archive: snapshot ${firstId} is at block ${firstHeight}, and no live block is below it (the genesis is block ${firstHeight})`,
   )
   await fails(
     url,
