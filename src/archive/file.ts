@@ -10,9 +10,9 @@
  * written under a temporary name, fsynced, renamed, and its directory fsynced, so a crash leaves
  * either no file or a whole one; the trailer catches a file damaged afterwards.
  */
-import { createHash } from 'node:crypto'
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { createHash, type Hash } from 'node:crypto'
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs'
+import { type FileHandle, open } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { Keyspace } from '../store/keyspace.ts'
 import type { ArchivedBlock, RawEntry } from '../store/types.ts'
@@ -93,46 +93,118 @@ export function syncDirectory(directory: string): void {
   }
 }
 
-/**
- * Every entry of the file. Throws DamagedFileError when the structure or the checksum is wrong,
- * unless `ignoreChecksum` (checkSnapshot recomputes the root of whatever entries it can read).
- */
-export function readEntryFile(path: string, options: { ignoreChecksum?: boolean } = {}): RawEntry[] {
-  const bytes = readFileSync(path)
-  const damaged = (why: string): DamagedFileError => new DamagedFileError(`${path} is damaged: ${why}`)
-  if (bytes.length < MAGIC.length + TRAILER_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) throw damaged('not a Keel entry file')
-  const body = bytes.length - TRAILER_BYTES
-  const entries: RawEntry[] = []
-  let at = MAGIC.length
-  while (at < body) {
-    if (at + 5 > body) throw damaged(`entry ${entries.length} is cut short`)
-    const space = bytes.readUInt8(at)
-    const keyLength = bytes.readUInt32BE(at + 1)
-    const valueAt = at + 5 + keyLength
-    if (valueAt + 4 > body) throw damaged(`entry ${entries.length} is cut short`)
-    const valueLength = bytes.readUInt32BE(valueAt)
-    const end = valueAt + 4 + valueLength
-    if (end > body) throw damaged(`entry ${entries.length} is cut short`)
-    entries.push({ space, key: bytes.subarray(at + 5, valueAt), value: bytes.subarray(valueAt + 4, end) })
-    at = end
+async function openExisting(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'r')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new DamagedFileError(`${path} is missing`)
+    throw error
   }
-  if (bytes.readUInt8(body) !== END) throw damaged('no trailer')
-  if (!options.ignoreChecksum) {
-    if (bytes.readBigUInt64BE(body + 1) !== BigInt(entries.length)) throw damaged('entry count differs from the trailer')
-    const digest = createHash('sha256').update(bytes.subarray(0, body)).digest()
-    if (!digest.equals(bytes.subarray(body + 9))) throw damaged('checksum mismatch')
-  }
-  return entries
 }
 
-/** An archive's entries split back into blocks (each starts at its `blocks` entry). */
-export function blocksOf(entries: RawEntry[]): ArchivedBlock[] {
-  const blocks: ArchivedBlock[] = []
-  for (const entry of entries) {
-    if (entry.space === Keyspace.blocks) blocks.push({ number: entry.key.readUInt32BE(0), entries: [] })
-    const current = blocks.at(-1)
-    if (current === undefined) throw new DamagedFileError('archive file: an entry comes before any block')
+/** What verifyEntryFile found: the entry count and, for an archive, the block numbers it holds (consecutive). */
+export interface FileSummary {
+  entries: number
+  firstBlock?: number
+  lastBlock?: number
+}
+
+/**
+ * Reads the entries of [magic, trailer) in chunks of CHUNK_BYTES, so memory stays bounded
+ * whatever the file's size; `hash` (when given) sees every byte before the trailer.
+ */
+async function* scan(path: string, hash?: Hash): AsyncGenerator<RawEntry> {
+  const handle = await openExisting(path)
+  try {
+    const size = (await handle.stat()).size
+    const damaged = (why: string): DamagedFileError => new DamagedFileError(`${path} is damaged: ${why}`)
+    const body = size - TRAILER_BYTES
+    const magic = Buffer.alloc(MAGIC.length)
+    if (body < MAGIC.length || (await handle.read(magic, 0, MAGIC.length, 0)).bytesRead !== MAGIC.length || !magic.equals(MAGIC))
+      throw damaged('not a Keel entry file')
+    hash?.update(magic)
+    let position = MAGIC.length
+    let pending = Buffer.alloc(0)
+    let index = 0
+    while (position < body || pending.length > 0) {
+      if (position < body) {
+        const chunk = Buffer.alloc(Math.min(CHUNK_BYTES, body - position))
+        const { bytesRead } = await handle.read(chunk, 0, chunk.length, position)
+        if (bytesRead !== chunk.length) throw damaged('shorter than its size')
+        hash?.update(chunk)
+        position += bytesRead
+        pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      }
+      let at = 0
+      for (;;) {
+        if (at + 5 > pending.length) break
+        const keyLength = pending.readUInt32BE(at + 1)
+        const valueAt = at + 5 + keyLength
+        if (valueAt + 4 > pending.length) break
+        const end = valueAt + 4 + pending.readUInt32BE(valueAt)
+        if (end > pending.length) break
+        // copies: the chunk buffer is dropped once parsed
+        yield {
+          space: pending.readUInt8(at),
+          key: Buffer.from(pending.subarray(at + 5, valueAt)),
+          value: Buffer.from(pending.subarray(valueAt + 4, end)),
+        }
+        index++
+        at = end
+      }
+      pending = pending.subarray(at)
+      if (position >= body && pending.length > 0) throw damaged(`entry ${index} is cut short`)
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Checks the whole file (structure, entry count, checksum) in one bounded-memory pass; for an
+ * archive, also that its blocks are consecutive. Throws DamagedFileError.
+ */
+export async function verifyEntryFile(path: string): Promise<FileSummary> {
+  const hash = createHash('sha256')
+  const summary: FileSummary = { entries: 0 }
+  for await (const entry of scan(path, hash)) {
+    summary.entries++
+    if (entry.space !== Keyspace.blocks) continue
+    const number = entry.key.readUInt32BE(0)
+    if (summary.lastBlock !== undefined && number !== summary.lastBlock + 1)
+      throw new DamagedFileError(`${path} is damaged: block ${number} follows block ${summary.lastBlock}`)
+    summary.firstBlock ??= number
+    summary.lastBlock = number
+  }
+  const handle = await openExisting(path)
+  try {
+    const trailer = Buffer.alloc(TRAILER_BYTES)
+    await handle.read(trailer, 0, TRAILER_BYTES, (await handle.stat()).size - TRAILER_BYTES)
+    if (trailer.readUInt8(0) !== END) throw new DamagedFileError(`${path} is damaged: no trailer`)
+    if (trailer.readBigUInt64BE(1) !== BigInt(summary.entries))
+      throw new DamagedFileError(`${path} is damaged: entry count differs from the trailer`)
+    if (!hash.digest().equals(trailer.subarray(9))) throw new DamagedFileError(`${path} is damaged: checksum mismatch`)
+  } finally {
+    await handle.close()
+  }
+  return summary
+}
+
+/** Every entry of the file, read in bounded memory; run verifyEntryFile first to trust them. */
+export function readEntries(path: string): AsyncGenerator<RawEntry> {
+  return scan(path)
+}
+
+/** An archive's blocks in file order (each starts at its `blocks` entry), read in bounded memory. */
+export async function* readBlocks(path: string): AsyncGenerator<ArchivedBlock> {
+  let current: ArchivedBlock | undefined
+  for await (const entry of scan(path)) {
+    if (entry.space === Keyspace.blocks) {
+      if (current !== undefined) yield current
+      current = { number: entry.key.readUInt32BE(0), entries: [] }
+    }
+    if (current === undefined) throw new DamagedFileError(`${path} is damaged: an entry comes before any block`)
     current.entries.push(entry)
   }
-  return blocks
+  if (current !== undefined) yield current
 }

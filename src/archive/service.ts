@@ -35,7 +35,7 @@ import { SnapshotArchiveFailed } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { type ArchivedBlock, type ArchivedRange, rootOfEntries, type Store } from '../store/index.ts'
 import { Keyspace } from '../store/keyspace.ts'
-import { blocksOf, DamagedFileError, readEntryFile, syncDirectory, writeEntryFile, writeTextFile } from './file.ts'
+import { DamagedFileError, readBlocks, readEntries, syncDirectory, verifyEntryFile, writeEntryFile, writeTextFile } from './file.ts'
 
 export interface ArchiveServiceOptions {
   store: Store
@@ -59,7 +59,7 @@ export interface ArchiveService {
   readSnapshot(id: string): Manifest
   listSnapshot(): Manifest[]
   deleteSnapshot(id: string): void
-  checkSnapshot(id: string): boolean
+  checkSnapshot(id: string): Promise<boolean>
   archive(id: string, sync: boolean): Promise<void>
   restore(id: string, sync: boolean): Promise<void>
   restoreAll(sync: boolean): Promise<void>
@@ -209,33 +209,44 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
   const txCount = (blocks: ArchivedBlock[]): number =>
     blocks.reduce((sum, b) => sum + b.entries.filter((e) => e.space === Keyspace.txs || e.space === Keyspace.invalidTxs).length, 0)
 
-  /** The archived blocks of `range`, read from its verified file. */
-  const archivedBlocks = (range: ArchivedRange): ArchivedBlock[] => {
-    const blocks = blocksOf(readEntryFile(archivePath(range.snapshotId)))
-    const expected = range.to - range.from + 1
-    if (blocks.length !== expected || blocks[0].number !== range.from || blocks.at(-1)?.number !== range.to)
-      throw new DamagedFileError(`${archivePath(range.snapshotId)} does not hold blocks ${range.from}-${range.to}`)
-    return blocks
+  /** The archived blocks of `range`, streamed from its file once the whole file is verified. */
+  const archivedBlocks = async (range: ArchivedRange): Promise<AsyncIterable<ArchivedBlock>> => {
+    const path = archivePath(range.snapshotId)
+    const summary = await verifyEntryFile(path)
+    if (summary.firstBlock !== range.from || summary.lastBlock !== range.to)
+      throw new DamagedFileError(`${path} does not hold blocks ${range.from}-${range.to}`)
+    return readBlocks(path)
   }
 
-  /** Applies `step` to the blocks in batches of `batchBlocks`, logging progress. */
-  const inBatches = async (verb: string, blocks: ArchivedBlock[], step: (batch: ArchivedBlock[]) => Promise<void>): Promise<void> => {
-    const total = blocks.length
+  /** Applies `step` to the blocks of `range` in batches of `batchBlocks`, logging progress. */
+  const inBatches = async (
+    verb: string,
+    range: ArchivedRange,
+    blocks: AsyncIterable<ArchivedBlock>,
+    step: (batch: ArchivedBlock[]) => Promise<void>,
+  ): Promise<void> => {
+    const total = range.to - range.from + 1
     let done = 0
     let txs = 0
-    for (let at = 0; at < total; at += options.batchBlocks) {
-      const batch = blocks.slice(at, at + options.batchBlocks)
+    let batch: ArchivedBlock[] = []
+    const flush = async (): Promise<void> => {
       await step(batch)
       done += batch.length
       txs += txCount(batch)
       log.info(`${verb}: ${done} of ${total} blocks (${txs} transactions), up to block ${batch.at(-1)!.number}`)
+      batch = []
       await pause()
     }
+    for await (const block of blocks) {
+      batch.push(block)
+      if (batch.length === options.batchBlocks) await flush()
+    }
+    if (batch.length > 0) await flush()
   }
 
   /** The removal half of an archive (also run by recovery), from the archive file. */
   const removeRange = async (range: ArchivedRange): Promise<void> => {
-    await inBatches(`archive ${range.snapshotId}`, archivedBlocks(range), (batch) => store.removeArchived(batch))
+    await inBatches(`archive ${range.snapshotId}`, range, await archivedBlocks(range), (batch) => store.removeArchived(batch))
     await store.finishArchiveOp()
   }
 
@@ -265,8 +276,8 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
   }
 
   /** The write-back half of a restore (also run by recovery), then the file goes. */
-  const putBack = async (range: ArchivedRange, blocks: ArchivedBlock[]): Promise<void> => {
-    await inBatches(`restore ${range.snapshotId}`, blocks, (batch) => store.putRestored(batch))
+  const putBack = async (range: ArchivedRange, blocks: AsyncIterable<ArchivedBlock>): Promise<void> => {
+    await inBatches(`restore ${range.snapshotId}`, range, blocks, (batch) => store.putRestored(batch))
     await store.finishArchiveOp()
     removeFile(archivePath(range.snapshotId))
     syncDirectory(archiveDir)
@@ -275,7 +286,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
 
   const restoreRange = async (range: ArchivedRange): Promise<void> => {
     // read and verified before anything changes: a damaged file fails the restore cleanly
-    const blocks = archivedBlocks(range)
+    const blocks = await archivedBlocks(range)
     await store.startRestore(range)
     await putBack(range, blocks)
   }
@@ -344,13 +355,15 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       removeFile(snapPath(id))
       publish({ type: 'delete_snapshot', filterId: id, success: true, message: '' })
     },
-    checkSnapshot(id) {
+    async checkSnapshot(id) {
       const manifest = manifestOf(id)
       let root: string | undefined
       try {
-        root = rootOfEntries(readEntryFile(snapPath(id)))
+        await verifyEntryFile(snapPath(id))
+        root = await rootOfEntries(readEntries(snapPath(id)))
       } catch (error) {
-        log.warn(`check of snapshot ${id}: ${(error as Error).message}`)
+        if (!(error instanceof DamagedFileError)) throw error
+        log.warn(`check of snapshot ${id}: ${error.message}`)
         return false
       }
       // an archived block's root was compared when the snapshot was made (worldAt); the manifest keeps it
@@ -400,7 +413,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       if (op !== undefined) {
         log.warn(`completing the interrupted ${op.kind} of snapshot ${op.range.snapshotId} (blocks ${op.range.from}-${op.range.to})`)
         if (op.kind === 'archive') await removeRange(op.range)
-        else await putBack(op.range, archivedBlocks(op.range))
+        else await putBack(op.range, await archivedBlocks(op.range))
       }
       const referenced = new Set(store.archiveRecord().ranges.map((r) => `${r.snapshotId}.arc`))
       for (const name of readdirSync(archiveDir)) {

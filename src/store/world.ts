@@ -99,9 +99,9 @@ const kindOfKeyspace = new Map<number, EntryKindValue>(
  * The state root of a whole world state given as raw entries of the world keyspaces (a snapshot
  * file); undefined when an entry belongs to another keyspace.
  */
-export function rootOfEntries(entries: Iterable<RawEntry>): Hex | undefined {
+export async function rootOfEntries(entries: Iterable<RawEntry> | AsyncIterable<RawEntry>): Promise<Hex | undefined> {
   const lanes = emptyLanes()
-  for (const entry of entries) {
+  for await (const entry of entries) {
     const kind = kindOfKeyspace.get(entry.space)
     if (kind === undefined) return undefined
     addEntry(lanes, kind, entry.key, entry.value)
