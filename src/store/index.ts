@@ -9,6 +9,10 @@
  * - commitBlock / initGenesis: an lmdb-js *child* transaction, so an exception anywhere inside
  *   (an unencodable record, a failed check) aborts everything the block wrote, while txs queued in
  *   the same batch still commit. They run one at a time, in call order.
+ * - archive moves (startArchive … finishArchiveOp): plain lmdb-js transactions of a bounded batch
+ *   of old blocks each, driven by src/archive/service.ts. They touch blocks below the tip only,
+ *   so they interleave with commitBlock freely; meta 'archive' (the genesis and the operation in
+ *   progress) is what keeps readers and a restart consistent between them.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { asBinary, type RootDatabase } from 'lmdb'

@@ -45,6 +45,8 @@ let firstId: string
 let secondId: string
 let firstHeight: number
 let secondHeight: number
+/** a transfer committed in block 3, kept to resubmit once archived */
+let resent: { hash: string; params: Record<string, unknown> }
 
 const hex = (n: number): string => `0x${n.toString(16)}`
 const raw = async (method: string, params: unknown[]): Promise<string> => (await post(url, envelope(method, params))).text
@@ -113,7 +115,8 @@ test('snapshot now and at a future height: manifests, list, check', async () => 
   const deployed = await commit(url, SUBMIT.deploy, dev.deploy(SAMPLE_CONTRACT))
   txsOf.set(await chainHeight(), [deployed.hash])
   await block(SUBMIT.invoke, dev.invoke(deployed.contractAddress, PING_SELECTOR))
-  await block()
+  const params = dev.transfer(wallet().address, 2)
+  resent = { hash: await block(SUBMIT.transfer, params), params }
   // discarded: the sender has no balance; its record belongs to the block it was executed in
   await block(SUBMIT.transfer, wallet().transfer(dev.address, 5))
   await block()
@@ -206,6 +209,7 @@ test('archive: the blocks below the snapshot answer -32001, newer ones and new b
   }
   const range = await ok<WireBlock[]>(url, 'block_getBlocks', [{ from: firstHeight, to: height }])
   assert.is(range.length, height - firstHeight + 1)
+  await fails(url, SUBMIT.transfer, [resent.params], -32007, `Repeated transaction ${resent.hash}`)
   await block()
   assert.is(await chainHeight(), height + 1, 'new blocks still come')
   assert.is(await ok(url, 'archive_checkSnapshot', [firstId]), true, 'the snapshot still matches its (live) block')
