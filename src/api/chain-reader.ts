@@ -18,6 +18,8 @@ export interface ChainReader extends ChainBounds {
   getDeployedList(creator: Hex): Hex[]
   /** number of the archived block holding tx `hash`, once archive_archive moved it out */
   archivedBlockOf(hash: Hex): number | undefined
+  /** number of the archived block with this hash */
+  archivedBlockOfHash(hash: Hex): number | undefined
   archiveRecord(): ArchiveRecord
   readonly state: StateReader
 }

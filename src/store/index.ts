@@ -468,6 +468,11 @@ class LmdbStore implements Store {
     return present !== undefined && present < this.archived.genesis ? present : undefined
   }
 
+  archivedBlockOfHash(hash: Hex): number | undefined {
+    const number = this.blocks.numberOf(hash)
+    return number !== undefined && number < this.archived.genesis ? number : undefined
+  }
+
   worldAt(height: number): WorldSnapshot | undefined {
     this.assertOpen()
     const header = this.blocks.get(height)
@@ -508,7 +513,6 @@ class LmdbStore implements Store {
       entries.push({ space: Keyspace[name], key, value: EMPTY })
     }
     raw('blocks', number)
-    raw('blockByHash', fixedBytes(header.hash, 32, 'header.hash'))
     empty('blockTime', timeKey(header.writeTime, 'header.writeTime', u32be(number)))
     raw('blockTxs', number)
     raw('blockInvalidTxs', number)

@@ -56,7 +56,12 @@ export interface RawEntry {
   value: Buffer
 }
 
-/** Every live entry of one block: header, indexes, its valid and invalid txs, receipts. */
+/**
+ * The entries archive_archive moves for one block: header, blockTxs, blockInvalidTxs, blockTime,
+ * its valid txs with receipts and txTime, its invalid txs with invalidTxTime. Two indexes stay
+ * live: signHashes (duplicate detection must still refuse an archived tx) and blockByHash (so a
+ * query by an archived block's hash can say where the block went).
+ */
 export interface ArchivedBlock {
   number: number
   entries: RawEntry[]
@@ -141,6 +146,8 @@ export interface Store {
   archiveRecord(): ArchiveRecord
   /** number of the archived block holding tx `hash` (valid or invalid), once archive_archive moved it */
   archivedBlockOf(hash: Hex): number | undefined
+  /** number of the archived block with this hash (its blockByHash entry stays live for this answer) */
+  archivedBlockOfHash(hash: Hex): number | undefined
   /** the world state right now, if it is still the state of block `height` (undefined once a later block committed) */
   worldAt(height: number): WorldSnapshot | undefined
   /** the raw entries of live block `number` */

@@ -196,9 +196,11 @@ test('archive: the blocks below the snapshot answer -32001, newer ones and new b
     await fails(url, 'block_getBlocks', [{ from: n, to: firstHeight }], -32001, notFound)
     await fails(url, 'tx_getTransactions', [{ from: n, to: firstHeight }], -32001, notFound)
     const hashOf = JSON.parse(before.get(`block ${n}`)!).result.hash as string
-    await fails(url, 'block_getBlockByHash', [hashOf], -32001, `Not found block hash ${hashOf}`)
+    const gone = `was archived with snapshot ${firstId}; archive_restore ${firstId} brings it back`
+    await fails(url, 'block_getBlockByHash', [hashOf], -32001, `Not found block hash ${hashOf}: block ${hex(n)} ${gone}`)
+    await fails(url, 'tx_getBlockTransactionCountByHash', [hashOf], -32001, `Not found block hash ${hashOf}: block ${hex(n)} ${gone}`)
     for (const hash of txsOf.get(n) ?? []) {
-      const where = `its block ${hex(n)} was archived with snapshot ${firstId}; archive_restore ${firstId} brings it back`
+      const where = `its block ${hex(n)} ${gone}`
       await fails(url, 'tx_getTransactionByHash', [hash], -32001, `Not found transaction ${hash}: ${where}`)
       await fails(url, 'tx_getTransactionReceipt', [hash], -32001, `Not found receipt ${hash}: ${where}`)
     }
