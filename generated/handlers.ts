@@ -162,7 +162,7 @@ export interface TxHandlers {
   /**
    * Transaction by hash, valid or invalid.
    *
-   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0. Unknown hash: -32001 `Not found transaction 0x<hash>`.
+   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0. Unknown hash: -32001 `Not found transaction 0x<hash>`. A transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back`.
    * @param txHash Hash
    * @returns transaction
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -199,7 +199,7 @@ export interface TxHandlers {
   /**
    * Number of valid transactions on the chain.
    *
-   * `count` is the number of committed valid transactions (hex); `timestamp` is the time of the answer in nanoseconds.
+   * `count` is the number of committed valid transactions in the live ledger (hex; archived ones are not counted); `timestamp` is the time of the answer in nanoseconds.
    * @returns count
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
@@ -218,7 +218,7 @@ export interface TxHandlers {
   /**
    * Receipt of a transaction.
    *
-   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
+   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -491,7 +491,7 @@ export interface BlockHandlers {
   /**
    * Block with this hash.
    *
-   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. Unknown hash: -32001 `Not found block hash 0x<hash>`.
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. Unknown hash: -32001 `Not found block hash 0x<hash>`; an archived block's hash: the same, followed by `: block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back`.
    * @param blockHash Hash
    * @param isPlain IsPlain
    * @returns block
