@@ -151,23 +151,26 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
     }
     making.set(id, height)
     const work = (async () => {
+      let count: number
       try {
-        const count = await writeEntryFile(snapPath(id), world.entries())
+        count = await writeEntryFile(snapPath(id), world.entries())
         writeTextFile(manifestPath(id), `${JSON.stringify(manifest)}\n`)
         manifests.set(id, manifest)
-        log.info(`snapshot ${id} of block ${height}: ${count} state entries`)
+      } catch (error) {
+        for (const path of [`${snapPath(id)}.tmp`, snapPath(id), `${manifestPath(id)}.tmp`]) removeFile(path)
+        log.error(`snapshot ${id} of block ${height} failed`, error)
+        report(false, `snapshot of block ${height} failed: ${(error as Error).message}`)
+        return
       } finally {
         world.close()
         making.delete(id)
       }
-      if (requested) await store.removeSnapshotRequest(height)
+      log.info(`snapshot ${id} of block ${height}: ${count} state entries`)
       report(true, '')
-    })().catch((error: unknown) => {
-      removeFile(`${snapPath(id)}.tmp`)
-      removeFile(snapPath(id))
-      log.error(`snapshot ${id} of block ${height} failed`, error)
-      report(false, `snapshot of block ${height} failed: ${(error as Error).message}`)
-    })
+      // a request left behind is cleared at the next start (recover)
+      if (requested)
+        await store.removeSnapshotRequest(height).catch((error: unknown) => log.error(`snapshot ${id}: clearing its request failed`, error))
+    })()
     track(work)
   }
 
@@ -430,9 +433,10 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       }
       const height = store.height()
       for (const [at, id] of [...requests]) {
-        if (at > height) continue
+        if (at > height && !manifests.has(id)) continue
         requests.delete(at)
-        if (at === height) take(at, id, true)
+        if (manifests.has(id)) await store.removeSnapshotRequest(at)
+        else if (at === height) take(at, id, true)
         else {
           log.warn(`snapshot ${id} for block ${at} was not made before the node stopped, and that state is gone; request it again`)
           await store.removeSnapshotRequest(at)
