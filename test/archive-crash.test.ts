@@ -33,6 +33,8 @@ const receiver = wallet().address
 
 let node: NodeProcess | undefined
 let snapshotId: string
+/** requested for block BLOCKS + 1 before the crashes: the request must survive them */
+let futureId: string
 /** raw replies before any archive: block n, and each tx and receipt by hash */
 const before = new Map<string, string>()
 const txOfBlock = new Map<number, string>()
@@ -132,6 +134,8 @@ test(`a chain of ${BLOCKS} blocks and a snapshot at block ${SNAPSHOT_AT}`, async
       await until('the snapshot', async () => (await rpc('archive_querySnapshotExist', [snapshotId])).result === true)
     }
   }
+  futureId = (await rpc('archive_snapshot', [BLOCKS + 1])).result as string
+  assert.match(futureId, /^0x[0-9a-f]{32}$/)
   for (let n = 1; n <= BLOCKS; n++) {
     const tx = txOfBlock.get(n)!
     before.set(`block ${n}`, await raw('block_getBlockByNumber', [n]))
@@ -173,13 +177,26 @@ test('kill -9 while archived blocks are written back: the restore completes at r
   assert.equal(readdirSync(archiveDir), [], 'the archive file goes once restored')
 })
 
-test('after the crashes the operations still work: archive again, new blocks, and the stopped store holds no archived entry', async () => {
+test('after the crashes the operations still work: archive again, new blocks, the snapshot requested before the crashes, and the stopped store holds no archived entry', async () => {
   const archived = await rpc('archive_archive', [snapshotId, true])
   assert.is(archived.code, 0, archived.message)
   await assertConsistent(SNAPSHOT_AT)
   const sent = await rpc('tx_sendTransaction', [sender.transfer(receiver, 1)])
   await until('a new block', async () => (await rpc('block_getChainHeight')).result === hex(BLOCKS + 1))
   assert.is((await rpc('tx_getTransactionReceipt', [sent.result])).code, 0)
+  await until(
+    'the snapshot requested before the crashes',
+    async () => (await rpc('archive_querySnapshotExist', [futureId])).result === true,
+  )
+  const manifests = (await rpc('archive_listSnapshot')).result as { filterId: string; height: number }[]
+  assert.equal(
+    manifests.map((m) => [m.filterId, m.height]),
+    [
+      [snapshotId, SNAPSHOT_AT],
+      [futureId, BLOCKS + 1],
+    ],
+  )
+  assert.is((await rpc('archive_checkSnapshot', [futureId])).result, true)
   await node!.kill('SIGTERM')
   node = undefined
 

@@ -51,6 +51,7 @@ let resent: { hash: string; params: Record<string, unknown> }
 const hex = (n: number): string => `0x${n.toString(16)}`
 const raw = async (method: string, params: unknown[]): Promise<string> => (await post(url, envelope(method, params))).text
 const snapshotFile = (id: string): string => join(node.config.node.dataDir, 'global', 'snapshots', `${id}.snap`)
+const archiveFile = (id: string): string => join(node.config.node.dataDir, 'global', 'archive', `${id}.arc`)
 const events = (): Promise<ArchiveEvent[]> => ok<ArchiveEvent[]>(url, 'sub_getSubscriptionChanges', [subscription])
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
@@ -247,6 +248,20 @@ test('archive errors: archived again, deleting an archived snapshot, restoring o
     `restore snapshot ${secondId} first: it archived the later blocks ${firstHeight}-${secondHeight - 1} (archive_restoreAll restores every archive)`,
   )
   assert.equal(await events(), [{ type: 'do_archive', filterId: secondId, success: true, message: '' }])
+})
+
+test('a damaged archive file fails the restore before anything moves; repaired, the restore works', async () => {
+  const file = archiveFile(secondId)
+  const intact = readFileSync(file)
+  const damaged = Buffer.from(intact)
+  damaged[damaged.length >> 1] ^= 0x01
+  writeFileSync(file, damaged)
+  const reply = await fails(url, 'archive_restore', [secondId, true], ARCHIVE_ERROR)
+  assert.match(reply.message, `${file} is damaged`)
+  assert.is(await ok(url, 'block_getGenesisBlock'), hex(secondHeight), 'nothing moved')
+  assert.is(await ok(url, 'archive_queryArchiveExist', [secondId]), true)
+  assert.equal(await events(), [{ type: 'do_restore', filterId: secondId, success: false, message: reply.message }])
+  writeFileSync(file, intact)
 })
 
 test('restore, then restoreAll: every block, transaction and receipt reads back byte for byte', async () => {
