@@ -33,7 +33,7 @@ import type { ArchiveEvent, SnapshotManifest } from '../../generated/types.ts'
 import type { CommittedBlock } from '../chain/producer.ts'
 import { SnapshotArchiveFailed } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { type ArchivedBlock, type ArchivedRange, rootOfEntries, type Store } from '../store/index.ts'
+import { type ArchivedBlock, type ArchivedRange, rootOfEntries, type Store, type WorldSnapshot } from '../store/index.ts'
 import { Keyspace } from '../store/keyspace.ts'
 import { DamagedFileError, readBlocks, readEntries, syncDirectory, verifyEntryFile, writeEntryFile, writeTextFile } from './file.ts'
 
@@ -128,22 +128,36 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
   const heightTaken = (height: number): boolean =>
     requests.has(height) || [...making.values()].includes(height) || [...manifests.values()].some((m) => m.height === height)
 
-  /** Writes the snapshot of the state as it is now, which must be block `height`'s; reports through an event. */
-  const take = (height: number, id: string, requested: boolean): void => {
-    const report = (success: boolean, message: string): void => publish({ type: 'make_snapshot', filterId: id, success, message })
+  /** Records a snapshot to take when block `height` is written (kept across restarts). */
+  const request = (height: number, id: string): void => {
+    requests.set(height, id)
+    track(store.putSnapshotRequest(height, id).catch((error: unknown) => log.error(`snapshot ${id}: recording the request failed`, error)))
+  }
+
+  /**
+   * Takes the snapshot requested for block `height`, just written (onBlock) or the latest at start
+   * (recover); reports the outcome through an event.
+   */
+  const take = (height: number, id: string): void => {
     const world = store.worldAt(height)
-    const header = store.getBlock(height)
-    if (world === undefined || header === undefined) {
+    if (world === undefined) {
       const message = `cannot snapshot block ${height}: the state has moved on to block ${store.height()}; request a snapshot again`
       log.warn(`snapshot ${id}: ${message}`)
-      if (requested) track(store.removeSnapshotRequest(height))
-      report(false, message)
+      track(store.removeSnapshotRequest(height))
+      publish({ type: 'make_snapshot', filterId: id, success: false, message })
       return
     }
+    write(world, id, true)
+  }
+
+  /** Writes the snapshot file and then its manifest, in the background; reports through an event. */
+  const write = (world: WorldSnapshot, id: string, requested: boolean): void => {
+    const report = (success: boolean, message: string): void => publish({ type: 'make_snapshot', filterId: id, success, message })
+    const height = world.height
     const manifest: Manifest = {
       height,
       genesis: store.genesisNumber(),
-      hash: header.hash,
+      hash: world.hash,
       filterId: id,
       merkleRoot: world.root,
       date: manifestDate(options.nowNs()),
@@ -322,16 +336,34 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       if (blockNumber !== 0 && blockNumber < height) throw fail('trigger block number is less than chain height')
       if (!Number.isSafeInteger(blockNumber) || blockNumber > 0xffffffff)
         throw fail(`trigger block number ${blockNumber} is beyond the largest block number ${0xffffffff}`)
-      const target = blockNumber === 0 ? height : blockNumber
-      if (heightTaken(target)) throw fail('duplicate snapshot requirement for same height')
-      const id = options.newId()
-      if (target === height) take(target, id, false)
-      else {
-        requests.set(target, id)
-        track(
-          store.putSnapshotRequest(target, id).catch((error: unknown) => log.error(`snapshot ${id}: recording the request failed`, error)),
-        )
+      const duplicate = (at: number): void => {
+        if (heightTaken(at)) throw fail('duplicate snapshot requirement for same height')
       }
+      if (blockNumber > height) {
+        duplicate(blockNumber)
+        const id = options.newId()
+        request(blockNumber, id)
+        return id
+      }
+      // now: the state is read here, before the id is returned, so the snapshot is of this moment
+      const world = store.worldAt(height)
+      if (world === undefined) {
+        // block height+1 is being committed: its state is already in LMDB but its listener has not
+        // run yet, so it is the current state; the snapshot is taken there
+        duplicate(height + 1)
+        const id = options.newId()
+        log.info(`snapshot ${id}: block ${height + 1} is being written; the snapshot is taken at it`)
+        request(height + 1, id)
+        return id
+      }
+      try {
+        duplicate(height)
+      } catch (error) {
+        world.close()
+        throw error
+      }
+      const id = options.newId()
+      write(world, id, false)
       return id
     },
     querySnapshotExist: (id) => manifests.has(id),
@@ -409,7 +441,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       const id = requests.get(block.header.number)
       if (id === undefined) return
       requests.delete(block.header.number)
-      take(block.header.number, id, true)
+      take(block.header.number, id)
     },
     async recover() {
       const op = store.archiveRecord().op
@@ -436,7 +468,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
         if (at > height && !manifests.has(id)) continue
         requests.delete(at)
         if (manifests.has(id)) await store.removeSnapshotRequest(at)
-        else if (at === height) take(at, id, true)
+        else if (at === height) take(at, id)
         else {
           log.warn(`snapshot ${id} for block ${at} was not made before the node stopped, and that state is gone; request it again`)
           await store.removeSnapshotRequest(at)

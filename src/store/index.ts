@@ -487,6 +487,7 @@ class LmdbStore implements Store {
     const dbs = this.dbs
     return {
       height,
+      hash: header.hash,
       root,
       *entries() {
         for (const kind of Object.values(EntryKind) as EntryKindValue[]) {

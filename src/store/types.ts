@@ -70,6 +70,8 @@ export interface ArchivedBlock {
 /** The world state as of one block, read in one LMDB read transaction; call close() when done. */
 export interface WorldSnapshot {
   height: number
+  /** block `height`'s hash */
+  hash: Hex
   /** the root of the lanes stored with this state (equal to block `height`'s merkleRoot) */
   root: Hex
   /** every world-state entry (accounts, code, storage, contracts keyspaces) */

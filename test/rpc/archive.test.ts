@@ -316,6 +316,32 @@ test('deleteSnapshot: gone from every query; a pending request can be deleted to
   ])
 })
 
+test('snapshots "now" while blocks are being written: each is the state of exactly its block', async () => {
+  const submitted = Promise.all(Array.from({ length: 30 }, () => ok<string>(url, SUBMIT.transfer, [dev.transfer(wallet().address, 1)])))
+  let done = false
+  void submitted.finally(() => {
+    done = true
+  })
+  const ids: string[] = []
+  while (!done || ids.length === 0) {
+    const reply = await call<string>(url, 'archive_snapshot', [0])
+    if (reply.code === 0) ids.push(reply.result!)
+    else assert.is(reply.message, 'duplicate snapshot requirement for same height')
+  }
+  for (const hash of await submitted)
+    await until(`receipt ${hash}`, async () => (await call(url, 'tx_getTransactionReceipt', [hash])).code === 0)
+  await block()
+  for (const id of ids) {
+    await until(`snapshot ${id}`, () => ok<boolean>(url, 'archive_querySnapshotExist', [id]))
+    const manifest = await ok<Manifest>(url, 'archive_readSnapshot', [id])
+    const at = await ok<WireBlock>(url, 'block_getBlockByNumber', [manifest.height, true])
+    assert.is(manifest.merkleRoot, at.merkleRoot, `snapshot ${id} holds the state of block ${manifest.height}`)
+    assert.is(await ok(url, 'archive_checkSnapshot', [id]), true)
+  }
+  const made = (await events()).filter((event) => event.type === 'make_snapshot')
+  assert.equal(made.map((event) => [event.filterId, event.success]).sort(), ids.map((id) => [id, true]).sort())
+})
+
 test('param errors are -32602', async () => {
   await fails(url, 'archive_snapshot', ['latest'], -32602)
   await fails(url, 'archive_snapshot', [-1], -32602)
