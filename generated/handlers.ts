@@ -730,7 +730,7 @@ export interface ArchiveHandlers {
   /**
    * Make a snapshot of the world state.
    *
-   * `blockNumber` 0 snapshots at the current height; a future number snapshots when that block is written. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
+   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
    * @param blockNumber SnapshotTriggerHeight
    * @returns snapshotId
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -156,7 +156,21 @@ test('kill -9 while the archive file is written: rolled back, nothing archived, 
 })
 
 test('kill -9 while archived blocks are removed: completed at restart', async () => {
-  const restart = await killAt(/archive 0x[0-9a-f]{32}: \d+ of \d+ blocks \(/, () => rpc('archive_archive', [snapshotId, false]))
+  const restart = await killAt(/archive 0x[0-9a-f]{32}: \d+ of \d+ blocks \(/, async () => {
+    const started = await rpc('archive_archive', [snapshotId, false])
+    // one archive or restore at a time, and a snapshot being archived cannot go
+    const busy = `the archive of snapshot ${snapshotId} is running; try again when it has finished`
+    for (const [method, params] of [
+      ['archive_restoreAll', [true]],
+      ['archive_archive', [snapshotId, true]],
+      ['archive_deleteSnapshot', [snapshotId]],
+    ] as const) {
+      const reply = await rpc(method, [...params])
+      assert.is(reply.code, -32013, method)
+      assert.is(reply.message, busy, method)
+    }
+    return started
+  })
   assert.ok(
     restart.some((line) => line.includes(`completing the interrupted archive of snapshot ${snapshotId}`)),
     'recovery completes the archive',
