@@ -11,7 +11,8 @@
  * Archiving snapshot S at height h moves blocks genesis..h-1; block h stays and becomes the
  * genesis (protocol.md: archive_queryArchiveExist is "genesis == manifest height"), so the live
  * chain still starts at a block whose state S holds. Archives stack: a later one continues where
- * the previous stopped, and restores go newest first.
+ * the previous stopped, and restores go newest first. What moves and what stays: store/types.ts
+ * ArchivedBlock; the world state never moves (it is the state of the live tip).
  *
  * Crash consistency (reliability.md F2): each operation is resumable and idempotent.
  * - archive: write and fsync the archive file; one LMDB transaction records the operation and
