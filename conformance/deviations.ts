@@ -28,14 +28,6 @@ export interface Deviation {
 
 export const deviations: Deviation[] = [
   {
-    methods: ['tx_*', 'block_*'],
-    when: 'needs-state',
-    state: 'archived',
-    what: 'examples "after blocks 1 and 2 were archived (genesis is now 3)"',
-    reason: 'no node can archive blocks yet, so the state cannot be built: archiving comes with the archive service',
-    issue: 'issue 7',
-  },
-  {
     methods: ['sub_getSubscriptionChanges'],
     when: 'needs-state',
     state: 'viewChanged',
@@ -44,33 +36,11 @@ export const deviations: Deviation[] = [
     issue: 'issue 6',
   },
   {
-    methods: ['sub_getSubscriptionChanges'],
-    when: 'needs-state',
-    state: 'archiveSubscribed',
-    what: 'example "archive subscription" ("after a snapshot was made")',
-    reason: 'no node makes snapshots or has archive subscriptions yet: they come with the archive service',
-    issue: 'issue 7',
-  },
-  {
-    methods: ['sub_newArchiveSubscription'],
-    when: 'not-implemented',
-    what: 'examples answered "not implemented yet" (-32601)',
-    reason: 'archive events come with the archive service',
-    issue: 'issue 7',
-  },
-  {
     methods: ['node_*'],
     when: 'not-implemented',
     what: 'examples answered "not implemented yet" (-32601)',
     reason: 'peers, consensus and node deletion come with the network',
     issue: 'issue 6',
-  },
-  {
-    methods: ['archive_*'],
-    when: 'not-implemented',
-    what: 'examples answered "not implemented yet" (-32601)',
-    reason: 'the archive service is built later',
-    issue: 'issue 7',
   },
 ]
 

@@ -65,9 +65,17 @@ export type StateName =
   | 'eventSubscribed'
   | 'viewChanged'
   | 'archiveSubscribed'
+  | 'snapshotting'
+  | 'snapshotted'
+  | 'snapshotToDelete'
+  | 'snapshotToArchive'
+  | 'archiveToRestore'
 
 /** The subscription id of the sub_ examples. */
 export const SUBSCRIPTION_ID = '0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809'
+
+/** The snapshot id of the archive_ examples: the first snapshot a state's node makes gets it. */
+export const SNAPSHOT_ID = '0x9f8e7d6c5b4a39281706f5e4d3c2b1a0'
 
 /** Preconditions named in example descriptions, and the state each needs; the first phrase found wins. */
 export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
@@ -86,6 +94,11 @@ export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
   { phrase: 'event subscription 0x4c29b6c3a7c8d0e1f2a3b4c5d6e7f809 made before block 3', state: 'eventSubscribed' },
   { phrase: 'after a consensus view change', state: 'viewChanged' },
   { phrase: 'after a snapshot was made', state: 'archiveSubscribed' },
+  { phrase: 'on a node taking snapshots', state: 'snapshotting' },
+  { phrase: `after snapshot ${SNAPSHOT_ID} was made at block 3`, state: 'snapshotted' },
+  { phrase: 'at block 3, deleted by this call', state: 'snapshotToDelete' },
+  { phrase: 'at block 3, archived by this call', state: 'snapshotToArchive' },
+  { phrase: 'restored by this call', state: 'archiveToRestore' },
 ]
 
 /** What each state is, for messages. */
@@ -104,11 +117,16 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
   blockSubscribed: `the sample chain whose block 3 was written after block subscription ${SUBSCRIPTION_ID} (hashes) was made`,
   eventSubscribed: `the sample chain whose block 3 was written after event subscription ${SUBSCRIPTION_ID} (no filter) was made`,
   viewChanged: `a node whose consensus changed view while system status subscription ${SUBSCRIPTION_ID} was active`,
-  archiveSubscribed: `a node that made a snapshot while archive subscription ${SUBSCRIPTION_ID} was active`,
+  archiveSubscribed: `the sample chain on which snapshot ${SNAPSHOT_ID} of block 3 was made while archive subscription ${SUBSCRIPTION_ID} was active`,
+  snapshotting: 'the sample chain (blocks 1-3) on a node of its own, for the snapshot requests of archive_snapshot, in document order',
+  snapshotted: `the sample chain with snapshot ${SNAPSHOT_ID} of block 3`,
+  snapshotToDelete: `the sample chain with snapshot ${SNAPSHOT_ID} of block 3, on a node of its own (the example deletes it)`,
+  snapshotToArchive: `the sample chain with snapshot ${SNAPSHOT_ID} of block 3, on a node of its own (the example archives it)`,
+  archiveToRestore: `the sample chain whose blocks 1-2 were archived with snapshot ${SNAPSHOT_ID}, on a node of its own (the example restores them)`,
 }
 
 /** States no node can be put in yet: examples that need them are skipped under a deviation. */
-export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['archived', 'viewChanged', 'archiveSubscribed'])
+export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['viewChanged'])
 
 export function stateOf(description: string | undefined): StateName {
   return PRECONDITIONS.find((precondition) => description?.includes(precondition.phrase))?.state ?? 'sample'
@@ -182,13 +200,14 @@ export function createStates(): States {
     dirs.push(dir)
     return dir
   }
-  // blocks 1-3 are written once; the frozen state extends a copy made before the sample node serves
-  let written: Promise<{ dataDir: string; hashes: Record<string, string>; frozenDir: string }> | undefined
+  // blocks 1-3 are written once; the frozen and archive states extend copies made before the sample node serves
+  let written: Promise<{ dataDir: string; hashes: Record<string, string>; frozenDir: string; archiveBase: string }> | undefined
   const sampleBlocksWritten = () => {
     written ??= writeSampleBlocks(fresh()).then((result) => {
       const frozenDir = copyDataDir(result.dataDir)
-      dirs.push(frozenDir)
-      return { ...result, frozenDir }
+      const archiveBase = copyDataDir(result.dataDir)
+      dirs.push(frozenDir, archiveBase)
+      return { ...result, frozenDir, archiveBase }
     })
     return written
   }
@@ -202,9 +221,10 @@ export function createStates(): States {
     })()
     return twoBlocks
   }
-  /** A node whose first subscription gets SUBSCRIPTION_ID; `batchSize` transactions cut a block. */
+  /** A node whose first subscription gets SUBSCRIPTION_ID and first snapshot SNAPSHOT_ID; `batchSize` transactions cut a block. */
   const subscribing = async (name: StateName, dataDir: string, clock: PinnedClock, batchSize: number): Promise<State> => {
     let first = true
+    let firstSnapshot = true
     const config = resolveConfig({
       node: { dataDir },
       jsonrpc: { port: 0 },
@@ -221,6 +241,11 @@ export function createStates(): States {
           first = false
           return SUBSCRIPTION_ID
         },
+      },
+      newSnapshotId: () => {
+        if (!firstSnapshot) return `0x${randomBytes(16).toString('hex')}`
+        firstSnapshot = false
+        return SNAPSHOT_ID
       },
     })
     return { name, node, clock, restTime: SERVE_TIME, hashes: {} }
@@ -240,6 +265,34 @@ export function createStates(): States {
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     clock.set(SERVE_TIME)
+    return { ...state, hashes }
+  }
+
+  /**
+   * The sample chain (blocks 1-3) on a node of its own, then, as asked: archive subscription
+   * SUBSCRIPTION_ID, snapshot SNAPSHOT_ID of block 3 (waited for), blocks 1-2 archived with it.
+   */
+  const archiving = async (name: StateName, steps: { subscribe?: boolean; snapshot?: boolean; archive?: boolean } = {}): Promise<State> => {
+    const { archiveBase, hashes } = await sampleBlocksWritten()
+    const dataDir = copyDataDir(archiveBase)
+    dirs.push(dataDir)
+    const state = await subscribing(name, dataDir, new PinnedClock(SERVE_TIME), NEVER_BATCH)
+    const expect = async (method: string, params: unknown[], result: unknown): Promise<void> => {
+      const reply = await rpc(state.node.url, method, params)
+      if (reply.result !== result) throw new Error(`${name}: ${method} answered ${reply.code} ${reply.message} ${String(reply.result)}`)
+    }
+    if (steps.subscribe) await expect('sub_newArchiveSubscription', [], SUBSCRIPTION_ID)
+    if (steps.snapshot) {
+      await expect('archive_snapshot', [0], SNAPSHOT_ID)
+      for (
+        const deadline = Date.now() + 10_000;
+        (await rpc(state.node.url, 'archive_querySnapshotExist', [SNAPSHOT_ID])).result !== true;
+      ) {
+        if (Date.now() > deadline) throw new Error(`${name}: snapshot ${SNAPSHOT_ID} was not made`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    if (steps.archive) await expect('archive_archive', [SNAPSHOT_ID, true], true)
     return { ...state, hashes }
   }
 
@@ -275,7 +328,7 @@ export function createStates(): States {
     async noCompiler() {
       return { ...(await serving('noCompiler', fresh())), wrap: withoutSolc }
     },
-    archived: unbuildable('archived'),
+    archived: () => archiving('archived', { snapshot: true, archive: true }),
     async veryLong() {
       const dataDir = fresh()
       // submitted 64 at a time: the order of these transfers is irrelevant, only the height counts
@@ -283,7 +336,12 @@ export function createStates(): States {
       return serving('veryLong', dataDir)
     },
     viewChanged: unbuildable('viewChanged'),
-    archiveSubscribed: unbuildable('archiveSubscribed'),
+    archiveSubscribed: () => archiving('archiveSubscribed', { subscribe: true, snapshot: true }),
+    snapshotting: () => archiving('snapshotting'),
+    snapshotted: () => archiving('snapshotted', { snapshot: true }),
+    snapshotToDelete: () => archiving('snapshotToDelete', { snapshot: true }),
+    snapshotToArchive: () => archiving('snapshotToArchive', { snapshot: true }),
+    archiveToRestore: () => archiving('archiveToRestore', { snapshot: true, archive: true }),
     async subscriptionsFull() {
       const state = await serving('subscriptionsFull', fresh())
       for (let i = 0; i < 1000; i++) {

@@ -174,7 +174,7 @@ export interface KeelClientMethods {
   /**
    * Transaction by hash, valid or invalid.
    *
-   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0. Unknown hash: -32001 `Not found transaction 0x<hash>`.
+   * Returns the committed transaction, or the invalid-transaction record (with `invalid` and `invalidMsg`) when execution or the signature check discarded it. Both answer code 0. Unknown hash: -32001 `Not found transaction 0x<hash>`. A transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back`.
    * @param txHash Hash
    * @returns transaction
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -223,7 +223,7 @@ export interface KeelClientMethods {
   /**
    * Number of valid transactions on the chain.
    *
-   * `count` is the number of committed valid transactions (hex); `timestamp` is the time of the answer in nanoseconds.
+   * `count` is the number of committed valid transactions in the live ledger (hex; archived ones are not counted); `timestamp` is the time of the answer in nanoseconds.
    * @returns count
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
@@ -250,7 +250,7 @@ export interface KeelClientMethods {
   /**
    * Receipt of a transaction.
    *
-   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
+   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -619,7 +619,7 @@ export interface KeelClientMethods {
   /**
    * Block with this hash.
    *
-   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. Unknown hash: -32001 `Not found block hash 0x<hash>`.
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. Unknown hash: -32001 `Not found block hash 0x<hash>`; an archived block's hash: the same, followed by `: block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back`.
    * @param blockHash Hash
    * @param isPlain IsPlain
    * @returns block
@@ -878,7 +878,7 @@ export interface KeelClientMethods {
   /**
    * Subscribe to snapshot and archive outcomes (polled).
    *
-   * Creates a polling subscription that caches an ArchiveEvent each time a snapshot is made or deleted or an archive completes (`type` make_snapshot, delete_snapshot or do_archive; `success` false with the reason in `message` on failure). At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
+   * Creates a polling subscription that caches an ArchiveEvent each time a snapshot is made or deleted or an archive or restore completes (`type` make_snapshot, delete_snapshot, do_archive, or do_restore, a Keel addition sent once per restored snapshot, archive_restoreAll included; `success` false with the reason in `message` on failure). At most 1000 polling subscriptions may be active per node; past that: -32006 `too many subscriptions: at most 1000 active`. A subscription expires 5 minutes after its last poll.
    * @returns subscriptionId
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
@@ -958,7 +958,7 @@ export interface KeelClientMethods {
   /**
    * Make a snapshot of the world state.
    *
-   * `blockNumber` 0 snapshots at the current height; a future number snapshots when that block is written. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
+   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
    * @param blockNumber SnapshotTriggerHeight
    * @returns snapshotId
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -1605,7 +1605,7 @@ export const schemas = {
   },
   "ArchiveEvent": {
     "title": "ArchiveEvent",
-    "description": "outcome of a snapshot, snapshot deletion or archive operation",
+    "description": "outcome of a snapshot, snapshot deletion, archive or restore operation",
     "type": "object",
     "required": [
       "type",
@@ -1620,7 +1620,8 @@ export const schemas = {
         "enum": [
           "make_snapshot",
           "delete_snapshot",
-          "do_archive"
+          "do_archive",
+          "do_restore"
         ]
       },
       "filterId": {

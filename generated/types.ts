@@ -533,9 +533,9 @@ export interface SystemStatusMessage {
   date: string
 }
 
-/** outcome of a snapshot, snapshot deletion or archive operation */
+/** outcome of a snapshot, snapshot deletion, archive or restore operation */
 export interface ArchiveEvent {
-  type: "make_snapshot" | "delete_snapshot" | "do_archive"
+  type: "make_snapshot" | "delete_snapshot" | "do_archive" | "do_restore"
   filterId: SnapshotId
   success: boolean
   /** empty on success, otherwise the reason */

@@ -49,6 +49,12 @@ export interface KeelConfig {
     /** gas budget of a whole block; later transactions fail deterministically */
     blockGasLimit: number
   }
+  archive: {
+    /** blocks moved per LMDB transaction by archive_archive and archive_restore: bounds each transaction's size */
+    batchBlocks: number
+    /** TESTS ONLY: pause this long after each batch, so a test can kill the node mid-operation; 0 (the default) = off */
+    testBatchDelayMs: number
+  }
   genesis: {
     /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
     accounts: { address: string; balance: string | number }[]
@@ -94,6 +100,7 @@ export const defaultConfig: KeelConfig = {
     txGasLimit: 10_000_000,
     blockGasLimit: 100_000_000,
   },
+  archive: { batchBlocks: 100, testBatchDelayMs: 0 },
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
   log: { level: 'info' },

@@ -2,6 +2,7 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
+import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,6 +10,7 @@ import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers, plannedIssue } from './api/index.ts'
+import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa } from './cert/ca.ts'
 import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
@@ -17,7 +19,7 @@ import type { KeelConfig } from './config.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { executorStatuses, jsonrpcStatus } from './events/status.ts'
-import { createPollingSubscriptions, type PollingOptions } from './events/subscriptions.ts'
+import { createPollingSubscriptions, type PollingOverrides } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -51,7 +53,9 @@ export interface StartOptions {
   /** worker threads verifying signatures; default one per core */
   verifyWorkers?: number
   /** polling subscriptions: clock, expiry, caps (tests shorten them) */
-  events?: Partial<PollingOptions>
+  events?: PollingOverrides
+  /** snapshot ids (tests pin the first one to replay examples); default 16 random bytes */
+  newSnapshotId?: () => string
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
@@ -97,7 +101,21 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   })
   const events = createEventHub({ nowNs, log: log.child('events') })
   const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
+  const archive = createArchiveService({
+    store,
+    dataDir,
+    namespace: config.node.namespace,
+    publish: (event) => events.publishArchive(event),
+    nowNs,
+    log: log.child('archive'),
+    batchBlocks: config.archive.batchBlocks,
+    testBatchDelayMs: config.archive.testBatchDelayMs,
+    newId: options.newSnapshotId ?? (() => `0x${randomBytes(16).toString('hex')}`),
+  })
+  await archive.recover()
   chain.onBlock((block) => {
+    // first: a snapshot requested for this block must read the state before the next block changes it
+    archive.onBlock(block)
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
   })
@@ -110,6 +128,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     subscriptions,
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
+    archive,
   })
   const plannedIn: Record<string, string> = {}
   for (const [name, spec] of Object.entries(methods)) {
@@ -177,7 +196,9 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     log.info(
       `TCert check on: requests need tcert and signature headers; cert_getTCert ${enrollmentCas.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${enrollmentCas.length} enrollment CA(s)`}`,
     )
-  log.info(`ledger in ${dataDir}, height ${store.height()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`)
+  log.info(
+    `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+  )
   if (dev !== undefined)
     log.info(
       `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
@@ -194,6 +215,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       await http.close()
       subscriptions.close()
       await chain.stop()
+      await archive.close()
       await verifyPool.close()
       await store.close()
       log.info('stopped')

@@ -3,6 +3,7 @@ import type { BlockHandlers } from '../../generated/handlers.ts'
 import type { Block, BlockNumber } from '../../generated/types.ts'
 import type { BlockHeader } from '../chain/types.ts'
 import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
+import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { formatBlock, toHex } from './format.ts'
@@ -43,7 +44,7 @@ export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandl
     },
     block_getBlockByHash: ([hash, isPlain]) => {
       const found = chain.getBlockByHash(hash.toLowerCase())
-      if (found === undefined) throw new DataNotFound(`Not found block hash ${hash}`)
+      if (found === undefined) throw notFound(chain, 'block hash', hash, chain.archivedBlockOfHash(hash.toLowerCase()))
       return render(found, isPlain)
     },
     block_getBlockByNumber: ([number, isPlain]) => byNumber(number, isPlain),

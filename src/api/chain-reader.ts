@@ -1,5 +1,6 @@
 /** What the query handlers read: the committed chain (implemented by the store, src/store/). */
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../chain/types.ts'
+import type { ArchiveRecord } from '../store/index.ts'
 import type { ChainBounds } from './block-number.ts'
 
 export interface ChainReader extends ChainBounds {
@@ -15,5 +16,10 @@ export interface ChainReader extends ChainBounds {
   countTxs(): number
   listInvalidTxHashes(limit: number): Hex[]
   getDeployedList(creator: Hex): Hex[]
+  /** number of the archived block holding tx `hash`, once archive_archive moved it out */
+  archivedBlockOf(hash: Hex): number | undefined
+  /** number of the archived block with this hash */
+  archivedBlockOfHash(hash: Hex): number | undefined
+  archiveRecord(): ArchiveRecord
   readonly state: StateReader
 }

@@ -2,9 +2,11 @@
  * Every handler built so far, and where each missing service is planned. A method without a
  * handler answers -32601 "not implemented yet (planned in issue N)", never a made-up result.
  */
+import type { ArchiveService } from '../archive/service.ts'
 import type { Hex } from '../chain/types.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
+import { createArchiveHandlers } from './archive.ts'
 import { createBlockHandlers } from './block.ts'
 import { type CertModules, createCertHandlers } from './cert.ts'
 import type { ChainReader } from './chain-reader.ts'
@@ -23,6 +25,7 @@ export interface ApiModules {
   compiler: Compiler
   subscriptions: PollingSubscriptions
   cert: CertModules
+  archive: ArchiveService
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
@@ -40,19 +43,17 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createNodeHandlers(modules),
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
+    ...createArchiveHandlers(modules),
   }
 }
 
 /** Service prefix → the issue that builds its handlers. */
 export const plannedByService: Readonly<Record<string, string>> = {
   node: 'issue 6',
-  archive: 'issue 7',
 }
 
 /** Methods planned in another issue than the rest of their service. */
-export const plannedByMethod: Readonly<Record<string, string>> = {
-  sub_newArchiveSubscription: 'issue 7',
-}
+export const plannedByMethod: Readonly<Record<string, string>> = {}
 
 /** The issue named by the -32601 "not implemented yet" reply of `method`, if planned. */
 export function plannedIssue(method: string, service: string): string | undefined {

@@ -1,6 +1,6 @@
 /**
  * Handlers of the `sub_` service: polling subscriptions (src/events/) and sub_getLogs over the
- * stored receipts. sub_newArchiveSubscription comes with the archive service (issue 7).
+ * stored receipts; archive events come from src/archive/ through the event hub.
  */
 import type { SubHandlers } from '../../generated/handlers.ts'
 import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
@@ -14,8 +14,6 @@ import { formatReceipt } from './format.ts'
 /** Most blocks one sub_getLogs call may span, and most logs it may return (reliability.md part B). */
 export const MAX_LOG_RANGE = 5000
 export const MAX_LOG_RESULTS = 10_000
-
-export type SubHandlersBuilt = Omit<SubHandlers, 'sub_newArchiveSubscription'>
 
 /** A block number of a filter; `latest` is the current head. Past 2^53 it is simply "no limit". */
 function blockOf(raw: BlockNumber | undefined, latest: number): number | undefined {
@@ -34,7 +32,7 @@ export function subscriptionCriteria(filter: LogFilter | undefined, latest: numb
   return compileLogCriteria(filter, { fromBlock, toBlock })
 }
 
-export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlersBuilt {
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers {
   const { chain, subscriptions } = modules
 
   const getLogs = (filter: LogFilter = {}): WireLog[] => {
@@ -71,6 +69,7 @@ export function createSubHandlers(modules: { chain: ChainReader; subscriptions: 
     sub_newEventSubscription: ([filter]) => subscriptions.newLogSubscription(subscriptionCriteria(filter, chain.height())),
     sub_getLogs: ([filter]) => getLogs(filter),
     sub_newSystemStatusSubscription: ([filter]) => subscriptions.newStatusSubscription(compileStatusFilter(filter)),
+    sub_newArchiveSubscription: () => subscriptions.newArchiveSubscription(),
     sub_getSubscriptionChanges: ([id]) => subscriptions.changes(id) as SubscriptionChanges,
     sub_unSubscription: ([id]) => {
       subscriptions.remove(id)

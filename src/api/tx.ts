@@ -4,6 +4,7 @@ import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTra
 import type { Hex, InvalidTx } from '../chain/types.ts'
 import { InvalidReason } from '../chain/types.ts'
 import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
+import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from './format.ts'
@@ -34,6 +35,8 @@ export function receiptFailure(invalid: InvalidTx): RpcError {
 export function createTxHandlers(modules: TxModules): TxHandlers {
   const { protocol, chain, submitter } = modules
 
+  const missing = (what: string, hash: Hex) => notFound(chain, what, hash, chain.archivedBlockOf(hash.toLowerCase()))
+
   const committed = (hash: Hex): WireTransaction => {
     const found = chain.getTx(hash)
     if (found === undefined) throw new Error(`the store lists ${hash} in a block but does not hold it`)
@@ -52,7 +55,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
 
   const blockByHash = (hash: Hex) => {
     const block = chain.getBlockByHash(hash.toLowerCase())
-    if (block === undefined) throw new DataNotFound(`Not found block hash ${hash}`)
+    if (block === undefined) throw notFound(chain, 'block hash', hash, chain.archivedBlockOfHash(hash.toLowerCase()))
     return block
   }
 
@@ -99,7 +102,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (found !== undefined) return formatTransaction(found)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) return formatInvalidTransaction(invalid)
-      throw new DataNotFound(`Not found transaction ${hash}`)
+      throw missing('transaction', hash)
     },
     tx_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(blockTxHashes(blockByHash(hash).number), index),
     tx_getTransactionByBlockNumberAndIndex: ([number, index]) => txAt(blockTxHashes(resolveBlockNumber(number, chain)), index),
@@ -122,7 +125,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (receipt !== undefined) return formatReceipt(receipt)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) throw receiptFailure(invalid)
-      throw new DataNotFound(`Not found receipt ${hash}`)
+      throw missing('receipt', hash)
     },
     tx_getBlockTransactionCountByHash: ([hash]) => toHex(blockByHash(hash).txCount),
     tx_getBlockTransactionCountByNumber: ([number]) => {

@@ -7,15 +7,18 @@ import type { CommittedBlock } from '../chain/producer.ts'
 import type { Logger } from '../log.ts'
 import { blockEventOf } from './block-event.ts'
 import { formatStatusDate } from './status.ts'
-import type { BlockEvent, StatusEvent, SystemStatusMessage } from './types.ts'
+import type { ArchiveEvent, BlockEvent, StatusEvent, SystemStatusMessage } from './types.ts'
 
 export interface EventHub {
   publishBlock(block: CommittedBlock): void
   publishStatus(event: StatusEvent): void
+  /** the outcome of a snapshot, snapshot deletion, archive or restore (src/archive/) */
+  publishArchive(event: ArchiveEvent): void
   /** returns a function that removes the listener */
   onBlock(listener: (event: BlockEvent) => void): () => void
   /** `message` carries the date the event reached the hub */
   onStatus(listener: (message: SystemStatusMessage) => void): () => void
+  onArchive(listener: (event: ArchiveEvent) => void): () => void
 }
 
 export interface EventHubOptions {
@@ -27,6 +30,7 @@ export interface EventHubOptions {
 export function createEventHub(options: EventHubOptions): EventHub {
   const blockListeners = new Set<(event: BlockEvent) => void>()
   const statusListeners = new Set<(message: SystemStatusMessage) => void>()
+  const archiveListeners = new Set<(event: ArchiveEvent) => void>()
   // a status raised while listeners run (e.g. an overflow report) is delivered after them, in order
   const queued: SystemStatusMessage[] = []
   let delivering = false
@@ -55,6 +59,9 @@ export function createEventHub(options: EventHubOptions): EventHub {
         delivering = false
       }
     },
+    publishArchive(event) {
+      each(archiveListeners, event)
+    },
     onBlock(listener) {
       blockListeners.add(listener)
       return () => blockListeners.delete(listener)
@@ -62,6 +69,10 @@ export function createEventHub(options: EventHubOptions): EventHub {
     onStatus(listener) {
       statusListeners.add(listener)
       return () => statusListeners.delete(listener)
+    },
+    onArchive(listener) {
+      archiveListeners.add(listener)
+      return () => archiveListeners.delete(listener)
     },
   }
 }

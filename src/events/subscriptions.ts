@@ -8,7 +8,7 @@
  *   cap is first hit (again only once a slot was taken after being free).
  * - A subscription not polled for `idleMs` (5 min) expires: it is removed at the next sweep (every
  *   operation sweeps, and a timer sweeps every minute) and its id answers -32012.
- * - Each cache is bounded (blocks 1000, logs 10000, status messages 1000 by default). A poller
+ * - Each cache is bounded (blocks 1000, logs 10000, status messages 1000, archive events 1000 by default). A poller
  *   too slow to keep up loses the OLDEST items, never the newest: what it reads next is still in
  *   order and without duplicates, and it is told through a jsonrpc `overflow` system-status event
  *   naming its id and how many items it lost (once per poll interval), plus a warning in the log.
@@ -21,12 +21,13 @@ import type { Logger } from '../log.ts'
 import { type LogCriteria, matchLog, type StatusMatcher } from './filters.ts'
 import type { EventHub } from './hub.ts'
 import { jsonrpcStatus } from './status.ts'
-import type { BlockEvent, SystemStatusMessage } from './types.ts'
+import type { ArchiveEvent, BlockEvent, SystemStatusMessage } from './types.ts'
 
 export interface CacheCapacity {
   block: number
   logs: number
   status: number
+  archive: number
 }
 
 export interface PollingOptions {
@@ -45,7 +46,7 @@ export const DEFAULT_POLLING: PollingOptions = {
   nowMs: () => performance.now(),
   idleMs: 5 * 60_000,
   maxSubscriptions: 1000,
-  capacity: { block: 1000, logs: 10_000, status: 1000 },
+  capacity: { block: 1000, logs: 10_000, status: 1000, archive: 1000 },
   sweepEveryMs: 60_000,
   newId: () => `0x${randomBytes(16).toString('hex')}`,
 }
@@ -54,6 +55,7 @@ export interface PollingSubscriptions {
   newBlockSubscription(full: boolean): string
   newLogSubscription(criteria: LogCriteria): string
   newStatusSubscription(matcher: StatusMatcher): string
+  newArchiveSubscription(): string
   /** items cached since the previous poll, oldest first; -32012 for an unknown or expired id */
   changes(id: string): unknown[]
   /** -32012 for an unknown or expired id */
@@ -109,10 +111,14 @@ interface Subscription {
   dropped: number
   onBlock?(event: BlockEvent, put: (item: unknown) => void): void
   onStatus?(message: SystemStatusMessage, put: (item: unknown) => void): void
+  onArchive?(event: ArchiveEvent, put: (item: unknown) => void): void
   put: (item: unknown) => void
 }
 
-export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides: Partial<PollingOptions> = {}): PollingSubscriptions {
+/** Options a caller overrides; each cache capacity on its own. */
+export type PollingOverrides = Partial<Omit<PollingOptions, 'capacity'>> & { capacity?: Partial<CacheCapacity> }
+
+export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides: PollingOverrides = {}): PollingSubscriptions {
   const options: PollingOptions = { ...DEFAULT_POLLING, ...overrides, capacity: { ...DEFAULT_POLLING.capacity, ...overrides.capacity } }
   const active = new Map<string, Subscription>()
   let overloadReported = false
@@ -132,7 +138,7 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
     }
   }
 
-  const add = (capacity: number, handlers: Pick<Subscription, 'onBlock' | 'onStatus'>): string => {
+  const add = (capacity: number, handlers: Pick<Subscription, 'onBlock' | 'onStatus' | 'onArchive'>): string => {
     sweep()
     if (active.size >= options.maxSubscriptions) {
       const message = `too many subscriptions: at most ${options.maxSubscriptions} active`
@@ -173,6 +179,9 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
   const offStatus = hub.onStatus((message) => {
     for (const subscription of active.values()) subscription.onStatus?.(message, subscription.put)
   })
+  const offArchive = hub.onArchive((event) => {
+    for (const subscription of active.values()) subscription.onArchive?.(event, subscription.put)
+  })
   const timer = options.sweepEveryMs > 0 ? setInterval(sweep, options.sweepEveryMs) : undefined
   timer?.unref()
 
@@ -190,6 +199,7 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
           if (matcher(message)) put(message)
         },
       }),
+    newArchiveSubscription: () => add(options.capacity.archive, { onArchive: (event, put) => put(event) }),
     changes(id) {
       const subscription = find(id)
       subscription.lastPoll = options.nowMs()
@@ -211,6 +221,7 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
       if (timer !== undefined) clearInterval(timer)
       offBlock()
       offStatus()
+      offArchive()
       active.clear()
     },
   }

@@ -1,5 +1,5 @@
 /** What the event service carries: block events from the chain and system-status events from the modules. */
-import type { Block, SystemStatusMessage, Log as WireLog } from '../../generated/types.ts'
+import type { ArchiveEvent, Block, SystemStatusMessage, Log as WireLog } from '../../generated/types.ts'
 import type { Hex } from '../chain/types.ts'
 
 /** A system-status event as a module raises it (protocol.md §6); `date` is added when it reaches a subscription. */
@@ -14,7 +14,7 @@ export interface StatusEvent {
   message: string
 }
 
-export type { SystemStatusMessage, WireLog }
+export type { ArchiveEvent, SystemStatusMessage, WireLog }
 
 /** One written block as subscribers see it; the wire forms are built once, on first use, and shared. */
 export interface BlockEvent {

@@ -9,13 +9,18 @@
  * - commitBlock / initGenesis: an lmdb-js *child* transaction, so an exception anywhere inside
  *   (an unencodable record, a failed check) aborts everything the block wrote, while txs queued in
  *   the same batch still commit. They run one at a time, in call order.
+ * - archive moves (startArchive … finishArchiveOp): plain lmdb-js transactions of a bounded batch
+ *   of old blocks each, driven by src/archive/service.ts. They touch blocks below the tip only,
+ *   so they interleave with commitBlock freely; meta 'archive' (the genesis and the operation in
+ *   progress) is what keeps readers and a restart consistent between them.
  */
-import type { RootDatabase } from 'lmdb'
+import { asBinary, type RootDatabase } from 'lmdb'
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import { keccak256 } from '../crypto/hash.ts'
-import { bytesToHex, fixedBytes, ZERO_HASH } from './codec.ts'
-import { type Dbs, openEnvironment, openKeyspaces } from './db.ts'
-import { SCHEMA_VERSION } from './keyspace.ts'
+import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
+import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
+import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
+import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
 import { BlockTxsRepo } from './repos/block-txs.ts'
 import { BlocksRepo } from './repos/blocks.ts'
 import { DeployedRepo } from './repos/deployed.ts'
@@ -25,27 +30,43 @@ import { PendingRepo } from './repos/pending.ts'
 import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
+import { timeKey } from './repos/time-index.ts'
 import { TxsRepo } from './repos/txs.ts'
-import { WorldStateRepo } from './repos/world-state.ts'
-import { encodeAccount } from './state-codec.ts'
-import { emptyLanes, lanesRoot } from './state-hash.ts'
+import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
+import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
+import { emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import {
+  type ArchivedBlock,
   type BlockCommit,
   type BlocksByTime,
   DuplicateTxError,
   type GenesisAccount,
   type OpenStoreOptions,
+  type RawEntry,
   type Store,
   type WorldChanges,
+  type WorldSnapshot,
 } from './types.ts'
 import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
+export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
-export type { BlockCommit, BlocksByTime, GenesisAccount, OpenStoreOptions, Store, WorldChanges } from './types.ts'
+export type {
+  ArchivedBlock,
+  BlockCommit,
+  BlocksByTime,
+  GenesisAccount,
+  OpenStoreOptions,
+  RawEntry,
+  Store,
+  WorldChanges,
+  WorldSnapshot,
+} from './types.ts'
 export { DuplicateTxError } from './types.ts'
+export { rootOfEntries } from './world.ts'
 
 /**
  * Opens (creating if needed) the store in directory `path`. Refuses a store written with another
@@ -86,6 +107,9 @@ class LmdbStore implements Store {
   private readonly deployed: DeployedRepo
   private readonly tcerts: TcertsRepo
   private readonly world: WorldStateRepo
+  private readonly archive: ArchiveRepo
+  /** LMDB database by keyspace number, for raw entries */
+  private readonly bySpace: Map<number, { db: Db; uint32: boolean }>
   readonly state: StateReader
 
   private tip: number
@@ -100,10 +124,11 @@ class LmdbStore implements Store {
   private writesInFlight = 0
   private queue: Promise<void> = Promise.resolve()
   private closed = false
+  private archived: ArchiveRecord
 
   constructor(
     private readonly env: RootDatabase,
-    dbs: Dbs,
+    private readonly dbs: Dbs,
   ) {
     this.meta = new MetaRepo(dbs.meta)
     this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
@@ -116,6 +141,14 @@ class LmdbStore implements Store {
     this.deployed = new DeployedRepo(dbs.deployed)
     this.tcerts = new TcertsRepo(dbs.tcerts)
     this.world = new WorldStateRepo(dbs)
+    this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
+    this.archived = this.archive.record()
+    this.bySpace = new Map(
+      (Object.keys(Keyspace) as KeyspaceName[]).map((name) => [
+        Keyspace[name],
+        { db: dbs[name], uint32: keyspaceEncoding[name].keyEncoding === 'uint32' },
+      ]),
+    )
     this.state = this.world
 
     this.tip = this.blocks.lastNumber()
@@ -137,48 +170,53 @@ class LmdbStore implements Store {
   }
 
   genesisNumber(): number {
-    return this.tip > 0 ? 1 : 0
+    return this.tip > 0 ? this.archived.genesis : 0
   }
 
   // lmdb-js commits on its own thread, so a block's records are readable a moment before
   // commitBlock resolves and `tip` moves; reads hide them until then, so nobody sees a receipt
-  // whose block is not yet the chain height.
+  // whose block is not yet the chain height. Below the genesis, records of an archive or restore
+  // in progress may still (or already) be there; reads hide them the same way.
+  private live(number: number): boolean {
+    return number <= this.tip && number >= this.archived.genesis
+  }
+
   getBlock(number: number): BlockHeader | undefined {
-    return number > this.tip ? undefined : this.blocks.get(number)
+    return this.live(number) ? this.blocks.get(number) : undefined
   }
 
   getBlockByHash(hash: Hex): BlockHeader | undefined {
     const number = this.blocks.numberOf(hash)
-    return number === undefined || number > this.tip ? undefined : this.blocks.get(number)
+    return number === undefined || !this.live(number) ? undefined : this.blocks.get(number)
   }
 
   getBlockTxHashes(number: number): Hex[] {
-    return number > this.tip ? [] : this.blockTxs.validHashes(number)
+    return this.live(number) ? this.blockTxs.validHashes(number) : []
   }
 
   getBlockInvalidTxHashes(number: number): Hex[] {
-    return number > this.tip ? [] : this.blockTxs.invalidHashes(number)
+    return this.live(number) ? this.blockTxs.invalidHashes(number) : []
   }
 
   blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime {
-    return this.blocks.byWriteTime(startNs, endNs, this.tip)
+    return this.blocks.byWriteTime(startNs, endNs, this.tip, this.archived.genesis)
   }
 
   // ---- transactions
 
   getTx(hash: Hex): CommittedTx | undefined {
     const tx = this.txs.get(hash)
-    return tx === undefined || tx.blockNumber > this.tip ? undefined : tx
+    return tx === undefined || !this.live(tx.blockNumber) ? undefined : tx
   }
 
   getReceipt(hash: Hex): Receipt | undefined {
     const receipt = this.receipts.get(hash)
-    return receipt === undefined || receipt.blockNumber > this.tip ? undefined : receipt
+    return receipt === undefined || !this.live(receipt.blockNumber) ? undefined : receipt
   }
 
   getInvalidTx(hash: Hex): InvalidTx | undefined {
     const invalid = this.invalidTxs.get(hash)
-    return invalid === undefined || invalid.blockNumber > this.tip ? undefined : invalid
+    return invalid === undefined || !this.live(invalid.blockNumber) ? undefined : invalid
   }
 
   hasTx(hash: Hex): boolean {
@@ -190,7 +228,7 @@ class LmdbStore implements Store {
   }
 
   private hasKey(key: Buffer): boolean {
-    return this.txs.has(key) || this.invalidTxs.has(key) || this.pending.has(key)
+    return this.txs.has(key) || this.invalidTxs.has(key) || this.pending.has(key) || this.archive.hasArchivedTx(key)
   }
 
   findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
@@ -306,7 +344,8 @@ class LmdbStore implements Store {
       const hex = key.toString('hex')
       if (seen.has(hex)) throw new Error(`commitBlock: tx ${hash} appears twice in block ${number}`)
       seen.add(hex)
-      if (this.txs.has(key) || this.invalidTxs.has(key)) throw new Error(`commitBlock: tx ${hash} is already committed`)
+      if (this.txs.has(key) || this.invalidTxs.has(key) || this.archive.hasArchivedTx(key))
+        throw new Error(`commitBlock: tx ${hash} is already committed`)
       return key
     }
     const validKeys = txs.map((t, i) => {
@@ -428,6 +467,170 @@ class LmdbStore implements Store {
     })
     this.queue = run.catch(() => {})
     return run
+  }
+
+  // ---- archive
+
+  archiveRecord(): ArchiveRecord {
+    return this.archived
+  }
+
+  archivedBlockOf(hash: Hex): number | undefined {
+    const number = this.archive.archivedBlockOf(hash)
+    if (number !== undefined) return number
+    // moved out logically (below the genesis) but not yet removed: an archive still running
+    const present = this.txs.get(hash)?.blockNumber ?? this.invalidTxs.get(hash)?.blockNumber
+    return present !== undefined && present < this.archived.genesis ? present : undefined
+  }
+
+  archivedBlockOfHash(hash: Hex): number | undefined {
+    const number = this.blocks.numberOf(hash)
+    return number !== undefined && number < this.archived.genesis ? number : undefined
+  }
+
+  worldAt(height: number): WorldSnapshot | undefined {
+    this.assertOpen()
+    const header = this.blocks.get(height)
+    if (header === undefined) return undefined
+    const transaction = this.env.useReadTransaction()
+    const lanes: Uint8Array | undefined = this.dbs.meta.get('lanes', { transaction })
+    const root = lanes === undefined ? lanesRoot(emptyLanes()) : lanesRoot(lanesFromBytes(lanes))
+    if (root !== header.merkleRoot.toLowerCase()) {
+      transaction.done()
+      return undefined
+    }
+    const dbs = this.dbs
+    return {
+      height,
+      hash: header.hash,
+      root,
+      *entries() {
+        for (const kind of Object.values(EntryKind) as EntryKindValue[]) {
+          const name = keyspaceOfKind[kind]
+          for (const { key, value } of dbs[name].getRange({ transaction })) {
+            yield { space: Keyspace[name], key: Buffer.from(key as Buffer), value: Buffer.from(value as Buffer) }
+          }
+        }
+      },
+      close: () => transaction.done(),
+    }
+  }
+
+  blockEntries(number: number): ArchivedBlock {
+    const header = this.blocks.get(number)
+    if (header === undefined) throw new Error(`blockEntries: block ${number} is not in the live store`)
+    const entries: RawEntry[] = []
+    const raw = (name: KeyspaceName, key: Buffer | number): void => {
+      const value = this.dbs[name].getBinary(key)
+      if (value === undefined) throw new Error(`blockEntries: block ${number} has no ${name} entry ${String(key)}`)
+      entries.push({ space: Keyspace[name], key: typeof key === 'number' ? u32be(key) : key, value: Buffer.from(value) })
+    }
+    const empty = (name: KeyspaceName, key: Buffer): void => {
+      entries.push({ space: Keyspace[name], key, value: EMPTY })
+    }
+    raw('blocks', number)
+    empty('blockTime', timeKey(header.writeTime, 'header.writeTime', u32be(number)))
+    raw('blockTxs', number)
+    raw('blockInvalidTxs', number)
+    for (const hash of this.blockTxs.validHashes(number)) {
+      const key = fixedBytes(hash, 32, 'tx hash')
+      raw('txs', key)
+      raw('receipts', key)
+      empty('txTime', timeKey(this.txs.get(hash)!.tx.timestamp, 'tx.timestamp', key))
+    }
+    for (const hash of this.blockTxs.invalidHashes(number)) {
+      const key = fixedBytes(hash, 32, 'tx hash')
+      raw('invalidTxs', key)
+      empty('invalidTxTime', timeKey(this.invalidTxs.get(hash)!.tx.timestamp, 'invalid tx.timestamp', key))
+    }
+    return { number, entries }
+  }
+
+  private dbOf(space: number): { db: Db; uint32: boolean } {
+    const found = this.bySpace.get(space)
+    if (found === undefined) throw new Error(`archive entry of unknown keyspace ${space}`)
+    return found
+  }
+
+  private txKeysOf(block: ArchivedBlock): Buffer[] {
+    return block.entries.filter((e) => e.space === Keyspace.txs || e.space === Keyspace.invalidTxs).map((e) => e.key)
+  }
+
+  private async writeRecord(record: ArchiveRecord, also?: () => void): Promise<void> {
+    await this.env.transaction(() => {
+      also?.()
+      this.archive.putRecord(record)
+    })
+    this.archived = record
+  }
+
+  async startArchive(range: ArchivedRange): Promise<void> {
+    this.assertOpen()
+    const current = this.archived
+    if (current.op !== undefined) throw new Error(`startArchive: a ${current.op.kind} of ${current.op.range.snapshotId} is in progress`)
+    if (range.from !== current.genesis || range.to < range.from || range.to >= this.tip)
+      throw new Error(
+        `startArchive: range ${range.from}-${range.to} must start at the genesis ${current.genesis} and end below ${this.tip}`,
+      )
+    await this.writeRecord({ ...current, genesis: range.to + 1, op: { kind: 'archive', range } })
+  }
+
+  async removeArchived(blocks: ArchivedBlock[]): Promise<void> {
+    this.assertOpen()
+    await this.env.transaction(() => {
+      for (const block of blocks) {
+        for (const entry of block.entries) {
+          const { db, uint32 } = this.dbOf(entry.space)
+          db.removeSync(uint32 ? entry.key.readUInt32BE(0) : entry.key)
+        }
+        for (const key of this.txKeysOf(block)) this.archive.markArchived(key, block.number)
+      }
+    })
+  }
+
+  async startRestore(range: ArchivedRange): Promise<void> {
+    this.assertOpen()
+    const current = this.archived
+    if (current.op !== undefined) throw new Error(`startRestore: a ${current.op.kind} of ${current.op.range.snapshotId} is in progress`)
+    const last = current.ranges.at(-1)
+    if (last === undefined || last.snapshotId !== range.snapshotId || last.from !== range.from || last.to !== range.to)
+      throw new Error(`startRestore: ${range.snapshotId} (${range.from}-${range.to}) is not the latest archived range`)
+    await this.writeRecord({ ...current, op: { kind: 'restore', range } })
+  }
+
+  async putRestored(blocks: ArchivedBlock[]): Promise<void> {
+    this.assertOpen()
+    await this.env.transaction(() => {
+      for (const block of blocks) {
+        for (const entry of block.entries) {
+          const { db, uint32 } = this.dbOf(entry.space)
+          db.putSync(uint32 ? entry.key.readUInt32BE(0) : entry.key, asBinary(entry.value))
+        }
+        for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
+      }
+    })
+  }
+
+  async finishArchiveOp(): Promise<void> {
+    this.assertOpen()
+    const { op, ...current } = this.archived
+    if (op === undefined) return
+    if (op.kind === 'archive') await this.writeRecord({ ...current, ranges: [...current.ranges, op.range] })
+    else await this.writeRecord({ genesis: op.range.from, ranges: current.ranges.slice(0, -1) })
+  }
+
+  snapshotRequests(): { height: number; snapshotId: string }[] {
+    return this.archive.snapshotRequests()
+  }
+
+  putSnapshotRequest(height: number, snapshotId: string): Promise<void> {
+    this.assertOpen()
+    return this.archive.putSnapshotRequest(height, snapshotId)
+  }
+
+  removeSnapshotRequest(height: number): Promise<void> {
+    this.assertOpen()
+    return this.archive.removeSnapshotRequest(height)
   }
 
   // ---- lifecycle

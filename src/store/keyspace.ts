@@ -12,7 +12,10 @@
  * One repository module per keyspace (or per group of keyspaces written together) in ./repos.
  */
 export const Keyspace = {
-  /** 'schema' -> 1; 'lanes' -> Uint8Array(2048), the world-state LtHash lanes (state-hash.ts); 'genesis' -> GenesisRecord (msgpack) */
+  /**
+   * 'schema' -> 1; 'lanes' -> Uint8Array(2048), the world-state LtHash lanes (state-hash.ts); 'genesis' -> GenesisRecord (msgpack);
+   * 'archive' -> ArchiveRecord (msgpack, repos/archive.ts): the live genesis block, the archived ranges, the archive/restore in progress
+   */
   meta: 1,
   /** u32 block number -> BlockHeader (msgpack) */
   blocks: 2,
@@ -52,6 +55,10 @@ export const Keyspace = {
   contracts: 19,
   /** sha256 of the certificate's PEM bytes (32 bytes) -> TcertRecord (msgpack): every TCert cert_getTCert issued */
   tcerts: 20,
+  /** u32 trigger height -> snapshot id string (msgpack); snapshots requested for a block not written yet (src/archive/) */
+  snapshotRequests: 21,
+  /** hash32 tx hash -> u32be number of its archived block; valid and invalid txs moved out by archive_archive */
+  archivedTxs: 22,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -86,6 +93,8 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   storage: binaryBy('binary'),
   contracts: binaryBy('binary'),
   tcerts: msgpackBy('binary'),
+  snapshotRequests: msgpackBy('uint32'),
+  archivedTxs: binaryBy('binary'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

@@ -1,5 +1,7 @@
 /** The store's public types (re-exported by index.ts). */
+
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 
 /** What one block (or the genesis) does to the world state. */
@@ -45,6 +47,40 @@ export interface BlocksByTime {
 }
 
 /**
+ * One stored key and value as LMDB holds them, in keyspace `space` (keyspace.ts). Keys of uint32
+ * keyspaces are 4 big-endian bytes; values are the stored bytes (msgpack or raw), so copying an
+ * entry out and back is byte for byte.
+ */
+export interface RawEntry {
+  space: number
+  key: Buffer
+  value: Buffer
+}
+
+/**
+ * The entries archive_archive moves for one block: header, blockTxs, blockInvalidTxs, blockTime,
+ * its valid txs with receipts and txTime, its invalid txs with invalidTxTime. Two indexes stay
+ * live: signHashes (duplicate detection must still refuse an archived tx) and blockByHash (so a
+ * query by an archived block's hash can say where the block went).
+ */
+export interface ArchivedBlock {
+  number: number
+  entries: RawEntry[]
+}
+
+/** The world state as of one block, read in one LMDB read transaction; call close() when done. */
+export interface WorldSnapshot {
+  height: number
+  /** block `height`'s hash */
+  hash: Hex
+  /** the root of the lanes stored with this state (equal to block `height`'s merkleRoot) */
+  root: Hex
+  /** every world-state entry (accounts, code, storage, contracts keyspaces) */
+  entries(): Iterable<RawEntry>
+  close(): void
+}
+
+/**
  * Keel's storage: one LMDB environment (keyspace.ts). Reads are synchronous and see the latest
  * committed data; writes are asynchronous and resolve once LMDB has committed them (visible to
  * every reader, and kept across kill -9; `flushed()` waits for the fsync as well).
@@ -52,7 +88,7 @@ export interface BlocksByTime {
 export interface Store {
   /** number of the latest block; 0 = no block yet */
   height(): number
-  /** 1 once a block exists, 0 before */
+  /** lowest block in the live store: 1 once a block exists (higher after archiving), 0 before */
   genesisNumber(): number
   getBlock(number: number): BlockHeader | undefined
   getBlockByHash(hash: Hex): BlockHeader | undefined
@@ -113,6 +149,31 @@ export interface Store {
   commitBlock(block: BlockCommit): Promise<void>
   /** writes the genesis state once; the same alloc again is a no-op, another alloc throws */
   initGenesis(alloc: GenesisAccount[]): Promise<void>
+  // ---- archive (src/archive/ drives these; each write is one bounded LMDB transaction)
+
+  archiveRecord(): ArchiveRecord
+  /** number of the archived block holding tx `hash` (valid or invalid), once archive_archive moved it */
+  archivedBlockOf(hash: Hex): number | undefined
+  /** number of the archived block with this hash (its blockByHash entry stays live for this answer) */
+  archivedBlockOfHash(hash: Hex): number | undefined
+  /** the world state right now, if it is still the state of block `height` (undefined once a later block committed) */
+  worldAt(height: number): WorldSnapshot | undefined
+  /** the raw entries of live block `number` */
+  blockEntries(number: number): ArchivedBlock
+  /** records the archive of `range` as started and moves the genesis to range.to + 1 (readers stop seeing the range at once) */
+  startArchive(range: ArchivedRange): Promise<void>
+  /** removes the blocks' entries and marks their txs archived; repeating it is harmless */
+  removeArchived(blocks: ArchivedBlock[]): Promise<void>
+  /** records the restore of `range` (the latest archived range) as started; readers still do not see it */
+  startRestore(range: ArchivedRange): Promise<void>
+  /** writes the blocks' entries back and unmarks their txs; repeating it is harmless */
+  putRestored(blocks: ArchivedBlock[]): Promise<void>
+  /** ends the operation in progress: an archive joins the ranges; a restore leaves them and lowers the genesis */
+  finishArchiveOp(): Promise<void>
+  snapshotRequests(): { height: number; snapshotId: string }[]
+  putSnapshotRequest(height: number, snapshotId: string): Promise<void>
+  removeSnapshotRequest(height: number): Promise<void>
+
   /** resolves when every write so far is fsynced (commits resolve earlier, at LMDB commit) */
   flushed(): Promise<void>
   close(): Promise<void>

@@ -4,10 +4,11 @@
  */
 import type { Hex } from '../chain/types.ts'
 import { bytesToHex, fixedBytes, hexToBytes, word32 } from './codec.ts'
-import type { WorldStateRepo } from './repos/world-state.ts'
+import { Keyspace } from './keyspace.ts'
+import { keyspaceOfKind, type WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
-import { addEntry, removeEntry } from './state-hash.ts'
-import type { WorldChanges } from './types.ts'
+import { addEntry, emptyLanes, lanesRoot, removeEntry } from './state-hash.ts'
+import type { RawEntry, WorldChanges } from './types.ts'
 
 export interface EntryDiff {
   kind: EntryKindValue
@@ -85,4 +86,25 @@ export function sameDiffs(a: EntryDiff[], b: EntryDiff[]): boolean {
 /** Addresses of contracts that did not exist before these diffs. */
 export function newContracts(diffs: EntryDiff[]): Hex[] {
   return diffs.filter((d) => d.kind === EntryKind.contract && d.old === undefined).map((d) => bytesToHex(d.key))
+}
+
+const kindOfKeyspace = new Map<number, EntryKindValue>(
+  (Object.entries(keyspaceOfKind) as [string, keyof typeof Keyspace][]).map(([kind, name]) => [
+    Keyspace[name],
+    Number(kind) as EntryKindValue,
+  ]),
+)
+
+/**
+ * The state root of a whole world state given as raw entries of the world keyspaces (a snapshot
+ * file); undefined when an entry belongs to another keyspace.
+ */
+export async function rootOfEntries(entries: Iterable<RawEntry> | AsyncIterable<RawEntry>): Promise<Hex | undefined> {
+  const lanes = emptyLanes()
+  for await (const entry of entries) {
+    const kind = kindOfKeyspace.get(entry.space)
+    if (kind === undefined) return undefined
+    addEntry(lanes, kind, entry.key, entry.value)
+  }
+  return lanesRoot(lanes)
 }

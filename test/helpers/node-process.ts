@@ -118,6 +118,8 @@ export interface NodeConfigFile {
   batchTimeoutMs?: number
   poolCapacity?: number
   genesis?: readonly { address: string; balance: bigint | string | number }[]
+  /** the [archive] section (archive-crash.test.ts slows batches down to kill the node between them) */
+  archive?: { batchBlocks?: number; testBatchDelayMs?: number }
 }
 
 /** Writes a TOML config file with the given data directory, chain settings and genesis accounts. */
@@ -126,6 +128,10 @@ export function writeNodeConfig(path: string, config: NodeConfigFile): void {
   if (config.batchSize !== undefined) lines.push(`batchSize = ${config.batchSize}`)
   if (config.batchTimeoutMs !== undefined) lines.push(`batchTimeoutMs = ${config.batchTimeoutMs}`)
   if (config.poolCapacity !== undefined) lines.push(`poolCapacity = ${config.poolCapacity}`)
+  if (config.archive !== undefined) {
+    lines.push('', '[archive]')
+    for (const [key, value] of Object.entries(config.archive)) if (value !== undefined) lines.push(`${key} = ${value}`)
+  }
   if (config.genesis !== undefined && config.genesis.length > 0) {
     lines.push('', '[genesis]', 'accounts = [')
     for (const account of config.genesis) {

@@ -10,7 +10,6 @@ import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
 import {
   artifact,
-  call,
   deploy,
   fails,
   invoke,
@@ -332,9 +331,8 @@ test('sub_ params are checked: missing flag, upper-case id, bad topic', async ()
   await fails(url, 'sub_newBlockSubscription', [], -32602)
   await fails(url, 'sub_getSubscriptionChanges', ['0x4C29B6C3A7C8D0E1F2A3B4C5D6E7F809'], -32602)
   await fails(url, 'sub_newEventSubscription', [{ topics: [null, '0x01'] }], -32602)
-  const reply = await call(url, 'sub_newArchiveSubscription', [])
-  assert.is(reply.code, -32601)
-  assert.match(reply.message, /not implemented yet \(planned in issue 7\)/)
+  // its events are tested with the archive service, in archive.test.ts
+  await fails(url, 'sub_newArchiveSubscription', [{}], -32602, 'too many params: sub_newArchiveSubscription takes 0, got 1')
 })
 
 test('sub_getLogs on a chain without blocks: -32011', async () => {

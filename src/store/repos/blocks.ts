@@ -38,9 +38,12 @@ export class BlocksRepo {
     this.byTime.putSync(timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), EMPTY)
   }
 
-  /** blocks written in [startNs, endNs], up to block `maxNumber` */
-  byWriteTime(startNs: bigint, endNs: bigint, maxNumber: number): BlocksByTime {
-    const keys = keysInTime(this.byTime, startNs, endNs).filter((key) => key.readUInt32BE(8) <= maxNumber)
+  /** blocks written in [startNs, endNs], from block `minNumber` up to block `maxNumber` */
+  byWriteTime(startNs: bigint, endNs: bigint, maxNumber: number, minNumber: number): BlocksByTime {
+    const keys = keysInTime(this.byTime, startNs, endNs).filter((key) => {
+      const number = key.readUInt32BE(8)
+      return number <= maxNumber && number >= minNumber
+    })
     if (keys.length === 0) return { count: 0 }
     let first = Number.POSITIVE_INFINITY
     let last = 0

@@ -139,6 +139,32 @@ test('a slow poller loses its oldest items, keeps order, and is told through a j
   subs.close()
 })
 
+test('archive subscriptions cache archive events only, in order, bounded like the others; other subscriptions never see them', () => {
+  const hub = createEventHub({ nowNs: () => 1_510_000_000_123_456_789n, log })
+  const subs = createPollingSubscriptions(hub, log, { nowMs: () => 0, sweepEveryMs: 0, capacity: { archive: 2 } })
+  const archive = subs.newArchiveSubscription()
+  const status = subs.newStatusSubscription(compileStatusFilter({}))
+  const blocks = subs.newBlockSubscription(false)
+  const event = (n: number) => ({
+    type: 'do_archive' as const,
+    filterId: `0x${String(n).repeat(32)}`,
+    success: n !== 2,
+    message: n === 2 ? 'why' : '',
+  })
+  for (let n = 1; n <= 3; n++) hub.publishArchive(event(n))
+  hub.publishBlock(fakeBlock(1, []))
+  assert.equal(subs.changes(archive), [event(2), event(3)], 'the newest two, in order')
+  assert.equal(subs.changes(archive), [])
+  assert.equal(subs.changes(blocks), [T(1001)])
+  const statuses = subs.changes(status) as { subType: string }[]
+  assert.equal(
+    statuses.map((m) => m.subType),
+    ['overflow'],
+    'only the overflow report of the archive cache',
+  )
+  subs.close()
+})
+
 test('expiry: idle for more than idleMs → -32012, swept when blocks arrive; polling resets the clock', () => {
   let now = 0
   const hub = createEventHub({ nowNs: () => 0n, log })
