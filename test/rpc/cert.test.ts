@@ -200,21 +200,44 @@ test('cert_getTCert: P-384 and P-521 keys, a PEM label other than PUBLIC KEY; ev
   assert.is.not((first.result as { tcert: string }).tcert, (second.result as { tcert: string }).tcert, 'serials differ')
 })
 
-test('cert_getTCert: keys it cannot use → -32602 saying what is wrong', async () => {
+test('cert_getTCert: hex that is no usable key → -32099 saying what is wrong; a value that is not hex bytes → -32602', async () => {
   const ask = async (pubkey: string): Promise<Reply> => (await post(open.url, envelope('cert_getTCert', [{ pubkey }]))).body as Reply
   const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string
   const ed = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string
   const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ type: 'spki', format: 'pem' }) as string
-  const cases: [string, string, RegExp][] = [
-    ['RSA', hex(rsa), /unsupported key type rsa; use an ECDSA key on P-256, P-384 or P-521/],
-    ['Ed25519', hex(ed), /unsupported key type ed25519/],
-    ['secp256k1', hex(k1), /unsupported key type ec on curve secp256k1/],
-    ['odd hex', 'abc', /odd number of hex digits/],
+  // the 65-byte uncompressed point of a P-256 key, in a PEM block: the manual's sample key
+  const point = createPublicKey(newKey().key).export({ format: 'jwk' })
+  const raw = Buffer.concat([Buffer.from([4]), Buffer.from(point.x as string, 'base64url'), Buffer.from(point.y as string, 'base64url')])
+  const barePoint = hex(`-----BEGIN PUBLIC KEY-----\n${raw.toString('base64')}\n-----END PUBLIC KEY-----\n`)
+  const unusable: [string, string, RegExp][] = [
+    [
+      'bare EC point',
+      barePoint,
+      /\(the PEM block "PUBLIC KEY" holds no SubjectPublicKeyInfo, e\.g\. a bare EC point; export the public key as SPKI/,
+    ],
+    ['garbage hex', 'deadbeef'.repeat(16), /\(the hex does not decode to a PEM block; send the hex of the whole PEM text/],
     ['not PEM', hex('hello'), /does not decode to a PEM block/],
     ['bad base64', hex('-----BEGIN PUBLIC KEY-----\n@@@@\n-----END PUBLIC KEY-----\n'), /is not base64/],
-    ['0x', `0x${hex(rsa)}`, /without 0x/],
+    ['RSA', hex(rsa), /unsupported key type rsa; use an ECDSA key on P-256, P-384 or P-521\)$/],
+    ['Ed25519', hex(ed), /unsupported key type ed25519/],
+    ['secp256k1', hex(k1), /unsupported key type ec on curve secp256k1/],
   ]
-  for (const [label, pubkey, message] of cases) {
+  for (const [label, pubkey, detail] of unusable) {
+    const reply = await ask(pubkey)
+    assert.is(reply.code, -32099, `${label}: ${reply.message}`)
+    assert.ok(
+      reply.message.startsWith('generated tcert failed: the pubkey is not a PEM SubjectPublicKeyInfo of an ECDSA P-256/P-384/P-521 key ('),
+      `${label}: ${reply.message}`,
+    )
+    assert.match(reply.message, detail, label)
+    assert.not.ok('result' in reply, label)
+  }
+  const notHex: [string, string, RegExp][] = [
+    ['0x', `0x${hex(rsa)}`, /must be a PEM public key as hex digits without 0x/],
+    ['not hex digits', 'hello world', /must be a PEM public key as hex digits without 0x/],
+    ['odd hex', 'abc', /odd number of hex digits \(3\); send whole bytes/],
+  ]
+  for (const [label, pubkey, message] of notHex) {
     const reply = await ask(pubkey)
     assert.is(reply.code, -32602, `${label}: ${reply.message}`)
     assert.match(reply.message, /^invalid argument 0 \(request\) at \/pubkey: /, label)

@@ -6,23 +6,32 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadOrCreateNodeCa } from '../../../src/cert/ca.ts'
-import { issueTcert, parseTcertPublicKey } from '../../../src/cert/tcert.ts'
+import { issueTcert, parseTcertPublicKey, UNUSABLE_KEY } from '../../../src/cert/tcert.ts'
 import { x509 } from '../../../src/cert/x509.ts'
-import { InvalidParams } from '../../../src/errors.ts'
+import { InvalidParams, TcertFailed } from '../../../src/errors.ts'
 import { createTcertCheck, hexHeaderBytes, verifyHeaderSignature } from '../../../src/rpc/tcert-check.ts'
 
 const hex = (text: string): string => Buffer.from(text, 'latin1').toString('hex')
 const spkiPem = (curve: string): string =>
   generateKeyPairSync('ec', { namedCurve: curve }).publicKey.export({ type: 'spki', format: 'pem' }) as string
 
-function refusal(pubkeyHex: string): string {
+/** The error parseTcertPublicKey throws for `pubkeyHex`, as code and message. */
+function refusal(pubkeyHex: string): { code: number; message: string } {
   try {
     parseTcertPublicKey(pubkeyHex)
   } catch (error) {
-    assert.instance(error, InvalidParams)
-    return (error as InvalidParams).message
+    assert.ok(error instanceof InvalidParams || error instanceof TcertFailed, String(error))
+    return { code: (error as TcertFailed).code, message: (error as TcertFailed).message }
   }
-  return assert.unreachable('expected -32602') as never
+  return assert.unreachable('expected a refusal') as never
+}
+
+/** The message of a -32099 refusal, after checking the code and the common start. */
+function unusable(pubkeyHex: string): string {
+  const { code, message } = refusal(pubkeyHex)
+  assert.is(code, -32099, message)
+  assert.ok(message.startsWith(`${UNUSABLE_KEY} (`) && message.endsWith(')'), message)
+  return message
 }
 
 test('parseTcertPublicKey: P-256, P-384, P-521 SPKI in PEM; label ignored; CRLF and upper-case hex accepted', () => {
@@ -34,16 +43,29 @@ test('parseTcertPublicKey: P-256, P-384, P-521 SPKI in PEM; label ignored; CRLF 
   assert.ok(spki.equals(parseTcertPublicKey(hex(pem)).spki))
 })
 
-test('parseTcertPublicKey: each unusable key says what is wrong', () => {
-  assert.match(refusal('abc'), /^invalid argument 0 \(request\) at \/pubkey: odd number of hex digits \(3\)/)
-  assert.match(refusal(hex('hello')), /does not decode to a PEM block/)
-  assert.match(refusal(hex('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END OTHER-----\n')), /does not decode to a PEM block/)
-  assert.match(refusal(hex('-----BEGIN PUBLIC KEY-----\n%%%%\n-----END PUBLIC KEY-----\n')), /is not base64/)
+test('parseTcertPublicKey: odd hex digits → -32602; hex that is no usable key → -32099 saying what is wrong', () => {
+  const odd = refusal('abc')
+  assert.is(odd.code, -32602)
+  assert.match(odd.message, /^invalid argument 0 \(request\) at \/pubkey: odd number of hex digits \(3\); send whole bytes$/)
+  assert.is(UNUSABLE_KEY, 'generated tcert failed: the pubkey is not a PEM SubjectPublicKeyInfo of an ECDSA P-256/P-384/P-521 key')
+  assert.match(unusable(hex('hello')), /\(the hex does not decode to a PEM block; send the hex of the whole PEM text/)
+  assert.match(unusable('00'.repeat(40)), /does not decode to a PEM block/, 'zero bytes')
+  assert.match(unusable(hex('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END OTHER-----\n')), /does not decode to a PEM block/)
+  assert.match(
+    unusable(hex('-----BEGIN PUBLIC KEY-----\n%%%%\n-----END PUBLIC KEY-----\n')),
+    /the body of the PEM block "PUBLIC KEY" is not base64/,
+  )
   const point = Buffer.alloc(65, 4).toString('base64')
-  assert.match(refusal(hex(`-----BEGIN PUBLIC KEY-----\n${point}\n-----END PUBLIC KEY-----\n`)), /not a PKIX SubjectPublicKeyInfo/)
-  assert.match(refusal(hex(spkiPem('secp256k1'))), /unsupported key type ec on curve secp256k1/)
+  assert.match(
+    unusable(hex(`-----BEGIN PUBLIC KEY-----\n${point}\n-----END PUBLIC KEY-----\n`)),
+    /holds no SubjectPublicKeyInfo, e\.g\. a bare EC point; export the public key as SPKI/,
+  )
+  assert.match(
+    unusable(hex(spkiPem('secp256k1'))),
+    /unsupported key type ec on curve secp256k1; use an ECDSA key on P-256, P-384 or P-521\)$/,
+  )
   const x25519 = generateKeyPairSync('x25519').publicKey.export({ type: 'spki', format: 'pem' }) as string
-  assert.match(refusal(hex(x25519)), /unsupported key type x25519/)
+  assert.match(unusable(hex(x25519)), /unsupported key type x25519/)
 })
 
 test('hexHeaderBytes: optional 0x, any case; anything else is no value', () => {
