@@ -210,7 +210,13 @@ test('ordinary methods over WebSocket answer exactly as over HTTP; WebSocket-onl
   await client.until(() => client.messages.length === 7, 'the missing-id refusal')
   assert.is(client.messages[6].code, -32600)
   const host = new URL(url).host
-  await fails(url, 'sub_subscribe', ['block', false], -32601, `The method sub_subscribe is served only over WebSocket: open ws://${host}/ and send it there, alone`)
+  await fails(
+    url,
+    'sub_subscribe',
+    ['block', false],
+    -32601,
+    `The method sub_subscribe is served only over WebSocket: open ws://${host}/ and send it there, alone`,
+  )
   await fails(url, 'sub_unsubscribe', ['0x00000000000000000000000000000000'], -32601, /sub_unsubscribe is served only over WebSocket/)
   await client.close()
 })
