@@ -3,7 +3,7 @@
  * fresh data directories: the issued certificate read back with @peculiar/x509, unusable keys
  * (-32099), the node CA kept across a restart, every refusal of the check (-32098) including a
  * header set replayed with another body or after 5 minutes, WebSocket upgrades, enrollment CAs,
- * and the official SDK with the check off.
+ * Keel's own client with tcertSigner, and the official SDK with the check off.
  *
  *   npx tsx test/rpc/cert.test.ts
  */
@@ -16,6 +16,7 @@ import * as x509 from '@peculiar/x509'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
+import { createClient, httpTransport, RpcError, tcertSigner, wsTransport } from '../../sdk/index.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { stringifyJson } from '../../src/rpc/json.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
@@ -576,6 +577,55 @@ test('enrollment CAs configured: cert_getTCert needs a certificate they signed',
     assertRefused(await signedPost(node.url, sdkCert, nodeHash), /not signed by this node's CA/, 'an enrollment certificate is no TCert')
   } finally {
     await node.stop()
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// Keel's own client (sdk/), check on
+
+test("check on: Keel's client with tcertSigner (sdk/tcert.ts) over HTTP and WebSocket; without it, or late, -32098", async () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const plain = createClient({ url: checked.url })
+  const { tcert } = await plain.cert_getTCert({ pubkey: hex(publicKey.export({ type: 'spki', format: 'pem' }) as string) })
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+  const signer = tcertSigner({ tcert, privateKey: pem })
+
+  const signed = createClient({ transport: httpTransport(checked.url, { headersFor: signer }) })
+  assert.match(await signed.node_getNodeHash(), /^[0-9a-f]{64}$/)
+  assert.ok(await signed.tx_getTransactionsVersion(), 'a second request, freshly signed')
+  // the PEM text instead of cert_getTCert's hex, and a KeyObject, make the same headers
+  const fromPem = tcertSigner({ tcert: pemOf(tcert), privateKey })
+  assert.match(await createClient({ transport: httpTransport(checked.url, { headersFor: fromPem }) }).node_getNodeHash(), /^[0-9a-f]{64}$/)
+
+  const refused = async (client: ReturnType<typeof createClient>, detail: RegExp, label: string): Promise<void> => {
+    try {
+      await client.node_getNodeHash()
+    } catch (error) {
+      assert.instance(error, RpcError, label)
+      assert.is((error as RpcError).code, -32098, label)
+      assert.match((error as RpcError).shortMessage, detail, label)
+      return
+    }
+    assert.unreachable(`${label}: accepted`)
+  }
+  await refused(plain, /missing HTTP header `tcert`/, 'no signer')
+  const late = tcertSigner({ tcert, privateKey }, { now: () => Date.now() - 6 * 60_000 })
+  await refused(createClient({ transport: httpTransport(checked.url, { headersFor: late }) }), /behind the node's clock/, '6 minutes late')
+  // static headers made once for another body: what a replayed header set looks like
+  const replay = httpTransport(checked.url, { headers: signer(stringifyJson(envelope('tx_getTransactionsVersion', []))) })
+  await refused(createClient({ transport: replay }), /header `signature` does not verify/, 'headers of another body')
+
+  const ws = await wsTransport(checked.url, { headersFor: signer })
+  try {
+    assert.match(await createClient({ transport: ws }).node_getNodeHash(), /^[0-9a-f]{64}$/, 'over WebSocket')
+  } finally {
+    await ws.close()
+  }
+  try {
+    await wsTransport(checked.url)
+    assert.unreachable('an unsigned upgrade was accepted')
+  } catch (error) {
+    assert.match((error as Error).message, /^WebSocket upgrade refused: HTTP 401 .*-32098.*missing HTTP header `tcert`/)
   }
 })
 
