@@ -45,6 +45,11 @@ export interface Transport {
 export interface HttpTransportOptions {
   timeoutMs?: number
   headers?: Record<string, string>
+  /**
+   * more headers for each request, computed from its exact body (sent as UTF-8), e.g. the TCert
+   * check's signed headers: `httpTransport(url, { headersFor: tcertSigner({ tcert, privateKey }) })`
+   */
+  headersFor?(body: string): Record<string, string> | Promise<Record<string, string>>
 }
 
 export function httpTransport(url: string, options: HttpTransportOptions = {}): Transport {
@@ -54,7 +59,7 @@ export function httpTransport(url: string, options: HttpTransportOptions = {}): 
       const response = await fetch(url, {
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/json', ...options.headers },
+        headers: { 'content-type': 'application/json', ...options.headers, ...(await options.headersFor?.(body)) },
         signal: AbortSignal.timeout(timeoutMs),
       })
       return response.text()

@@ -9,6 +9,9 @@
  * const client = createClient({ transport })
  * const id = await client.sub_subscribe('block', true)
  * ```
+ *
+ * A node with the TCert check on wants its headers on the upgrade request, signed over the path:
+ * `wsTransport(url, { headersFor: tcertSigner({ tcert, privateKey }) })` (sdk/tcert.ts).
  */
 import WebSocket from 'ws'
 import { parseJson, stringifyJson } from '../src/rpc/json.ts'
@@ -19,6 +22,10 @@ export interface WsTransportOptions {
   timeoutMs?: number
   /** each message that is not a reply, parsed */
   onNotification?(message: unknown): void
+  /** extra HTTP headers of the upgrade request */
+  headers?: Record<string, string>
+  /** more upgrade headers, computed from the path of the upgrade request (e.g. `/`); e.g. a tcertSigner */
+  headersFor?(path: string): Record<string, string>
 }
 
 export interface WsTransport extends Transport {
@@ -27,7 +34,9 @@ export interface WsTransport extends Transport {
 
 export async function wsTransport(url: string, options: WsTransportOptions = {}): Promise<WsTransport> {
   const timeoutMs = options.timeoutMs ?? 60_000
-  const socket = new WebSocket(url.replace(/^http/, 'ws'))
+  const target = new URL(url.replace(/^http/, 'ws'))
+  const headers = { ...options.headers, ...options.headersFor?.(`${target.pathname}${target.search}`) }
+  const socket = new WebSocket(target, { headers })
   const waiting = new Map<string, { resolve(text: string): void; reject(error: Error): void }>()
   const failAll = (error: Error): void => {
     for (const { reject } of waiting.values()) reject(error)
@@ -36,6 +45,17 @@ export async function wsTransport(url: string, options: WsTransportOptions = {})
   await new Promise<void>((resolve, reject) => {
     socket.once('open', resolve)
     socket.once('error', reject)
+    // a refused upgrade (e.g. HTTP 401 with a -32098 envelope): the reason is in the body
+    socket.once('unexpected-response', (_request, response) => {
+      let text = ''
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString()
+      })
+      response.on('end', () => {
+        reject(new Error(`WebSocket upgrade refused: HTTP ${response.statusCode} ${text.slice(0, 500)}`))
+        socket.terminate()
+      })
+    })
   })
   socket.on('error', failAll)
   socket.on('close', (code, reason) => failAll(new Error(`WebSocket closed (${code} ${reason.toString()})`)))

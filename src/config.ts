@@ -61,7 +61,7 @@ export interface KeelConfig {
   }
   /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
   tcert: {
-    /** refuse every JSON-RPC request (HTTP, and WebSocket upgrades) without a valid `tcert` + `signature` header pair (-32098) */
+    /** refuse every JSON-RPC request (HTTP, and WebSocket upgrades) without valid `tcert`, `timestamp` and `signature` headers (-32098; src/rpc/tcert-check.ts) */
     check: boolean
     /**
      * PEM files of the enrollment CAs whose certificates may call cert_getTCert while `check` is on;

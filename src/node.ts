@@ -194,7 +194,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
   if (tcertCheck !== undefined)
     log.info(
-      `TCert check on: requests need tcert and signature headers; cert_getTCert ${enrollmentCas.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${enrollmentCas.length} enrollment CA(s)`}`,
+      `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${enrollmentCas.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${enrollmentCas.length} enrollment CA(s)`}`,
     )
   log.info(
     `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,

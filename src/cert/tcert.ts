@@ -2,11 +2,13 @@
  * Issuing transaction certificates (protocol.md §3, Hyperchain's generTcert): the request's public
  * key in an X.509 v3 certificate signed ecdsa-with-SHA384 by the node CA. Two deliberate
  * differences from Hyperchain: the serial is random instead of always 1 (RFC 5280 wants serials
- * unique per issuer), and a key the node cannot read is the caller's mistake (-32602 with what is
- * wrong) rather than -32099 "generated tcert failed".
+ * unique per issuer), and a key the node cannot use keeps Hyperchain's -32099 "generated tcert
+ * failed" but the message goes on to say what is wrong with it and what to send instead. Only a
+ * value that is not whole hex bytes is a params error (-32602): the schema pattern refuses non-hex
+ * digits and 0x, parseTcertPublicKey an odd number of digits.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { InvalidParams } from '../errors.ts'
+import { InvalidParams, TcertFailed } from '../errors.ts'
 import { hyperchainName, type NodeCa, randomSerial, yearsLater } from './ca.ts'
 import { SIGNING_ALGORITHM, x509 } from './x509.ts'
 
@@ -24,16 +26,22 @@ const SUBJECT_KEY_ID = '01020304'
 
 const PEM_BLOCK = /-----BEGIN ([^-\r\n]*)-----\r?\n([\s\S]*?)-----END \1-----/
 
-function badKey(rule: string): InvalidParams {
-  return new InvalidParams(`invalid argument 0 (request) at /pubkey: ${rule}`)
+/** The text every -32099 for an unusable key starts with; the detail in parentheses follows. */
+export const UNUSABLE_KEY = 'generated tcert failed: the pubkey is not a PEM SubjectPublicKeyInfo of an ECDSA P-256/P-384/P-521 key'
+
+/** -32099 for hex that decodes to something that is not a usable public key. */
+function badKey(detail: string): TcertFailed {
+  return new TcertFailed(`${UNUSABLE_KEY} (${detail})`)
 }
 
 /**
  * The SubjectPublicKeyInfo DER of `pubkeyHex` (hex of a PEM text whose label is ignored, as Go's
- * pem.Decode does), after checking it is an ECDSA key on P-256, P-384 or P-521.
+ * pem.Decode does), after checking it is an ECDSA key on P-256, P-384 or P-521. Throws -32602
+ * (InvalidParams) for an odd number of hex digits, -32099 (TcertFailed) for any other unusable key.
  */
 export function parseTcertPublicKey(pubkeyHex: string): { spki: Buffer; curve: string } {
-  if (pubkeyHex.length % 2 !== 0) throw badKey(`odd number of hex digits (${pubkeyHex.length}); send whole bytes`)
+  if (pubkeyHex.length % 2 !== 0)
+    throw new InvalidParams(`invalid argument 0 (request) at /pubkey: odd number of hex digits (${pubkeyHex.length}); send whole bytes`)
   const text = Buffer.from(pubkeyHex, 'hex').toString('latin1')
   const block = PEM_BLOCK.exec(text)
   if (block === null)
@@ -48,7 +56,7 @@ export function parseTcertPublicKey(pubkeyHex: string): { spki: Buffer; curve: s
     key = createPublicKey({ key: der, format: 'der', type: 'spki' })
   } catch {
     throw badKey(
-      `the PEM block "${block[1]}" is not a PKIX SubjectPublicKeyInfo (a bare EC point is not enough); export the public key as SPKI, e.g. with "openssl ec -pubout"`,
+      `the PEM block "${block[1]}" holds no SubjectPublicKeyInfo, e.g. a bare EC point; export the public key as SPKI, e.g. with "openssl ec -pubout"`,
     )
   }
   const curveName = key.asymmetricKeyDetails?.namedCurve

@@ -175,7 +175,7 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       throw error
     }
     try {
-      const refusal = await options.tcertCheck?.check(req.headers, bytes, body)
+      const refusal = await options.tcertCheck?.check(req.headers, { body: bytes, parsed: body })
       if (refusal !== undefined) return refuse(res, 200, refusal)
       send(res, 200, await dispatcher.handleBody(body, { headers: req.headers }))
     } catch (error) {

@@ -2,9 +2,22 @@
  * The TCert check of every JSON-RPC request while `[tcert] check` is on (protocol.md §3), run by
  * the transport before anything is dispatched.
  *
- * HTTP headers: `tcert` = hex (0x optional) of the PEM certificate; `signature` = hex (0x
- * optional) of a DER ECDSA signature over SHA-256 of the hex-decoded `msg` header when one is
- * sent (Hyperchain 1.4), else over the raw request body bytes (the Java SDK's way).
+ * HTTP headers, all three required:
+ * - `tcert`: hex (0x optional) of the PEM certificate;
+ * - `timestamp`: decimal milliseconds since the Unix epoch, at most 5 minutes from the node's
+ *   clock either way (MAX_CLOCK_SKEW_MS);
+ * - `signature`: hex (0x optional) of an ASN.1 DER ECDSA signature, with SHA-256, by the
+ *   certificate's key over the bytes of `<timestamp>\n` (the header value exactly as sent, UTF-8)
+ *   followed by the raw request body bytes. A WebSocket upgrade has no body: there the path of the
+ *   upgrade request (e.g. `/`) takes the body's place.
+ *
+ * Why not Hyperchain's way (reliability.md part A, weakness 6; S4): Hyperchain 1.4 checks a
+ * signature over a `msg` header the client picks, so one captured header set authorises any body,
+ * forever; the Java SDK signs the body but no time, so a captured request can be sent again any day.
+ * Binding the signature to the body and to a time closes both: another body, or the same headers
+ * more than 5 minutes later, is refused. What stays open: the very same request (body and headers)
+ * replayed within those 5 minutes; the node keeps no memory of signatures it has seen. A `msg`
+ * header is refused rather than ignored, so no client believes it is checked.
  *
  * Which certificate is accepted:
  * - a request made only of cert_getTCert calls: a certificate signed by one of the configured
@@ -22,6 +35,12 @@ import { InvalidTcert } from '../errors.ts'
 
 export type Headers = Readonly<Record<string, string | string[] | undefined>>
 
+/** How far the `timestamp` header may be from the node's clock, either way. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000
+
+/** What the signature covers after `<timestamp>\n`: an HTTP request's body, or a WebSocket upgrade's path. */
+export type SignedRequest = { body: Uint8Array; parsed: unknown } | { upgradePath: string }
+
 export interface TcertCheckOptions {
   ca: NodeCa
   /** whether the node issued the certificate with exactly these PEM bytes */
@@ -35,10 +54,11 @@ export interface TcertCheckOptions {
 
 export interface TcertCheck {
   /**
-   * The -32098 refusal of a request, or undefined when it may be dispatched. `bytes` is the body
-   * as received, `parsed` the same body as JSON (undefined for a WebSocket upgrade, which has none).
+   * The -32098 refusal of a request, or undefined when it may be dispatched. For an HTTP request,
+   * `body` is the body as received and `parsed` the same body as JSON; a WebSocket upgrade has no
+   * body and names its path instead.
    */
-  check(headers: Headers, bytes: Uint8Array, parsed: unknown): Promise<InvalidTcert | undefined>
+  check(headers: Headers, request: SignedRequest): Promise<InvalidTcert | undefined>
 }
 
 const refuse = (detail: string): InvalidTcert => new InvalidTcert(`Unauthorized, Please check your cert: ${detail}`)
@@ -53,6 +73,34 @@ export function hexHeaderBytes(value: string): Buffer | undefined {
 function headerOf(headers: Headers, name: string): string | undefined {
   const value = headers[name]
   return Array.isArray(value) ? value[0] : value
+}
+
+/** The bytes the `signature` header signs: UTF-8 of `<timestamp>\n`, then the body (or the upgrade path). */
+export function signedBytes(timestamp: string, content: Uint8Array | string): Buffer {
+  return Buffer.concat([Buffer.from(`${timestamp}\n`, 'utf8'), typeof content === 'string' ? Buffer.from(content, 'utf8') : content])
+}
+
+/**
+ * Milliseconds since the epoch in a `timestamp` header, or a refusal detail saying what is wrong
+ * with it: it must be decimal digits (no sign, no fraction, at most 15 digits) within
+ * MAX_CLOCK_SKEW_MS of `now`.
+ */
+export function checkTimestamp(value: string | undefined, now: Date): { ms: number } | { refusal: string } {
+  const how = 'send the time of signing as decimal milliseconds since the Unix epoch (e.g. Date.now())'
+  if (value === undefined || value.trim() === '') return { refusal: `missing HTTP header \`timestamp\`; ${how}` }
+  if (!/^[0-9]{1,15}$/.test(value))
+    return {
+      refusal: `header \`timestamp\` is not decimal milliseconds since the Unix epoch (got ${JSON.stringify(value.slice(0, 40))}); ${how}`,
+    }
+  const ms = Number(value)
+  const skew = ms - now.getTime()
+  if (Math.abs(skew) > MAX_CLOCK_SKEW_MS) {
+    const seconds = Math.round(Math.abs(skew) / 1000)
+    return {
+      refusal: `header \`timestamp\` (${new Date(ms).toISOString()}) is ${seconds} s ${skew < 0 ? 'behind' : 'ahead of'} the node's clock (${now.toISOString()}); a signature is accepted for ${MAX_CLOCK_SKEW_MS / 60_000} minutes either side of its timestamp, so sign the request again with the current time (and check the client's clock)`,
+    }
+  }
+  return { ms }
 }
 
 /** Whether `signature` (DER ECDSA) over SHA-256(data) verifies with the certificate's key. */
@@ -78,8 +126,9 @@ export function createTcertCheck(options: TcertCheckOptions): TcertCheck {
   }
 
   return {
-    async check(headers, body, parsed) {
-      const elements = Array.isArray(parsed) ? parsed : [parsed]
+    async check(headers, request) {
+      const upgrade = 'upgradePath' in request
+      const elements = upgrade ? [undefined] : Array.isArray(request.parsed) ? request.parsed : [request.parsed]
       const onlyGetTcert =
         elements.length > 0 &&
         elements.every((element) => {
@@ -122,23 +171,21 @@ export function createTcertCheck(options: TcertCheckOptions): TcertCheck {
           return refuse('the certificate in `tcert` is not one this node issued; send it exactly as cert_getTCert returned it')
       }
 
+      const content = upgrade ? `the upgrade request's path (${JSON.stringify(request.upgradePath)})` : 'the request body'
+      const rule = `sign \`<timestamp>\\n\` followed by ${content} (DER ECDSA with SHA-256, by the key of the certificate in \`tcert\`)`
+      if (headerOf(headers, 'msg') !== undefined)
+        return refuse(`header \`msg\` is not accepted: a signature over it can be replayed with any body; drop it and ${rule}`)
+      const timestamp = checkTimestamp(headerOf(headers, 'timestamp'), at)
+      if ('refusal' in timestamp) return refuse(timestamp.refusal)
       const signatureHeader = headerOf(headers, 'signature')
-      if (signatureHeader === undefined || signatureHeader.trim() === '')
-        return refuse('missing HTTP header `signature`; sign SHA-256 of the request body (or of the `msg` header) with the TCert key')
+      if (signatureHeader === undefined || signatureHeader.trim() === '') return refuse(`missing HTTP header \`signature\`; ${rule}`)
       const signature = hexHeaderBytes(signatureHeader)
       if (signature === undefined) return refuse('header `signature` is not hex bytes (0x optional)')
-      const msgHeader = headerOf(headers, 'msg')
-      let signed: Uint8Array = body
-      let over = 'the request body'
-      if (msgHeader !== undefined) {
-        const message = hexHeaderBytes(msgHeader)
-        if (message === undefined) return refuse('header `msg` is not hex bytes (0x optional)')
-        signed = message
-        over = 'the hex-decoded `msg` header'
-      }
+      const timestampHeader = headerOf(headers, 'timestamp') as string
+      const signed = signedBytes(timestampHeader, upgrade ? request.upgradePath : request.body)
       if (!verifyHeaderSignature(certificate, signed, signature))
         return refuse(
-          `header \`signature\` is not a DER ECDSA signature over SHA-256 of ${over} by the key of the certificate in \`tcert\``,
+          `header \`signature\` does not verify over \`<timestamp>\\n\` followed by ${content} with the key of the certificate in \`tcert\`; ${rule}, with the same timestamp as in the \`timestamp\` header`,
         )
       return undefined
     },

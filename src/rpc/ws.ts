@@ -63,7 +63,8 @@ export interface WsServerOptions {
   limits: WsLimits
   /**
    * the TCert check, when `[tcert] check` is on: messages carry no headers, so the upgrade request
-   * must carry a TCert signed over its `msg` header (or over the empty body); else HTTP 401 + -32098
+   * must carry `tcert`, `timestamp` and a `signature` over `<timestamp>\n` followed by the upgrade
+   * request's path as sent (req.url, e.g. `/`), since it has no body; else HTTP 401 + -32098
    */
   tcertCheck?: TcertCheck
   log: Logger
@@ -355,7 +356,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
         })
       if (options.tcertCheck === undefined) return upgrade()
       options.tcertCheck
-        .check(req.headers, new Uint8Array(0), undefined)
+        .check(req.headers, { upgradePath: req.url ?? '/' })
         .then((refusal) => {
           if (refusal === undefined) return upgrade()
           done()

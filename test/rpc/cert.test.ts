@@ -1,8 +1,9 @@
 /**
- * cert_getTCert and the TCert check (protocol.md §3) against real nodes on fresh data directories:
- * the issued certificate read back with @peculiar/x509, the node CA kept across a restart, every
- * refusal of the check (-32098), WebSocket upgrades, enrollment CAs, and the official SDK with the
- * check off.
+ * cert_getTCert and the TCert check (protocol.md §3, reliability.md S4) against real nodes on
+ * fresh data directories: the issued certificate read back with @peculiar/x509, unusable keys
+ * (-32099), the node CA kept across a restart, every refusal of the check (-32098) including a
+ * header set replayed with another body or after 5 minutes, WebSocket upgrades, enrollment CAs,
+ * Keel's own client with tcertSigner, and the official SDK with the check off.
  *
  *   npx tsx test/rpc/cert.test.ts
  */
@@ -15,6 +16,7 @@ import * as x509 from '@peculiar/x509'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
+import { createClient, httpTransport, RpcError, tcertSigner, wsTransport } from '../../sdk/index.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { stringifyJson } from '../../src/rpc/json.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
@@ -58,11 +60,25 @@ async function getTcert(url: string, namedCurve = 'P-256', headers: Record<strin
   return { key, tcertHex, certificate: new x509.X509Certificate(pemOf(tcertHex)) }
 }
 
-/** POSTs `body` with a tcert header and a signature over the exact body bytes. */
+/**
+ * The three headers of the TCert check, built here by hand (not with the SDK helper, so the wire
+ * format is pinned): a DER ECDSA signature with SHA-256 over `<timestamp>\n` followed by `content`,
+ * the body (or, for a WebSocket upgrade, the path).
+ */
+function checkHeaders(
+  client: { key: KeyObject; tcertHex: string },
+  content: string | Uint8Array,
+  timestampMs = Date.now(),
+): Record<string, string> {
+  const timestamp = String(timestampMs)
+  const signed = Buffer.concat([Buffer.from(`${timestamp}\n`, 'utf8'), Buffer.from(content)])
+  return { tcert: client.tcertHex, timestamp, signature: signHex(client.key, signed) }
+}
+
+/** POSTs `body` with the check headers signed over its exact bytes, now. */
 async function signedPost(url: string, client: { key: KeyObject; tcertHex: string }, body: unknown): Promise<Reply> {
   const text = stringifyJson(body)
-  const headers = { tcert: client.tcertHex, signature: signHex(client.key, Buffer.from(text)) }
-  return (await post(url, text, { headers })).body as Reply
+  return (await post(url, text, { headers: checkHeaders(client, text) })).body as Reply
 }
 
 const nodeHash = envelope('node_getNodeHash', [])
@@ -200,21 +216,44 @@ test('cert_getTCert: P-384 and P-521 keys, a PEM label other than PUBLIC KEY; ev
   assert.is.not((first.result as { tcert: string }).tcert, (second.result as { tcert: string }).tcert, 'serials differ')
 })
 
-test('cert_getTCert: keys it cannot use → -32602 saying what is wrong', async () => {
+test('cert_getTCert: hex that is no usable key → -32099 saying what is wrong; a value that is not hex bytes → -32602', async () => {
   const ask = async (pubkey: string): Promise<Reply> => (await post(open.url, envelope('cert_getTCert', [{ pubkey }]))).body as Reply
   const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string
   const ed = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string
   const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ type: 'spki', format: 'pem' }) as string
-  const cases: [string, string, RegExp][] = [
-    ['RSA', hex(rsa), /unsupported key type rsa; use an ECDSA key on P-256, P-384 or P-521/],
-    ['Ed25519', hex(ed), /unsupported key type ed25519/],
-    ['secp256k1', hex(k1), /unsupported key type ec on curve secp256k1/],
-    ['odd hex', 'abc', /odd number of hex digits/],
+  // the 65-byte uncompressed point of a P-256 key, in a PEM block: the manual's sample key
+  const point = createPublicKey(newKey().key).export({ format: 'jwk' })
+  const raw = Buffer.concat([Buffer.from([4]), Buffer.from(point.x as string, 'base64url'), Buffer.from(point.y as string, 'base64url')])
+  const barePoint = hex(`-----BEGIN PUBLIC KEY-----\n${raw.toString('base64')}\n-----END PUBLIC KEY-----\n`)
+  const unusable: [string, string, RegExp][] = [
+    [
+      'bare EC point',
+      barePoint,
+      /\(the PEM block "PUBLIC KEY" holds no SubjectPublicKeyInfo, e\.g\. a bare EC point; export the public key as SPKI/,
+    ],
+    ['garbage hex', 'deadbeef'.repeat(16), /\(the hex does not decode to a PEM block; send the hex of the whole PEM text/],
     ['not PEM', hex('hello'), /does not decode to a PEM block/],
     ['bad base64', hex('-----BEGIN PUBLIC KEY-----\n@@@@\n-----END PUBLIC KEY-----\n'), /is not base64/],
-    ['0x', `0x${hex(rsa)}`, /without 0x/],
+    ['RSA', hex(rsa), /unsupported key type rsa; use an ECDSA key on P-256, P-384 or P-521\)$/],
+    ['Ed25519', hex(ed), /unsupported key type ed25519/],
+    ['secp256k1', hex(k1), /unsupported key type ec on curve secp256k1/],
   ]
-  for (const [label, pubkey, message] of cases) {
+  for (const [label, pubkey, detail] of unusable) {
+    const reply = await ask(pubkey)
+    assert.is(reply.code, -32099, `${label}: ${reply.message}`)
+    assert.ok(
+      reply.message.startsWith('generated tcert failed: the pubkey is not a PEM SubjectPublicKeyInfo of an ECDSA P-256/P-384/P-521 key ('),
+      `${label}: ${reply.message}`,
+    )
+    assert.match(reply.message, detail, label)
+    assert.not.ok('result' in reply, label)
+  }
+  const notHex: [string, string, RegExp][] = [
+    ['0x', `0x${hex(rsa)}`, /must be a PEM public key as hex digits without 0x/],
+    ['not hex digits', 'hello world', /must be a PEM public key as hex digits without 0x/],
+    ['odd hex', 'abc', /odd number of hex digits \(3\); send whole bytes/],
+  ]
+  for (const [label, pubkey, message] of notHex) {
     const reply = await ask(pubkey)
     assert.is(reply.code, -32602, `${label}: ${reply.message}`)
     assert.match(reply.message, /^invalid argument 0 \(request\) at \/pubkey: /, label)
@@ -253,7 +292,7 @@ test('the node CA: key file 0600, reused after a restart; TCerts issued before t
 // ---------------------------------------------------------------------------------------------
 // the check
 
-test('check on: cert_getTCert is exempt without enrollment CAs; a TCert + signature over the body passes', async () => {
+test('check on: cert_getTCert is exempt without enrollment CAs; tcert + timestamp + signature over `<timestamp>\\n<body>` passes', async () => {
   const client = await getTcert(checked.url)
   const reply = await signedPost(checked.url, client, nodeHash)
   assert.is(reply.code, 0, reply.message)
@@ -261,27 +300,97 @@ test('check on: cert_getTCert is exempt without enrollment CAs; a TCert + signat
   // hex compared case-insensitively, 0x optional
   const upper = { key: client.key, tcertHex: client.tcertHex.slice(2).toUpperCase() }
   assert.is((await signedPost(checked.url, upper, nodeHash)).code, 0, 'upper-case hex without 0x')
-})
-
-test('check on: a signature over the hex-decoded msg header passes; then the body is not what is signed', async () => {
-  const client = await getTcert(checked.url)
-  const message = Buffer.from('keel tcert test message')
-  const headers = { tcert: client.tcertHex, msg: message.toString('hex'), signature: `0x${signHex(client.key, message)}` }
-  const reply = (await post(checked.url, nodeHash, { headers })).body as Reply
-  assert.is(reply.code, 0, reply.message)
-
   const text = stringifyJson(nodeHash)
-  const overBody = { tcert: client.tcertHex, msg: message.toString('hex'), signature: signHex(client.key, Buffer.from(text)) }
-  assertRefused(
-    (await post(checked.url, text, { headers: overBody })).body as Reply,
-    /over SHA-256 of the hex-decoded `msg` header/,
-    'msg sent, body signed',
-  )
-  const badMsg = { tcert: client.tcertHex, msg: 'zz', signature: signHex(client.key, message) }
-  assertRefused((await post(checked.url, text, { headers: badMsg })).body as Reply, /header `msg` is not hex/, 'msg not hex')
+  const prefixed = checkHeaders(client, text)
+  prefixed.signature = `0x${prefixed.signature}`
+  assert.is(((await post(checked.url, text, { headers: prefixed })).body as Reply).code, 0, 'signature with 0x')
+  // the same headers again within 5 minutes, same body: accepted (the node keeps no replay memory)
+  assert.is(((await post(checked.url, text, { headers: prefixed })).body as Reply).code, 0, 'same request again')
 })
 
-test('check on: no headers, a bad signature, a signature for another body → -32098, HTTP 200', async () => {
+test('check on: the signature binds the body — the same headers with another body → -32098', async () => {
+  const client = await getTcert(checked.url)
+  const text = stringifyJson(nodeHash)
+  const headers = checkHeaders(client, text)
+  assert.is(((await post(checked.url, text, { headers })).body as Reply).code, 0, 'the captured request itself')
+  const otherBody = stringifyJson(envelope('tx_getTransactionsVersion', []))
+  assertRefused(
+    (await post(checked.url, otherBody, { headers })).body as Reply,
+    /header `signature` does not verify over `<timestamp>\\n` followed by the request body/,
+    'captured headers, another body',
+  )
+  // one byte more (a trailing newline) is another body too
+  assertRefused((await post(checked.url, `${text}\n`, { headers })).body as Reply, /does not verify/, 'body plus a newline')
+  // a signature over the body alone (the Java SDK's way, no timestamp) does not pass
+  const bodyOnly = { ...headers, signature: signHex(client.key, Buffer.from(text)) }
+  assertRefused((await post(checked.url, text, { headers: bodyOnly })).body as Reply, /does not verify/, 'signed without the timestamp')
+})
+
+test('check on: the signature binds a time — 6 minutes old, 6 minutes ahead, missing, malformed or swapped timestamp → -32098', async () => {
+  const client = await getTcert(checked.url)
+  const text = stringifyJson(nodeHash)
+  const minute = 60_000
+  assertRefused(
+    (await post(checked.url, text, { headers: checkHeaders(client, text, Date.now() - 6 * minute) })).body as Reply,
+    /header `timestamp` \(.*\) is 3[56]\d s behind the node's clock \(.*\); a signature is accepted for 5 minutes either side of its timestamp, so sign the request again with the current time/,
+    '6 minutes old, signed correctly',
+  )
+  assertRefused(
+    (await post(checked.url, text, { headers: checkHeaders(client, text, Date.now() + 6 * minute) })).body as Reply,
+    /header `timestamp` \(.*\) is 3[56]\d s ahead of the node's clock/,
+    '6 minutes ahead, signed correctly',
+  )
+  // 4 minutes either way is inside the window
+  for (const offset of [-4 * minute, 4 * minute]) {
+    const reply = (await post(checked.url, text, { headers: checkHeaders(client, text, Date.now() + offset) })).body as Reply
+    assert.is(reply.code, 0, `${offset / minute} minutes: ${reply.message}`)
+  }
+
+  const { timestamp, ...untimed } = checkHeaders(client, text)
+  assertRefused(
+    (await post(checked.url, text, { headers: untimed })).body as Reply,
+    /missing HTTP header `timestamp`; send the time of signing as decimal milliseconds since the Unix epoch/,
+    'no timestamp',
+  )
+  for (const bad of [new Date().toISOString(), `${Date.now()}.5`, `0x${Date.now().toString(16)}`, String(BigInt(Date.now()) * 1_000_000n)])
+    assertRefused(
+      (await post(checked.url, text, { headers: { ...untimed, timestamp: bad } })).body as Reply,
+      /header `timestamp` is not decimal milliseconds since the Unix epoch \(got "/,
+      `timestamp ${bad}`,
+    )
+  // a fresh timestamp on captured headers: the signature covers the old one
+  assertRefused(
+    (await post(checked.url, text, { headers: { ...untimed, timestamp: String(Number(timestamp) + 1) } })).body as Reply,
+    /header `signature` does not verify/,
+    'timestamp swapped',
+  )
+})
+
+test('check on: a `msg` header is refused, even beside a valid signature; the reply says what to sign', async () => {
+  const client = await getTcert(checked.url)
+  const text = stringifyJson(nodeHash)
+  const message = Buffer.from('keel tcert test message')
+  const valid = checkHeaders(client, text)
+  assertRefused(
+    (await post(checked.url, text, { headers: { ...valid, msg: message.toString('hex') } })).body as Reply,
+    /header `msg` is not accepted: a signature over it can be replayed with any body; drop it and sign `<timestamp>\\n` followed by the request body/,
+    'msg beside a valid signature',
+  )
+  // Hyperchain 1.4's way: a signature over the hex-decoded msg
+  const hyperchain = { tcert: client.tcertHex, msg: message.toString('hex'), signature: signHex(client.key, message) }
+  assertRefused(
+    (await post(checked.url, text, { headers: hyperchain })).body as Reply,
+    /header `msg` is not accepted/,
+    'Hyperchain 1.4 headers',
+  )
+  assertRefused(
+    (await post(checked.url, text, { headers: { ...valid, msg: '' } })).body as Reply,
+    /header `msg` is not accepted/,
+    'an empty msg header',
+  )
+})
+
+test('check on: no headers, no signature, a bad signature → -32098, HTTP 200', async () => {
   const client = await getTcert(checked.url)
   const none = await post(checked.url, nodeHash)
   assert.is(none.status, 200)
@@ -289,23 +398,20 @@ test('check on: no headers, a bad signature, a signature for another body → -3
   assert.is((none.body as Reply).id, null, 'the refusal answers no request id')
 
   const text = stringifyJson(nodeHash)
-  const noSignature = (await post(checked.url, text, { headers: { tcert: client.tcertHex } })).body as Reply
-  assertRefused(noSignature, /missing HTTP header `signature`/, 'no signature')
+  const { signature: _, ...unsigned } = checkHeaders(client, text)
+  assertRefused(
+    (await post(checked.url, text, { headers: unsigned })).body as Reply,
+    /missing HTTP header `signature`; sign `<timestamp>\\n` followed by the request body \(DER ECDSA with SHA-256, by the key of the certificate in `tcert`\)/,
+    'no signature',
+  )
   const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
-  const wrongKey = { tcert: client.tcertHex, signature: signHex(other, Buffer.from(text)) }
+  const wrongKey = { ...checkHeaders({ key: other, tcertHex: client.tcertHex }, text) }
   assertRefused(
     (await post(checked.url, text, { headers: wrongKey })).body as Reply,
-    /not a DER ECDSA signature over SHA-256 of the request body/,
+    /header `signature` does not verify/,
     'signed by another key',
   )
-  const otherBody = stringifyJson(envelope('tx_getTransactionsVersion', []))
-  const replayed = { tcert: client.tcertHex, signature: signHex(client.key, Buffer.from(otherBody)) }
-  assertRefused(
-    (await post(checked.url, text, { headers: replayed })).body as Reply,
-    /not a DER ECDSA signature/,
-    'signature of another body',
-  )
-  const garbage = { tcert: client.tcertHex, signature: 'xyz' }
+  const garbage = { ...unsigned, signature: 'xyz' }
   assertRefused((await post(checked.url, text, { headers: garbage })).body as Reply, /header `signature` is not hex/, 'signature not hex')
   assertRefused(
     (await post(checked.url, text, { headers: { tcert: 'nothex', signature: '00' } })).body as Reply,
@@ -385,36 +491,57 @@ test('check on: a transfer with TCert headers is executed; refused without them,
   }
 })
 
-test('check on: a WebSocket upgrade needs the headers, signed over msg (or the empty body)', async () => {
-  const wsUrl = checked.url.replace(/^http/, 'ws')
-  const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const socket = new WebSocket(wsUrl)
-    socket.on('unexpected-response', (_req, res) => {
-      let body = ''
-      res.on('data', (chunk: Buffer) => {
-        body += chunk.toString()
+/** Opens a WebSocket with `headers` on the upgrade: its first reply to node_getNodeHash, or the refusal. */
+async function upgrade(url: string, headers: Record<string, string>): Promise<{ reply: Reply } | { status: number; refusal: Reply }> {
+  const socket = new WebSocket(url.replace(/^http/, 'ws'), { headers })
+  try {
+    return await new Promise((resolve, reject) => {
+      socket.on('open', () => socket.send(stringifyJson(nodeHash)))
+      socket.on('message', (data: Buffer) => resolve({ reply: JSON.parse(data.toString()) as Reply }))
+      socket.on('unexpected-response', (_req, res) => {
+        let body = ''
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString()
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, refusal: JSON.parse(body) as Reply }))
       })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      socket.on('error', reject)
     })
-    socket.on('open', () => reject(new Error('upgrade without headers was accepted')))
-    socket.on('error', () => {})
-  })
-  assert.is(refused.status, 401)
-  assertRefused(JSON.parse(refused.body) as Reply, /missing HTTP header `tcert`/, 'upgrade without headers')
+  } finally {
+    socket.terminate()
+  }
+}
+
+function assertUpgradeRefused(outcome: Awaited<ReturnType<typeof upgrade>>, detail: RegExp, label: string): void {
+  assert.ok('refusal' in outcome, `${label}: the upgrade was accepted`)
+  assert.is(outcome.status, 401, label)
+  assertRefused(outcome.refusal, detail, label)
+}
+
+test('check on: a WebSocket upgrade needs the headers, signed over `<timestamp>\\n` and the path', async () => {
+  assertUpgradeRefused(await upgrade(checked.url, {}), /missing HTTP header `tcert`/, 'upgrade without headers')
 
   const client = await getTcert(checked.url)
+  const accepted = await upgrade(checked.url, checkHeaders(client, '/'))
+  assert.ok('reply' in accepted, `upgrade signed over its path: ${JSON.stringify(accepted)}`)
+  assert.is(accepted.reply.code, 0, accepted.reply.message)
+
+  assertUpgradeRefused(
+    await upgrade(checked.url, checkHeaders(client, '')),
+    /header `signature` does not verify over `<timestamp>\\n` followed by the upgrade request's path \("\/"\)/,
+    'signed over the empty body',
+  )
+  assertUpgradeRefused(
+    await upgrade(checked.url, checkHeaders(client, '/', Date.now() - 6 * 60_000)),
+    /s behind the node's clock/,
+    '6 minutes old',
+  )
   const message = Buffer.from(`ws ${Date.now()}`)
-  const socket = new WebSocket(wsUrl, {
-    headers: { tcert: client.tcertHex, msg: message.toString('hex'), signature: signHex(client.key, message) },
-  })
-  const reply = await new Promise<Reply>((resolve, reject) => {
-    socket.on('open', () => socket.send(stringifyJson(nodeHash)))
-    socket.on('message', (data: Buffer) => resolve(JSON.parse(data.toString()) as Reply))
-    socket.on('unexpected-response', (_req, res) => reject(new Error(`upgrade refused: HTTP ${res.statusCode}`)))
-    socket.on('error', reject)
-  })
-  socket.close()
-  assert.is(reply.code, 0, reply.message)
+  assertUpgradeRefused(
+    await upgrade(checked.url, { ...checkHeaders(client, '/'), msg: message.toString('hex') }),
+    /header `msg` is not accepted: .* followed by the upgrade request's path/,
+    'msg header',
+  )
 })
 
 // ---------------------------------------------------------------------------------------------
@@ -439,12 +566,10 @@ test('enrollment CAs configured: cert_getTCert needs a certificate they signed',
     assert.is(new x509.X509Certificate(pemOf(tcert.tcertHex)).subject, 'O=Hyperchain, CN=hyperchain.cn, G=Develop, C=ZH')
 
     const another = envelope('cert_getTCert', [{ pubkey: newKey().pubkey }])
-    const stale = { tcert: sdkCert.tcertHex, signature: signHex(sdkCert.key, Buffer.from(stringifyJson(ask))) }
-    assertRefused(
-      (await post(node.url, another, { headers: stale })).body as Reply,
-      /not a DER ECDSA signature/,
-      'signature of another body',
-    )
+    const stale = checkHeaders(sdkCert, stringifyJson(ask))
+    assertRefused((await post(node.url, another, { headers: stale })).body as Reply, /does not verify/, 'signature of another body')
+    const old = checkHeaders(sdkCert, stringifyJson(another), Date.now() - 6 * 60_000)
+    assertRefused((await post(node.url, another, { headers: old })).body as Reply, /behind the node's clock/, '6 minutes old')
 
     const other = await foreignCa('O=Hyperchain, CN=not the eca, C=ZH')
     const outsider = await certificateFrom(other, new Date(now - 3600_000), new Date(now + 86400_000))
@@ -452,6 +577,55 @@ test('enrollment CAs configured: cert_getTCert needs a certificate they signed',
     assertRefused(await signedPost(node.url, sdkCert, nodeHash), /not signed by this node's CA/, 'an enrollment certificate is no TCert')
   } finally {
     await node.stop()
+  }
+})
+
+// ---------------------------------------------------------------------------------------------
+// Keel's own client (sdk/), check on
+
+test("check on: Keel's client with tcertSigner (sdk/tcert.ts) over HTTP and WebSocket; without it, or late, -32098", async () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const plain = createClient({ url: checked.url })
+  const { tcert } = await plain.cert_getTCert({ pubkey: hex(publicKey.export({ type: 'spki', format: 'pem' }) as string) })
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string
+  const signer = tcertSigner({ tcert, privateKey: pem })
+
+  const signed = createClient({ transport: httpTransport(checked.url, { headersFor: signer }) })
+  assert.match(await signed.node_getNodeHash(), /^[0-9a-f]{64}$/)
+  assert.ok(await signed.tx_getTransactionsVersion(), 'a second request, freshly signed')
+  // the PEM text instead of cert_getTCert's hex, and a KeyObject, make the same headers
+  const fromPem = tcertSigner({ tcert: pemOf(tcert), privateKey })
+  assert.match(await createClient({ transport: httpTransport(checked.url, { headersFor: fromPem }) }).node_getNodeHash(), /^[0-9a-f]{64}$/)
+
+  const refused = async (client: ReturnType<typeof createClient>, detail: RegExp, label: string): Promise<void> => {
+    try {
+      await client.node_getNodeHash()
+    } catch (error) {
+      assert.instance(error, RpcError, label)
+      assert.is((error as RpcError).code, -32098, label)
+      assert.match((error as RpcError).shortMessage, detail, label)
+      return
+    }
+    assert.unreachable(`${label}: accepted`)
+  }
+  await refused(plain, /missing HTTP header `tcert`/, 'no signer')
+  const late = tcertSigner({ tcert, privateKey }, { now: () => Date.now() - 6 * 60_000 })
+  await refused(createClient({ transport: httpTransport(checked.url, { headersFor: late }) }), /behind the node's clock/, '6 minutes late')
+  // static headers made once for another body: what a replayed header set looks like
+  const replay = httpTransport(checked.url, { headers: signer(stringifyJson(envelope('tx_getTransactionsVersion', []))) })
+  await refused(createClient({ transport: replay }), /header `signature` does not verify/, 'headers of another body')
+
+  const ws = await wsTransport(checked.url, { headersFor: signer })
+  try {
+    assert.match(await createClient({ transport: ws }).node_getNodeHash(), /^[0-9a-f]{64}$/, 'over WebSocket')
+  } finally {
+    await ws.close()
+  }
+  try {
+    await wsTransport(checked.url)
+    assert.unreachable('an unsigned upgrade was accepted')
+  } catch (error) {
+    assert.match((error as Error).message, /^WebSocket upgrade refused: HTTP 401 .*-32098.*missing HTTP header `tcert`/)
   }
 })
 
