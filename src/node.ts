@@ -106,6 +106,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     dataDir,
     namespace: config.node.namespace,
     publish: (event) => events.publishArchive(event),
+    publishStatus: (event) => events.publishStatus(event),
     nowNs,
     log: log.child('archive'),
     batchBlocks: config.archive.batchBlocks,

@@ -33,6 +33,8 @@ import { join } from 'node:path'
 import type { ArchiveEvent, SnapshotManifest } from '../../generated/types.ts'
 import type { CommittedBlock } from '../chain/producer.ts'
 import { SnapshotArchiveFailed } from '../errors.ts'
+import { archiveStatus } from '../events/status.ts'
+import type { StatusEvent } from '../events/types.ts'
 import type { Logger } from '../log.ts'
 import { type ArchivedBlock, type ArchivedRange, rootOfEntries, type Store, type WorldSnapshot } from '../store/index.ts'
 import { Keyspace } from '../store/keyspace.ts'
@@ -44,6 +46,8 @@ export interface ArchiveServiceOptions {
   dataDir: string
   namespace: string
   publish: (event: ArchiveEvent) => void
+  /** progress of long operations as system-status events (module `archive`, subType `progress`) */
+  publishStatus: (event: StatusEvent) => void
   nowNs: () => bigint
   log: Logger
   /** blocks per LMDB transaction when archiving or restoring */
@@ -89,6 +93,11 @@ function manifestDate(ns: bigint): string {
 
 export function createArchiveService(options: ArchiveServiceOptions): ArchiveService {
   const { store, log, publish } = options
+  /** one line per batch of a long operation: in the log and to system-status subscribers */
+  const progress = (message: string): void => {
+    log.info(message)
+    options.publishStatus(archiveStatus.progress(message))
+  }
   const snapshotDir = join(options.dataDir, 'snapshots')
   const archiveDir = join(options.dataDir, 'archive')
   mkdirSync(snapshotDir, { recursive: true })
@@ -251,7 +260,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       await step(batch)
       done += batch.length
       txs += txCount(batch)
-      log.info(`${verb}: ${done} of ${total} blocks (${txs} transactions), up to block ${batch.at(-1)!.number}`)
+      progress(`${verb}: ${done} of ${total} blocks (${txs} transactions), up to block ${batch.at(-1)!.number}`)
       batch = []
       await pause()
     }
@@ -276,7 +285,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
         for (let number = range.from; number <= range.to; number++) {
           yield* store.blockEntries(number).entries
           if ((number - range.from + 1) % options.batchBlocks === 0) {
-            log.info(`archive ${range.snapshotId}: ${number - range.from + 1} of ${range.to - range.from + 1} blocks written to the file`)
+            progress(`archive ${range.snapshotId}: ${number - range.from + 1} of ${range.to - range.from + 1} blocks written to the file`)
             await pause()
           }
         }

@@ -9,6 +9,7 @@
  * | jsonrpc  | false  | `overload`     | -32006                        | a subscription was refused: too many active |
  * | jsonrpc  | false  | `overflow`     | -32006                        | a subscription's cache was full and lost its oldest items |
  * | jsonrpc  | false  | `slowConsumer` | -32006                        | a WebSocket reader fell too far behind and was disconnected |
+ * | archive  | true   | `progress`     | 0                             | a batch of an archive or restore is done (counts in the message) |
  *
  * Consensus (`viewchange`) and p2p events come with the network (issue 6).
  */
@@ -63,4 +64,8 @@ export const jsonrpcStatus = {
     errorCode: -32006,
     message,
   }),
+}
+
+export const archiveStatus = {
+  progress: (message: string): StatusEvent => ({ module: 'archive', status: true, subType: 'progress', errorCode: 0, message }),
 }

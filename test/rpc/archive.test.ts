@@ -181,7 +181,15 @@ let before: Map<string, string>
 test('archive: the blocks below the snapshot answer -32001, newer ones and new blocks are unaffected', async () => {
   before = await capture()
   const height = await chainHeight()
+  const statusId = await ok<string>(url, 'sub_newSystemStatusSubscription', [{ modules: ['archive'] }])
   assert.is(await ok(url, 'archive_archive', [firstId, true]), true)
+  // progress: one archive/progress status per batch of 2 blocks, the last one counting every archived block
+  const statuses = await ok<{ module: string; subType: string; status: boolean; message: string }[]>(url, 'sub_getSubscriptionChanges', [
+    statusId,
+  ])
+  assert.ok(statuses.length >= 2, `progress events: ${JSON.stringify(statuses)}`)
+  assert.ok(statuses.every((status) => status.module === 'archive' && status.subType === 'progress' && status.status))
+  assert.match(statuses.at(-1)!.message, new RegExp(`: ${firstHeight - 1} of ${firstHeight - 1} blocks \\(\\d+ transactions\\)`))
   assert.is(await ok(url, 'archive_queryArchiveExist', [firstId]), true)
   assert.is(await ok(url, 'archive_queryArchiveExist', [secondId]), false)
   assert.is(await ok(url, 'block_getGenesisBlock'), hex(firstHeight))
