@@ -12,13 +12,14 @@
 import http from 'node:http'
 import WebSocket from 'ws'
 import { artifact, calldata } from '../test/helpers/chain.ts'
+import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 
 export type Job =
   | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
   | { kind: 'transfers'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number }
   | { kind: 'erc20'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number; token: string }
-  | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[] }
+  | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
 export interface TxResult {
@@ -398,18 +399,18 @@ async function run(job: Job): Promise<unknown> {
     case 'reads': {
       const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)
       const hashes = job.hashes
-      return runReads(job.url, job.concurrency, job.seconds, 'reads', (i) => {
-        const hash = hashes[(i * 7919) % hashes.length]
-        switch (i % 4) {
-          case 0:
-            return ['tx_getTransactionByHash', `["${hash}"]`]
-          case 1:
-            return ['tx_getTransactionReceipt', `["${hash}"]`]
-          case 2:
-            return ['block_latestBlock', '[]']
-          default:
-            return ['block_getBlockByNumber', `[${1 + ((i * 31) % latest)},true]`]
-        }
+      const hashAt = (i: number): string => hashes[(i * 7919) % hashes.length]
+      const requests: Record<ReadMethod, (i: number) => string> = {
+        tx_getTransactionByHash: (i) => `["${hashAt(i)}"]`,
+        tx_getTransactionReceipt: (i) => `["${hashAt(i)}"]`,
+        block_latestBlock: () => '[]',
+        // isPlain: a block of 500 transactions would make this a bulk transfer, not a lookup
+        block_getBlockByNumber: (i) => `[${1 + ((i * 31) % latest)},true]`,
+      }
+      const methods = job.only === undefined ? READ_METHODS : [job.only]
+      return runReads(job.url, job.concurrency, job.seconds, job.only ?? 'reads', (i) => {
+        const method = methods[i % methods.length]
+        return [method, requests[method](i)]
       })
     }
     case 'logs': {

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../test/helpers/node-process.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
+import { READ_METHODS } from './read-methods.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
 const { values } = parseArgs({
@@ -251,14 +252,23 @@ async function main(): Promise<void> {
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
         throw new Error('the reads workload looks up the transactions of the transfers or erc20 workload: run one of them too')
+      const reads = { kind: 'reads', url: target.url, seconds: Number(values['read-seconds']), concurrency: CONCURRENCY, hashes } as const
       await measureReads(
         loadgen,
         target,
-        'reads',
-        { kind: 'reads', url: target.url, seconds: Number(values['read-seconds']), concurrency: CONCURRENCY, hashes },
-        (r) =>
-          `${fmt(r.requests)} requests (getTransactionByHash, getTransactionReceipt, latestBlock, getBlockByNumber), ${r.errors} errors`,
+        'reads (mix)',
+        reads,
+        (r) => `${fmt(r.requests)} requests, the four below in equal shares, ${r.errors} errors`,
       )
+      for (const only of READ_METHODS) {
+        await measureReads(
+          loadgen,
+          target,
+          `reads: ${only}`,
+          { ...reads, seconds: reads.seconds / 2, only },
+          (r) => `${fmt(r.requests)} requests, ${r.errors} errors`,
+        )
+      }
     }
   } finally {
     await target.stop()
