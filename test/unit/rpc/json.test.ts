@@ -92,6 +92,10 @@ test('stringify writes bigints as bare integers and otherwise matches JSON.strin
   assert.is(stringifyJson({ n: Number.NaN, big: 5n }), '{"n":null,"big":5}')
   const text = '{"id":1581776200637000123,"x":[-9223372036854775808,1.5]}'
   assert.is(stringifyJson(parse(text)), text, 'round trip is byte for byte')
+  // strings that look like the writer's bigint marker stay strings: the marker's nonce is private
+  const lookalikes = { big: 7n, s: '\u0001:5', t: '\u00010000000000000000:5', u: '"\\u0001x:5"' }
+  assert.equal(JSON.parse(stringifyJson(lookalikes)), { big: 7, s: '\u0001:5', t: '\u00010000000000000000:5', u: '"\\u0001x:5"' })
+  assert.is(stringifyJson([{ deep: [{ deeper: -12345678901234567890n }] }, 'x']), '[{"deep":[{"deeper":-12345678901234567890}]},"x"]')
 })
 
 test.run()
