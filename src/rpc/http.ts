@@ -72,8 +72,15 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
 
   const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void => {
     if (res.headersSent || res.destroyed) return
-    res.writeHead(status, { 'content-type': 'application/json', ...corsHeaders, ...extra })
-    res.end(`${body}\n`)
+    const text = `${body}\n`
+    // an explicit length: after writeHead, Node would otherwise send every reply chunked
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...corsHeaders,
+      ...extra,
+    })
+    res.end(text)
   }
 
   const refuse = (res: ServerResponse, status: number, error: RpcError, extra: Record<string, string> = {}): void => {

@@ -235,6 +235,8 @@ test('the official SDK way: no Content-Type, chunked body, keep-alive', async ()
   const reply = await rawRequest(node.url, JSON.stringify(envelope('tx_getTransactionsVersion', [])), { chunked: true })
   assert.is(reply.status, 200)
   assert.is((reply.body as Reply).result, '4.1')
+  assert.is(reply.headers['content-length'], String(Buffer.byteLength(reply.text)), 'replies carry their length…')
+  assert.is(reply.headers['transfer-encoding'], undefined, '…and are not chunked')
   const textPlain = await post(node.url, envelope('tx_getTransactionsVersion', []), {
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
   })
