@@ -12,6 +12,7 @@
 import http from 'node:http'
 import WebSocket from 'ws'
 import { artifact, calldata } from '../test/helpers/chain.ts'
+import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 
@@ -82,7 +83,7 @@ contract BenchToken {
 
 // ---- JSON-RPC over keep-alive HTTP ----
 
-let agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
 let nextId = 1
 
 interface Reply {
@@ -115,6 +116,26 @@ function rpc(url: string, method: string, paramsJson: string): Promise<Reply> {
     request.on('error', reject)
     request.end(body)
   })
+}
+
+/** The measured path: one raw keep-alive connection per concurrent client (bench/raw-http.ts). */
+async function rpcOn(connection: RawConnection, method: string, paramsJson: string): Promise<Reply> {
+  const body = `{"jsonrpc":"2.0","namespace":"global","id":${nextId++},"method":"${method}","params":${paramsJson}}`
+  return JSON.parse(await connection.post(body)) as Reply
+}
+
+/** Runs `client` once per connection, `count` connections at once, and closes them after. */
+async function onConnections(url: string, count: number, client: (connection: RawConnection) => Promise<void>): Promise<void> {
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const connection = await rawConnection(url)
+      try {
+        await client(connection)
+      } finally {
+        connection.close()
+      }
+    }),
+  )
 }
 
 /** JSON with bigints as bare numbers (the SDK sends timestamp and nonce that way). */
@@ -185,7 +206,6 @@ async function runTransactions(
   signed: Record<string, unknown>[],
   label: string,
 ): Promise<TxResult> {
-  agent = new http.Agent({ keepAlive: true, maxSockets: job.concurrency })
   const bodies = signed.map((tx) => toJson([tx]))
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
@@ -196,23 +216,21 @@ async function runTransactions(
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
   const started = performance.now()
-  await Promise.all(
-    Array.from({ length: job.concurrency }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]
-        const sentAt = performance.now()
-        const reply = await rpc(job.url, method, body)
-        if (reply.code === 0) {
-          submittedAt.set(reply.result as string, sentAt)
-          accepted++
-          lastAccept = performance.now()
-        } else {
-          rejected++
-          firstRejection ??= `${reply.code} ${reply.message}`
-        }
+  await onConnections(job.url, job.concurrency, async (connection) => {
+    while (next < bodies.length) {
+      const body = bodies[next++]
+      const sentAt = performance.now()
+      const reply = await rpcOn(connection, method, body)
+      if (reply.code === 0) {
+        submittedAt.set(reply.result as string, sentAt)
+        accepted++
+        lastAccept = performance.now()
+      } else {
+        rejected++
+        firstRejection ??= `${reply.code} ${reply.message}`
       }
-    }),
-  )
+    }
+  })
   // wait for every accepted hash to be seen in a block; stop when nothing new arrives for 10 s
   let lastCount = -1
   let lastChange = performance.now()
@@ -336,7 +354,6 @@ async function runReads(
   request: (i: number) => [string, string],
   count?: (reply: Reply) => number,
 ): Promise<ReadResult> {
-  agent = new http.Agent({ keepAlive: true, maxSockets: concurrency })
   const latencies: number[] = []
   let errors = 0
   let firstError: string | undefined
@@ -345,20 +362,18 @@ async function runReads(
   const started = performance.now()
   const deadline = started + seconds * 1000
   const progress = setInterval(() => report({ label, done: latencies.length, total: 0 }), 500)
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const [method, params] = request(issued++)
-        const sentAt = performance.now()
-        const reply = await rpc(url, method, params).catch((error: Error) => ({ code: -1, message: error.message }) as Reply)
-        latencies.push(performance.now() - sentAt)
-        if (reply.code !== 0) {
-          errors++
-          firstError ??= `${method}: ${reply.code} ${reply.message}`
-        } else if (count !== undefined) items += count(reply)
-      }
-    }),
-  )
+  await onConnections(url, concurrency, async (connection) => {
+    while (performance.now() < deadline) {
+      const [method, params] = request(issued++)
+      const sentAt = performance.now()
+      const reply = await rpcOn(connection, method, params).catch((error: Error) => ({ code: -1, message: error.message }) as Reply)
+      latencies.push(performance.now() - sentAt)
+      if (reply.code !== 0) {
+        errors++
+        firstError ??= `${method}: ${reply.code} ${reply.message}`
+      } else if (count !== undefined) items += count(reply)
+    }
+  })
   clearInterval(progress)
   const wallSeconds = (performance.now() - started) / 1000
   latencies.sort((a, b) => a - b)
