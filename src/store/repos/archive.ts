@@ -1,5 +1,5 @@
 /**
- * Meta 'archive', keyspaces 20 `snapshotRequests` and 21 `archivedTxs`: what archive_archive moved
+ * Meta 'archive', keyspaces 21 `snapshotRequests` and 22 `archivedTxs`: what archive_archive moved
  * out of the live store, the operation in progress, and the snapshots still waiting for their block.
  */
 import type { Hex } from '../../chain/types.ts'
