@@ -9,7 +9,8 @@
  * callers never need a second code path.
  */
 import { availableParallelism } from 'node:os'
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
+import { startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
 import { verifyTransactionSignature } from './signature.ts'
 
@@ -72,7 +73,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   const nodeVersion = options.nodeVersion
   const workerFile = options.workerFile ?? new URL(`./verify-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
   const timeoutMs = options.startTimeoutMs ?? 15_000
-  const started = await Promise.all(Array.from({ length: wanted }, () => startWorker(workerFile, nodeVersion, timeoutMs)))
+  const started = await Promise.all(Array.from({ length: wanted }, () => startVerifyWorker(workerFile, nodeVersion, timeoutMs)))
   const workers: PoolWorker[] = started.filter((w) => w !== undefined).map((s) => ({ worker: s.worker, pending: new Map(), load: 0 }))
   const backend = started.find((w) => w !== undefined)?.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
   let nextJobId = 1
@@ -162,42 +163,12 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   }
 }
 
-/** Starts one worker and waits for its ready message; undefined when it cannot start. */
-async function startWorker(
+/** Starts one verify worker; undefined when it cannot start. */
+async function startVerifyWorker(
   source: URL,
   nodeVersion: string | undefined,
   timeoutMs: number,
 ): Promise<{ worker: Worker; backend: string } | undefined> {
-  let worker: Worker
-  try {
-    if (source.pathname.endsWith('.ts')) {
-      // Under tsx the worker is TypeScript. `execArgv: ['--import', 'tsx']` does not work on Node
-      // 20: the hooks it registers never apply to the worker's entry module (ERR_UNKNOWN_FILE_EXTENSION,
-      // tested on 20.20). A plain-JS bootstrap registers tsx's hooks itself, then imports the file.
-      const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}) })`
-      worker = new Worker(bootstrap, { eval: true, workerData: { nodeVersion } })
-    } else {
-      worker = new Worker(source, { workerData: { nodeVersion } })
-    }
-  } catch {
-    return undefined
-  }
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => finish(undefined), timeoutMs)
-    const finish = (result: { worker: Worker; backend: string } | undefined): void => {
-      clearTimeout(timer)
-      worker.off('message', onMessage)
-      worker.off('error', onFailure)
-      worker.off('exit', onFailure)
-      if (!result) void worker.terminate()
-      resolve(result)
-    }
-    const onMessage = (message: { ready?: boolean; backend?: string }): void => {
-      if (message.ready) finish({ worker, backend: message.backend ?? 'unknown' })
-    }
-    const onFailure = (): void => finish(undefined)
-    worker.on('message', onMessage)
-    worker.once('error', onFailure)
-    worker.once('exit', onFailure)
-  })
+  const started = await startWorker<{ ready: true; backend?: string }>(source, { nodeVersion }, timeoutMs)
+  return started === undefined ? undefined : { worker: started.worker, backend: started.ready.backend ?? 'unknown' }
 }

@@ -1,0 +1,51 @@
+/**
+ * Starting a worker thread from a module of this code base, whether it runs as TypeScript under
+ * tsx (tests, `npm start`) or as built JavaScript. Every worker posts `{ ready: true, ... }` once
+ * its modules have loaded; the caller gets that message, or undefined when the worker cannot start
+ * in time, and then does the work in its own thread instead.
+ */
+import { Worker } from 'node:worker_threads'
+
+export interface StartedWorker<Ready> {
+  worker: Worker
+  ready: Ready
+}
+
+export async function startWorker<Ready extends { ready: true }>(
+  source: URL,
+  workerData: unknown,
+  timeoutMs: number,
+): Promise<StartedWorker<Ready> | undefined> {
+  let worker: Worker
+  try {
+    if (source.pathname.endsWith('.ts')) {
+      // Under tsx the worker is TypeScript. `execArgv: ['--import', 'tsx']` does not work on Node
+      // 20: the hooks it registers never apply to the worker's entry module (ERR_UNKNOWN_FILE_EXTENSION,
+      // tested on 20.20). A plain-JS bootstrap registers tsx's hooks itself, then imports the file.
+      const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}) })`
+      worker = new Worker(bootstrap, { eval: true, workerData })
+    } else {
+      worker = new Worker(source, { workerData })
+    }
+  } catch {
+    return undefined
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => finish(undefined), timeoutMs)
+    const finish = (result: StartedWorker<Ready> | undefined): void => {
+      clearTimeout(timer)
+      worker.off('message', onMessage)
+      worker.off('error', onFailure)
+      worker.off('exit', onFailure)
+      if (!result) void worker.terminate()
+      resolve(result)
+    }
+    const onMessage = (message: Ready): void => {
+      if (message?.ready === true) finish({ worker, ready: message })
+    }
+    const onFailure = (): void => finish(undefined)
+    worker.on('message', onMessage)
+    worker.once('error', onFailure)
+    worker.once('exit', onFailure)
+  })
+}
