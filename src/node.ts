@@ -28,6 +28,7 @@ import { parseJson } from './rpc/json.ts'
 import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
 import { openStore } from './store/index.ts'
+import { createStateHasher } from './store/state-hasher.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -50,7 +51,7 @@ export interface StartOptions {
   log?: Logger
   /** node clock in ns; tests pin it to replay signed vectors */
   nowNs?: () => bigint
-  /** worker threads verifying signatures; default one per core */
+  /** worker threads verifying signatures; default one per core. 0 also hashes the world state in this thread (no worker at all) */
   verifyWorkers?: number
   /** polling subscriptions: clock, expiry, caps (tests shorten them) */
   events?: PollingOverrides
@@ -84,10 +85,12 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   await store.initGenesis(genesis)
   const verifyPool = await createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION })
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  const stateHasher = await createStateHasher({ worker: options.verifyWorkers !== 0 })
   const chain = createChain({
     store,
     executor,
     verifyPool,
+    stateHasher,
     batchSize: config.chain.batchSize,
     batchTimeoutMs: config.chain.batchTimeoutMs,
     poolCapacity: config.chain.poolCapacity,
@@ -218,6 +221,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       await chain.stop()
       await archive.close()
       await verifyPool.close()
+      await stateHasher.close()
       await store.close()
       log.info('stopped')
     },

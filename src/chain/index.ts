@@ -6,6 +6,7 @@ import type { TxSubmitter } from '../api/submit.ts'
 import type { TxFields } from '../crypto/sign-string.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
 import type { Logger } from '../log.ts'
+import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type SignatureVerifier, type TxPool } from './pool.ts'
 import { type BlockExecutor, type BlockStore, type CommittedBlock, createBlockProducer, receiptOf } from './producer.ts'
@@ -22,6 +23,7 @@ export interface ChainOptions {
   store: ChainStore
   executor: SimulatingExecutor
   verifyPool: VerifyPool
+  stateHasher: StateHasher
   batchSize: number
   batchTimeoutMs: number
   poolCapacity: number
@@ -55,7 +57,7 @@ export function createChain(options: ChainOptions): Chain {
   const { store, executor, log } = options
   const verifier = signatureVerifier(options.verifyPool)
   const pool = createTxPool({ store, verifier, capacity: options.poolCapacity, verifyBatch: 512, log: log.child('pool') })
-  const producer = createBlockProducer({ store, executor, nowNs: options.nowNs, log: log.child('producer') })
+  const producer = createBlockProducer({ store, executor, hasher: options.stateHasher, nowNs: options.nowNs, log: log.child('producer') })
   const listeners: ((block: CommittedBlock) => void)[] = []
   const simulations = new Map<Hex, { receipt?: Receipt; invalid?: InvalidTx }>()
 

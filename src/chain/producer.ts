@@ -7,6 +7,7 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
 import { logsBloom } from '../events/log-bloom.ts'
 import type { Logger } from '../log.ts'
+import type { StateHasher } from '../store/state-hasher.ts'
 import type { WorldChanges } from '../store/types.ts'
 import type { ReadyTx } from './pool.ts'
 import {
@@ -34,7 +35,7 @@ export interface BlockStore {
   height(): number
   getBlock(number: number): BlockHeader | undefined
   readonly state: StateReader
-  stateRootAfter(changes: WorldChanges): Hex
+  stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex>
   commitBlock(block: {
     header: BlockHeader
     txs: CommittedTx[]
@@ -71,8 +72,15 @@ export function receiptOf(
 
 const bytes = (hex: Hex): Uint8Array => hexToBytes(hex.length % 2 === 0 ? hex.slice(2) : `0${hex.slice(2)}`)
 
-export function createBlockProducer(options: { store: BlockStore; executor: BlockExecutor; nowNs: () => bigint; log: Logger }) {
-  const { store, executor, log } = options
+export function createBlockProducer(options: {
+  store: BlockStore
+  executor: BlockExecutor
+  /** hashes the world-state changes, on a worker thread when it has one */
+  hasher: StateHasher
+  nowNs: () => bigint
+  log: Logger
+}) {
+  const { store, executor, hasher, log } = options
 
   return {
     async produce(batch: ReadyTx[]): Promise<CommittedBlock> {
@@ -115,7 +123,7 @@ export function createBlockProducer(options: { store: BlockStore; executor: Bloc
           }),
         ),
       )
-      const merkleRoot = store.stateRootAfter(changes)
+      const merkleRoot = await store.stateRootAfterOn(hasher, changes)
       const hash = `0x${bytesToHex(
         blockHash({ parentHash: bytes(parentHash), number: BigInt(number), timestamp, txRoot, receiptRoot, merkleRoot: bytes(merkleRoot) }),
       )}`

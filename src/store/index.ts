@@ -34,7 +34,8 @@ import { timeKey } from './repos/time-index.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
-import { emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
+import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
+import type { StateHasher } from './state-hasher.ts'
 import {
   type ArchivedBlock,
   type BlockCommit,
@@ -273,12 +274,30 @@ class LmdbStore implements Store {
   }
 
   stateRootAfter(changes: WorldChanges): Hex {
+    const diffs = this.diffsFor('stateRootAfter', changes)
+    return this.planRoot(diffs, changeLanes(diffs))
+  }
+
+  async stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex> {
+    const version = this.stateVersion
+    const diffs = this.diffsFor('stateRootAfterOn', changes)
+    const delta = await hasher.changeLanes(diffs)
+    if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its root was being hashed')
+    return this.planRoot(diffs, delta)
+  }
+
+  /** The entries `changes` make differ from the latest committed state (read here, on this thread). */
+  private diffsFor(caller: string, changes: WorldChanges): EntryDiff[] {
     this.assertOpen()
     if (this.writesInFlight > 0) {
-      throw new Error('stateRootAfter: a commitBlock/initGenesis is still in flight; the root is relative to the latest committed state')
+      throw new Error(`${caller}: a commitBlock/initGenesis is still in flight; the root is relative to the latest committed state`)
     }
-    const diffs = diffWorld(this.world, changes)
-    const lanes = applyDiffs(this.lanes, diffs)
+    return diffWorld(this.world, changes)
+  }
+
+  /** Keeps the lanes after `diffs` for the commitBlock that usually follows; returns their root. */
+  private planRoot(diffs: EntryDiff[], delta: Uint16Array): Hex {
+    const lanes = addLanes(this.lanes, delta)
     this.plan = { stateVersion: this.stateVersion, diffs, lanes }
     return lanesRoot(lanes)
   }

@@ -71,6 +71,35 @@ export function emptyLanes(): Uint16Array {
   return new Uint16Array(LANE_COUNT)
 }
 
+/** One entry's change: its bytes before (undefined = absent) and after (undefined = deleted). */
+export interface LaneChange {
+  kind: EntryKindValue
+  key: Uint8Array
+  old: Uint8Array | undefined
+  next: Uint8Array | undefined
+}
+
+/**
+ * Σ H(new entries) − Σ H(old entries): what the changes add to any state's lanes (addition mod
+ * 2^16 commutes, so the same vector serves whichever state they apply to). The costly part of a
+ * block's root, so it can run on a worker thread (state-hasher.ts).
+ */
+export function changeLanes(changes: readonly LaneChange[]): Uint16Array {
+  const lanes = emptyLanes()
+  for (const change of changes) {
+    if (change.old !== undefined) removeEntry(lanes, change.kind, change.key, change.old)
+    if (change.next !== undefined) addEntry(lanes, change.kind, change.key, change.next)
+  }
+  return lanes
+}
+
+/** a + b, lane-wise mod 2^16, as a new vector. */
+export function addLanes(a: Uint16Array, b: Uint16Array): Uint16Array {
+  const sum = a.slice()
+  for (let i = 0; i < LANE_COUNT; i++) sum[i] += b[i]
+  return sum
+}
+
 /** Little-endian bytes of the lanes, whatever the host's byte order. */
 export function lanesToBytes(lanes: Uint16Array): Buffer {
   if (LITTLE_ENDIAN_HOST) return Buffer.from(lanes.buffer.slice(lanes.byteOffset, lanes.byteOffset + LANE_BYTES))

@@ -3,6 +3,7 @@
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
+import type { StateHasher } from './state-hasher.ts'
 
 /** What one block (or the genesis) does to the world state. */
 export interface WorldChanges {
@@ -139,6 +140,8 @@ export interface Store {
 
   /** the root after applying `changes` to the latest committed state; writes nothing */
   stateRootAfter(changes: WorldChanges): Hex
+  /** the same, with the hashing done by `hasher` (a worker thread) while the event loop serves others */
+  stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex>
   /**
    * Writes the block, its txs, receipts, invalid txs, indexes, deployments, state changes and the
    * new root in ONE LMDB transaction, and removes those txs from the pending table. Throws (writing

@@ -7,7 +7,7 @@ import { bytesToHex, fixedBytes, hexToBytes, word32 } from './codec.ts'
 import { Keyspace } from './keyspace.ts'
 import { keyspaceOfKind, type WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
-import { addEntry, emptyLanes, lanesRoot, removeEntry } from './state-hash.ts'
+import { addEntry, addLanes, changeLanes, emptyLanes, lanesRoot } from './state-hash.ts'
 import type { RawEntry, WorldChanges } from './types.ts'
 
 export interface EntryDiff {
@@ -62,12 +62,7 @@ export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDi
 
 /** base + Σ(new entries) − Σ(old entries), as a new vector (base untouched). */
 export function applyDiffs(base: Uint16Array, diffs: EntryDiff[]): Uint16Array {
-  const lanes = base.slice()
-  for (const d of diffs) {
-    if (d.old !== undefined) removeEntry(lanes, d.kind, d.key, d.old)
-    if (d.next !== undefined) addEntry(lanes, d.kind, d.key, d.next)
-  }
-  return lanes
+  return addLanes(base, changeLanes(diffs))
 }
 
 const sameBytes = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
