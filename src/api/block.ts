@@ -9,6 +9,9 @@ import type { ChainReader } from './chain-reader.ts'
 import { formatBlock, toHex } from './format.ts'
 import { MAX_BATCH_ITEMS, pageOf } from './paging.ts'
 
+/** full block renderings kept (blocks are immutable once committed) */
+const RECENT_FULL_BLOCKS = 16
+
 export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandlers {
   const { chain } = modules
 
@@ -18,14 +21,24 @@ export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandl
     return found
   }
 
+  // A committed block never changes, and the newest ones are read over and over (explorers poll
+  // block_latestBlock): the last few full renderings are kept, keyed by hash. A full block of 500
+  // transactions costs ~7 ms of record decoding to render. Only blocks found live are looked up
+  // here, so an archived block is never answered from this cache.
+  const recentFull = new Map<string, Block>()
   const render = (block: BlockHeader, isPlain: boolean | undefined): Block => {
     if (isPlain === true) return formatBlock(block, undefined)
+    const cached = recentFull.get(block.hash)
+    if (cached !== undefined) return cached
     const txs = chain.getBlockTxHashes(block.number).map((hash) => {
       const committed = chain.getTx(hash)
       if (committed === undefined) throw new Error(`block ${block.number} lists ${hash}, which the store does not hold`)
       return committed
     })
-    return formatBlock(block, txs)
+    const rendered = formatBlock(block, txs)
+    if (recentFull.size >= RECENT_FULL_BLOCKS) recentFull.delete(recentFull.keys().next().value as string)
+    recentFull.set(block.hash, rendered)
+    return rendered
   }
 
   const byNumber = (raw: BlockNumber, isPlain?: boolean): Block => render(header(resolveBlockNumber(raw, chain)), isPlain)
