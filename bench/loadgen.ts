@@ -9,8 +9,8 @@
  * Messages: the parent sends a Job, the child answers `progress` messages and one `result` (or
  * `error`).
  */
-import http from 'node:http'
 import WebSocket from 'ws'
+import { stringifyJson } from '../src/rpc/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
@@ -81,9 +81,8 @@ contract BenchToken {
     }
 }`
 
-// ---- JSON-RPC over keep-alive HTTP ----
+// ---- JSON-RPC over keep-alive connections (bench/raw-http.ts) ----
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
 let nextId = 1
 
 interface Reply {
@@ -92,30 +91,16 @@ interface Reply {
   result?: unknown
 }
 
-/** One JSON-RPC call; the body is built by hand so bigint fields stay exact. */
+/** Unmeasured calls (set-up, lookups after a workload) go one at a time over one connection per node. */
+const controlConnections = new Map<string, Promise<RawConnection>>()
+
 function rpc(url: string, method: string, paramsJson: string): Promise<Reply> {
-  const body = `{"jsonrpc":"2.0","namespace":"global","id":${nextId++},"method":"${method}","params":${paramsJson}}`
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-      (response) => {
-        const chunks: Buffer[] = []
-        response.on('data', (chunk: Buffer) => chunks.push(chunk))
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString()
-          try {
-            resolve(JSON.parse(text) as Reply)
-          } catch {
-            reject(new Error(`${method}: HTTP ${response.statusCode}, not JSON: ${text.slice(0, 200)}`))
-          }
-        })
-        response.on('error', reject)
-      },
-    )
-    request.on('error', reject)
-    request.end(body)
-  })
+  let connection = controlConnections.get(url)
+  if (connection === undefined) {
+    connection = rawConnection(url)
+    controlConnections.set(url, connection)
+  }
+  return connection.then((open) => rpcOn(open, method, paramsJson))
 }
 
 /** The measured path: one raw keep-alive connection per concurrent client (bench/raw-http.ts). */
@@ -138,12 +123,8 @@ async function onConnections(url: string, count: number, client: (connection: Ra
   )
 }
 
-/** JSON with bigints as bare numbers (the SDK sends timestamp and nonce that way). */
-const toJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? `${v}n` : v)).replace(/"(-?\d+)n"/g, '$1')
-
 async function ok(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const reply = await rpc(url, method, toJson(params))
+  const reply = await rpc(url, method, stringifyJson(params))
   if (reply.code !== 0) throw new Error(`${method}: ${reply.code} ${reply.message}`)
   return reply.result
 }
@@ -165,6 +146,11 @@ interface CommitWatch {
   close(): void
 }
 
+/**
+ * Its own socket rather than sdk/ws-transport.ts: full blocks arrive at megabytes a second, and
+ * JSON.parse reads them several times faster than the lossless parser the transport uses (only
+ * hashes and numbers are needed here).
+ */
 async function watchCommits(wsUrl: string): Promise<CommitWatch> {
   const socket = new WebSocket(wsUrl, { maxPayload: 256 * 1024 * 1024 })
   const seen = new Map<string, number>()
@@ -206,7 +192,7 @@ async function runTransactions(
   signed: Record<string, unknown>[],
   label: string,
 ): Promise<TxResult> {
-  const bodies = signed.map((tx) => toJson([tx]))
+  const bodies = signed.map((tx) => stringifyJson([tx]))
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
   let accepted = 0

@@ -226,18 +226,11 @@ async function main(): Promise<void> {
   console.error(
     `node ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; ${ACCOUNTS} accounts; concurrency ${CONCURRENCY}`,
   )
-  const common = { url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY }
+  const common = workloadOn(target)
   let hashes: string[] = []
   try {
     const needToken = workloads.includes('erc20')
-    const setup = await runJob<SetupResult>(loadgen, {
-      kind: 'setup',
-      url: target.url,
-      seed: SEED,
-      accounts: ACCOUNTS,
-      funderKey: target.funderKey,
-      token: needToken,
-    })
+    const setup = await setUp(loadgen, target, needToken)
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
     if (needToken) {
@@ -278,20 +271,28 @@ async function main(): Promise<void> {
   report()
 }
 
+/** What every transaction workload on `target` shares. */
+const workloadOn = (target: Target) => ({ url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY })
+
+/** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
+function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<SetupResult> {
+  return runJob<SetupResult>(loadgen, {
+    kind: 'setup',
+    url: target.url,
+    seed: SEED,
+    accounts: ACCOUNTS,
+    funderKey: target.funderKey,
+    token,
+  })
+}
+
 /** sub_getLogs over a long chain: built on its own node with one transaction per block. */
 async function logsWorkload(loadgen: ChildProcess): Promise<void> {
   const blocks = Number(values['log-blocks'])
   const target = values.url === undefined ? await startLocalNode('logs', { batchSize: 1 }) : remoteTarget()
   try {
-    const common = { url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY }
-    const setup = await runJob<SetupResult>(loadgen, {
-      kind: 'setup',
-      url: target.url,
-      seed: SEED,
-      accounts: ACCOUNTS,
-      funderKey: target.funderKey,
-      token: true,
-    })
+    const common = workloadOn(target)
+    const setup = await setUp(loadgen, target, true)
     const built = await runJob<TxResult>(
       loadgen,
       { kind: 'erc20', ...common, count: blocks, token: setup.token as string },

@@ -2,7 +2,6 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
-import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -19,7 +18,7 @@ import type { KeelConfig } from './config.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { executorStatuses, jsonrpcStatus } from './events/status.ts'
-import { createPollingSubscriptions, type PollingOverrides } from './events/subscriptions.ts'
+import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -83,9 +82,12 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   })
   const store = await openStore(join(dataDir, 'ledger'))
   await store.initGenesis(genesis)
-  const verifyPool = await createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION })
+  // the workers load in parallel: each bootstraps its own module graph
+  const [verifyPool, stateHasher] = await Promise.all([
+    createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
+    createStateHasher({ worker: options.verifyWorkers !== 0 }),
+  ])
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
-  const stateHasher = await createStateHasher({ worker: options.verifyWorkers !== 0 })
   const chain = createChain({
     store,
     executor,
@@ -114,7 +116,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     log: log.child('archive'),
     batchBlocks: config.archive.batchBlocks,
     testBatchDelayMs: config.archive.testBatchDelayMs,
-    newId: options.newSnapshotId ?? (() => `0x${randomBytes(16).toString('hex')}`),
+    newId: options.newSnapshotId ?? randomId,
   })
   await archive.recover()
   chain.onBlock((block) => {
@@ -151,13 +153,12 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
   })
-  const canonicalName = (method: string): string => (Object.hasOwn(aliases, method) ? aliases[method] : method)
   const tcertCheck: TcertCheck | undefined = config.tcert.check
     ? createTcertCheck({
         ca,
         isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined,
         enrollmentCas,
-        isGetTcert: (method) => canonicalName(method) === 'cert_getTCert',
+        isGetTcert: (method) => dispatcher.canonicalName(method) === 'cert_getTCert',
       })
     : undefined
   const ws = createRpcWsServer({

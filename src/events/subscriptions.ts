@@ -42,13 +42,16 @@ export interface PollingOptions {
   newId: () => string
 }
 
+/** A subscription or snapshot id as Hyperchain makes them (protocol.md §7): `0x` + 16 random bytes in hex. */
+export const randomId = (): string => `0x${randomBytes(16).toString('hex')}`
+
 export const DEFAULT_POLLING: PollingOptions = {
   nowMs: () => performance.now(),
   idleMs: 5 * 60_000,
   maxSubscriptions: 1000,
   capacity: { block: 1000, logs: 10_000, status: 1000, archive: 1000 },
   sweepEveryMs: 60_000,
-  newId: () => `0x${randomBytes(16).toString('hex')}`,
+  newId: randomId,
 }
 
 export interface PollingSubscriptions {

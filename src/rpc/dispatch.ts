@@ -44,6 +44,8 @@ export interface Dispatcher {
   handleBody(body: unknown, meta: RequestMeta): Promise<string>
   /** Answers one error that happened before a body could be read as JSON. */
   errorReply(error: RpcError): string
+  /** The canonical name a requested method (or alias) reaches; undefined when none */
+  canonicalName(requested: string): string | undefined
 }
 
 type Handler = (params: unknown[], context: CallContext) => unknown
@@ -136,9 +138,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  function canonicalName(requested: string): string | undefined {
+    return Object.hasOwn(methods, requested) ? requested : Object.hasOwn(aliases, requested) ? aliases[requested] : undefined
+  }
+
   async function call(requested: string, params: unknown[], context: CallContext): Promise<unknown> {
     if (requested === 'rpc.discover') return options.document
-    const name = Object.hasOwn(methods, requested) ? requested : Object.hasOwn(aliases, requested) ? aliases[requested] : undefined
+    const name = canonicalName(requested)
     if (name === undefined) throw new MethodNotFound(`The method ${truncate(requested, 80)} does not exist/is not available`)
     if (methods[name].transport === 'websocket') {
       const host = typeof context.headers.host === 'string' ? context.headers.host : '<host>:<port>'
@@ -188,6 +194,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   return {
     handleBody,
+    canonicalName,
     errorReply: (error) => stringifyJson(failure(defaultNamespace, null, error)),
   }
 }

@@ -26,7 +26,6 @@
  * sent comes first, so it sees an unbroken prefix of its stream, then the close). A reader that
  * does not even take the close frame is terminated CLOSE_GRACE_MS later.
  */
-import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { type WebSocket, WebSocketServer } from 'ws'
@@ -37,6 +36,7 @@ import { InternalError, InvalidParams, InvalidRequest, ParseError, RpcError, Sub
 import { compileStatusFilter, type LogCriteria, matchLog, type StatusMatcher } from '../events/filters.ts'
 import type { EventHub } from '../events/hub.ts'
 import { jsonrpcStatus } from '../events/status.ts'
+import { randomId } from '../events/subscriptions.ts'
 import type { Logger } from '../log.ts'
 import type { Dispatcher } from './dispatch.ts'
 import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from './json.ts'
@@ -114,15 +114,15 @@ interface Connection {
 function subscribeCheckers() {
   const subscribe = methods.sub_subscribe as MethodSpec
   const [kindParam, criteriaParam] = subscribe.params
-  const withCriteriaOf = (polling: MethodSpec, required: boolean): MethodSpec => ({
+  const withCriteriaOf = (polling: MethodSpec): MethodSpec => ({
     ...subscribe,
-    params: [kindParam, { ...criteriaParam, required, schema: polling.params[0].schema }],
+    params: [kindParam, { ...criteriaParam, schema: polling.params[0].schema }],
   })
   const all = schemas as Record<string, unknown>
   return {
-    block: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newBlockSubscription as MethodSpec, false), all),
-    logs: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newEventSubscription as MethodSpec, false), all),
-    systemStatus: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newSystemStatusSubscription as MethodSpec, false), all),
+    block: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newBlockSubscription as MethodSpec), all),
+    logs: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newEventSubscription as MethodSpec), all),
+    systemStatus: compileParamChecker('sub_subscribe', withCriteriaOf(methods.sub_newSystemStatusSubscription as MethodSpec), all),
     unsubscribe: compileParamChecker('sub_unsubscribe', methods.sub_unsubscribe as MethodSpec, all),
   }
 }
@@ -133,7 +133,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false })
   const open = new Set<Connection>()
   let upgrading = 0
-  const newId = options.newId ?? ((): string => `0x${randomBytes(16).toString('hex')}`)
+  const newId = options.newId ?? randomId
 
   // ---- writing, with back-pressure ----
 

@@ -565,10 +565,11 @@ class LmdbStore implements Store {
     return { number, entries }
   }
 
-  private dbOf(space: number): { db: Db; uint32: boolean } {
-    const found = this.bySpace.get(space)
-    if (found === undefined) throw new Error(`archive entry of unknown keyspace ${space}`)
-    return found
+  /** The database of a raw entry and its key as that database takes it (uint32 keyspaces: a number). */
+  private placeOf(entry: RawEntry): { db: Db; key: Buffer | number } {
+    const found = this.bySpace.get(entry.space)
+    if (found === undefined) throw new Error(`archive entry of unknown keyspace ${entry.space}`)
+    return { db: found.db, key: found.uint32 ? entry.key.readUInt32BE(0) : entry.key }
   }
 
   private txKeysOf(block: ArchivedBlock): Buffer[] {
@@ -599,8 +600,8 @@ class LmdbStore implements Store {
     await this.env.transaction(() => {
       for (const block of blocks) {
         for (const entry of block.entries) {
-          const { db, uint32 } = this.dbOf(entry.space)
-          db.removeSync(uint32 ? entry.key.readUInt32BE(0) : entry.key)
+          const { db, key } = this.placeOf(entry)
+          db.removeSync(key)
         }
         for (const key of this.txKeysOf(block)) this.archive.markArchived(key, block.number)
       }
@@ -622,8 +623,8 @@ class LmdbStore implements Store {
     await this.env.transaction(() => {
       for (const block of blocks) {
         for (const entry of block.entries) {
-          const { db, uint32 } = this.dbOf(entry.space)
-          db.putSync(uint32 ? entry.key.readUInt32BE(0) : entry.key, asBinary(entry.value))
+          const { db, key } = this.placeOf(entry)
+          db.putSync(key, asBinary(entry.value))
         }
         for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
       }
