@@ -212,9 +212,10 @@ export function renderHandlers(document: OpenRpcDocument): string {
   const names = new Set(document.methods.map((method) => typeBaseName(method.name)))
   let out = HEADER
   out += "\nimport type { CallContext } from '../src/rpc/context.ts'\n"
+  out += "import type { JsonText } from '../src/rpc/json.ts'\n"
   out += `import type {\n${[...names].flatMap((base) => [`  ${base}Params,`, `  ${base}Result,`]).join('\n')}\n} from './types.ts'\n`
-  out += '\n/** A handler may answer synchronously or with a promise. */\n'
-  out += 'export type Answer<T> = T | Promise<T>\n'
+  out += '\n/** A handler may answer synchronously or with a promise, with its result or the JSON text of it. */\n'
+  out += 'export type Answer<T> = T | JsonText<T> | Promise<T | JsonText<T>>\n'
   for (const prefix of services(document)) {
     const name = `${typeBaseName(prefix)}Handlers`
     out += `\n/** Handlers of the \`${prefix}_\` service. */\n`

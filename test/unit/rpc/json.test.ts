@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { JsonDepthError, JsonSyntaxError, parseJson, stringifyJson } from '../../../src/rpc/json.ts'
+import { JsonDepthError, JsonSyntaxError, JsonText, parseJson, stringifyJson } from '../../../src/rpc/json.ts'
 
 const parse = (text: string) => parseJson(text, { maxDepth: 64 })
 
@@ -96,6 +96,22 @@ test('stringify writes bigints as bare integers and otherwise matches JSON.strin
   const lookalikes = { big: 7n, s: '\u0001:5', t: '\u00010000000000000000:5', u: '"\\u0001x:5"' }
   assert.equal(JSON.parse(stringifyJson(lookalikes)), { big: 7, s: '\u0001:5', t: '\u00010000000000000000:5', u: '"\\u0001x:5"' })
   assert.is(stringifyJson([{ deep: [{ deeper: -12345678901234567890n }] }, 'x']), '[{"deep":[{"deeper":-12345678901234567890}]},"x"]')
+})
+
+test('stringify splices JsonText values verbatim, with or without bigints around them', () => {
+  const block = new JsonText('{"number":"0x5","transactions":[{"timestamp":1700000000000000123}]}')
+  assert.is(stringifyJson({ result: block }), '{"result":{"number":"0x5","transactions":[{"timestamp":1700000000000000123}]}}')
+  assert.is(
+    stringifyJson({ big: 9007199254740993n, list: [block, new JsonText('"x"'), 't0'] }),
+    '{"big":9007199254740993,"list":[{"number":"0x5","transactions":[{"timestamp":1700000000000000123}]},"x","t0"]}',
+  )
+  // a text already holding another's splice, and a client string that looks like a marker
+  const outer = new JsonText(stringifyJson([block, 2n]))
+  assert.is(stringifyJson({ s: '\u0001:t0', o: outer }), `{"s":"\\u0001:t0","o":[${block.text},2]}`)
+  // no texts left over from an earlier call leak into the next one
+  assert.is(stringifyJson({ a: 1 }), '{"a":1}')
+  // plain JSON.stringify does not know the class: a marker string, never the text
+  assert.not.match(JSON.stringify({ r: block }), /transactions/)
 })
 
 test.run()
