@@ -33,18 +33,28 @@ interface Entry {
   /** undefined until the verifier answers */
   signatureValid: boolean | undefined
   arrivedAt: number
+  /** in a batch being ordered: out of the queue until it commits or is given back */
+  taken: boolean
 }
 
 export interface TxPool {
-  /** Admits a checked transaction; resolves once it is durable. */
-  add(tx: SignedTx): Promise<void>
+  /**
+   * Admits a checked transaction; resolves once it is durable. A transaction relayed by a peer
+   * (`fromPeer`) is not refused for a full pool: the peer that admitted it already answered the
+   * client, and every VP must hold it to order it (consensus.md §3 step 2).
+   */
+  add(tx: SignedTx, options?: { fromPeer?: boolean }): Promise<void>
+  /** The pooled transaction with this hash (waiting or taken), and its signature check once known. */
+  get(hash: Hex): { tx: SignedTx; signatureValid: boolean | undefined } | undefined
+  /** Gives taken transactions that were not committed back to the head of the queue, in the order given. */
+  requeue(hashes: readonly Hex[]): void
   /** Verified transactions at the head of the queue, in arrival order, taken out of the queue. */
   take(max: number): ReadyTx[]
   /** Verified transactions waiting at the head of the queue. */
   readyCount(): number
   /** When the oldest waiting transaction arrived (ms), or undefined when none waits. */
   oldestArrival(): number | undefined
-  /** Forgets transactions that reached the chain. */
+  /** Forgets transactions that reached the chain, taken or not (another node's batch may have held them). */
   settle(hashes: readonly Hex[]): void
   /** Transactions admitted and not yet in a block. */
   size(): number
@@ -72,8 +82,11 @@ export function createTxPool(options: PoolOptions): TxPool {
   const bySign = new Map<string, Hex>()
   const queue: Entry[] = []
   let head = 0
+  /** entries after `head` settled or taken while still queued: skipped, dropped by compact() */
+  let dead = 0
   const toVerify: Entry[] = []
   let verifying = false
+  let retryAfterMs = 0
   const listeners: (() => void)[] = []
 
   const notify = (): void => {
@@ -91,15 +104,20 @@ export function createTxPool(options: PoolOptions): TxPool {
           for (const [i, entry] of batch.entries()) entry.signatureValid = results[i] === true
         },
         (error: unknown) => {
-          // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch
-          log.error('signature verification failed; retrying the batch', error)
+          // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
+          // after a pause (a closed verifier fails at once; unref'd so a stopped node can exit)
+          log.error('signature verification failed; retrying the batch in 1 s', error)
           toVerify.unshift(...batch)
+          retryAfterMs = 1000
         },
       )
       .finally(() => {
         verifying = false
         notify()
-        if (toVerify.length > 0) setImmediate(pump)
+        if (toVerify.length === 0) return
+        if (retryAfterMs === 0) setImmediate(pump)
+        else setTimeout(pump, retryAfterMs).unref()
+        retryAfterMs = 0
       })
   }
 
@@ -114,22 +132,39 @@ export function createTxPool(options: PoolOptions): TxPool {
     if (bySign.has(signKey(tx)) || store.findBySignHash(tx.from, tx.signHash) !== undefined) {
       throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     }
-    const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now() }
+    const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now(), taken: false }
     byHash.set(tx.hash, entry)
     bySign.set(signKey(tx), tx.hash)
     return entry
   }
 
+  /** an entry still waiting in the queue */
+  const live = (entry: Entry): boolean => !entry.taken && byHash.get(entry.tx.hash) === entry
+
   const compact = (): void => {
-    if (head > 1024 && head * 2 > queue.length) {
+    if (dead > 1024 && dead * 2 > queue.length - head) {
+      const kept = queue.slice(head).filter(live)
+      queue.length = 0
+      queue.push(...kept)
+      head = 0
+      dead = 0
+    } else if (head > 1024 && head * 2 > queue.length) {
       queue.splice(0, head)
       head = 0
     }
   }
 
+  /** moves `head` past entries that no longer wait */
+  const skipDead = (): void => {
+    while (head < queue.length && !live(queue[head])) {
+      head++
+      dead--
+    }
+  }
+
   return {
-    async add(tx) {
-      if (byHash.size >= options.capacity) throw new SystemBusy()
+    async add(tx, addOptions = {}) {
+      if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
       // reserved before the await, so two copies racing in cannot both pass
       const entry = reserve(tx)
       try {
@@ -143,39 +178,68 @@ export function createTxPool(options: PoolOptions): TxPool {
       }
       enqueue(entry)
     },
+    get(hash) {
+      const entry = byHash.get(hash)
+      return entry === undefined ? undefined : { tx: entry.tx, signatureValid: entry.signatureValid }
+    },
     take(max) {
       const ready: ReadyTx[] = []
+      skipDead()
       while (head < queue.length && ready.length < max) {
         const entry = queue[head]
-        if (entry.signatureValid === undefined) break
-        ready.push({ tx: entry.tx, signatureValid: entry.signatureValid })
+        if (live(entry)) {
+          if (entry.signatureValid === undefined) break
+          ready.push({ tx: entry.tx, signatureValid: entry.signatureValid })
+          entry.taken = true
+        } else dead--
         head++
       }
       compact()
       return ready
     },
+    requeue(hashes) {
+      const back: Entry[] = []
+      for (const hash of hashes) {
+        const entry = byHash.get(hash)
+        if (entry === undefined || !entry.taken) continue
+        entry.taken = false
+        back.push(entry)
+      }
+      if (back.length === 0) return
+      queue.splice(head, 0, ...back)
+      notify()
+    },
     readyCount() {
       let count = 0
-      for (let i = head; i < queue.length && queue[i].signatureValid !== undefined; i++) count++
+      for (let i = head; i < queue.length; i++) {
+        const entry = queue[i]
+        if (!live(entry)) continue
+        if (entry.signatureValid === undefined) break
+        count++
+      }
       return count
     },
     oldestArrival() {
+      skipDead()
       return head < queue.length ? queue[head].arrivedAt : undefined
     },
     settle(hashes) {
       for (const hash of hashes) {
         const entry = byHash.get(hash)
         if (entry === undefined) continue
+        // still queued (a peer's batch committed it): it becomes a dead queue slot
+        if (!entry.taken) dead++
         byHash.delete(hash)
         bySign.delete(signKey(entry.tx))
       }
+      compact()
     },
     size: () => byHash.size,
     async restore() {
       const pending = store.getPending()
       for (const tx of pending) {
         if (byHash.has(tx.hash)) continue
-        const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now() }
+        const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now(), taken: false }
         byHash.set(tx.hash, entry)
         bySign.set(signKey(tx), tx.hash)
         enqueue(entry)

@@ -1,0 +1,144 @@
+/**
+ * The pool as consensus uses it: a peer's batch settles transactions still queued here, a view
+ * change gives taken ones back, relayed transactions pass a full pool. Real store and verifier.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { admitTransaction } from '../../../src/chain/admission.ts'
+import { signatureVerifier } from '../../../src/chain/index.ts'
+import { createTxPool, type TxPool } from '../../../src/chain/pool.ts'
+import type { SignedTx } from '../../../src/chain/types.ts'
+import { createVerifyPool } from '../../../src/crypto/verify-pool.ts'
+import { createLogger } from '../../../src/log.ts'
+import { openStore, type Store } from '../../../src/store/index.ts'
+import { wallet } from '../../helpers/wallet.ts'
+
+const sender = wallet()
+const signed = (count: number): SignedTx[] =>
+  Array.from({ length: count }, () =>
+    admitTransaction('transfer', sender.transfer(wallet().address, 1), { nowNs: () => BigInt(Date.now()) * 1_000_000n }),
+  )
+
+async function withPool(capacity: number, run: (pool: TxPool, store: Store) => Promise<void>): Promise<void> {
+  const store = await openStore(join(mkdtempSync(join(tmpdir(), 'keel-pool-')), 'ledger'))
+  await store.initGenesis([{ address: sender.address, balance: 10n ** 18n }])
+  const verifyPool = await createVerifyPool({ workers: 0 })
+  const pool = createTxPool({
+    store,
+    verifier: signatureVerifier(verifyPool),
+    capacity,
+    verifyBatch: 64,
+    log: createLogger({ level: 'silent' }),
+  })
+  try {
+    await run(pool, store)
+  } finally {
+    await verifyPool.close()
+    await store.close()
+  }
+}
+
+async function rejectsWith(run: () => Promise<unknown>, code: number): Promise<void> {
+  try {
+    await run()
+  } catch (error) {
+    assert.is((error as { code?: number }).code, code)
+    return
+  }
+  assert.unreachable(`expected a rejection with ${code}`)
+}
+
+const verified = (pool: TxPool, count: number) =>
+  new Promise<void>((resolve) => {
+    const check = () => (pool.readyCount() >= count ? resolve() : setTimeout(check, 5))
+    check()
+  })
+
+test('take skips transactions a peer batch already settled; get sees waiting and taken ones', async () => {
+  await withPool(100, async (pool) => {
+    const txs = signed(6)
+    for (const tx of txs) await pool.add(tx)
+    await verified(pool, 6)
+    pool.settle([txs[0].hash, txs[2].hash])
+    assert.is(pool.readyCount(), 4)
+    const first = pool.take(2)
+    assert.equal(
+      first.map((ready) => ready.tx.hash),
+      [txs[1].hash, txs[3].hash],
+    )
+    assert.ok(first.every((ready) => ready.signatureValid))
+    assert.is(pool.get(txs[1].hash)?.tx.hash, txs[1].hash, 'a taken transaction is still held until it commits')
+    assert.is(pool.get(txs[0].hash), undefined)
+    assert.is(pool.size(), 4)
+  })
+})
+
+test('requeue gives taken transactions back to the head, in order; settled ones stay out', async () => {
+  await withPool(100, async (pool) => {
+    const txs = signed(5)
+    for (const tx of txs) await pool.add(tx)
+    await verified(pool, 5)
+    const batch = pool.take(3).map((ready) => ready.tx.hash)
+    pool.settle([batch[1]])
+    pool.requeue(batch)
+    pool.requeue([txs[4].hash])
+    assert.equal(
+      pool.take(10).map((ready) => ready.tx.hash),
+      [txs[0].hash, txs[2].hash, txs[3].hash, txs[4].hash],
+    )
+  })
+})
+
+test('a full pool refuses a client transaction (-32006) but takes one relayed by a peer', async () => {
+  await withPool(2, async (pool) => {
+    const txs = signed(4)
+    await pool.add(txs[0])
+    await pool.add(txs[1])
+    await rejectsWith(() => pool.add(txs[2]), -32006)
+    await pool.add(txs[3], { fromPeer: true })
+    assert.is(pool.size(), 3)
+    await verified(pool, 3)
+    await rejectsWith(() => pool.add(txs[3], { fromPeer: true }), -32007)
+  })
+})
+
+test('a backup that never takes keeps its queue bounded as peer batches settle it', async () => {
+  await withPool(10_000, async (pool) => {
+    const txs = signed(3000)
+    await Promise.all(txs.map((tx) => pool.add(tx)))
+    await verified(pool, 3000)
+    pool.settle(txs.slice(0, 2990).map((tx) => tx.hash))
+    assert.is(pool.size(), 10)
+    assert.is(pool.readyCount(), 10)
+    assert.equal(
+      pool.take(100).map((ready) => ready.tx.hash),
+      txs.slice(2990).map((tx) => tx.hash),
+    )
+  })
+})
+
+test('a verifier that fails (closed at shutdown) is retried after a pause, not in a hot loop', async () => {
+  const store = await openStore(join(mkdtempSync(join(tmpdir(), 'keel-pool-')), 'ledger'))
+  await store.initGenesis([{ address: sender.address, balance: 10n ** 18n }])
+  const verifyPool = await createVerifyPool({ workers: 0 })
+  await verifyPool.close()
+  const real = signatureVerifier(verifyPool)
+  let attempts = 0
+  const counting = {
+    verify: (txs: readonly SignedTx[]) => {
+      attempts++
+      return real.verify(txs)
+    },
+  }
+  const pool = createTxPool({ store, verifier: counting, capacity: 10, verifyBatch: 64, log: createLogger({ level: 'silent' }) })
+  await pool.add(signed(1)[0])
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.is(attempts, 1, 'one attempt, the retry waits a second')
+  assert.is(pool.readyCount(), 0, 'an unverified transaction is never handed out')
+  await store.close()
+})
+
+test.run()
