@@ -23,6 +23,7 @@ import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from '.
 import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
 import { BlockTxsRepo } from './repos/block-txs.ts'
 import { BlocksRepo } from './repos/blocks.ts'
+import { ConsensusLogRepo, type ConsensusWrite } from './repos/consensus-log.ts'
 import { DeployedRepo } from './repos/deployed.ts'
 import { InvalidTxsRepo } from './repos/invalid-txs.ts'
 import { MetaRepo } from './repos/meta.ts'
@@ -53,6 +54,7 @@ import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from '
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
+export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
@@ -107,6 +109,7 @@ class LmdbStore implements Store {
   private readonly pending: PendingRepo
   private readonly deployed: DeployedRepo
   private readonly tcerts: TcertsRepo
+  private readonly consensusLog: ConsensusLogRepo
   private readonly world: WorldStateRepo
   private readonly archive: ArchiveRepo
   /** LMDB database by keyspace number, for raw entries */
@@ -141,6 +144,7 @@ class LmdbStore implements Store {
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
     this.deployed = new DeployedRepo(dbs.deployed)
     this.tcerts = new TcertsRepo(dbs.tcerts)
+    this.consensusLog = new ConsensusLogRepo(env, dbs.consensus)
     this.world = new WorldStateRepo(dbs)
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
     this.archived = this.archive.record()
@@ -265,6 +269,18 @@ class LmdbStore implements Store {
 
   getTcert(pemBytes: Uint8Array): TcertRecord | undefined {
     return this.tcerts.get(pemBytes)
+  }
+
+  // ---- consensus log (a VP's own votes, view, checkpoints)
+
+  /** one transaction, resolved once on disk */
+  async writeConsensus(writes: readonly ConsensusWrite[]): Promise<void> {
+    this.assertOpen()
+    await this.consensusLog.write(writes)
+  }
+
+  readConsensus(prefix?: string): Generator<{ key: string; value: Uint8Array }> {
+    return this.consensusLog.read(prefix)
   }
 
   // ---- state

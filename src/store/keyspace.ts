@@ -59,6 +59,8 @@ export const Keyspace = {
   snapshotRequests: 21,
   /** hash32 tx hash -> u32be number of its archived block; valid and invalid txs moved out by archive_archive */
   archivedTxs: 22,
+  /** utf8 key chosen by the consensus layer (e.g. `vote/…`) -> record bytes; a VP's own votes, view and checkpoints (repos/consensus-log.ts) */
+  consensus: 23,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -95,6 +97,7 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   tcerts: msgpackBy('binary'),
   snapshotRequests: msgpackBy('uint32'),
   archivedTxs: binaryBy('binary'),
+  consensus: binaryBy('ordered-binary'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

@@ -2,6 +2,7 @@
 
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
+import type { ConsensusWrite } from './repos/consensus-log.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 import type { StateHasher } from './state-hasher.ts'
 
@@ -123,6 +124,11 @@ export interface Store {
   putTcert(record: TcertRecord): Promise<void>
   /** the record of the issued TCert whose PEM is exactly these bytes */
   getTcert(pemBytes: Uint8Array): TcertRecord | undefined
+
+  /** A VP's consensus records (keyspace 23): all in one transaction, resolved once on disk (fsync), not only committed. */
+  writeConsensus(writes: readonly ConsensusWrite[]): Promise<void>
+  /** consensus records whose key starts with `prefix`, in key order */
+  readConsensus(prefix?: string): Iterable<{ key: string; value: Uint8Array }>
 
   /** the world state as of the latest committed block */
   readonly state: StateReader

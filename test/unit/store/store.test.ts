@@ -426,4 +426,34 @@ test('reopening after close keeps everything', async () => {
   await store.flushed()
 })
 
+test('the consensus log: one durable write of many records, read back by prefix after reopening, deletes', async () => {
+  const path = `${tempDir('consensus')}/ledger`
+  let store = await openStore(path)
+  await store.writeConsensus([
+    { key: 'vote/0000000001/0000000002', value: Uint8Array.of(1, 2) },
+    { key: 'vote/0000000001/0000000003', value: Uint8Array.of(3) },
+    { key: 'view', value: Uint8Array.of(1) },
+    { key: 'checkpoint/0000000010', value: Uint8Array.of(10) },
+  ])
+  await store.close()
+  store = await openStore(path)
+  assert.equal(
+    [...store.readConsensus('vote/')].map(({ key, value }) => [key, [...value]]),
+    [
+      ['vote/0000000001/0000000002', [1, 2]],
+      ['vote/0000000001/0000000003', [3]],
+    ],
+  )
+  await store.writeConsensus([
+    { key: 'vote/0000000001/0000000002', value: undefined },
+    { key: 'view', value: Uint8Array.of(2) },
+  ])
+  assert.equal(
+    [...store.readConsensus()].map(({ key }) => key),
+    ['checkpoint/0000000010', 'view', 'vote/0000000001/0000000003'],
+  )
+  assert.equal([...[...store.readConsensus('view')][0].value], [2])
+  await store.close()
+})
+
 test.run()
