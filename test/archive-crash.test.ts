@@ -14,7 +14,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Keyspace } from '../src/store/keyspace.ts'
 import { envelope, post } from './helpers/node.ts'
-import { type NodeProcess, startNodeProcess, writeNodeConfig } from './helpers/node-process.ts'
+import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { wallet } from './helpers/wallet.ts'
 
 const BLOCKS = 30

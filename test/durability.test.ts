@@ -19,7 +19,7 @@ import { admitTransaction } from '../src/chain/admission.ts'
 import { stringifyJson } from '../src/rpc/json.ts'
 import { openStore } from '../src/store/index.ts'
 import { envelope, post } from './helpers/node.ts'
-import { type NodeProcess, startNodeProcess, writeNodeConfig } from './helpers/node-process.ts'
+import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { type Wallet, wallet } from './helpers/wallet.ts'
 
 const ACCOUNTS = 50

@@ -1,11 +1,14 @@
 /**
  * A real Keel node in a child process (`node --import tsx src/main.ts --config <file>`), for tests
- * that must kill it: start it on a config file and data directory, wait for its
- * `JSON-RPC listening on <url>` line, signal it, wait for it to exit. Only the pid it started is
- * ever signalled.
+ * that must kill it and for `npm run network`: start it on a config file and data directory, wait
+ * for its `JSON-RPC listening on <url>` line, signal it, wait for it to exit. Only the pid it
+ * started is ever signalled.
+ *
+ * With `logFile` the node's output goes to that file instead of a pipe, and with `detached` the
+ * node outlives the process that started it (a local network started from the command line).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 const repoRoot = join(import.meta.dirname, '..', '..')
@@ -30,6 +33,10 @@ export interface NodeProcess {
   hasExited(): boolean
   /** sends `signal` (SIGTERM by default) and waits for the exit; a process already gone just reports its exit */
   kill(signal?: NodeJS.Signals): Promise<NodeExit>
+  /** SIGSTOP: the node freezes, its sockets stay open (a stalled peer, not a dead one) */
+  pause(): void
+  /** SIGCONT after pause() */
+  resume(): void
 }
 
 export interface StartNodeProcessOptions {
@@ -47,6 +54,10 @@ export interface StartNodeProcessOptions {
   nodeArgs?: string[]
   /** called with each chunk the child writes */
   onOutput?: (text: string) => void
+  /** append the node's stdout and stderr to this file instead of piping them here */
+  logFile?: string
+  /** the node keeps running when this process exits (needs `logFile`) */
+  detached?: boolean
 }
 
 /** Starts src/main.ts in a child process and resolves once it listens; rejects (killing the child) on exit or timeout. */
@@ -63,7 +74,15 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
   ]
   if (options.configFile !== undefined) args.push('--config', options.configFile)
   if (options.dataDir !== undefined) args.push('--data-dir', options.dataDir)
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] })
+  if (options.detached === true && options.logFile === undefined) throw new Error('a detached node needs a logFile')
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a')
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    stdio: logFd === undefined ? ['ignore', 'pipe', 'pipe'] : ['ignore', logFd, logFd],
+    detached: options.detached === true,
+  })
+  if (logFd !== undefined) closeSync(logFd)
+  if (options.detached === true) child.unref()
   let output = ''
   let exit: NodeExit | undefined
   const exited = new Promise<NodeExit>((resolve) => {
@@ -74,12 +93,16 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
   })
   const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<NodeExit> => {
     if (exit === undefined) child.kill(signal)
-    return exited
+    // an unref'd child's exit event cannot keep this process alive to wait for it: poll the pid
+    if (options.detached === true) await waitForExit(child.pid!)
+    return exit ?? { code: null, signal }
   }
 
   return new Promise((resolve, reject) => {
     let listening = false
+    let tail: NodeJS.Timeout | undefined
     const timer = setTimeout(() => {
+      clearInterval(tail)
       reject(new Error(`node did not print its listening line within ${options.timeoutMs ?? 30_000} ms:\n${output}`))
       void kill('SIGKILL')
     }, options.timeoutMs ?? 30_000)
@@ -92,6 +115,7 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
       if (match === null) return
       listening = true
       clearTimeout(timer)
+      clearInterval(tail)
       resolve({
         url: match[1],
         pid: child.pid!,
@@ -99,16 +123,63 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
         exited,
         hasExited: () => exit !== undefined,
         kill,
+        pause: () => {
+          if (exit === undefined) child.kill('SIGSTOP')
+        },
+        resume: () => {
+          if (exit === undefined) child.kill('SIGCONT')
+        },
       })
     }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', onData)
+    if (options.logFile === undefined) {
+      child.stdout!.on('data', onData)
+      child.stderr!.on('data', onData)
+    } else {
+      // the file may hold earlier runs' lines: read only what this child appends
+      const file = options.logFile
+      let offset = statSync(file).size
+      tail = setInterval(() => {
+        const chunk = readFrom(file, offset)
+        offset += chunk.length
+        if (chunk.length > 0) onData(chunk)
+      }, 50)
+    }
     void exited.then((how) => {
       if (listening) return
       clearTimeout(timer)
+      clearInterval(tail)
       reject(new Error(`node exited (code ${how.code}, signal ${how.signal}) before listening:\n${output}`))
     })
   })
+}
+
+/** resolves once no process has this pid (signal 0 probes without signalling) */
+export async function waitForExit(pid: number): Promise<void> {
+  for (;;) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** the bytes of `path` from `offset` on (empty when none) */
+function readFrom(path: string, offset: number): Buffer {
+  const fd = openSync(path, 'r')
+  try {
+    const chunks: Buffer[] = []
+    for (;;) {
+      const buffer = Buffer.alloc(64 * 1024)
+      const read = readSync(fd, buffer, 0, buffer.length, offset)
+      if (read === 0) return Buffer.concat(chunks)
+      chunks.push(buffer.subarray(0, read))
+      offset += read
+    }
+  } finally {
+    closeSync(fd)
+  }
 }
 
 export interface NodeConfigFile {
