@@ -10,3 +10,11 @@ export interface TxSubmitter {
   /** The hash a client signs in the 2017 format (tx_getSignHash). */
   signHash(params: object): Hex
 }
+
+/** The JSON-RPC method that submits each kind of transaction; a relayed one is checked against its params schema. */
+export const SUBMIT_METHOD: Readonly<Record<TxKind, string>> = {
+  transfer: 'tx_sendTransaction',
+  deploy: 'contract_deployContract',
+  invoke: 'contract_invokeContract',
+  maintain: 'contract_maintainContract',
+}

@@ -18,6 +18,12 @@ export const MAX_PAYLOAD_BYTES = 256 * 1024
 export interface AdmissionOptions {
   /** node clock in ns; injectable so tests and replays can pin time */
   nowNs(): bigint
+  /**
+   * false: skip the "not in the future, not older than a day" window. For a transaction another
+   * VP admitted, or one an agreed batch names: the window is a client-facing rule, and a peer's
+   * clock a little ahead must not keep this node from ordering it.
+   */
+  timeWindow?: boolean
 }
 
 function lowerHex(raw: unknown): string {
@@ -39,8 +45,11 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
 
   const timestamp = BigInt(params.timestamp as number | bigint)
   const now = options.nowNs()
-  if (timestamp <= 0n || timestamp > now + FIVE_MINUTES_NS) throw new InvalidParams('`timestamp` is invalid')
-  if (timestamp < now - ONE_DAY_NS) throw new InvalidParams('transaction out of date')
+  if (timestamp <= 0n) throw new InvalidParams('`timestamp` is invalid')
+  if (options.timeWindow !== false) {
+    if (timestamp > now + FIVE_MINUTES_NS) throw new InvalidParams('`timestamp` is invalid')
+    if (timestamp < now - ONE_DAY_NS) throw new InvalidParams('transaction out of date')
+  }
 
   const signature = lowerHex(params.signature)
   if (signature === '0x') throw new InvalidParams('missing params `signature`')

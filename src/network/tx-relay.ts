@@ -1,0 +1,105 @@
+/**
+ * Transactions between nodes. A VP relays every client transaction it admitted to every other
+ * VP, so each holds it before a batch names it by hash (consensus.md §3 step 2). On the wire a
+ * transaction is the client's own params object, as signed: the receiver checks it against the
+ * submitting method's params schema (openrpc.json, the same validator a client request meets),
+ * runs the same admission checks (hash recomputed) and its pool verifies the signature, so a peer
+ * can relay only what a client could have sent.
+ */
+import { methods, schemas } from '../../generated/methods.ts'
+import { SUBMIT_METHOD } from '../api/submit.ts'
+import { admitTransaction } from '../chain/admission.ts'
+import type { TxPool } from '../chain/pool.ts'
+import type { SignedTx, TxKind } from '../chain/types.ts'
+import { DuplicateTransaction } from '../errors.ts'
+import type { Logger } from '../log.ts'
+import { parseJson, stringifyJson } from '../rpc/json.ts'
+import { compileParamChecker, type ParamChecker } from '../rpc/params.ts'
+import { Channel } from './channels.ts'
+
+/** the part of the peer network the relay uses (src/p2p's PeerNetwork has it) */
+export interface RelayNetwork {
+  broadcast(channel: number, payload: Uint8Array, to?: (peer: { vp: boolean }) => boolean): void
+  on(channel: number, handler: (from: { hostname: string; vp: boolean }, payload: Uint8Array) => void): void
+}
+
+const checkers = new Map<TxKind, ParamChecker>()
+const checkerOf = (kind: TxKind): ParamChecker => {
+  let checker = checkers.get(kind)
+  if (checker === undefined) {
+    const method = SUBMIT_METHOD[kind]
+    checker = compileParamChecker(method, methods[method as keyof typeof methods], schemas as Record<string, unknown>)
+    checkers.set(kind, checker)
+  }
+  return checker
+}
+/** deep enough for any params object a client can sign, shallow enough to refuse a nesting attack */
+const MAX_DEPTH = 16
+
+export function encodeTxs(txs: readonly SignedTx[]): Uint8Array {
+  return Buffer.from(stringifyJson(txs.map((tx) => ({ kind: tx.kind, params: tx.signed }))))
+}
+
+/**
+ * The transactions of a payload `encodeTxs` wrote, admitted again. `timeWindow: false` for
+ * relayed and fetched ones (the window is a client-facing rule). Throws on anything malformed.
+ */
+export function decodeTxs(payload: Uint8Array, options: { nowNs(): bigint; timeWindow?: boolean }): SignedTx[] {
+  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: MAX_DEPTH })
+  if (!Array.isArray(items)) throw new Error('a transaction list must be a JSON array')
+  return items.map((item: unknown, index) => {
+    const { kind, params } = (item ?? {}) as { kind?: unknown; params?: unknown }
+    if (typeof kind !== 'string' || !Object.hasOwn(SUBMIT_METHOD, kind)) {
+      throw new Error(`transaction ${index}: unknown kind ${String(kind).slice(0, 32)}`)
+    }
+    if (params === null || typeof params !== 'object' || Array.isArray(params))
+      throw new Error(`transaction ${index}: params must be an object`)
+    const [checked] = checkerOf(kind as TxKind).check([params])
+    const tx = admitTransaction(kind as TxKind, checked as Record<string, unknown>, options)
+    if (tx.simulate) throw new Error(`transaction ${index}: a simulation is never relayed`)
+    return tx
+  })
+}
+
+export interface TxRelay {
+  /** sends a transaction this node admitted to every other VP (gathered per event-loop turn) */
+  relay(tx: SignedTx): void
+}
+
+export function createTxRelay(options: { network: RelayNetwork; pool: TxPool; nowNs(): bigint; log: Logger }): TxRelay {
+  const { network, pool, log } = options
+  let outgoing: SignedTx[] = []
+
+  network.on(Channel.tx, (from, payload) => {
+    // an NVP hands its clients' transactions to one VP with a forward request, never relays
+    if (!from.vp) {
+      log.warn(`dropped a transaction relay from ${from.hostname}, which is not a VP`)
+      return
+    }
+    let txs: SignedTx[]
+    try {
+      txs = decodeTxs(payload, { nowNs: options.nowNs, timeWindow: false })
+    } catch (error) {
+      log.warn(`dropped a malformed transaction relay from ${from.hostname}: ${(error as Error).message}`)
+      return
+    }
+    // TODO(issue 6): a relayed transaction whose signature fails should be dropped, not ordered as SIGFAILED
+    for (const tx of txs) {
+      pool.add(tx, { fromPeer: true }).catch((error: unknown) => {
+        if (!(error instanceof DuplicateTransaction)) log.warn(`could not pool ${tx.hash} relayed by ${from.hostname}`, error)
+      })
+    }
+  })
+
+  return {
+    relay(tx) {
+      outgoing.push(tx)
+      if (outgoing.length > 1) return
+      setImmediate(() => {
+        const batch = outgoing
+        outgoing = []
+        network.broadcast(Channel.tx, encodeTxs(batch), (peer) => peer.vp)
+      })
+    },
+  }
+}
