@@ -21,6 +21,7 @@ import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
 import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
+import { type BlockBatch, BlockBatchesRepo } from './repos/block-batches.ts'
 import { BlockTxsRepo } from './repos/block-txs.ts'
 import { BlocksRepo } from './repos/blocks.ts'
 import { ConsensusLogRepo, type ConsensusWrite } from './repos/consensus-log.ts'
@@ -54,6 +55,7 @@ import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from '
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
+export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
@@ -110,6 +112,7 @@ class LmdbStore implements Store {
   private readonly deployed: DeployedRepo
   private readonly tcerts: TcertsRepo
   private readonly consensusLog: ConsensusLogRepo
+  private readonly blockBatches: BlockBatchesRepo
   private readonly world: WorldStateRepo
   private readonly archive: ArchiveRepo
   /** LMDB database by keyspace number, for raw entries */
@@ -145,6 +148,7 @@ class LmdbStore implements Store {
     this.deployed = new DeployedRepo(dbs.deployed)
     this.tcerts = new TcertsRepo(dbs.tcerts)
     this.consensusLog = new ConsensusLogRepo(env, dbs.consensus)
+    this.blockBatches = new BlockBatchesRepo(dbs.blockBatches)
     this.world = new WorldStateRepo(dbs)
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
     this.archived = this.archive.record()
@@ -269,6 +273,10 @@ class LmdbStore implements Store {
 
   getTcert(pemBytes: Uint8Array): TcertRecord | undefined {
     return this.tcerts.get(pemBytes)
+  }
+
+  getBlockBatch(number: number): BlockBatch | undefined {
+    return this.live(number) ? this.blockBatches.get(number) : undefined
   }
 
   // ---- consensus log (a VP's own votes, view, checkpoints)
@@ -401,6 +409,15 @@ class LmdbStore implements Store {
       if (t.blockNumber !== number) throw new Error(`commitBlock: invalid[${i}].blockNumber ${t.blockNumber}, expected ${number}`)
       return key
     })
+    const batchKeys = block.batch?.txHashes.map((hash, i) => fixedBytes(hash, 32, `batch.txHashes[${i}]`))
+    if (batchKeys?.some((key) => !seen.has(key.toString('hex'))) === true) {
+      throw new Error(`commitBlock: the batch of block ${number} names a tx the block does not hold`)
+    }
+    if (batchKeys !== undefined && batchKeys.length !== validKeys.length + invalidKeys.length) {
+      throw new Error(
+        `commitBlock: the batch names ${batchKeys.length} txs, the block holds ${validKeys.length} valid and ${invalidKeys.length} invalid`,
+      )
+    }
     const validSignKeys = txs.map((t) => signKey(t.tx.from, t.tx.signHash))
     const invalidSignKeys = invalid.map((t) => signKey(t.tx.from, t.tx.signHash))
 
@@ -415,6 +432,8 @@ class LmdbStore implements Store {
     await this.env.childTransaction(() => {
       this.blocks.put(header)
       this.blockTxs.put(number, validKeys, invalidKeys)
+      if (block.batch !== undefined && batchKeys !== undefined)
+        this.blockBatches.put(number, { view: block.batch.view, txKeys: batchKeys, proof: block.batch.proof })
       for (let i = 0; i < txs.length; i++) {
         this.txs.put(validKeys[i], txs[i])
         this.receipts.put(validKeys[i], receipts[i])
@@ -567,6 +586,7 @@ class LmdbStore implements Store {
     empty('blockTime', timeKey(header.writeTime, 'header.writeTime', u32be(number)))
     raw('blockTxs', number)
     raw('blockInvalidTxs', number)
+    if (this.blockBatches.get(number) !== undefined) raw('blockBatches', number)
     for (const hash of this.blockTxs.validHashes(number)) {
       const key = fixedBytes(hash, 32, 'tx hash')
       raw('txs', key)

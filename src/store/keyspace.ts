@@ -61,6 +61,8 @@ export const Keyspace = {
   archivedTxs: 22,
   /** utf8 key chosen by the consensus layer (e.g. `vote/…`) -> record bytes; a VP's own votes, view and checkpoints (repos/consensus-log.ts) */
   consensus: 23,
+  /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx in batch order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
+  blockBatches: 24,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -98,6 +100,7 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   snapshotRequests: msgpackBy('uint32'),
   archivedTxs: binaryBy('binary'),
   consensus: binaryBy('ordered-binary'),
+  blockBatches: msgpackBy('uint32'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

@@ -2,6 +2,7 @@
 
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
+import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 import type { StateHasher } from './state-hasher.ts'
@@ -28,6 +29,8 @@ export interface BlockCommit {
   receipts: Receipt[]
   invalid: InvalidTx[]
   changes: WorldChanges
+  /** a block ordered by consensus: its batch and commit proof (keyspace 24), so peers can replay it */
+  batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
 }
 
 export interface GenesisAccount {
@@ -124,6 +127,9 @@ export interface Store {
   putTcert(record: TcertRecord): Promise<void>
   /** the record of the issued TCert whose PEM is exactly these bytes */
   getTcert(pemBytes: Uint8Array): TcertRecord | undefined
+
+  /** the batch and commit proof of a block ordered by consensus (undefined for a solo block or one not live) */
+  getBlockBatch(number: number): BlockBatch | undefined
 
   /** A VP's consensus records (keyspace 23): all in one transaction, resolved once on disk (fsync), not only committed. */
   writeConsensus(writes: readonly ConsensusWrite[]): Promise<void>

@@ -456,4 +456,35 @@ test('the consensus log: one durable write of many records, read back by prefix 
   await store.close()
 })
 
+test('a consensus block keeps its batch (valid and invalid interleaved) and proof; a batch that does not match is refused', async () => {
+  const store = await openStore(`${tempDir('batches')}/ledger`)
+  const good = makeTx('batch-good')
+  const bad = makeTx('batch-bad')
+  const block = nextBlock(store, { valid: [good], invalid: [bad] })
+  const proof = Uint8Array.of(9, 8, 7)
+  const mismatched = { ...block, batch: { view: 3, txHashes: [bad.hash], proof } }
+  try {
+    await store.commitBlock(mismatched)
+    assert.unreachable('a batch naming 1 tx for a block of 2 is refused')
+  } catch (error) {
+    assert.match((error as Error).message, /the batch names 1 txs/)
+  }
+  try {
+    await store.commitBlock({ ...block, batch: { view: 3, txHashes: [bad.hash, makeTx('stranger').hash], proof } })
+    assert.unreachable('a batch naming a tx the block does not hold is refused')
+  } catch (error) {
+    assert.match((error as Error).message, /names a tx the block does not hold/)
+  }
+  await store.commitBlock({ ...block, batch: { view: 3, txHashes: [bad.hash, good.hash], proof } })
+  assert.equal(store.getBlockBatch(1), { view: 3, txHashes: [bad.hash, good.hash], proof })
+  assert.is(store.getBlockBatch(2), undefined)
+  await commitNext(store)
+  assert.is(store.getBlockBatch(2), undefined, 'a solo block has no batch')
+  assert.ok(
+    store.blockEntries(1).entries.some((entry) => entry.space === 24),
+    'archiving a block moves its batch with it',
+  )
+  await store.close()
+})
+
 test.run()

@@ -1,0 +1,42 @@
+/**
+ * Keyspace 24 `blockBatches`: for a block ordered by consensus, the batch it executed (every tx
+ * hash in batch order, valid and invalid interleaved as executed) and the proof that a quorum
+ * committed it. Another node replays the block from this (state transfer, NVP sync) and checks
+ * the proof; solo blocks have no entry.
+ */
+import type { Hex } from '../../chain/types.ts'
+import { unpackHex } from '../codec.ts'
+import type { Db } from '../db.ts'
+import { isBlockNumber } from './blocks.ts'
+
+export interface BlockBatch {
+  /** consensus view the batch was committed in */
+  view: number
+  /** every tx hash of the batch, in execution order */
+  txHashes: Hex[]
+  /** the commit certificate, as the consensus codec writes it */
+  proof: Uint8Array
+}
+
+interface StoredBatch {
+  view: number
+  txHashes: Uint8Array
+  proof: Uint8Array
+}
+
+export class BlockBatchesRepo {
+  constructor(private readonly db: Db) {}
+
+  get(number: number): BlockBatch | undefined {
+    if (!isBlockNumber(number)) return undefined
+    const stored: StoredBatch | undefined = this.db.get(number)
+    if (stored === undefined) return undefined
+    return { view: stored.view, txHashes: unpackHex(stored.txHashes, 32), proof: new Uint8Array(stored.proof) }
+  }
+
+  /** inside a write transaction; hash keys are 32 raw bytes each */
+  put(number: number, batch: { view: number; txKeys: Buffer[]; proof: Uint8Array }): void {
+    const stored: StoredBatch = { view: batch.view, txHashes: Buffer.concat(batch.txKeys), proof: batch.proof }
+    this.db.putSync(number, stored)
+  }
+}
