@@ -69,6 +69,16 @@ export interface KeelConfig {
      */
     enrollmentCaFiles: string[]
   }
+  /** the namespace's network of VPs and NVPs (issue 6) */
+  network: {
+    /**
+     * directory holding peerconfig.toml, hosts.toml and addr.toml (spec "configuration files") and
+     * this node's certificates; "" (the default) runs a single VP that orders alone
+     */
+    configDir: string
+    /** consensus timers: "default" (Hyperchain's, consensus.md §8) or "test" (scaled down, §10.12) */
+    timers: 'default' | 'test'
+  }
   log: { level: LogLevel }
 }
 
@@ -103,6 +113,7 @@ export const defaultConfig: KeelConfig = {
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
+  network: { configDir: '', timers: 'default' },
   log: { level: 'info' },
 }
 
@@ -133,6 +144,8 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     resolved.tcert.enrollmentCaFiles.some((file) => typeof file !== 'string' || file === '')
   )
     throw new Error('config: tcert.enrollmentCaFiles must be a list of file paths')
+  if (resolved.network.timers !== 'default' && resolved.network.timers !== 'test')
+    throw new Error(`config: network.timers must be "default" or "test", got ${JSON.stringify(resolved.network.timers)}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

@@ -41,4 +41,10 @@ test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be 
   assert.throws(() => resolveConfig({ tcert: { check: 'yes' } } as never), /tcert.check must be a boolean/)
 })
 
+test('[network]: a single VP by default; timers are "default" or "test"', () => {
+  assert.equal(resolveConfig().network, { configDir: '', timers: 'default' })
+  assert.equal(resolveConfig({ network: { configDir: 'net/node1', timers: 'test' } }).network, { configDir: 'net/node1', timers: 'test' })
+  assert.throws(() => resolveConfig({ network: { timers: 'fast' } } as never), /network.timers must be "default" or "test", got "fast"/)
+})
+
 test.run()
