@@ -1,0 +1,214 @@
+/**
+ * Committed blocks between nodes: a VP serves them, a VP that fell behind (state transfer,
+ * consensus.md §5) and an NVP (§6) fetch and replay them. A block travels as what is needed to
+ * execute it again: its number, parent, time, the batch's transactions in execution order (as
+ * signed, so the receiver admits them afresh), the consensus view and the commit proof. The
+ * receiver checks the proof against the VPs it knows (`verify`), replays the batch and commits
+ * the block only if it reaches the same hash (`apply`); so no single peer is trusted, and a node
+ * whose execution differs stops instead of forking (consensus.md §10.5, §10.9).
+ *
+ * The fetch walks forward from the local tip and each block must name the tip as its parent,
+ * so a peer cannot splice in a block of another chain; it stops at the target and checks its hash.
+ */
+import type { Hex, SignedTx } from '../chain/types.ts'
+import type { Logger } from '../log.ts'
+import { parseJson, stringifyJson } from '../rpc/json.ts'
+import type { BlockBatch } from '../store/index.ts'
+import { Channel } from './channels.ts'
+import { decodeTxs, encodeTxs } from './tx-relay.ts'
+
+export interface SyncedBlock {
+  number: number
+  hash: Hex
+  parentHash: Hex
+  /** block time, ns: the batch's timestamp */
+  timestamp: bigint
+  view: number
+  proof: Uint8Array
+  /** every transaction of the batch, in execution order */
+  txs: SignedTx[]
+}
+
+/** blocks per request (Hyperchain's max_block_fetch) */
+export const BLOCKS_PER_REQUEST = 50
+/** a reply stops growing past this many bytes, so one request never asks a peer for a huge message */
+export const MAX_REPLY_BYTES = 8 * 1024 * 1024
+const REQUEST_TIMEOUT_MS = 60_000
+
+/** what serving reads from the store */
+export interface BlockSource {
+  height(): number
+  getBlock(number: number): { number: number; hash: Hex; parentHash: Hex; writeTime: bigint } | undefined
+  getBlockBatch(number: number): BlockBatch | undefined
+  getTx(hash: Hex): { tx: SignedTx } | undefined
+  getInvalidTx(hash: Hex): { tx: SignedTx } | undefined
+}
+
+export interface SyncNetwork {
+  onRequest(channel: number, handler: (from: { hostname: string }, payload: Uint8Array) => Promise<Uint8Array>): void
+  request(hostname: string, channel: number, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array>
+}
+
+interface WireBlock {
+  number: number
+  hash: Hex
+  parentHash: Hex
+  timestamp: bigint
+  view: number
+  proof: string
+  txs: string
+}
+
+const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+
+/** The consensus blocks `from`..`to` this node holds (at most BLOCKS_PER_REQUEST and MAX_REPLY_BYTES), encoded. */
+export function readBlocks(source: BlockSource, from: number, to: number): Uint8Array {
+  const out: string[] = []
+  let bytes = 2
+  const last = Math.min(to, source.height(), from + BLOCKS_PER_REQUEST - 1)
+  for (let number = from; number <= last && bytes < MAX_REPLY_BYTES; number++) {
+    const header = source.getBlock(number)
+    const batch = source.getBlockBatch(number)
+    // a block archived away or written by solo ordering cannot be replayed from here
+    if (header === undefined || batch === undefined) break
+    const txs = batch.txHashes.map((hash) => {
+      const found = source.getTx(hash) ?? source.getInvalidTx(hash)
+      if (found === undefined) throw new Error(`block ${number} names ${hash}, which the store does not hold`)
+      return found.tx
+    })
+    const wire: WireBlock = {
+      number,
+      hash: header.hash,
+      parentHash: header.parentHash,
+      timestamp: header.writeTime,
+      view: batch.view,
+      proof: hex(batch.proof),
+      txs: Buffer.from(encodeTxs(txs)).toString('utf8'),
+    }
+    const text = stringifyJson(wire)
+    bytes += text.length + 1
+    out.push(text)
+  }
+  return Buffer.from(`[${out.join(',')}]`)
+}
+
+const HASH = /^0x[0-9a-f]{64}$/
+
+/** Blocks from a peer's reply; throws on anything malformed. Transactions are admitted again (time window off). */
+export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBlock[] {
+  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 8 })
+  if (!Array.isArray(items)) throw new Error('a block list must be a JSON array')
+  if (items.length > BLOCKS_PER_REQUEST) throw new Error(`more than ${BLOCKS_PER_REQUEST} blocks in one reply`)
+  return items.map((item: unknown, index) => {
+    const wire = (item ?? {}) as Partial<Record<keyof WireBlock, unknown>>
+    const number = wire.number
+    const timestamp = typeof wire.timestamp === 'number' ? BigInt(wire.timestamp) : wire.timestamp
+    const ok =
+      Number.isSafeInteger(number) &&
+      (number as number) > 0 &&
+      typeof wire.hash === 'string' &&
+      HASH.test(wire.hash) &&
+      typeof wire.parentHash === 'string' &&
+      HASH.test(wire.parentHash) &&
+      typeof timestamp === 'bigint' &&
+      timestamp > 0n &&
+      Number.isSafeInteger(wire.view) &&
+      (wire.view as number) >= 0 &&
+      typeof wire.proof === 'string' &&
+      /^([0-9a-f]{2})*$/.test(wire.proof) &&
+      typeof wire.txs === 'string'
+    if (!ok) throw new Error(`block ${index} of the reply is malformed`)
+    return {
+      number: number as number,
+      hash: wire.hash as Hex,
+      parentHash: wire.parentHash as Hex,
+      timestamp: timestamp as bigint,
+      view: wire.view as number,
+      proof: Buffer.from(wire.proof as string, 'hex'),
+      txs: decodeTxs(Buffer.from(wire.txs as string), { nowNs, timeWindow: false }),
+    }
+  })
+}
+
+/** Answers peers' block requests from the store. */
+export function serveBlocks(network: SyncNetwork, source: BlockSource): void {
+  network.onRequest(Channel.fetchBlocks, async (_from, payload) => {
+    const { from, to } = (parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 2 }) ?? {}) as { from?: unknown; to?: unknown }
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || (from as number) < 1 || (to as number) < (from as number)) {
+      throw new Error('a block request is {"from": n, "to": m} with 1 <= n <= m')
+    }
+    return readBlocks(source, from as number, to as number)
+  })
+}
+
+export interface BlockSyncOptions {
+  network: SyncNetwork
+  /** the local chain's tip */
+  tip(): { number: number; hash: Hex }
+  /** true when the proof shows a quorum of the known VPs committed this block's batch */
+  verify(block: SyncedBlock): boolean
+  /** replays the block and commits it; throws (committing nothing) when the result's hash differs */
+  apply(block: SyncedBlock): Promise<void>
+  nowNs(): bigint
+  log: Logger
+}
+
+export class SyncError extends Error {
+  override name = 'SyncError'
+}
+
+export interface BlockSync {
+  /**
+   * Fetches and applies blocks until the tip is `target` (number and hash), asking `peers` in
+   * turn; resolves when there, rejects with SyncError when no peer could bring it there.
+   */
+  syncTo(target: { number: number; hash: Hex }, peers: readonly string[]): Promise<void>
+}
+
+export function createBlockSync(options: BlockSyncOptions): BlockSync {
+  const { network, log } = options
+
+  /** one request to one peer; resolves with how many blocks it applied */
+  const fetchOnce = async (peer: string, to: number): Promise<number> => {
+    const from = options.tip().number + 1
+    const reply = await network.request(peer, Channel.fetchBlocks, Buffer.from(stringifyJson({ from, to })), REQUEST_TIMEOUT_MS)
+    const blocks = decodeBlocks(reply, options.nowNs)
+    let applied = 0
+    for (const block of blocks) {
+      const tip = options.tip()
+      if (block.number !== tip.number + 1) throw new SyncError(`${peer} sent block ${block.number} where ${tip.number + 1} was asked`)
+      if (block.parentHash !== tip.hash)
+        throw new SyncError(`${peer} sent block ${block.number} whose parent is not this node's block ${tip.number}`)
+      if (!options.verify(block)) throw new SyncError(`${peer} sent block ${block.number} without a valid commit proof`)
+      await options.apply(block)
+      applied++
+    }
+    return applied
+  }
+
+  return {
+    async syncTo(target, peers) {
+      if (peers.length === 0) throw new SyncError('no peer to fetch blocks from')
+      let turn = 0
+      let fruitless = 0
+      while (options.tip().number < target.number) {
+        const peer = peers[turn % peers.length]
+        turn++
+        try {
+          const applied = await fetchOnce(peer, target.number)
+          fruitless = applied === 0 ? fruitless + 1 : 0
+        } catch (error) {
+          fruitless++
+          log.warn(`block sync from ${peer} failed: ${(error as Error).message}`)
+        }
+        if (fruitless >= peers.length) {
+          throw new SyncError(`no peer brought block ${options.tip().number + 1} of ${target.number} (asked ${peers.join(', ')})`)
+        }
+      }
+      const tip = options.tip()
+      if (tip.number === target.number && tip.hash !== target.hash) {
+        throw new SyncError(`block ${target.number} here is ${tip.hash}, the quorum's is ${target.hash}: this node's chain differs`)
+      }
+    },
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Block sync between two real stores: the source serves consensus blocks (batch and proof kept in
+ * keyspace 24), the receiver walks forward from its tip. `apply` here commits the source's own
+ * block record (replaying through the producer is the integration test's job); the transport is
+ * a direct call into the serving handler.
+ */
+
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { admitTransaction } from '../../../src/chain/admission.ts'
+import type { Hex } from '../../../src/chain/types.ts'
+import { createLogger } from '../../../src/log.ts'
+import { createBlockSync, decodeBlocks, readBlocks, SyncError, type SyncNetwork, serveBlocks } from '../../../src/network/block-sync.ts'
+import { Channel } from '../../../src/network/channels.ts'
+import { openStore, type Store } from '../../../src/store/index.ts'
+import type { BlockCommit } from '../../../src/store/types.ts'
+import { wallet } from '../../helpers/wallet.ts'
+import { nextBlock, tempDir } from '../store/fixtures.ts'
+
+const nowNs = () => BigInt(Date.now()) * 1_000_000n
+const alice = wallet()
+const log = createLogger({ level: 'silent' })
+
+/** a source store with `count` consensus blocks of two real signed transfers each (one recorded invalid) */
+async function sourceChain(count: number): Promise<{ store: Store; commits: Map<number, BlockCommit> }> {
+  const store = await openStore(`${tempDir('sync-source')}/ledger`)
+  const commits = new Map<number, BlockCommit>()
+  for (let i = 0; i < count; i++) {
+    const [good, bad] = [1, 2].map(() => admitTransaction('transfer', alice.transfer(wallet().address, 1), { nowNs }))
+    const block = { ...nextBlock(store, { valid: [good], invalid: [bad] }) }
+    block.batch = { view: 0, txHashes: [bad.hash, good.hash], proof: Uint8Array.of(block.header.number) }
+    await store.commitBlock(block)
+    commits.set(block.header.number, block)
+  }
+  return { store, commits }
+}
+
+type Handler = (from: { hostname: string }, payload: Uint8Array) => Promise<Uint8Array>
+
+/** peers by name, each answering requests with its own serving handler */
+function network(peers: Record<string, Handler>): SyncNetwork {
+  return {
+    onRequest: () => assert.unreachable('the receiver serves nothing here'),
+    request: async (hostname, channel, payload) => {
+      assert.is(channel, Channel.fetchBlocks)
+      const handler = peers[hostname]
+      if (handler === undefined) throw new Error(`${hostname} is not connected`)
+      return handler({ hostname: 'receiver' }, payload)
+    },
+  }
+}
+
+function servingHandler(store: Store) {
+  let handler: Handler | undefined
+  serveBlocks(
+    {
+      onRequest: (_channel, h) => {
+        handler = h
+      },
+      request: () => Promise.reject(new Error('the source asks nothing here')),
+    },
+    store,
+  )
+  return handler!
+}
+
+const tipOf = (store: Store) => () => {
+  const number = store.height()
+  return { number, hash: (number === 0 ? `0x${'0'.repeat(64)}` : store.getBlock(number)!.hash) as Hex }
+}
+
+test('blocks travel with their batch in execution order, transactions re-admitted, proof and time exact', async () => {
+  const { store, commits } = await sourceChain(3)
+  const blocks = decodeBlocks(readBlocks(store, 2, 10), nowNs)
+  assert.equal(
+    blocks.map((b) => b.number),
+    [2, 3],
+  )
+  assert.equal(
+    blocks[0].txs.map((tx) => tx.hash),
+    commits.get(2)!.batch!.txHashes,
+  )
+  assert.is(blocks[0].timestamp, commits.get(2)!.header.writeTime)
+  assert.equal([...blocks[1].proof], [3])
+  assert.is(blocks[1].parentHash, commits.get(2)!.header.hash)
+  await store.close()
+})
+
+test('a lagging store syncs to the target from peers in turn, skipping a dead one and one that lies', async () => {
+  const { store: source, commits } = await sourceChain(120)
+  const receiver = await openStore(`${tempDir('sync-receiver')}/ledger`)
+  const honest = servingHandler(source)
+  const liar = async (from: { hostname: string }, payload: Uint8Array) => {
+    const reply = JSON.parse(Buffer.from(await honest(from, payload)).toString()) as { parentHash: string }[]
+    reply[0].parentHash = `0x${'ab'.repeat(32)}`
+    return Buffer.from(JSON.stringify(reply))
+  }
+  const applied: number[] = []
+  const sync = createBlockSync({
+    network: network({ liar, honest }),
+    tip: tipOf(receiver),
+    verify: (block) => block.proof[0] === block.number % 256,
+    apply: async (block) => {
+      applied.push(block.number)
+      await receiver.commitBlock(commits.get(block.number)!)
+    },
+    nowNs,
+    log,
+  })
+  const target = { number: 120, hash: source.getBlock(120)!.hash }
+  await sync.syncTo(target, ['gone', 'liar', 'honest'])
+  assert.is(receiver.height(), 120)
+  assert.is(receiver.getBlock(120)!.hash, target.hash)
+  assert.equal(
+    applied,
+    Array.from({ length: 120 }, (_, i) => i + 1),
+    'every block applied once, in order',
+  )
+  await source.close()
+  await receiver.close()
+})
+
+test('no proof, no block; a target hash that differs from where the chain arrives is a SyncError', async () => {
+  const { store: source, commits } = await sourceChain(3)
+  const receiver = await openStore(`${tempDir('sync-receiver')}/ledger`)
+  const base = {
+    network: network({ honest: servingHandler(source) }),
+    tip: tipOf(receiver),
+    apply: async (block: { number: number }) => receiver.commitBlock(commits.get(block.number)!),
+    nowNs,
+    log,
+  }
+  try {
+    await createBlockSync({ ...base, verify: () => false }).syncTo({ number: 3, hash: source.getBlock(3)!.hash }, ['honest'])
+    assert.unreachable('a block without a valid proof is never applied')
+  } catch (error) {
+    assert.instance(error, SyncError)
+    assert.is(receiver.height(), 0)
+  }
+  try {
+    await createBlockSync({ ...base, verify: () => true }).syncTo({ number: 3, hash: `0x${'cd'.repeat(32)}` }, ['honest'])
+    assert.unreachable('arriving at another hash than the quorum names is an error')
+  } catch (error) {
+    assert.match((error as Error).message, /chain differs/)
+  }
+  await source.close()
+  await receiver.close()
+})
+
+test.run()
