@@ -1,0 +1,124 @@
+/**
+ * NVP → VP forwarding over the two real halves: an NVP-side submitter and a VP's chain (real
+ * store, executor, verifier) serving the forward requests; the transport is a direct call into
+ * the serving handler.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { TxSubmitter } from '../../../src/api/submit.ts'
+import { createChain } from '../../../src/chain/index.ts'
+import { createVerifyPool } from '../../../src/crypto/verify-pool.ts'
+import { createExecutor } from '../../../src/exec/executor.ts'
+import { createLogger } from '../../../src/log.ts'
+import { type ForwardNetwork, forwardingSubmitter, serveForwardedTxs } from '../../../src/network/forward.ts'
+import { openStore } from '../../../src/store/index.ts'
+import { createStateHasher } from '../../../src/store/state-hasher.ts'
+import { wallet } from '../../helpers/wallet.ts'
+
+const log = createLogger({ level: 'silent' })
+const nowNs = () => BigInt(Date.now()) * 1_000_000n
+const alice = wallet()
+
+type Handler = (from: { hostname: string; vp: boolean }, payload: Uint8Array) => Promise<Uint8Array>
+
+async function vpChain() {
+  const store = await openStore(join(mkdtempSync(join(tmpdir(), 'keel-forward-')), 'ledger'))
+  await store.initGenesis([{ address: alice.address as `0x${string}`, balance: 1000n }])
+  const verifyPool = await createVerifyPool({ workers: 0 })
+  const stateHasher = await createStateHasher({ worker: false })
+  const chain = createChain({
+    store,
+    executor: createExecutor(),
+    verifyPool,
+    stateHasher,
+    batchSize: 10,
+    batchTimeoutMs: 5,
+    poolCapacity: 100,
+    nowNs,
+    log,
+  })
+  await chain.start()
+  let handler: Handler | undefined
+  serveForwardedTxs({
+    network: {
+      onRequest: (_channel, h) => {
+        handler = h
+      },
+      request: () => Promise.reject(new Error('a VP asks nothing here')),
+    },
+    submitter: chain.submitter,
+    nowNs,
+    log,
+  })
+  return {
+    store,
+    handler: handler!,
+    close: async () => {
+      await chain.stop()
+      await verifyPool.close()
+      await stateHasher.close()
+      await store.close()
+    },
+  }
+}
+
+const unused: TxSubmitter = {
+  submit: () => Promise.reject(new Error('only simulations run locally')),
+  signHash: () => '0x',
+}
+
+const networkTo = (handler: Handler): ForwardNetwork => ({
+  onRequest: () => assert.unreachable(),
+  request: (_vp, _channel, payload) => handler({ hostname: 'nvp1', vp: false }, payload),
+})
+
+async function rejection(run: () => Promise<unknown>): Promise<{ code?: number; message: string }> {
+  try {
+    await run()
+  } catch (error) {
+    return error as { code?: number; message: string }
+  }
+  throw new Error('expected a rejection')
+}
+
+test('a forwarded transaction is admitted and committed by the VP; its errors reach the NVP client as they are', async () => {
+  const vp = await vpChain()
+  const nvp = forwardingSubmitter({ network: networkTo(vp.handler), pickVp: () => 'vp1', local: unused, nowNs, log })
+  const bob = wallet().address
+  const params = alice.transfer(bob, 7)
+  const hash = await nvp.submit('transfer', params)
+  for (let i = 0; i < 200 && vp.store.getReceipt(hash) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.ok(vp.store.getReceipt(hash), 'committed on the VP')
+  assert.is(vp.store.state.getAccount(bob as `0x${string}`)?.balance, 7n)
+  const duplicate = await rejection(() => nvp.submit('transfer', params))
+  assert.is(duplicate.code, -32007)
+  await vp.close()
+})
+
+test('no VP, or a VP that does not answer: -32006 (retry later), never a hash', async () => {
+  const none = forwardingSubmitter({
+    network: networkTo(() => Promise.reject(new Error('no VP is picked, none is asked'))),
+    pickVp: () => undefined,
+    local: unused,
+    nowNs,
+    log,
+  })
+  assert.is((await rejection(() => none.submit('transfer', alice.transfer(wallet().address, 1)))).code, -32006)
+  const dead = forwardingSubmitter({
+    network: { onRequest: () => undefined, request: () => Promise.reject(new Error('peer vp1 disconnected')) },
+    pickVp: () => 'vp1',
+    local: unused,
+    nowNs,
+    log,
+  })
+  const error = await rejection(() => dead.submit('transfer', alice.transfer(wallet().address, 1)))
+  assert.is(error.code, -32006)
+  assert.match(error.message, /vp1 did not take the transaction \(peer vp1 disconnected\)/)
+  const malformed = await rejection(() => dead.submit('transfer', { ...alice.transfer(wallet().address, 1), timestamp: 1 }))
+  assert.is(malformed.code, -32602, 'refused on the NVP, no round trip')
+})
+
+test.run()
