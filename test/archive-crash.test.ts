@@ -12,9 +12,9 @@ import { join } from 'node:path'
 import { open } from 'lmdb'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { Keyspace } from '../src/store/keyspace.ts'
 import { envelope, post } from './helpers/node.ts'
-import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { wallet } from './helpers/wallet.ts'
 
 const BLOCKS = 30

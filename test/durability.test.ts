@@ -16,10 +16,10 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../src/chain/admission.ts'
+import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { stringifyJson } from '../src/rpc/json.ts'
 import { openStore } from '../src/store/index.ts'
 import { envelope, post } from './helpers/node.ts'
-import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { type Wallet, wallet } from './helpers/wallet.ts'
 
 const ACCOUNTS = 50
