@@ -94,7 +94,8 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
   const kill = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<NodeExit> => {
     if (exit === undefined) child.kill(signal)
     // an unref'd child's exit event cannot keep this process alive to wait for it: poll the pid
-    if (options.detached === true) await waitForExit(child.pid!)
+    if (options.detached !== true) return exited
+    await waitForExit(child.pid!)
     return exit ?? { code: null, signal }
   }
 
