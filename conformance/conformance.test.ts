@@ -261,9 +261,10 @@ for (const method of document.methods) {
     test(`${alias} reaches ${method.name}`, async () => {
       const stats = statsOf(method.name)
       stats.aliases++
-      const example = examples[0]
+      // the first example a node can be put in the state of (an error example is as good a probe)
+      const example = examples.find((candidate) => !UNBUILDABLE.has(stateOf(candidate.description)))
+      if (example === undefined) return assert.unreachable(`${alias}: every example of ${method.name} needs a state that cannot be built`)
       const stateName = stateOf(example.description)
-      assert.not.ok(UNBUILDABLE.has(stateName), `${alias}: the first example of ${method.name} needs a state that cannot be built`)
       const state = await stateFor(stateName)
       const client = clientOf(state)
       const params = example.params.map((param) => param.value)

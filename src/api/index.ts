@@ -12,13 +12,15 @@ import { type CertModules, createCertHandlers } from './cert.ts'
 import type { ChainReader } from './chain-reader.ts'
 import type { Compiler } from './compile.ts'
 import { createContractHandlers } from './contract.ts'
-import { createNodeHandlers, type NodeIdentity } from './node.ts'
+import { createNodeHandlers, type NodeDirectory, type NodeIdentity } from './node.ts'
 import { createSubHandlers } from './sub.ts'
 import type { TxSubmitter } from './submit.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
 
 export interface ApiModules {
   identity: NodeIdentity
+  /** the namespace's nodes; absent for a node running alone */
+  directory?: NodeDirectory
   protocol: ProtocolInfo
   chain: ChainReader
   submitter: TxSubmitter
@@ -48,9 +50,7 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
 }
 
 /** Service prefix → the issue that builds its handlers. */
-export const plannedByService: Readonly<Record<string, string>> = {
-  node: 'issue 6',
-}
+export const plannedByService: Readonly<Record<string, string>> = {}
 
 /** Methods planned in another issue than the rest of their service. */
 export const plannedByMethod: Readonly<Record<string, string>> = {}

@@ -1,15 +1,68 @@
 /** Handlers of the `node_` service. */
 import type { NodeHandlers } from '../../generated/handlers.ts'
+import type { PeerInfo } from '../../generated/types.ts'
 import { nodeHash } from '../crypto/hash.ts'
+import { InvalidParams } from '../errors.ts'
 
 export interface NodeIdentity {
   hostname: string
   namespace: string
 }
 
-export function createNodeHandlers(modules: { identity: NodeIdentity }): Pick<NodeHandlers, 'node_getNodeHash'> {
+/**
+ * The nodes of the namespace as this node sees them; the network layer implements it. A node
+ * running alone has none: node_getNodes then lists only itself, and the deletions say there is
+ * no such peer.
+ */
+export interface NodeDirectory {
+  /** every node this one knows, itself first (delay 0) */
+  nodes(): PeerInfo[]
+  /** starts removing the VP with this hash (consensus.md §7); throws an RpcError the client can act on */
+  deleteVP(hash: string): void
+  /** disconnects the NVP with this hash from this VP */
+  deleteNVP(hash: string): void
+}
+
+export function createNodeHandlers(modules: { identity: NodeIdentity; directory?: NodeDirectory }): NodeHandlers {
   const hash = nodeHash(modules.identity.hostname, modules.identity.namespace)
+  const directory = modules.directory ?? aloneDirectory(modules.identity, hash)
   return {
+    node_getNodes: () => directory.nodes(),
     node_getNodeHash: () => hash,
+    node_deleteVP: ([{ nodehash }]) => {
+      directory.deleteVP(nodehash.toLowerCase())
+      return `successful request to delete vp node, hash ${nodehash.toLowerCase()}`
+    },
+    node_deleteNVP: ([{ nodehash }]) => {
+      directory.deleteNVP(nodehash.toLowerCase())
+      return `successful request to delete nvp node, hash ${nodehash.toLowerCase()}`
+    },
+  }
+}
+
+/** A node with no network configured: the only VP, its own primary, with no peer port. */
+function aloneDirectory(identity: NodeIdentity, hash: string): NodeDirectory {
+  const noPeer = (kind: string, wanted: string): never => {
+    throw new InvalidParams(
+      `no ${kind} with hash ${wanted} among this node's peers: it runs alone (no [network] configDir), so node_getNodes lists only itself`,
+    )
+  }
+  return {
+    nodes: () => [
+      {
+        id: 1,
+        ip: '127.0.0.1',
+        port: 0,
+        namespace: identity.namespace,
+        hash,
+        hostname: identity.hostname,
+        isPrimary: true,
+        isvp: true,
+        status: 0,
+        delay: 0,
+      },
+    ],
+    deleteVP: (wanted) => noPeer('VP', wanted),
+    deleteNVP: (wanted) => noPeer('NVP', wanted),
   }
 }

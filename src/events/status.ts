@@ -10,8 +10,12 @@
  * | jsonrpc  | false  | `overflow`     | -32006                        | a subscription's cache was full and lost its oldest items |
  * | jsonrpc  | false  | `slowConsumer` | -32006                        | a WebSocket reader fell too far behind and was disconnected |
  * | archive  | true   | `progress`     | 0                             | a batch of an archive or restore is done (counts in the message) |
- *
- * Consensus (`viewchange`) and p2p events come with the network (issue 6).
+ * | consensus | false | `viewchange`   | -1                            | this VP asked for a view change (the reason in the message) |
+ * | consensus | true  | `viewchange`   | 0                             | a view change finished (Hyperchain's message: replica, primary, view, height) |
+ * | consensus | false | `recovery`     | -1                            | this VP is recovering (restart, lag, or a checkpoint it disagrees with) |
+ * | consensus | true  | `recovery`     | 0                             | recovery finished; the VP takes part again |
+ * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
+ * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
 import type { CommittedBlock } from '../chain/producer.ts'
 import { InvalidReason } from '../chain/types.ts'
@@ -38,6 +42,54 @@ export function executorStatuses(block: CommittedBlock): StatusEvent[] {
       message: `transaction ${invalid.tx.hash} discarded in block ${block.header.number}: ${invalid.invalidMsg} (${invalid.detail})`,
     }
   })
+}
+
+export const consensusStatus = {
+  viewChangeStarted: (toView: number, reason: string): StatusEvent => ({
+    module: 'consensus',
+    status: false,
+    subType: 'viewchange',
+    errorCode: -1,
+    message: `required viewchange to view ${toView}: ${reason}`,
+  }),
+  viewChangeFinished: (replica: number, primary: number, view: number, height: number): StatusEvent => ({
+    module: 'consensus',
+    status: true,
+    subType: 'viewchange',
+    errorCode: 0,
+    message: `Replica ${replica} finished viewChange, primary=${primary}, view=${view}/height=${height}`,
+  }),
+  recoveryStarted: (reason: string): StatusEvent => ({
+    module: 'consensus',
+    status: false,
+    subType: 'recovery',
+    errorCode: -1,
+    message: `recovering: ${reason}`,
+  }),
+  recoveryFinished: (view: number, height: number): StatusEvent => ({
+    module: 'consensus',
+    status: true,
+    subType: 'recovery',
+    errorCode: 0,
+    message: `recovered at view ${view}, height ${height}`,
+  }),
+}
+
+export const p2pStatus = {
+  connected: (hostname: string, role: 'VP' | 'NVP'): StatusEvent => ({
+    module: 'p2p',
+    status: true,
+    subType: 'connected',
+    errorCode: 0,
+    message: `${role} ${hostname} connected`,
+  }),
+  lost: (hostname: string, role: 'VP' | 'NVP', reason: string): StatusEvent => ({
+    module: 'p2p',
+    status: false,
+    subType: 'lost',
+    errorCode: -1,
+    message: `${role} ${hostname} lost: ${reason}`,
+  }),
 }
 
 export const jsonrpcStatus = {
