@@ -18,8 +18,27 @@ import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 
 export type Job =
   | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
-  | { kind: 'transfers'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number }
-  | { kind: 'erc20'; url: string; wsUrl: string; seed: string; accounts: number; count: number; concurrency: number; token: string }
+  | {
+      kind: 'transfers'
+      url: string
+      submitUrls: string[]
+      wsUrl: string
+      seed: string
+      accounts: number
+      count: number
+      concurrency: number
+    }
+  | {
+      kind: 'erc20'
+      url: string
+      submitUrls: string[]
+      wsUrl: string
+      seed: string
+      accounts: number
+      count: number
+      concurrency: number
+      token: string
+    }
   | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
@@ -109,11 +128,16 @@ async function rpcOn(connection: RawConnection, method: string, paramsJson: stri
   return JSON.parse(await connection.post(body)) as Reply
 }
 
-/** Runs `client` once per connection, `count` connections at once, and closes them after. */
-async function onConnections(url: string, count: number, client: (connection: RawConnection) => Promise<void>): Promise<void> {
+/** Runs `client` once per connection, `count` connections at once (spread over `urls` in turn), and closes them after. */
+async function onConnections(
+  urls: string | readonly string[],
+  count: number,
+  client: (connection: RawConnection) => Promise<void>,
+): Promise<void> {
+  const spread = typeof urls === 'string' ? [urls] : urls
   await Promise.all(
-    Array.from({ length: count }, async () => {
-      const connection = await rawConnection(url)
+    Array.from({ length: count }, async (_, i) => {
+      const connection = await rawConnection(spread[i % spread.length])
       try {
         await client(connection)
       } finally {
@@ -187,7 +211,7 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
 // ---- transaction workloads ----
 
 async function runTransactions(
-  job: { url: string; wsUrl: string; concurrency: number },
+  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number },
   method: string,
   signed: Record<string, unknown>[],
   label: string,
@@ -202,7 +226,8 @@ async function runTransactions(
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
   const started = performance.now()
-  await onConnections(job.url, job.concurrency, async (connection) => {
+  // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
+  await onConnections(job.submitUrls, job.concurrency, async (connection) => {
     while (next < bodies.length) {
       const body = bodies[next++]
       const sentAt = performance.now()

@@ -7,6 +7,7 @@
  *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
  *                 [--concurrency 128] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
  *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>]
+ *   npm run bench -- --url http://vp1:8081,http://vp2:8081,… --key …   (a network: submissions go round the list)
  *
  * With `--url` the same workloads run against that node: the 1,000 accounts are funded from `--key`
  * first, the node's CPU and RSS are read only when `--pid` names its process on this machine, and
@@ -49,6 +50,8 @@ const repoRoot = join(import.meta.dirname, '..')
 
 interface Target {
   url: string
+  /** nodes that take submissions, in turn (url first) */
+  submitUrls: string[]
   wsUrl: string
   pid?: number
   funderKey?: string
@@ -67,14 +70,23 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     logLevel: 'info',
     nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   })
-  return { url: node.url, wsUrl: node.url.replace(/^http/, 'ws'), pid: node.pid, stop: async () => void (await node.kill('SIGINT')) }
+  return {
+    url: node.url,
+    submitUrls: [node.url],
+    wsUrl: node.url.replace(/^http/, 'ws'),
+    pid: node.pid,
+    stop: async () => void (await node.kill('SIGINT')),
+  }
 }
 
 function remoteTarget(): Target {
-  const url = values.url as string
+  // several nodes of one network: submissions go round the list, the first also serves set-up, commits and reads
+  const urls = (values.url as string).split(',').filter((url) => url !== '')
+  const url = urls[0]
   if (values.key === undefined) throw new Error('--url needs --key <private key of a funded account> to fund the benchmark accounts')
   return {
     url,
+    submitUrls: urls,
     wsUrl: url.replace(/^http/, 'ws'),
     pid: values.pid === undefined ? undefined : Number(values.pid),
     funderKey: values.key,
@@ -272,7 +284,14 @@ async function main(): Promise<void> {
 }
 
 /** What every transaction workload on `target` shares. */
-const workloadOn = (target: Target) => ({ url: target.url, wsUrl: target.wsUrl, seed: SEED, accounts: ACCOUNTS, concurrency: CONCURRENCY })
+const workloadOn = (target: Target) => ({
+  url: target.url,
+  submitUrls: target.submitUrls,
+  wsUrl: target.wsUrl,
+  seed: SEED,
+  accounts: ACCOUNTS,
+  concurrency: CONCURRENCY,
+})
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
 function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<SetupResult> {
