@@ -1,8 +1,10 @@
 /**
  * Committed blocks between nodes: a VP serves them, a VP that fell behind (state transfer,
  * consensus.md §5) and an NVP (§6) fetch and replay them. A block travels as what is needed to
- * execute it again: its number, parent, time, the batch's transactions in execution order (as
- * signed, so the receiver admits them afresh), the consensus view and the commit proof. The
+ * execute it again: its number, parent, time, the batch as the proof names it (tx hashes), the
+ * bodies of the transactions the block executed (as signed, so the receiver admits them afresh;
+ * the rest of the batch was already committed earlier and is skipped alike everywhere), the
+ * consensus view and the commit proof. The
  * receiver checks the proof against the VPs it knows (`verify`), replays the batch and commits
  * the block only if it reaches the same hash (`apply`); so no single peer is trusted, and a node
  * whose execution differs stops instead of forking (consensus.md §10.5, §10.9).
@@ -25,7 +27,9 @@ export interface SyncedBlock {
   timestamp: bigint
   view: number
   proof: Uint8Array
-  /** every transaction of the batch, in execution order */
+  /** the batch as the proof names it */
+  txHashes: Hex[]
+  /** the transactions the block executed, in batch order (the batch less those committed before) */
   txs: SignedTx[]
 }
 
@@ -40,8 +44,8 @@ export interface BlockSource {
   height(): number
   getBlock(number: number): { number: number; hash: Hex; parentHash: Hex; writeTime: bigint } | undefined
   getBlockBatch(number: number): BlockBatch | undefined
-  getTx(hash: Hex): { tx: SignedTx } | undefined
-  getInvalidTx(hash: Hex): { tx: SignedTx } | undefined
+  getTx(hash: Hex): { tx: SignedTx; blockNumber: number } | undefined
+  getInvalidTx(hash: Hex): { tx: SignedTx; blockNumber: number } | undefined
 }
 
 export interface SyncNetwork {
@@ -56,6 +60,7 @@ interface WireBlock {
   timestamp: bigint
   view: number
   proof: string
+  txHashes: Hex[]
   txs: string
 }
 
@@ -71,11 +76,12 @@ export function readBlocks(source: BlockSource, from: number, to: number): Uint8
     const batch = source.getBlockBatch(number)
     // a block archived away or written by solo ordering cannot be replayed from here
     if (header === undefined || batch === undefined) break
-    const txs = batch.txHashes.map((hash) => {
+    const txs: SignedTx[] = []
+    for (const hash of batch.txHashes) {
       const found = source.getTx(hash) ?? source.getInvalidTx(hash)
       if (found === undefined) throw new Error(`block ${number} names ${hash}, which the store does not hold`)
-      return found.tx
-    })
+      if (found.blockNumber === number) txs.push(found.tx)
+    }
     const wire: WireBlock = {
       number,
       hash: header.hash,
@@ -83,6 +89,7 @@ export function readBlocks(source: BlockSource, from: number, to: number): Uint8
       timestamp: header.writeTime,
       view: batch.view,
       proof: hex(batch.proof),
+      txHashes: batch.txHashes,
       txs: Buffer.from(encodeTxs(txs)).toString('utf8'),
     }
     const text = stringifyJson(wire)
@@ -96,7 +103,7 @@ const HASH = /^0x[0-9a-f]{64}$/
 
 /** Blocks from a peer's reply; throws on anything malformed. Transactions are admitted again (time window off). */
 export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBlock[] {
-  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 8 })
+  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 4 })
   if (!Array.isArray(items)) throw new Error('a block list must be a JSON array')
   if (items.length > BLOCKS_PER_REQUEST) throw new Error(`more than ${BLOCKS_PER_REQUEST} blocks in one reply`)
   return items.map((item: unknown, index) => {
@@ -116,8 +123,20 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
       (wire.view as number) >= 0 &&
       typeof wire.proof === 'string' &&
       /^([0-9a-f]{2})*$/.test(wire.proof) &&
+      Array.isArray(wire.txHashes) &&
+      wire.txHashes.every((hash) => typeof hash === 'string' && HASH.test(hash)) &&
       typeof wire.txs === 'string'
     if (!ok) throw new Error(`block ${index} of the reply is malformed`)
+    const txs = decodeTxs(Buffer.from(wire.txs as string), { nowNs, timeWindow: false })
+    // the bodies must be the batch's, in its order (which of them ran is for the replay to decide)
+    const named = wire.txHashes as Hex[]
+    let at = 0
+    for (const tx of txs) {
+      while (at < named.length && named[at] !== tx.hash) at++
+      if (at === named.length)
+        throw new Error(`block ${index} of the reply carries ${tx.hash}, which its batch does not name in that place`)
+      at++
+    }
     return {
       number: number as number,
       hash: wire.hash as Hex,
@@ -125,7 +144,8 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
       timestamp: timestamp as bigint,
       view: wire.view as number,
       proof: Buffer.from(wire.proof as string, 'hex'),
-      txs: decodeTxs(Buffer.from(wire.txs as string), { nowNs, timeWindow: false }),
+      txHashes: named,
+      txs,
     }
   })
 }

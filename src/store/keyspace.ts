@@ -61,7 +61,7 @@ export const Keyspace = {
   archivedTxs: 22,
   /** utf8 key chosen by the consensus layer (e.g. `vote/…`) -> record bytes; a VP's own votes, view and checkpoints (repos/consensus-log.ts) */
   consensus: 23,
-  /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx in batch order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
+  /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx the batch named, in order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
   blockBatches: 24,
 } as const
 

@@ -1,7 +1,8 @@
 /**
  * Keyspace 24 `blockBatches`: for a block ordered by consensus, the batch it executed (every tx
- * hash in batch order, valid and invalid interleaved as executed) and the proof that a quorum
- * committed it. Another node replays the block from this (state transfer, NVP sync) and checks
+ * hash the batch named, in order: the block's valid and invalid txs interleaved as executed, plus
+ * any that were skipped because they were already committed) and the proof that a quorum
+ * committed it: the proof signs the batch as named. Another node replays the block from this (state transfer, NVP sync) and checks
  * the proof; solo blocks have no entry.
  */
 import type { Hex } from '../../chain/types.ts'
@@ -12,7 +13,7 @@ import { isBlockNumber } from './blocks.ts'
 export interface BlockBatch {
   /** consensus view the batch was committed in */
   view: number
-  /** every tx hash of the batch, in execution order */
+  /** every tx hash the batch named, in order (the proof covers exactly this list) */
   txHashes: Hex[]
   /** the commit certificate, as the consensus codec writes it */
   proof: Uint8Array

@@ -28,7 +28,13 @@ async function sourceChain(count: number): Promise<{ store: Store; commits: Map<
   for (let i = 0; i < count; i++) {
     const [good, bad] = [1, 2].map(() => admitTransaction('transfer', alice.transfer(wallet().address, 1), { nowNs }))
     const block = { ...nextBlock(store, { valid: [good], invalid: [bad] }) }
-    block.batch = { view: 0, txHashes: [bad.hash, good.hash], proof: Uint8Array.of(block.header.number) }
+    // the batch also names a transaction of the block before, skipped at execution
+    const earlier = commits.get(block.header.number - 1)?.txs[0].tx.hash
+    block.batch = {
+      view: 0,
+      txHashes: earlier === undefined ? [bad.hash, good.hash] : [bad.hash, earlier, good.hash],
+      proof: Uint8Array.of(block.header.number),
+    }
     await store.commitBlock(block)
     commits.set(block.header.number, block)
   }
@@ -76,13 +82,23 @@ test('blocks travel with their batch in execution order, transactions re-admitte
     blocks.map((b) => b.number),
     [2, 3],
   )
+  assert.equal(blocks[0].txHashes, commits.get(2)!.batch!.txHashes, 'the batch as named, the skipped one included')
   assert.equal(
     blocks[0].txs.map((tx) => tx.hash),
-    commits.get(2)!.batch!.txHashes,
+    [commits.get(2)!.invalid[0].tx.hash, commits.get(2)!.txs[0].tx.hash],
+    'bodies of what the block executed, in batch order',
   )
   assert.is(blocks[0].timestamp, commits.get(2)!.header.writeTime)
   assert.equal([...blocks[1].proof], [3])
   assert.is(blocks[1].parentHash, commits.get(2)!.header.hash)
+  await store.close()
+})
+
+test("a reply whose bodies are not its batch's, in order, is refused", async () => {
+  const { store } = await sourceChain(2)
+  const reply = JSON.parse(Buffer.from(readBlocks(store, 2, 2)).toString()) as { txHashes: string[] }[]
+  reply[0].txHashes.reverse()
+  assert.throws(() => decodeBlocks(Buffer.from(JSON.stringify(reply)), nowNs), /which its batch does not name in that place/)
   await store.close()
 })
 
