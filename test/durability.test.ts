@@ -17,8 +17,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../src/chain/admission.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
-import { stringifyJson } from '../src/rpc/json.ts'
 import { openStore } from '../src/store/index.ts'
+import { call, callBatch, height, type Reply, receipts, receiptText } from './helpers/audit.ts'
 import { envelope, post } from './helpers/node.ts'
 import { type Wallet, wallet } from './helpers/wallet.ts'
 
@@ -46,12 +46,6 @@ interface Sent {
   kind: Kind
   params: Record<string, unknown>
   round: number
-}
-
-interface Reply {
-  code: number
-  message: string
-  result?: unknown
 }
 
 interface WireTx {
@@ -131,63 +125,6 @@ function makeTx(round: number): Sent {
     params = from.transfer(pick(everyAddress), 1 + randomInt(1000))
   }
   return { hash: admitTransaction('transfer', params, { nowNs }).hash, kind, params, round }
-}
-
-const isNetworkError = (error: unknown): boolean =>
-  error instanceof Error &&
-  /ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|ETIMEDOUT/i.test(`${(error as NodeJS.ErrnoException).code} ${error.message}`)
-
-/** A read: retried on network errors (reads are idempotent). */
-async function call(url: string, method: string, params: unknown[]): Promise<Reply> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return (await post(url, envelope(method, params))).body as Reply
-    } catch (error) {
-      if (!isNetworkError(error) || attempt >= 5) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
-
-/** Reads in one JSON-RPC batch (≤ 100); replies in request order. */
-async function callBatch(url: string, calls: { method: string; params: unknown[] }[], retries = 5): Promise<Reply[]> {
-  if (calls.length === 0) return []
-  const body = calls.map((c, id) => envelope(c.method, c.params, { id }))
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const reply = (await post(url, body)).body as (Reply & { id: number })[]
-      assert.ok(Array.isArray(reply), `batch reply is not an array: ${stringifyJson(reply)}`)
-      const byId = new Map(reply.map((r) => [Number(r.id), r]))
-      return calls.map((_c, id) => byId.get(id)!)
-    } catch (error) {
-      if (!isNetworkError(error) || attempt >= retries) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-}
-
-async function receipts(url: string, hashes: readonly string[]): Promise<Reply[]> {
-  const out: Reply[] = []
-  for (let at = 0; at < hashes.length; at += 100) {
-    const chunk = hashes.slice(at, at + 100)
-    out.push(
-      ...(await callBatch(
-        url,
-        chunk.map((hash) => ({ method: 'tx_getTransactionReceipt', params: [hash] })),
-      )),
-    )
-  }
-  return out
-}
-
-/** The receipt reply as a comparable string: code, message and result. */
-const receiptText = (reply: Reply): string => stringifyJson({ code: reply.code, message: reply.message, result: reply.result })
-
-async function height(url: string): Promise<number> {
-  const reply = await call(url, 'block_latestBlock', [])
-  if (reply.code === -32011) return 0
-  assert.is(reply.code, 0, `block_latestBlock: ${reply.message}`)
-  return Number((reply.result as WireBlock).number)
 }
 
 async function startNode(): Promise<NodeProcess> {
