@@ -61,6 +61,12 @@ export interface StartOptions {
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
+  if (config.network.configDir !== '') {
+    // TODO(issue 6): run as a VP or NVP of the network the directory describes
+    throw new Error(
+      `config: [network] configDir = ${JSON.stringify(config.network.configDir)}: running as a node of a network is not built yet (issue 6); the peer links, configuration files and certificates exist (src/p2p), the consensus that orders blocks among VPs does not run yet. Remove configDir to run this node alone.`,
+    )
+  }
   const log = options.log ?? createLogger({ level: config.log.level })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs

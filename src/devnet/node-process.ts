@@ -192,17 +192,31 @@ export interface NodeConfigFile {
   genesis?: readonly { address: string; balance: bigint | string | number }[]
   /** the [archive] section (archive-crash.test.ts slows batches down to kill the node between them) */
   archive?: { batchBlocks?: number; testBatchDelayMs?: number }
+  /** [node] hostname (default node1) */
+  hostname?: string
+  /** the [network] section: a node of a network of VPs and NVPs */
+  network?: { configDir: string; timers: 'default' | 'test' }
 }
 
 /** Writes a TOML config file with the given data directory, chain settings and genesis accounts. */
 export function writeNodeConfig(path: string, config: NodeConfigFile): void {
-  const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`, '', '[jsonrpc]', `port = ${config.port ?? 0}`, '', '[chain]']
+  const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`]
+  if (config.hostname !== undefined) lines.push(`hostname = ${JSON.stringify(config.hostname)}`)
+  lines.push('', '[jsonrpc]', `port = ${config.port ?? 0}`, '', '[chain]')
   if (config.batchSize !== undefined) lines.push(`batchSize = ${config.batchSize}`)
   if (config.batchTimeoutMs !== undefined) lines.push(`batchTimeoutMs = ${config.batchTimeoutMs}`)
   if (config.poolCapacity !== undefined) lines.push(`poolCapacity = ${config.poolCapacity}`)
   if (config.archive !== undefined) {
     lines.push('', '[archive]')
     for (const [key, value] of Object.entries(config.archive)) if (value !== undefined) lines.push(`${key} = ${value}`)
+  }
+  if (config.network !== undefined) {
+    lines.push(
+      '',
+      '[network]',
+      `configDir = ${JSON.stringify(config.network.configDir)}`,
+      `timers = ${JSON.stringify(config.network.timers)}`,
+    )
   }
   if (config.genesis !== undefined && config.genesis.length > 0) {
     lines.push('', '[genesis]', 'accounts = [')

@@ -1,0 +1,147 @@
+/**
+ * `npm run network -- <command>`: a local network of Keel nodes on this machine.
+ *
+ *   up     [--vp 4] [--nvp 1] [--dir ./network] [--timers default|test] [--rpc-port 8081] [--p2p-port 50011]
+ *          creates the network directory when it holds none, then starts every node not running
+ *   down   [--dir ./network]                      stops every node (SIGTERM, SIGKILL after 10 s)
+ *   stop   <hostname…> / start <hostname…>        one node at a time (for trying faults by hand)
+ *   status [--dir ./network] [--watch]            each node's height, view, primary and peers
+ */
+
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createNetwork, type NetworkPlan, nodeUrl, PLAN_FILE, readNetwork, runningPid, startNodes, stopNodes } from './network.ts'
+
+interface NodeRow {
+  hostname: string
+  role: string
+  url: string
+  pid: string
+  height: string
+  primary: string
+  peers: string
+}
+
+async function rpc(url: string, method: string): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    signal: AbortSignal.timeout(2000),
+  })
+  const reply = (await response.json()) as { code: number; message: string; result?: unknown }
+  if (reply.code !== 0) throw new Error(`${reply.code} ${reply.message}`)
+  return reply.result
+}
+
+async function rowsOf(dir: string, plan: NetworkPlan): Promise<NodeRow[]> {
+  return Promise.all(
+    plan.nodes.map(async (node) => {
+      const url = nodeUrl(node)
+      const pid = runningPid(dir, node.hostname)
+      const row: NodeRow = {
+        hostname: node.hostname,
+        role: node.vp ? `VP ${node.id}` : 'NVP',
+        url,
+        pid: pid === undefined ? 'stopped' : String(pid),
+        height: '-',
+        primary: '-',
+        peers: '-',
+      }
+      if (pid === undefined) return row
+      const [height, nodes] = await Promise.allSettled([rpc(url, 'block_getChainHeight'), rpc(url, 'node_getNodes')])
+      row.height = height.status === 'fulfilled' ? String(Number(height.value as string)) : 'none'
+      if (nodes.status === 'fulfilled') {
+        const list = nodes.value as { hostname: string; isPrimary: boolean; status: number; delay: number }[]
+        row.primary = list.find((peer) => peer.isPrimary)?.hostname ?? '?'
+        row.peers = `${list.filter((peer) => peer.hostname !== node.hostname && peer.status === 0).length}/${list.length - 1} alive`
+      } else row.peers = String(nodes.reason instanceof Error ? nodes.reason.message : nodes.reason).slice(0, 40)
+      return row
+    }),
+  )
+}
+
+function table(rows: NodeRow[]): string {
+  const headers: NodeRow = {
+    hostname: 'node',
+    role: 'role',
+    url: 'JSON-RPC',
+    pid: 'pid',
+    height: 'height',
+    primary: 'primary',
+    peers: 'peers',
+  }
+  const keys = Object.keys(headers) as (keyof NodeRow)[]
+  const widths = keys.map((key) => Math.max(headers[key].length, ...rows.map((row) => row[key].length)))
+  const line = (row: NodeRow) => keys.map((key, i) => row[key].padEnd(widths[i])).join('  ')
+  return [line(headers), ...rows.map(line)].join('\n')
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      dir: { type: 'string', default: 'network' },
+      vp: { type: 'string', default: '4' },
+      nvp: { type: 'string', default: '0' },
+      timers: { type: 'string', default: 'default' },
+      'rpc-port': { type: 'string', default: '8081' },
+      'p2p-port': { type: 'string', default: '50011' },
+      watch: { type: 'boolean', default: false },
+    },
+  })
+  const [command, ...hostnames] = positionals
+  const dir = resolve(values.dir)
+  switch (command) {
+    case 'up': {
+      if (!existsSync(join(dir, PLAN_FILE))) {
+        if (values.timers !== 'default' && values.timers !== 'test') throw new Error('--timers is "default" or "test"')
+        await createNetwork(dir, {
+          vps: Number(values.vp),
+          nvps: Number(values.nvp),
+          timers: values.timers,
+          jsonrpcPort: Number(values['rpc-port']),
+          p2pPort: Number(values['p2p-port']),
+        })
+        console.log(`created ${dir}`)
+      }
+      const plan = readNetwork(dir)
+      await startNodes(dir, plan)
+      console.log(table(await rowsOf(dir, plan)))
+      console.log(`genesis account ${plan.genesis.address}: its key is in ${join(dir, 'genesis-account.json')}`)
+      return
+    }
+    case 'down':
+    case 'stop': {
+      const stopped = await stopNodes(dir, readNetwork(dir), command === 'stop' ? hostnames : undefined)
+      console.log(stopped.length === 0 ? 'nothing was running' : `stopped ${stopped.sort().join(', ')}`)
+      return
+    }
+    case 'start': {
+      const plan = readNetwork(dir)
+      await startNodes(dir, plan, hostnames.length === 0 ? undefined : hostnames)
+      console.log(table(await rowsOf(dir, plan)))
+      return
+    }
+    case 'status': {
+      const plan = readNetwork(dir)
+      if (!values.watch) {
+        console.log(table(await rowsOf(dir, plan)))
+        return
+      }
+      for (;;) {
+        const text = table(await rowsOf(dir, plan))
+        process.stdout.write(`\x1b[2J\x1b[H${new Date().toISOString()}  (Ctrl-C to leave; the nodes keep running)\n${text}\n`)
+        await new Promise((done) => setTimeout(done, 1000))
+      }
+    }
+    default:
+      throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop or status (see src/devnet/cli.ts)`)
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error)
+  process.exit(1)
+})

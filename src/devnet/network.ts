@@ -1,0 +1,191 @@
+/**
+ * A local network of Keel nodes on one machine, each its own process on loopback: what
+ * `npm run network` and the network's fault tests build on.
+ *
+ * Layout of a network directory:
+ *   network.json            the plan: namespace, timers, genesis account, each node's ports and role
+ *   genesis-account.json    the funded account every node's genesis holds (its key, mode 0600)
+ *   ca/eca.cert, eca.priv   the namespace CA that issued every node's certificate
+ *   <hostname>/keel.toml    the node's configuration (`npm start -- --config <hostname>/keel.toml`)
+ *   <hostname>/config/      peerconfig.toml, hosts.toml, addr.toml, certs/ (its ECert, key, the CA)
+ *   <hostname>/data/        its ledger
+ *   <hostname>/node.log     its output; <hostname>/node.pid while it runs
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join, resolve } from 'node:path'
+import { devAccount } from '../chain/genesis.ts'
+import { localNetworkPlan, writePeerConfigFiles } from '../p2p/config.ts'
+import { createNamespaceCa, issueNodeCert, loadNamespaceCa, writeNamespaceCa, writeNodeIdentity } from '../p2p/identity.ts'
+import { type NodeProcess, startNodeProcess, waitForExit, writeNodeConfig } from './node-process.ts'
+
+export const PLAN_FILE = 'network.json'
+
+export interface PlannedNode {
+  hostname: string
+  vp: boolean
+  /** VP id, 0 for an NVP */
+  id: number
+  jsonrpcPort: number
+  p2pPort: number
+}
+
+export interface NetworkPlan {
+  namespace: string
+  timers: 'default' | 'test'
+  genesis: { address: string; balance: string }
+  nodes: PlannedNode[]
+}
+
+export interface CreateNetworkOptions {
+  vps: number
+  nvps?: number
+  namespace?: string
+  timers?: 'default' | 'test'
+  /** first JSON-RPC port (then one per node); 0 picks free ports */
+  jsonrpcPort?: number
+  /** first p2p port (then one per node); 0 picks free ports */
+  p2pPort?: number
+  /** [chain] settings written into every node's keel.toml */
+  chain?: { batchSize?: number; batchTimeoutMs?: number; poolCapacity?: number }
+}
+
+/** Free TCP ports on loopback, picked by binding port 0 (another process could take one before the node does). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((done, fail) => {
+          const server = createServer()
+          server.once('error', fail)
+          server.listen(0, '127.0.0.1', () => done(server))
+        }),
+    ),
+  )
+  const ports = servers.map((server) => (server.address() as { port: number }).port)
+  await Promise.all(servers.map((server) => new Promise((done) => server.close(done))))
+  return ports
+}
+
+const portsFrom = async (first: number, count: number): Promise<number[]> =>
+  first === 0 ? freePorts(count) : Array.from({ length: count }, (_, i) => first + i)
+
+/** Writes a new network directory (refusing one that already holds a plan). */
+export async function createNetwork(dir: string, options: CreateNetworkOptions): Promise<NetworkPlan> {
+  const root = resolve(dir)
+  if (existsSync(join(root, PLAN_FILE))) throw new Error(`${root} already holds a network; remove it first or use it as it is`)
+  if (!Number.isInteger(options.vps) || options.vps < 4)
+    throw new Error(`a network needs at least 4 VPs (N = 3f+1 with f ≥ 1), got ${options.vps}`)
+  const nvps = options.nvps ?? 0
+  const namespace = options.namespace ?? 'global'
+  const count = options.vps + nvps
+  const p2pPorts = await portsFrom(options.p2pPort ?? 50011, count)
+  const jsonrpcPorts = await portsFrom(options.jsonrpcPort ?? 8081, count)
+  mkdirSync(root, { recursive: true })
+  const ca = await createNamespaceCa({ namespace })
+  writeNamespaceCa(join(root, 'ca'), ca)
+  const genesis = devAccount(join(root, 'genesis-account.json'))
+  const files = localNetworkPlan({ vps: options.vps, nvps, ports: p2pPorts })
+  const nodes: PlannedNode[] = []
+  for (const [i, [hostname, input]] of [...files.entries()].entries()) {
+    const nodeDir = join(root, hostname)
+    writePeerConfigFiles(join(nodeDir, 'config'), input)
+    const issued = await issueNodeCert(ca, { hostname, role: input.self.vp ? 'VP' : 'NVP' })
+    writeNodeIdentity(join(nodeDir, 'config', 'certs'), { caPem: ca.certPem, certPem: issued.certPem, keyPem: issued.keyPem })
+    writeNodeConfig(join(nodeDir, 'keel.toml'), {
+      dataDir: join(nodeDir, 'data'),
+      hostname,
+      port: jsonrpcPorts[i],
+      ...options.chain,
+      network: { configDir: join(nodeDir, 'config'), timers: options.timers ?? 'default' },
+      genesis: [{ address: genesis.address, balance: genesis.balance }],
+    })
+    nodes.push({ hostname, vp: input.self.vp, id: input.self.id, jsonrpcPort: jsonrpcPorts[i], p2pPort: p2pPorts[i] })
+  }
+  const plan: NetworkPlan = {
+    namespace,
+    timers: options.timers ?? 'default',
+    genesis: { address: genesis.address, balance: genesis.balance.toString() },
+    nodes,
+  }
+  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  // the CA key stays only as long as nodes may be added; it is checked to load back here
+  await loadNamespaceCa(join(root, 'ca'), namespace)
+  return plan
+}
+
+export function readNetwork(dir: string): NetworkPlan {
+  const file = join(resolve(dir), PLAN_FILE)
+  if (!existsSync(file)) throw new Error(`${resolve(dir)} holds no network (no ${PLAN_FILE}); create one with \`npm run network -- up\``)
+  return JSON.parse(readFileSync(file, 'utf8')) as NetworkPlan
+}
+
+export const nodeUrl = (node: PlannedNode): string => `http://127.0.0.1:${node.jsonrpcPort}`
+
+const pidFile = (dir: string, hostname: string): string => join(resolve(dir), hostname, 'node.pid')
+
+/** The pid of a node started by startNodes, if that process is still running. */
+export function runningPid(dir: string, hostname: string): number | undefined {
+  const file = pidFile(dir, hostname)
+  if (!existsSync(file)) return undefined
+  const pid = Number(readFileSync(file, 'utf8'))
+  try {
+    process.kill(pid, 0)
+    return pid
+  } catch {
+    rmSync(file, { force: true })
+    return undefined
+  }
+}
+
+/**
+ * Starts the named nodes (default: every node not running) as detached processes logging to
+ * <hostname>/node.log, and resolves once each listens.
+ */
+export async function startNodes(dir: string, plan: NetworkPlan, hostnames?: readonly string[]): Promise<NodeProcess[]> {
+  const wanted = plan.nodes.filter((node) => (hostnames ?? plan.nodes.map((n) => n.hostname)).includes(node.hostname))
+  const started = await Promise.all(
+    wanted
+      .filter((node) => runningPid(dir, node.hostname) === undefined)
+      .map(async (node) => {
+        const nodeDir = join(resolve(dir), node.hostname)
+        const child = await startNodeProcess({
+          configFile: join(nodeDir, 'keel.toml'),
+          port: node.jsonrpcPort,
+          logFile: join(nodeDir, 'node.log'),
+          detached: true,
+          timeoutMs: 60_000,
+        })
+        writeFileSync(pidFile(dir, node.hostname), String(child.pid))
+        return child
+      }),
+  )
+  return started
+}
+
+/** Stops the named nodes (default: all): SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopNodes(dir: string, plan: NetworkPlan, hostnames?: readonly string[], graceMs = 10_000): Promise<string[]> {
+  const stopped: string[] = []
+  await Promise.all(
+    plan.nodes
+      .filter((node) => hostnames === undefined || hostnames.includes(node.hostname))
+      .map(async (node) => {
+        const pid = runningPid(dir, node.hostname)
+        if (pid === undefined) return
+        process.kill(pid, 'SIGTERM')
+        const timer = setTimeout(() => {
+          try {
+            process.kill(pid, 'SIGKILL')
+          } catch {
+            // gone meanwhile
+          }
+        }, graceMs)
+        await waitForExit(pid)
+        clearTimeout(timer)
+        rmSync(pidFile(dir, node.hostname), { force: true })
+        stopped.push(node.hostname)
+      }),
+  )
+  return stopped
+}
