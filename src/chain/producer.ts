@@ -42,6 +42,7 @@ export interface BlockStore {
     receipts: Receipt[]
     invalid: InvalidTx[]
     changes: WorldChanges
+    batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
   }): Promise<void>
 }
 
@@ -50,6 +51,21 @@ export interface CommittedBlock {
   txs: CommittedTx[]
   receipts: Receipt[]
   invalid: InvalidTx[]
+}
+
+/** How a block ordered by consensus is produced (solo ordering passes none of it). */
+export interface ProduceOptions {
+  /** the batch's time, ns, the same on every node (instead of this node's clock) */
+  timestamp?: bigint
+  /** the batch as its commit proof names it, kept with the block so peers can replay it (keyspace 24) */
+  batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
+  /** a replayed block: its hash must come out as this, else nothing is committed and produce() throws */
+  expectHash?: Hex
+}
+
+/** A replayed block whose result differs from the hash its source gave: this node's execution or the source is wrong. */
+export class BlockMismatchError extends Error {
+  override name = 'BlockMismatchError'
 }
 
 /** The receipt of a successful execution at its place in a block (or, for a simulation, where it would have been). */
@@ -83,11 +99,13 @@ export function createBlockProducer(options: {
   const { store, executor, hasher, log } = options
 
   return {
-    async produce(batch: ReadyTx[]): Promise<CommittedBlock> {
+    async produce(batch: ReadyTx[], produceOptions: ProduceOptions = {}): Promise<CommittedBlock> {
       const parent = store.getBlock(store.height())
       const number = store.height() + 1
-      // block times strictly increase even if the clock steps back
-      const timestamp = parent === undefined || options.nowNs() > parent.writeTime ? options.nowNs() : parent.writeTime + 1n
+      // block times strictly increase even if the clock (or a batch's time) steps back: a rule
+      // every node applies alike, so a consensus block's time is still the same everywhere
+      const wanted = produceOptions.timestamp ?? options.nowNs()
+      const timestamp = parent === undefined || wanted > parent.writeTime ? wanted : parent.writeTime + 1n
       const started = performance.now()
       const { outcomes, changes } = await executor.executeBlock(store.state, batch, { number, timestamp })
       const parentHash = parent?.hash ?? ZERO_HASH
@@ -149,7 +167,10 @@ export function createBlockProducer(options: {
       }))
       const receipts = valid.map(({ tx, outcome }, txIndex) => receiptOf(tx, outcome, { blockNumber: number, blockHash: hash, txIndex }))
       header.logsBloom = logsBloom(receipts.flatMap((receipt) => receipt.logs))
-      await store.commitBlock({ header, txs, receipts, invalid, changes })
+      if (produceOptions.expectHash !== undefined && produceOptions.expectHash !== hash) {
+        throw new BlockMismatchError(`block ${number} replayed to ${hash}, its source says ${produceOptions.expectHash}`)
+      }
+      await store.commitBlock({ header, txs, receipts, invalid, changes, batch: produceOptions.batch })
       log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
       return { header, txs, receipts, invalid }
     },
