@@ -16,29 +16,21 @@ import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 
+/** what both transaction workloads take */
+interface TxJob {
+  url: string
+  submitUrls: string[]
+  wsUrl: string
+  seed: string
+  accounts: number
+  count: number
+  concurrency: number
+}
+
 export type Job =
   | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
-  | {
-      kind: 'transfers'
-      url: string
-      submitUrls: string[]
-      wsUrl: string
-      seed: string
-      accounts: number
-      count: number
-      concurrency: number
-    }
-  | {
-      kind: 'erc20'
-      url: string
-      submitUrls: string[]
-      wsUrl: string
-      seed: string
-      accounts: number
-      count: number
-      concurrency: number
-      token: string
-    }
+  | ({ kind: 'transfers' } & TxJob)
+  | ({ kind: 'erc20'; token: string } & TxJob)
   | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
