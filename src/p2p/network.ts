@@ -32,8 +32,7 @@ import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, 
 import { isIP } from 'node:net'
 import { checkServerIdentity } from 'node:tls'
 import * as grpc from '@grpc/grpc-js'
-import { bytesToHex } from '@noble/hashes/utils.js'
-import { keccak256 } from '../crypto/hash.ts'
+import { nodeHash } from '../crypto/hash.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from './config.ts'
 import { type NodeIdentity, readPeerCert } from './identity.ts'
@@ -202,10 +201,6 @@ const LINK_SERVICE: grpc.ServiceDefinition = {
 const FRAME_OVERHEAD = 64
 /** pings answered per second per link; more is ignored */
 const PINGS_PER_SECOND = 10
-
-export function nodeHash(hostname: string, namespace: string): string {
-  return bytesToHex(keccak256(hostname + namespace))
-}
 
 /** grpc-js channel options of both ends (message size caps, stream count per connection). */
 export function linkChannelOptions(limits: Pick<PeerLimits, 'maxMessageBytes'>): grpc.ChannelOptions {
