@@ -25,7 +25,17 @@ import {
   type PeerLimits,
   type PeerNetwork,
 } from '../src/p2p/network.ts'
-import { authTranscript, decodeFrame, encodeAuth, encodeData, encodeHello, encodePing, type Frame } from '../src/p2p/wire.ts'
+import {
+  authTranscript,
+  decodeFrame,
+  encodeAuth,
+  encodeBatch,
+  encodeData,
+  encodeHello,
+  encodePing,
+  type Frame,
+  type Hello,
+} from '../src/p2p/wire.ts'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -259,6 +269,17 @@ test('a node of a foreign CA: the TLS handshake fails within 2 s and nothing it 
   await intruder.net.stop()
 })
 
+const helloOf = (identity: NodeIdentity): Hello => ({
+  version: 1,
+  vp: identity.role === 'VP',
+  bootId: randomBytes(16),
+  nonce: randomBytes(32),
+  listenPort: 1,
+  hostname: identity.hostname,
+  namespace: 'global',
+  certDer: identity.cert.raw,
+})
+
 /** A hand-driven link to `port` (dialling `target`), speaking the node's frames; for hostile peers. */
 function rawLink(
   port: number,
@@ -279,14 +300,9 @@ function rawLink(
   const frames: Frame[] = []
   const state = { closed: false, authed: false, signature: undefined as Buffer | undefined }
   const myHello = encodeHello({
-    version: 1,
-    vp: identity.role === 'VP',
+    ...helloOf(identity),
     bootId: options.bootId ?? randomBytes(16),
-    nonce: randomBytes(32),
-    listenPort: 1,
     hostname: options.claim ?? identity.hostname,
-    namespace: 'global',
-    certDer: identity.cert.raw,
   })
   if (!options.silent) stream.write(myHello)
   stream.on('data', (bytes: Buffer) => {
@@ -404,6 +420,12 @@ test('garbage: raw bytes on the port, garbage frames before and after the handsh
   await waitFor(() => late.state.closed && !linked(n2, 'eve'), 2000, 'link closed on a garbage frame')
   assert.is(n2.net.stats().protocolErrors, errorsBefore + 1)
   assert.ok(n2.logs.some((l) => l.includes('unknown frame kind 238')))
+  // a HELLO smuggled inside a BATCH after the handshake
+  const smuggler = rawLink(ports[1], 'node2', eve)
+  await waitFor(() => linked(n2, 'eve'), 2000, 'eve linked again')
+  smuggler.write(encodeBatch([encodeData(40, 1n, Buffer.from('x')), encodeHello({ ...helloOf(eve), hostname: 'node3' })]))
+  await waitFor(() => smuggler.state.closed && !linked(n2, 'eve'), 2000, 'link closed on a bad batch')
+  assert.ok(n2.logs.some((l) => l.includes('batch: frame kind 1 cannot be batched')))
   n2.net.forget('eve')
   // the network carries on
   const got: string[] = []

@@ -38,13 +38,16 @@ import type { PeerConfig } from './config.ts'
 import { type NodeIdentity, readPeerCert } from './identity.ts'
 import {
   authTranscript,
+  decodeBatch,
   decodeFrame,
   encodeAuth,
+  encodeBatch,
   encodeData,
   encodeHello,
   encodePing,
   encodeRequest,
   encodeResponse,
+  FRAME,
   type Frame,
   FrameError,
   type Hello,
@@ -199,6 +202,9 @@ const LINK_SERVICE: grpc.ServiceDefinition = {
 }
 /** room for the frame header on top of the largest payload */
 const FRAME_OVERHEAD = 64
+/** most frames and bytes put in one BATCH message */
+const BATCH_FRAMES = 1024
+const BATCH_BYTES = 256 * 1024
 /** pings answered per second per link; more is ignored */
 const PINGS_PER_SECOND = 10
 
@@ -287,6 +293,7 @@ class Link {
   queue: Buffer[] = []
   queuedBytes = 0
   blocked = false
+  flushScheduled = false
   unanswered = 0
   pingId = 0
   readonly pingBucket = new TokenBucket(PINGS_PER_SECOND, PINGS_PER_SECOND)
@@ -321,17 +328,30 @@ class Link {
     if (this.queue.length >= limits.maxQueuedMessages || this.queuedBytes + frame.length > limits.maxQueuedBytes) return false
     this.queue.push(frame)
     this.queuedBytes += frame.length
-    this.pump()
+    // written after the current turn, so the frames of one burst share gRPC messages (BATCH)
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      queueMicrotask(() => {
+        this.flushScheduled = false
+        this.pump()
+      })
+    }
     return true
   }
 
   private pump(): void {
     while (!this.blocked && this.queue.length > 0 && this.state === 'open') {
-      const frame = this.queue.shift()!
-      this.queuedBytes -= frame.length
+      let count = 0
+      let bytes = 0
+      while (count < this.queue.length && count < BATCH_FRAMES && (count === 0 || bytes + this.queue[count].length <= BATCH_BYTES)) {
+        bytes += this.queue[count].length
+        count++
+      }
+      const frames = this.queue.splice(0, count)
+      this.queuedBytes -= bytes
       let more = true
       try {
-        more = this.stream.write(frame)
+        more = this.stream.write(count === 1 ? frames[0] : encodeBatch(frames))
       } catch {
         return
       }
@@ -601,6 +621,24 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   private onFrame(link: Link, bytes: Buffer): void {
     if (link.state === 'closed') return
+    if (bytes[0] === FRAME.batch && link.state === 'open') {
+      let frames: Buffer[]
+      try {
+        frames = decodeBatch(bytes)
+      } catch (error) {
+        this.protocolError(link, error instanceof FrameError ? error.message : String(error))
+        return
+      }
+      for (const frame of frames) {
+        if (link.state !== 'open') return
+        this.onOneFrame(link, frame)
+      }
+      return
+    }
+    this.onOneFrame(link, bytes)
+  }
+
+  private onOneFrame(link: Link, bytes: Buffer): void {
     let frame: Frame
     try {
       frame = decodeFrame(bytes)

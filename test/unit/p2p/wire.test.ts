@@ -5,8 +5,10 @@ import * as assert from 'uvu/assert'
 import { nodeHash } from '../../../src/crypto/hash.ts'
 import {
   authTranscript,
+  decodeBatch,
   decodeFrame,
   encodeAuth,
+  encodeBatch,
   encodeData,
   encodeHello,
   encodePing,
@@ -81,6 +83,31 @@ test('malformed frames throw FrameError, never anything else', () => {
       assert.instance(error, FrameError)
     }
   }
+})
+
+test('BATCH: the frames of a burst in one message, in order; only sequenced frames inside; malformed batches refused', () => {
+  const frames = [
+    encodeData(1, 1n, Buffer.from('a')),
+    encodeRequest(2, 2n, 7, Buffer.from('b')),
+    encodeResponse(3n, 8, true, Buffer.alloc(0)),
+  ]
+  const batch = encodeBatch(frames)
+  assert.equal(decodeBatch(batch), frames)
+  assert.equal(decodeBatch(encodeBatch([])), [])
+  const refused = (bytes: Buffer, message: RegExp): void =>
+    assert.throws(
+      () => decodeBatch(bytes),
+      (e: unknown) => e instanceof FrameError && message.test(e.message),
+    )
+  refused(encodeBatch([encodeHello(hello)]), /frame kind 1 cannot be batched/)
+  refused(encodeBatch([encodeBatch([frames[0]])]), /frame kind 8 cannot be batched/)
+  refused(encodeBatch([encodePing('ping', 1, 1n)]), /frame kind 6/)
+  refused(Buffer.from(batch).fill(0xff, 1, 5), /cannot fit/)
+  refused(Buffer.concat([batch, Buffer.from([0])]), /trailing bytes/)
+  refused(batch.subarray(0, batch.length - 1), /out of range/)
+  refused(Buffer.from([8, 0, 0, 0, 1, 0, 0, 0, 0, 3]), /out of range/)
+  refused(Buffer.from([8, 0]), /malformed header/)
+  assert.throws(() => decodeFrame(batch), (e: unknown) => e instanceof FrameError, 'not a single frame')
 })
 
 test('the auth transcript binds both hellos and the signer side', () => {
