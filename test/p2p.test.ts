@@ -568,6 +568,11 @@ test('bounds: a full outbound queue refuses and counts; the inbound rate cap and
   assert.is(counters(a, 'node2').droppedQueueFull, 2000 - accepted)
   assert.is(counters(a, 'node2').sent, accepted)
   await waitFor(() => delivered === accepted, 3000, 'the accepted ones delivered')
+  // a burst of frames near the size cap: batches must stay under the peer's message cap
+  for (let i = 0; i < 16; i++) assert.ok(a.net.send('node2', 1, Buffer.alloc(4000)), `big ${i}`)
+  await waitFor(() => delivered === accepted + 16, 3000, 'big frames delivered')
+  assert.ok(linked(a, 'node2'), 'the link survived')
+  accepted += 16
   // rate: a raw peer writes 3000 frames at once against 500/s with a burst of 500
   const flooder = rawLink(portB, 'node2', await identityOf(ca, 'flood', 'VP'))
   await waitFor(() => linked(b, 'flood'), 2000, 'flood linked')

@@ -24,6 +24,9 @@
  * `maxInboundRequests` requests served at once per peer. A malformed frame closes that link and is
  * logged; nothing a peer sends can throw out of this module.
  *
+ * Frames queued on a link during one turn of the event loop are written after it as one BATCH
+ * gRPC message (wire.ts), which is what makes small messages cheap.
+ *
  * Keepalive: every `keepaliveMs` (3 s, consensus.md §8) each side pings; after `keepaliveMisses` (3)
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
  * peer's delay (ns). Dialled peers are redialled with capped exponential back-off.
@@ -110,7 +113,11 @@ export interface PeerNetwork {
   start(): Promise<void>
   /** closes every link and the port; an instance is not started again (make a new one) */
   stop(): Promise<void>
-  /** false: not linked, payload over `maxMessageBytes`, or the link's queue is full (counted) */
+  /**
+   * true: queued on the link (it is still lost if the link fails before it is written: the layer
+   * above retries what matters); false: not linked, payload over `maxMessageBytes`, or the link's
+   * queue is full (counted)
+   */
   send(hostname: string, channel: number, payload: Uint8Array): boolean
   /** sends to every linked peer `to` accepts (default: all); returns how many accepted it */
   broadcast(channel: number, payload: Uint8Array, to?: (peer: PeerIdentity) => boolean): number
@@ -306,6 +313,8 @@ class Link {
     readonly expected: string | undefined,
     readonly remoteIp: string,
     readonly client: grpc.Client | undefined,
+    /** a BATCH never grows past this (nor past what the peer's message cap admits) */
+    readonly maxBatchBytes: number,
   ) {}
 
   get label(): string {
@@ -343,8 +352,14 @@ class Link {
     while (!this.blocked && this.queue.length > 0 && this.state === 'open') {
       let count = 0
       let bytes = 0
-      while (count < this.queue.length && count < BATCH_FRAMES && (count === 0 || bytes + this.queue[count].length <= BATCH_BYTES)) {
+      let framed = 5 // a BATCH's header, then 4 bytes of length per frame
+      while (
+        count < this.queue.length &&
+        count < BATCH_FRAMES &&
+        (count === 0 || framed + 4 + this.queue[count].length <= this.maxBatchBytes)
+      ) {
         bytes += this.queue[count].length
+        framed += 4 + this.queue[count].length
         count++
       }
       const frames = this.queue.splice(0, count)
@@ -396,6 +411,7 @@ class GrpcPeerNetwork implements PeerNetwork {
   private readonly log: Logger | undefined
   private readonly identity: NodeIdentity
   private readonly bootId = randomBytes(16)
+  private readonly maxBatchBytes: number
   private readonly entries = new Map<string, PeerEntry>()
   private readonly forgotten = new Set<string>()
   private readonly handlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => void>()
@@ -413,6 +429,7 @@ class GrpcPeerNetwork implements PeerNetwork {
   constructor(private readonly options: PeerNetworkOptions) {
     const { config, identity } = options
     this.limits = { ...defaultPeerLimits, ...options.limits }
+    this.maxBatchBytes = Math.min(BATCH_BYTES, this.limits.maxMessageBytes)
     this.namespace = options.namespace ?? 'global'
     this.log = options.log
     this.identity = identity
@@ -538,7 +555,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       'grpc.default_authority': hostname,
     })
     const stream = client.makeBidiStreamRequest(LINK_PATH, passBuffer, passBuffer)
-    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client)
+    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client, this.maxBatchBytes)
     link.entry = entry
     entry.dialing = link
     this.attach(link)
@@ -550,7 +567,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       call.end()
       return
     }
-    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined)
+    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
     this.attach(link)
     link.writeNow(link.myHello)
   }
