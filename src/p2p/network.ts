@@ -24,6 +24,9 @@
  * `maxInboundRequests` requests served at once per peer. A malformed frame closes that link and is
  * logged; nothing a peer sends can throw out of this module.
  *
+ * Frames queued on a link during one turn of the event loop are written after it as one BATCH
+ * gRPC message (wire.ts), which is what makes small messages cheap.
+ *
  * Keepalive: every `keepaliveMs` (3 s, consensus.md §8) each side pings; after `keepaliveMisses` (3)
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
  * peer's delay (ns). Dialled peers are redialled with capped exponential back-off.
@@ -32,20 +35,22 @@ import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, 
 import { isIP } from 'node:net'
 import { checkServerIdentity } from 'node:tls'
 import * as grpc from '@grpc/grpc-js'
-import { bytesToHex } from '@noble/hashes/utils.js'
-import { keccak256 } from '../crypto/hash.ts'
+import { nodeHash } from '../crypto/hash.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from './config.ts'
 import { type NodeIdentity, readPeerCert } from './identity.ts'
 import {
   authTranscript,
+  decodeBatch,
   decodeFrame,
   encodeAuth,
+  encodeBatch,
   encodeData,
   encodeHello,
   encodePing,
   encodeRequest,
   encodeResponse,
+  FRAME,
   type Frame,
   FrameError,
   type Hello,
@@ -108,7 +113,11 @@ export interface PeerNetwork {
   start(): Promise<void>
   /** closes every link and the port; an instance is not started again (make a new one) */
   stop(): Promise<void>
-  /** false: not linked, payload over `maxMessageBytes`, or the link's queue is full (counted) */
+  /**
+   * true: queued on the link (it is still lost if the link fails before it is written: the layer
+   * above retries what matters); false: not linked, payload over `maxMessageBytes`, or the link's
+   * queue is full (counted)
+   */
   send(hostname: string, channel: number, payload: Uint8Array): boolean
   /** sends to every linked peer `to` accepts (default: all); returns how many accepted it */
   broadcast(channel: number, payload: Uint8Array, to?: (peer: PeerIdentity) => boolean): number
@@ -200,12 +209,11 @@ const LINK_SERVICE: grpc.ServiceDefinition = {
 }
 /** room for the frame header on top of the largest payload */
 const FRAME_OVERHEAD = 64
+/** most frames and bytes put in one BATCH message */
+const BATCH_FRAMES = 1024
+const BATCH_BYTES = 256 * 1024
 /** pings answered per second per link; more is ignored */
 const PINGS_PER_SECOND = 10
-
-export function nodeHash(hostname: string, namespace: string): string {
-  return bytesToHex(keccak256(hostname + namespace))
-}
 
 /** grpc-js channel options of both ends (message size caps, stream count per connection). */
 export function linkChannelOptions(limits: Pick<PeerLimits, 'maxMessageBytes'>): grpc.ChannelOptions {
@@ -292,6 +300,7 @@ class Link {
   queue: Buffer[] = []
   queuedBytes = 0
   blocked = false
+  flushScheduled = false
   unanswered = 0
   pingId = 0
   readonly pingBucket = new TokenBucket(PINGS_PER_SECOND, PINGS_PER_SECOND)
@@ -304,6 +313,8 @@ class Link {
     readonly expected: string | undefined,
     readonly remoteIp: string,
     readonly client: grpc.Client | undefined,
+    /** a BATCH never grows past this (nor past what the peer's message cap admits) */
+    readonly maxBatchBytes: number,
   ) {}
 
   get label(): string {
@@ -326,17 +337,36 @@ class Link {
     if (this.queue.length >= limits.maxQueuedMessages || this.queuedBytes + frame.length > limits.maxQueuedBytes) return false
     this.queue.push(frame)
     this.queuedBytes += frame.length
-    this.pump()
+    // written after the current turn, so the frames of one burst share gRPC messages (BATCH)
+    if (!this.flushScheduled) {
+      this.flushScheduled = true
+      queueMicrotask(() => {
+        this.flushScheduled = false
+        this.pump()
+      })
+    }
     return true
   }
 
   private pump(): void {
     while (!this.blocked && this.queue.length > 0 && this.state === 'open') {
-      const frame = this.queue.shift()!
-      this.queuedBytes -= frame.length
+      let count = 0
+      let bytes = 0
+      let framed = 5 // a BATCH's header, then 4 bytes of length per frame
+      while (
+        count < this.queue.length &&
+        count < BATCH_FRAMES &&
+        (count === 0 || framed + 4 + this.queue[count].length <= this.maxBatchBytes)
+      ) {
+        bytes += this.queue[count].length
+        framed += 4 + this.queue[count].length
+        count++
+      }
+      const frames = this.queue.splice(0, count)
+      this.queuedBytes -= bytes
       let more = true
       try {
-        more = this.stream.write(frame)
+        more = this.stream.write(count === 1 ? frames[0] : encodeBatch(frames))
       } catch {
         return
       }
@@ -381,6 +411,7 @@ class GrpcPeerNetwork implements PeerNetwork {
   private readonly log: Logger | undefined
   private readonly identity: NodeIdentity
   private readonly bootId = randomBytes(16)
+  private readonly maxBatchBytes: number
   private readonly entries = new Map<string, PeerEntry>()
   private readonly forgotten = new Set<string>()
   private readonly handlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => void>()
@@ -398,6 +429,7 @@ class GrpcPeerNetwork implements PeerNetwork {
   constructor(private readonly options: PeerNetworkOptions) {
     const { config, identity } = options
     this.limits = { ...defaultPeerLimits, ...options.limits }
+    this.maxBatchBytes = Math.min(BATCH_BYTES, this.limits.maxMessageBytes)
     this.namespace = options.namespace ?? 'global'
     this.log = options.log
     this.identity = identity
@@ -523,7 +555,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       'grpc.default_authority': hostname,
     })
     const stream = client.makeBidiStreamRequest(LINK_PATH, passBuffer, passBuffer)
-    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client)
+    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client, this.maxBatchBytes)
     link.entry = entry
     entry.dialing = link
     this.attach(link)
@@ -535,7 +567,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       call.end()
       return
     }
-    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined)
+    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
     this.attach(link)
     link.writeNow(link.myHello)
   }
@@ -606,6 +638,24 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   private onFrame(link: Link, bytes: Buffer): void {
     if (link.state === 'closed') return
+    if (bytes[0] === FRAME.batch && link.state === 'open') {
+      let frames: Buffer[]
+      try {
+        frames = decodeBatch(bytes)
+      } catch (error) {
+        this.protocolError(link, error instanceof FrameError ? error.message : String(error))
+        return
+      }
+      for (const frame of frames) {
+        if (link.state !== 'open') return
+        this.onOneFrame(link, frame)
+      }
+      return
+    }
+    this.onOneFrame(link, bytes)
+  }
+
+  private onOneFrame(link: Link, bytes: Buffer): void {
     let frame: Frame
     try {
       frame = decodeFrame(bytes)

@@ -11,6 +11,10 @@
  *   RESPONSE 05 | seq u64 | requestId u32 | ok u8 | payload (the error text when ok = 0)
  *   PING     06 | id u32 | time u64 (sender's monotonic clock, ns)
  *   PONG     07 | id u32 | time u64 (echoed)
+ *   BATCH    08 | count u32 | count × (length u32 | DATA, REQUEST or RESPONSE frame)
+ *
+ * BATCH exists for throughput: grpc-js costs about the same per message whatever its size, so the
+ * frames queued for a link during one turn of the event loop leave as one gRPC message.
  *
  * `seq` counts DATA, REQUEST and RESPONSE frames from one sender process (bootId) to one receiver,
  * across connections; a receiver delivers only a seq above the last it delivered from that boot.
@@ -19,7 +23,7 @@
 import { createHash } from 'node:crypto'
 
 export const PROTOCOL_VERSION = 1
-export const FRAME = { hello: 1, auth: 2, data: 3, request: 4, response: 5, ping: 6, pong: 7 } as const
+export const FRAME = { hello: 1, auth: 2, data: 3, request: 4, response: 5, ping: 6, pong: 7, batch: 8 } as const
 
 export interface Hello {
   version: number
@@ -171,6 +175,42 @@ export function decodeFrame(bytes: Buffer): Frame {
     default:
       throw new FrameError(`unknown frame kind ${bytes[0]}`)
   }
+}
+
+export function encodeBatch(frames: Buffer[]): Buffer {
+  let length = 5
+  for (const frame of frames) length += 4 + frame.length
+  const out = Buffer.allocUnsafe(length)
+  out.writeUInt8(FRAME.batch, 0)
+  out.writeUInt32BE(frames.length, 1)
+  let at = 5
+  for (const frame of frames) {
+    out.writeUInt32BE(frame.length, at)
+    at += 4 + frame.copy(out, at + 4)
+  }
+  return out
+}
+
+/** The frames of a BATCH (views into `bytes`); only DATA, REQUEST and RESPONSE may be inside. */
+export function decodeBatch(bytes: Buffer): Buffer[] {
+  if (bytes.length < 5 || bytes[0] !== FRAME.batch) throw new FrameError('batch: malformed header')
+  const count = bytes.readUInt32BE(1)
+  // each entry takes at least 5 bytes, so a lying count is caught before any allocation
+  if (count * 5 > bytes.length - 5) throw new FrameError(`batch: ${count} frames cannot fit in ${bytes.length} bytes`)
+  const frames: Buffer[] = []
+  let at = 5
+  for (let i = 0; i < count; i++) {
+    if (at + 4 > bytes.length) throw new FrameError('batch: truncated')
+    const length = bytes.readUInt32BE(at)
+    if (length === 0 || at + 4 + length > bytes.length) throw new FrameError('batch: frame length out of range')
+    const frame = bytes.subarray(at + 4, at + 4 + length)
+    if (frame[0] !== FRAME.data && frame[0] !== FRAME.request && frame[0] !== FRAME.response)
+      throw new FrameError(`batch: frame kind ${frame[0]} cannot be batched`)
+    frames.push(frame)
+    at += 4 + length
+  }
+  if (at !== bytes.length) throw new FrameError('batch: trailing bytes')
+  return frames
 }
 
 /**
