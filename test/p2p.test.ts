@@ -95,8 +95,10 @@ for (const [hostname, input] of plan)
 const node = (hostname: string): Node => nodes.get(hostname)!
 const all = (): Node[] => [...nodes.values()]
 const extra: PeerNetwork[] = []
+const rawClients: grpc.Client[] = []
 
 test.after(async () => {
+  for (const client of rawClients) client.close()
   await Promise.all([...all(), ...extra.map((net) => ({ net }))].map(({ net }) => net.stop()))
 })
 
@@ -292,6 +294,7 @@ function rawLink(
     'grpc.ssl_target_name_override': target,
     'grpc.default_authority': target,
   })
+  rawClients.push(client)
   const stream = client.makeBidiStreamRequest(
     LINK_PATH,
     (b: Buffer) => b,
