@@ -102,6 +102,22 @@ test.after(async () => {
   await Promise.all([...all(), ...extra.map((net) => ({ net }))].map(({ net }) => net.stop()))
 })
 
+test('createPeerNetwork refuses a certificate that does not match peerconfig.toml, and limits that drop every big message', async () => {
+  const input = plan.get('node2')!
+  const dir = mkdtempSync(join(tmpdir(), 'keel-p2p-net-'))
+  const config = writePeerConfigFiles(dir, input)
+  const nvpTwin = await identityOf(ca, 'node2', 'NVP')
+  assert.throws(
+    () => createPeerNetwork({ config, identity: node('node1').identity }),
+    /certificate is for node1 but peerconfig.toml \[self\] hostname is node2/,
+  )
+  assert.throws(() => createPeerNetwork({ config, identity: nvpTwin }), /certificate says NVP but peerconfig.toml \[self\] vp = true/)
+  assert.throws(
+    () => createPeerNetwork({ config, identity: node('node2').identity, limits: { inboundByteBurst: 1024 } }),
+    /inboundByteBurst \(1024\) is below maxMessageBytes/,
+  )
+})
+
 test('4 VPs and an NVP all link: VPs to each other and to the NVP, the NVP to every VP; ids, roles, hashes, delays', async () => {
   const started = performance.now()
   await Promise.all(all().map((n) => n.net.start()))
