@@ -3,7 +3,7 @@
  * plus hostile peers built from the same frames (src/p2p/wire.ts) with raw gRPC clients.
  */
 import { randomBytes, sign as signBytes } from 'node:crypto'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createConnection, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -68,7 +68,7 @@ interface Node {
 }
 
 function startNode(input: PeerConfigInput, identity: NodeIdentity, limits: Partial<PeerLimits>): Node {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-p2p-net-'))
+  const dir = tempDir()
   writePeerConfigFiles(dir, input)
   const logs: string[] = []
   const log = createLogger({ level: 'info', write: (line) => logs.push(line) }, input.self.hostname)
@@ -80,6 +80,12 @@ function startNode(input: PeerConfigInput, identity: NodeIdentity, limits: Parti
 
 const linked = (node: Node, hostname: string): boolean => node.net.peers().some((p) => p.hostname === hostname && p.status === 0)
 const counters = (node: Node, hostname: string) => node.net.stats().byPeer[hostname]
+const dirs: string[] = []
+const tempDir = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-p2p-net-'))
+  dirs.push(dir)
+  return dir
+}
 
 const ca = await createNamespaceCa({ namespace: 'global' })
 const foreignCa = await createNamespaceCa({ namespace: 'global' })
@@ -95,9 +101,28 @@ for (const [hostname, input] of plan)
 const node = (hostname: string): Node => nodes.get(hostname)!
 const all = (): Node[] => [...nodes.values()]
 const extra: PeerNetwork[] = []
+const rawClients: grpc.Client[] = []
 
 test.after(async () => {
+  for (const client of rawClients) client.close()
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
   await Promise.all([...all(), ...extra.map((net) => ({ net }))].map(({ net }) => net.stop()))
+})
+
+test('createPeerNetwork refuses a certificate that does not match peerconfig.toml, and limits that drop every big message', async () => {
+  const input = plan.get('node2')!
+  const dir = tempDir()
+  const config = writePeerConfigFiles(dir, input)
+  const nvpTwin = await identityOf(ca, 'node2', 'NVP')
+  assert.throws(
+    () => createPeerNetwork({ config, identity: node('node1').identity }),
+    /certificate is for node1 but peerconfig.toml \[self\] hostname is node2/,
+  )
+  assert.throws(() => createPeerNetwork({ config, identity: nvpTwin }), /certificate says NVP but peerconfig.toml \[self\] vp = true/)
+  assert.throws(
+    () => createPeerNetwork({ config, identity: node('node2').identity, limits: { inboundByteBurst: 1024 } }),
+    /inboundByteBurst \(1024\) is below maxMessageBytes/,
+  )
 })
 
 test('4 VPs and an NVP all link: VPs to each other and to the NVP, the NVP to every VP; ids, roles, hashes, delays', async () => {
@@ -292,6 +317,7 @@ function rawLink(
     'grpc.ssl_target_name_override': target,
     'grpc.default_authority': target,
   })
+  rawClients.push(client)
   const stream = client.makeBidiStreamRequest(
     LINK_PATH,
     (b: Buffer) => b,

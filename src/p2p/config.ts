@@ -13,6 +13,7 @@
  *
  * Hyperchain rewrites `new`/`org`/`rec` in peerconfig.toml after every start (consensus.md §7);
  * that is not done here: the flags are only read.
+ * TODO(issue 6): rewrite the one-shot flags once membership changes (consensus.md §7, §10.10) exist.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { isIP } from 'node:net'

@@ -430,6 +430,10 @@ class GrpcPeerNetwork implements PeerNetwork {
     const { config, identity } = options
     this.limits = { ...defaultPeerLimits, ...options.limits }
     this.maxBatchBytes = Math.min(BATCH_BYTES, this.limits.maxMessageBytes)
+    if (this.limits.inboundByteBurst < this.limits.maxMessageBytes)
+      throw new Error(
+        `p2p: inboundByteBurst (${this.limits.inboundByteBurst}) is below maxMessageBytes (${this.limits.maxMessageBytes}): the largest messages would always be dropped; raise the burst`,
+      )
     this.namespace = options.namespace ?? 'global'
     this.log = options.log
     this.identity = identity

@@ -107,7 +107,11 @@ test('BATCH: the frames of a burst in one message, in order; only sequenced fram
   refused(batch.subarray(0, batch.length - 1), /out of range/)
   refused(Buffer.from([8, 0, 0, 0, 1, 0, 0, 0, 0, 3]), /out of range/)
   refused(Buffer.from([8, 0]), /malformed header/)
-  assert.throws(() => decodeFrame(batch), (e: unknown) => e instanceof FrameError, 'not a single frame')
+  assert.throws(
+    () => decodeFrame(batch),
+    (e: unknown) => e instanceof FrameError,
+    'not a single frame',
+  )
 })
 
 test('the auth transcript binds both hellos and the signer side', () => {
