@@ -179,10 +179,11 @@ export class SyncError extends Error {
 
 export interface BlockSync {
   /**
-   * Fetches and applies blocks until the tip is `target` (number and hash), asking `peers` in
-   * turn; resolves when there, rejects with SyncError when no peer could bring it there.
+   * Fetches and applies blocks until the tip is `target.number`, asking `peers` in turn, and
+   * checks the tip's hash is `target.hash` when given; resolves when there, rejects with
+   * SyncError when no peer could bring it there.
    */
-  syncTo(target: { number: number; hash: Hex }, peers: readonly string[]): Promise<void>
+  syncTo(target: { number: number; hash?: Hex }, peers: readonly string[]): Promise<void>
 }
 
 export function createBlockSync(options: BlockSyncOptions): BlockSync {
@@ -226,7 +227,7 @@ export function createBlockSync(options: BlockSyncOptions): BlockSync {
         }
       }
       const tip = options.tip()
-      if (tip.number === target.number && tip.hash !== target.hash) {
+      if (target.hash !== undefined && tip.number === target.number && tip.hash !== target.hash) {
         throw new SyncError(`block ${target.number} here is ${tip.hash}, the quorum's is ${target.hash}: this node's chain differs`)
       }
     },

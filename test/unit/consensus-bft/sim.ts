@@ -1,0 +1,332 @@
+/**
+ * An in-memory network of replicas for the consensus tests: a fake clock and event queue, real
+ * signatures (ed25519 through node:crypto), every message through the real wire codec, per-link
+ * delays, drops and cuts, crashes that keep only what was persisted, and a deterministic
+ * "execution": block hash = sha256(parent hash ‖ digest ‖ executed tx hashes).
+ */
+import { createHash, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto'
+import { decodeMessage, encodeMessage, type Hex, type Signed, signingBytes } from '../../../src/consensus/bft/messages.ts'
+import {
+  type CommittedBatch,
+  type ConsensusEvent,
+  createReplica,
+  type Replica,
+  type ReplicaHost,
+  TEST_TIMERS,
+} from '../../../src/consensus/bft/replica.ts'
+
+/** a small deterministic PRNG (mulberry32), so a failing seed replays */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const ZERO = `0x${'0'.repeat(64)}` as Hex
+
+interface Node {
+  id: number
+  replica: Replica
+  up: boolean
+  records: Map<string, unknown>
+  /** chain: seq → block hash; executed tx hashes in order */
+  blocks: Hex[]
+  digests: Hex[]
+  /** txs each block executed */
+  ran: Hex[][]
+  executed: Set<Hex>
+  pool: Hex[]
+  pooled: Set<Hex>
+  taken: Set<Hex>
+  events: ConsensusEvent[]
+  /** messages this node sent, for Byzantine checks */
+  sent: Signed[]
+  /** intercepts this node's outgoing messages (Byzantine behaviour); return undefined to drop */
+  tamper?: (to: number, message: Signed) => Signed | undefined
+}
+
+export interface SimOptions {
+  n: number
+  seed: number
+  /** probability a message is lost */
+  drop?: number
+  maxDelayMs?: number
+  batchSize?: number
+}
+
+export function createSim(options: SimOptions) {
+  const random = rng(options.seed)
+  const keys = new Map<number, { privateKey: KeyObject; publicKey: KeyObject }>()
+  for (let id = 1; id <= options.n; id++) keys.set(id, generateKeyPairSync('ed25519'))
+  let now = 0
+  let sequence = 0
+  const queue: { at: number; order: number; run: () => void }[] = []
+  const schedule = (delay: number, run: () => void): void => {
+    queue.push({ at: now + delay, order: sequence++, run })
+  }
+  const cut = new Set<string>()
+  const nodes = new Map<number, Node>()
+  const allTxs: Hex[] = []
+  const drop = options.drop ?? 0
+  const maxDelay = options.maxDelayMs ?? 20
+
+  /** each link delivers in send order, as the p2p layer's links do */
+  const linkClear = new Map<string, number>()
+  const deliverTo = (from: number, to: number, message: Signed): void => {
+    const node = nodes.get(to)
+    if (node === undefined || !node.up || to === from) return
+    if (cut.has(`${from}>${to}`) || random() < drop) return
+    const bytes = encodeMessage(message)
+    const link = `${from}>${to}`
+    const at = Math.max(now + 1 + Math.floor(random() * maxDelay), linkClear.get(link) ?? 0)
+    linkClear.set(link, at)
+    schedule(at - now, () => {
+      const target = nodes.get(to)
+      if (target === undefined || !target.up || target !== node) return
+      target.replica.receive(from, decodeMessage(bytes))
+    })
+  }
+
+  const send = (from: Node, to: number, message: Signed): void => {
+    from.sent.push(message)
+    const out = from.tamper === undefined ? message : from.tamper(to, message)
+    if (out !== undefined) deliverTo(from.id, to, out)
+  }
+
+  const makeNode = (id: number, previous?: Node): Node => {
+    const node: Node = previous ?? {
+      id,
+      replica: undefined as unknown as Replica,
+      up: true,
+      records: new Map(),
+      blocks: [ZERO],
+      digests: [ZERO],
+      ran: [[]],
+      executed: new Set(),
+      pool: [],
+      pooled: new Set(),
+      taken: new Set(),
+      events: [],
+      sent: [],
+    }
+    node.up = true
+    const pending: { delay: number; run: () => void }[] = []
+    const job = (delay: number, run: () => void): void => {
+      pending.push({ delay, run })
+      if (pending.length === 1) next()
+    }
+    const next = (): void => {
+      const first = pending[0]
+      if (first === undefined) return
+      schedule(first.delay, () => {
+        if (node.up && node.replica === replica) first.run()
+        pending.shift()
+        next()
+      })
+    }
+    const host: ReplicaHost = {
+      sign: (bytes) => sign(null, bytes, keys.get(id)!.privateKey),
+      verify: (replica, bytes, signature) => {
+        const key = keys.get(replica)
+        return key !== undefined && verify(null, bytes, key.publicKey, signature)
+      },
+      persist: (key, value) => {
+        if (value === undefined) node.records.delete(key)
+        else node.records.set(key, structuredClone(value))
+      },
+      send: (to, message) => send(node, to, message),
+      broadcast: (message) => {
+        for (let to = 1; to <= options.n; to++) if (to !== id) send(node, to, message)
+      },
+      takeBatch: (max) => {
+        const out: Hex[] = []
+        for (const hash of node.pool) {
+          if (out.length >= max) break
+          if (node.taken.has(hash) || node.executed.has(hash)) continue
+          node.taken.add(hash)
+          out.push(hash)
+        }
+        return out
+      },
+      pendingCount: () => node.pool.filter((h) => !node.taken.has(h) && !node.executed.has(h)).length,
+      oldestPendingAgeMs: () => (node.pool.some((h) => !node.taken.has(h) && !node.executed.has(h)) ? TEST_TIMERS.batchMs : undefined),
+      missingTxs: (hashes) => hashes.filter((h) => !node.pooled.has(h) && !node.executed.has(h)),
+      fetchTxs: (from, hashes, done) =>
+        schedule(5, () => {
+          const source = nodes.get(from)
+          const all =
+            source?.up === true && !cut.has(`${from}>${id}`) && hashes.every((h) => source.pooled.has(h) || source.executed.has(h))
+          if (all) for (const h of hashes) addToPool(node, h)
+          done(all)
+        }),
+      returnToPool: (hashes) => {
+        for (const h of hashes) node.taken.delete(h)
+      },
+      // like the node's host: deliveries and transfers run one after another, in the order asked
+      deliver: (batch: CommittedBatch) =>
+        job(1, () => {
+          // a transfer that ran first may already hold it (from a peer, the same block)
+          if (batch.seq < node.blocks.length) return
+          if (batch.seq !== node.blocks.length) throw new Error(`replica ${id}: delivered ${batch.seq} at height ${node.blocks.length - 1}`)
+          const ran = batch.txHashes.filter((h) => !node.executed.has(h))
+          for (const h of ran) node.executed.add(h)
+          const hash = `0x${createHash('sha256')
+            .update(`${node.blocks.at(-1)}|${batch.digest}|${ran.join(',')}`)
+            .digest('hex')}` as Hex
+          node.blocks.push(hash)
+          node.digests.push(batch.digest)
+          node.ran.push(ran)
+          replica.executed(batch.seq, hash)
+        }),
+      stateTransfer: (target) =>
+        job(20, () => {
+          // forward from this node's tip, as block sync does: the source must extend this chain
+          const source = target.replicas
+            .map((r) => nodes.get(r))
+            .find(
+              (s) =>
+                s?.up &&
+                s.blocks.length > target.seq &&
+                s.blocks[node.blocks.length - 1] === node.blocks.at(-1) &&
+                (target.blockHash === undefined || s.blocks[target.seq] === target.blockHash),
+            )
+          if (source === undefined) {
+            schedule(200, () => host.stateTransfer(target))
+            return
+          }
+          for (let seq = node.blocks.length; seq <= target.seq; seq++) {
+            node.blocks.push(source.blocks[seq])
+            node.digests.push(source.digests[seq])
+            node.ran.push(source.ran[seq])
+            for (const h of source.ran[seq]) node.executed.add(h)
+          }
+          replica.stateTransferred(target.seq, node.blocks[target.seq])
+        }),
+      event: (event) => node.events.push(event),
+      now: () => now,
+      log: { debug: () => {}, info: () => {}, warn: () => {} },
+    }
+    const replica = createReplica({ self: id, n: options.n, batchSize: options.batchSize ?? 10, timers: TEST_TIMERS, host })
+    node.replica = replica
+    nodes.set(id, node)
+    let ticks = 0
+    const tickLoop = (): void => {
+      if (!node.up || node.replica !== replica) return
+      replica.tick()
+      // the relay layer re-gossips what waits in the pool, so a partition that heals loses nothing (§10.8)
+      if (++ticks % 10 === 0) regossip(node)
+      schedule(TEST_TIMERS.tickMs, tickLoop)
+    }
+    schedule(Math.floor(random() * TEST_TIMERS.tickMs), tickLoop)
+    replica.start({
+      records: new Map(node.records),
+      height: node.blocks.length - 1,
+      heightHash: node.blocks.at(-1) as Hex,
+      heightTime: 0n,
+    })
+    return node
+  }
+
+  const regossip = (node: Node): void => {
+    const waiting = node.pool.filter((h) => !node.executed.has(h))
+    for (const other of nodes.values()) {
+      if (other === node || cut.has(`${node.id}>${other.id}`)) continue
+      schedule(1 + Math.floor(random() * maxDelay), () => {
+        if (!other.up) return
+        for (const h of waiting) addToPool(other, h)
+        other.replica.txArrived()
+      })
+    }
+  }
+
+  const addToPool = (node: Node, hash: Hex): void => {
+    if (node.pooled.has(hash) || node.executed.has(hash)) return
+    node.pooled.add(hash)
+    node.pool.push(hash)
+  }
+
+  for (let id = 1; id <= options.n; id++) makeNode(id)
+
+  return {
+    nodes,
+    get now() {
+      return now
+    },
+    /** a client submits `count` transactions to random up nodes; each relays to every VP */
+    submit(count: number): Hex[] {
+      const hashes: Hex[] = []
+      for (let i = 0; i < count; i++) {
+        const hash = `0x${createHash('sha256').update(`tx${allTxs.length}`).digest('hex')}` as Hex
+        allTxs.push(hash)
+        hashes.push(hash)
+        const up = [...nodes.values()].filter((node) => node.up)
+        const entry = up[Math.floor(random() * up.length)]
+        addToPool(entry, hash)
+        for (const node of nodes.values()) {
+          if (node === entry || cut.has(`${entry.id}>${node.id}`)) continue
+          schedule(1 + Math.floor(random() * maxDelay), () => {
+            if (node.up) {
+              addToPool(node, hash)
+              node.replica.txArrived()
+            }
+          })
+        }
+        entry.replica.txArrived()
+      }
+      return hashes
+    },
+    run(ms: number): void {
+      const end = now + ms
+      for (;;) {
+        queue.sort((a, b) => a.at - b.at || a.order - b.order)
+        const next = queue[0]
+        if (next === undefined || next.at > end) break
+        queue.shift()
+        now = next.at
+        next.run()
+      }
+      now = end
+    },
+    crash(id: number): void {
+      const node = nodes.get(id)!
+      node.up = false
+      // the pool is memory: a crash loses what was not relayed
+      node.taken.clear()
+    },
+    restart(id: number): void {
+      makeNode(id, nodes.get(id))
+    },
+    cutLink(a: number, b: number): void {
+      cut.add(`${a}>${b}`)
+      cut.add(`${b}>${a}`)
+    },
+    isolate(id: number): void {
+      for (let other = 1; other <= options.n; other++) if (other !== id) this.cutLink(id, other)
+    },
+    heal(): void {
+      cut.clear()
+    },
+    /** a message signed with replica `id`'s real key (for a Byzantine replica that equivocates) */
+    signAs<T extends Signed['body']>(id: number, body: T): Signed {
+      return { from: id, sig: sign(null, signingBytes(id, body), keys.get(id)!.privateKey).toString('hex'), body }
+    },
+    allTxs,
+  }
+}
+
+export type Sim = ReturnType<typeof createSim>
+
+/** No fork: every seq two honest nodes both hold has the same digest and block hash. */
+export function assertNoFork(sim: Sim, honest: readonly number[]): void {
+  const nodes = honest.map((id) => sim.nodes.get(id)!)
+  const height = Math.max(...nodes.map((node) => node.blocks.length - 1))
+  for (let seq = 1; seq <= height; seq++) {
+    const seen = nodes.filter((node) => node.blocks.length > seq).map((node) => `${node.digests[seq]}/${node.blocks[seq]}`)
+    if (new Set(seen).size > 1) throw new Error(`fork at seq ${seq}: ${seen.join(' vs ')}`)
+  }
+}
