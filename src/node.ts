@@ -9,23 +9,34 @@ import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers, plannedIssue } from './api/index.ts'
+import type { NodeDirectory } from './api/node.ts'
+import type { TxSubmitter } from './api/submit.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa } from './cert/ca.ts'
 import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
+import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
 import type { KeelConfig } from './config.ts'
+import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { executorStatuses, jsonrpcStatus } from './events/status.ts'
+import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createLogger, type Logger } from './log.ts'
+import { networkDirectory } from './network/directory.ts'
+import { createNvpRole } from './network/nvp.ts'
+import { createVpRole } from './network/vp.ts'
+import { loadPeerConfig, type PeerConfig } from './p2p/config.ts'
+import { loadNodeIdentity, type NodeIdentity } from './p2p/identity.ts'
+import { createPeerNetwork } from './p2p/network.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
 import { parseJson } from './rpc/json.ts'
 import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
+import type { Store } from './store/index.ts'
 import { openStore } from './store/index.ts'
 import { createStateHasher } from './store/state-hasher.ts'
 
@@ -61,12 +72,6 @@ export interface StartOptions {
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  if (config.network.configDir !== '') {
-    // TODO(issue 6): run as a VP or NVP of the network the directory describes
-    throw new Error(
-      `config: [network] configDir = ${JSON.stringify(config.network.configDir)}: running as a node of a network is not built yet (issue 6); the peer links, configuration files and certificates exist (src/p2p), the consensus that orders blocks among VPs does not run yet. Remove configDir to run this node alone.`,
-    )
-  }
   const log = options.log ?? createLogger({ level: config.log.level })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
@@ -86,6 +91,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       throw new Error(`config: tcert.enrollmentCaFiles: ${file} is not a readable PEM certificate`, { cause: error })
     }
   })
+  const inNetwork = config.network.configDir === '' ? undefined : loadNetworkFiles(config)
   const store = await openStore(join(dataDir, 'ledger'))
   await store.initGenesis(genesis)
   // the workers load in parallel: each bootstraps its own module graph
@@ -104,13 +110,15 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     poolCapacity: config.chain.poolCapacity,
     nowNs,
     log: log.child('chain'),
+    ordering: inNetwork === undefined ? 'solo' : 'consensus',
   })
+  const events = createEventHub({ nowNs, log: log.child('events') })
+  const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
   // simulated transactions are not in the store; their outcomes answer receipt queries too
   const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
     getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
     getInvalidTx: (hash: string) => store.getInvalidTx(hash) ?? chain.simulation(hash)?.invalid,
   })
-  const events = createEventHub({ nowNs, log: log.child('events') })
   const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
   const archive = createArchiveService({
     store,
@@ -133,9 +141,10 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   })
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
+    directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
-    submitter: chain.submitter,
+    submitter: network?.submitter ?? chain.submitter,
     compiler: createSolcCompiler(),
     subscriptions,
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
@@ -198,6 +207,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     log: log.child('http'),
   })
   await chain.start()
+  await network?.start()
   const address = await http.listen()
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
@@ -225,12 +235,86 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       await ws.close()
       await http.close()
       subscriptions.close()
+      await network?.stop()
       await chain.stop()
       await archive.close()
       await verifyPool.close()
       await stateHasher.close()
       await store.close()
       log.info('stopped')
+    },
+  }
+}
+
+/** The network files of a node: peer configuration and its identity (certs/ under the same directory). */
+function loadNetworkFiles(config: KeelConfig): { peerConfig: PeerConfig; identity: NodeIdentity } {
+  const dir = resolve(config.network.configDir)
+  const peerConfig = loadPeerConfig(dir)
+  if (peerConfig.self.hostname !== config.node.hostname) {
+    throw new Error(
+      `config: node.hostname is ${JSON.stringify(config.node.hostname)} but ${join(dir, 'peerconfig.toml')} says this node is ${JSON.stringify(peerConfig.self.hostname)}; make them the same`,
+    )
+  }
+  return { peerConfig, identity: loadNodeIdentity(join(dir, 'certs')) }
+}
+
+/** Starts this node's part in its network: the peer links and the VP or NVP role. */
+function startNetworkRole(options: {
+  peerConfig: PeerConfig
+  identity: NodeIdentity
+  config: KeelConfig
+  store: Store
+  chain: Chain
+  events: EventHub
+  nowNs: () => bigint
+  log: Logger
+}): { submitter: TxSubmitter; directory: NodeDirectory; start(): Promise<void>; stop(): Promise<void> } {
+  const { peerConfig, config, events, log } = options
+  const network = createPeerNetwork({
+    config: peerConfig,
+    identity: options.identity,
+    namespace: config.node.namespace,
+    log: log.child('p2p'),
+  })
+  network.onPeerEvent((event) => {
+    const role = event.peer.vp ? 'VP' : 'NVP'
+    events.publishStatus(
+      event.kind === 'connected'
+        ? p2pStatus.connected(event.peer.hostname, role)
+        : p2pStatus.lost(event.peer.hostname, role, 'link closed or keepalive missed'),
+    )
+  })
+  const common = { peerConfig, network, store: options.store, chain: options.chain, nowNs: options.nowNs }
+  const vp = peerConfig.self.vp
+    ? createVpRole({
+        ...common,
+        identity: options.identity,
+        timers: config.network.timers === 'test' ? TEST_TIMERS : DEFAULT_TIMERS,
+        batchSize: config.chain.batchSize,
+        publishStatus: (event) => events.publishStatus(event),
+        log: log.child('consensus'),
+      })
+    : undefined
+  const nvp = vp === undefined ? createNvpRole({ ...common, log: log.child('nvp') }) : undefined
+  const directory = networkDirectory({
+    peerConfig,
+    network,
+    namespace: config.node.namespace,
+    primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
+  })
+  return {
+    submitter: (vp ?? nvp)!.submitter,
+    directory,
+    async start() {
+      await network.start()
+      await (vp ?? nvp)!.start()
+      log.info(
+        `${vp === undefined ? 'NVP' : `VP ${peerConfig.self.id} of ${peerConfig.nodes.length}`} ${peerConfig.self.hostname}: peer links on ${network.address.ip}:${network.address.port}`,
+      )
+    },
+    async stop() {
+      await vp?.stop()
+      await network.stop()
     },
   }
 }

@@ -8,8 +8,15 @@ import type { VerifyPool } from '../crypto/verify-pool.ts'
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
-import { createTxPool, type PendingStore, type SignatureVerifier, type TxPool } from './pool.ts'
-import { type BlockExecutor, type BlockStore, type CommittedBlock, createBlockProducer, receiptOf } from './producer.ts'
+import { createTxPool, type PendingStore, type ReadyTx, type SignatureVerifier, type TxPool } from './pool.ts'
+import {
+  type BlockExecutor,
+  type BlockStore,
+  type CommittedBlock,
+  createBlockProducer,
+  type ProduceOptions,
+  receiptOf,
+} from './producer.ts'
 import { createSoloOrderer } from './solo.ts'
 import { type ExecutionOutcome, type Hex, type InvalidTx, type Receipt, type SignedTx, type StateReader, ZERO_HASH } from './types.ts'
 
@@ -29,6 +36,11 @@ export interface ChainOptions {
   poolCapacity: number
   nowNs: () => bigint
   log: Logger
+  /**
+   * 'solo' (the default): this node orders alone. 'consensus': a network role decides what is
+   * produced and when (chain.produce); no orderer runs here.
+   */
+  ordering?: 'solo' | 'consensus'
 }
 
 /** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
@@ -37,6 +49,9 @@ const MAX_SIMULATIONS = 10_000
 export interface Chain {
   readonly submitter: TxSubmitter
   readonly pool: TxPool
+  readonly verifier: SignatureVerifier
+  /** produces and commits the next block from `batch`, then settles the pool and tells the block listeners */
+  produce(batch: ReadyTx[], options?: ProduceOptions): Promise<CommittedBlock>
   /** receipt or discard record of a simulated transaction */
   simulation(hash: Hex): { receipt?: Receipt; invalid?: InvalidTx } | undefined
   onBlock(listener: (block: CommittedBlock) => void): void
@@ -61,23 +76,29 @@ export function createChain(options: ChainOptions): Chain {
   const listeners: ((block: CommittedBlock) => void)[] = []
   const simulations = new Map<Hex, { receipt?: Receipt; invalid?: InvalidTx }>()
 
-  const orderer = createSoloOrderer({
-    pool,
-    batchSize: options.batchSize,
-    batchTimeoutMs: options.batchTimeoutMs,
-    log: log.child('solo'),
-    produce: async (batch) => {
-      const block = await producer.produce(batch)
-      pool.settle(batch.map((item) => item.tx.hash))
-      for (const listener of listeners) {
-        try {
-          listener(block)
-        } catch (error) {
-          log.error('a block listener failed', error)
-        }
+  const produce = async (batch: ReadyTx[], produceOptions?: ProduceOptions): Promise<CommittedBlock> => {
+    const block = await producer.produce(batch, produceOptions)
+    pool.settle(batch.map((item) => item.tx.hash))
+    for (const listener of listeners) {
+      try {
+        listener(block)
+      } catch (error) {
+        log.error('a block listener failed', error)
       }
-    },
-  })
+    }
+    return block
+  }
+
+  const orderer =
+    options.ordering === 'consensus'
+      ? undefined
+      : createSoloOrderer({
+          pool,
+          batchSize: options.batchSize,
+          batchTimeoutMs: options.batchTimeoutMs,
+          log: log.child('solo'),
+          produce,
+        })
 
   const simulate = async (tx: SignedTx): Promise<Hex> => {
     const [signatureValid] = await verifier.verify([tx])
@@ -97,6 +118,8 @@ export function createChain(options: ChainOptions): Chain {
 
   return {
     pool,
+    verifier,
+    produce,
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
@@ -113,10 +136,10 @@ export function createChain(options: ChainOptions): Chain {
     async start() {
       const restored = await pool.restore()
       if (restored > 0) log.info(`restored ${restored} pending transactions from the store`)
-      orderer.start()
+      orderer?.start()
     },
     async stop() {
-      await orderer.stop()
+      await orderer?.stop()
     },
   }
 }

@@ -10,9 +10,10 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import type { Hex } from '../../chain/types.ts'
 import { parseJson, stringifyJson } from '../../rpc/json.ts'
 
-export type Hex = `0x${string}`
+export type { Hex }
 
 export interface PrePrepare {
   type: 'pre-prepare'

@@ -6,7 +6,6 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readConfigFile, resolveConfig } from '../../../src/config.ts'
 import { createNetwork, readNetwork } from '../../../src/devnet/network.ts'
-import { startNode } from '../../../src/node.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
 import { loadNodeIdentity } from '../../../src/p2p/identity.ts'
 
@@ -48,12 +47,6 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
   await createNetwork(join(dir, '..', 'three'), { vps: 3 }).then(
     () => assert.unreachable('three VPs tolerate no fault'),
     (error: Error) => assert.match(error.message, /at least 4 VPs/),
-  )
-  // until the node runs consensus, a node of a network refuses to start rather than order alone
-  const config = resolveConfig(readConfigFile(join(dir, 'node1', 'keel.toml')), { log: { level: 'silent' } })
-  await startNode(config).then(
-    () => assert.unreachable('no node of a network may start as a solo orderer'),
-    (error: Error) => assert.match(error.message, /not built yet \(issue 6\)/),
   )
 })
 
