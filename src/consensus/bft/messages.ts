@@ -80,6 +80,8 @@ export interface Status {
   type: 'status'
   nonce: string
   view: number
+  /** the sender is changing view (its `view` is the one it asks for) */
+  changing: boolean
   stable: StableProof
   /** the sender's chain height and its last block's hash: a hint (blocks fetched are each checked by their commit proof) */
   height: number
@@ -232,6 +234,7 @@ const bodies: Record<string, (b: Obj) => Body> = {
     type: 'status',
     nonce: typeof b.nonce === 'string' && b.nonce.length <= 64 ? b.nonce : fail('nonce is not a short string'),
     view: int(b.view, 'view'),
+    changing: typeof b.changing === 'boolean' ? b.changing : fail('changing is not a boolean'),
     stable: stableProof(b.stable),
     height: int(b.height, 'height'),
     heightHash: hash(b.heightHash, 'heightHash'),

@@ -723,7 +723,8 @@ export function createReplica(options: ReplicaOptions): Replica {
       sign<Status>({
         type: 'status',
         nonce: request.nonce,
-        view: inViewChange ? Math.max(0, view - 1) : view,
+        view,
+        changing: inViewChange,
         stable,
         height: lastExecuted,
         heightHash: executedHashes.get(lastExecuted) ?? ZERO_HASH,
@@ -738,15 +739,20 @@ export function createReplica(options: ReplicaOptions): Replica {
     statusReplies.set(message.from, message.body)
     if (statusReplies.size < quorum - 1) return
     recovering = false
-    // the view at least f+1 replicas report reaching: one of them is honest
-    const views = [...statusReplies.values()].map((s) => s.view).sort((a, b) => b - a)
-    const agreed = views[Math.min(f, views.length - 1)]
-    // a replica that escalated views alone comes back down to where the others are: it never
-    // voted in those views (none formed), and its votes stay bound per (view, seq)
-    if (agreed > view || inViewChange) {
-      view = agreed
-      inViewChange = false
-      persistView()
+    // the view at least f+1 replicas run (not changing): one of them is honest. A replica that
+    // escalated views alone (cut off) comes back down to it: it never voted in those views (none
+    // formed), and its votes stay bound per (view, seq). While the others change view too, it
+    // keeps its own view change going rather than reset it.
+    const settled = [...statusReplies.values()].filter((status) => !status.changing).map((status) => status.view)
+    if (!inViewChange && !settled.includes(view)) settled.push(view)
+    settled.sort((a, b) => b - a)
+    if (settled.length >= f + 1) {
+      const agreed = settled[f]
+      if (agreed > view || (inViewChange && agreed <= view)) {
+        view = agreed
+        inViewChange = false
+        persistView()
+      }
     }
     if (!checkingBehind) waitingSince = undefined
     let best = stable

@@ -1,0 +1,145 @@
+/**
+ * A network of 4 VPs and an NVP, every node its own process (the files `npm run network` writes,
+ * test timers), under faults. After each step: all live nodes hold identical blocks at every
+ * height (I1) and every hash returned to a client has exactly one outcome, the same on every node
+ * (I3). Measured times are printed, not asserted beyond generous bounds.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
+import { type Wallet, wallet } from '../helpers/wallet.ts'
+
+const dir = join(mkdtempSync(join(tmpdir(), 'keel-faults-')), 'network')
+let plan: NetworkPlan
+let funder: Wallet
+const processes = new Map<string, NodeProcess>()
+const accepted: string[] = []
+
+const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const live = () => [...processes.entries()].filter(([, p]) => !p.hasExited()).map(([hostname]) => urlOf(hostname))
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function start(hostname: string): Promise<void> {
+  const node = plan.nodes.find((n) => n.hostname === hostname)!
+  processes.set(
+    hostname,
+    await startNodeProcess({ configFile: join(dir, hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
+  )
+}
+
+/**
+ * `count` transfers from the genesis account, spread over `targets`. Like a client (reliability.md
+ * part C): the same signed transaction is sent again after -32006 (a view change or recovery).
+ */
+async function send(count: number, targets: string[]): Promise<string[]> {
+  const hashes: string[] = []
+  for (let i = 0; i < count; i++) {
+    const url = urlOf(targets[i % targets.length])
+    const tx = funder.transfer(wallet().address, 1)
+    for (let attempt = 0; ; attempt++) {
+      const reply = await call(url, 'tx_sendTransaction', [tx])
+      if (reply.code === 0) {
+        hashes.push(reply.result as string)
+        break
+      }
+      assert.ok(reply.code === -32006, `only "busy" may refuse a transfer here, got ${reply.code} ${reply.message}`)
+      assert.ok(attempt < 150, `${url} stayed busy for 30 s`)
+      await sleep(200)
+    }
+  }
+  accepted.push(...hashes)
+  return hashes
+}
+
+/** waits until every hash has an outcome on every url; resolves with the time it took */
+async function committed(hashes: string[], urls: string[], timeoutMs: number): Promise<number> {
+  assert.ok(hashes.length > 0)
+  const started = Date.now()
+  for (;;) {
+    const pending = await Promise.all(
+      urls.map(async (url) => {
+        const replies = await Promise.all(hashes.map((hash) => call(url, 'tx_getTransactionReceipt', [hash])))
+        return replies.some((reply) => reply.code === -32001)
+      }),
+    )
+    if (!pending.some(Boolean)) {
+      await assertSameOutcomes(urls, hashes)
+      return Date.now() - started
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`not committed on every node within ${timeoutMs} ms`)
+    await sleep(200)
+  }
+}
+
+const primaryOf = async (url: string): Promise<string | undefined> =>
+  ((await call(url, 'node_getNodes', [])).result as { hostname: string; isPrimary: boolean }[] | undefined)?.find((n) => n.isPrimary)
+    ?.hostname
+
+test.before(async () => {
+  plan = await createNetwork(dir, {
+    vps: 4,
+    nvps: 1,
+    timers: 'test',
+    jsonrpcPort: 0,
+    p2pPort: 0,
+    chain: { batchSize: 50, batchTimeoutMs: 20 },
+  })
+  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  await Promise.all(plan.nodes.map((node) => start(node.hostname)))
+})
+
+test.after(async () => {
+  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+})
+
+test('all five nodes commit the same chain; transactions sent to any VP or to the NVP have one outcome everywhere', async () => {
+  const hashes = await send(60, ['node1', 'node2', 'node3', 'node4', 'nvp1'])
+  assert.is(hashes.length, 60)
+  const ms = await committed(hashes, live(), 30_000)
+  console.log(`  60 transfers committed on all 5 nodes in ${ms} ms`)
+  assert.ok((await assertNoFork(live())) >= 1)
+  assert.is(await primaryOf(urlOf('node2')), 'node1')
+})
+
+test('kill -9 a backup: the chain goes on; restarted, it catches up', async () => {
+  await processes.get('node3')!.kill('SIGKILL')
+  const hashes = await send(40, ['node1', 'node2', 'node4'])
+  await committed(hashes, live(), 30_000)
+  await start('node3')
+  const more = await send(20, ['node1', 'node3'])
+  const ms = await committed([...hashes, ...more], live(), 60_000)
+  console.log(`  restarted node3 caught up in ${ms} ms`)
+  assert.ok((await assertNoFork(live())) >= (await height(urlOf('node1'))) - 1)
+})
+
+test('kill -9 the primary under load: a new view, no fork, nothing accepted is lost', async () => {
+  const before = await send(20, ['node2', 'node3', 'node4'])
+  const killedAt = Date.now()
+  await processes.get('node1')!.kill('SIGKILL')
+  const after = await send(30, ['node2', 'node3', 'node4'])
+  const ms = await committed([...before, ...after], live(), 60_000)
+  const primary = await primaryOf(urlOf('node2'))
+  console.log(
+    `  after killing primary node1: view changed to primary ${primary}; everything committed ${Date.now() - killedAt} ms after the kill (${ms} ms of waiting)`,
+  )
+  assert.ok(primary !== undefined && primary !== 'node1', `a new primary, got ${primary}`)
+  await start('node1')
+  await committed(await send(10, ['node1']), live(), 60_000)
+  await assertNoFork(live())
+})
+
+test('the NVP followed every step; every accepted hash has one outcome on every live node', async () => {
+  await committed(await send(10, ['nvp1', 'node3']), live(), 60_000)
+  await assertNoFork(live())
+  await assertSameOutcomes(live(), accepted)
+})
+
+// TODO(issue 6): f+1 VPs down, then one back: the chain must resume. It does not yet when a batch
+// was in flight at the crash (repro in the issue note); the simulator's version of it passes.
+
+test.run()
