@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createSolcCompiler } from './api/compile.ts'
-import { createHandlers, plannedIssue } from './api/index.ts'
+import { createHandlers } from './api/index.ts'
 import type { NodeDirectory } from './api/node.ts'
 import type { TxSubmitter } from './api/submit.ts'
 import { createArchiveService } from './archive/service.ts'
@@ -151,17 +151,11 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
     archive,
   })
-  const plannedIn: Record<string, string> = {}
-  for (const [name, spec] of Object.entries(methods)) {
-    const issue = plannedIssue(name, spec.service)
-    if (issue !== undefined) plannedIn[name] = issue
-  }
   const dispatcher = createDispatcher({
     methods,
     aliases,
     schemas,
     handlers,
-    plannedIn,
     document: parseJson(documentText, { maxDepth: 512 }),
     defaultNamespace: config.node.namespace,
     isKnownNamespace: (namespace) => namespace === config.node.namespace,

@@ -1,6 +1,6 @@
 /**
- * Every handler built so far, and where each missing service is planned. A method without a
- * handler answers -32601 "not implemented yet (planned in issue N)", never a made-up result.
+ * Every handler of the node, grouped by service. A method of openrpc.json without a handler would
+ * answer -32601 "not implemented yet", never a made-up result (src/rpc/dispatch.ts).
  */
 import type { ArchiveService } from '../archive/service.ts'
 import type { Hex } from '../chain/types.ts'
@@ -47,15 +47,4 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),
   }
-}
-
-/** Service prefix → the issue that builds its handlers. */
-export const plannedByService: Readonly<Record<string, string>> = {}
-
-/** Methods planned in another issue than the rest of their service. */
-export const plannedByMethod: Readonly<Record<string, string>> = {}
-
-/** The issue named by the -32601 "not implemented yet" reply of `method`, if planned. */
-export function plannedIssue(method: string, service: string): string | undefined {
-  return plannedByMethod[method] ?? plannedByService[service]
 }

@@ -25,8 +25,6 @@ export interface DispatcherOptions {
   schemas: Readonly<Record<string, unknown>>
   /** handlers built so far; a method without one answers -32601 "not implemented yet" */
   handlers: Readonly<Record<string, unknown>>
-  /** the issue that will build each still-missing handler, named in the -32601 message */
-  plannedIn?: Readonly<Record<string, string>>
   /** the OpenRPC document `rpc.discover` returns */
   document: unknown
   defaultNamespace: string
@@ -154,10 +152,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
     const checked = (checkers.get(name) as ParamChecker).check(params)
     const handler = Object.hasOwn(handlers, name) ? (handlers[name] as Handler) : undefined
-    if (handler === undefined) {
-      const planned = options.plannedIn?.[name]
-      throw new MethodNotFound(`The method ${name} is not implemented yet${planned === undefined ? '' : ` (planned in ${planned})`}`)
-    }
+    if (handler === undefined) throw new MethodNotFound(`The method ${name} is not implemented yet`)
     const result = await handler(checked, { ...context, method: name })
     if (result === undefined) throw new Error(`handler of ${name} returned no result`)
     return result

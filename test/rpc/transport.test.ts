@@ -168,8 +168,6 @@ test('A8 unknown methods → -32601; names are case-sensitive; rpc.discover answ
   assert.ok(huge.message.length < 200, 'a huge method name is not echoed whole')
   const discover = await expectCode(envelope('rpc.discover', []), 0)
   assert.is((discover.result as { openrpc: string }).openrpc, '1.3.2')
-  const planned = await expectCode(envelope('node_getNodes', []), -32601)
-  assert.match(planned.message, /^The method node_getNodes is not implemented yet \(planned in issue \d+\)$/)
   await stillServing()
 })
 
