@@ -9,8 +9,9 @@
  * replacing the key would silently invalidate every TCert issued so far.
  */
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeFileAtomically } from '../fs-atomic.ts'
 import { CA_KEY_ALGORITHM, SIGNING_ALGORITHM, subtle, x509 } from './x509.ts'
 
 export const CA_KEY_FILE = 'tcert-ca.key'
@@ -52,9 +53,9 @@ export async function loadOrCreateNodeCa(dir: string, options: CaOptions): Promi
   if (!hasKey) {
     const keys = (await subtle.generateKey(CA_KEY_ALGORITHM, true, ['sign', 'verify'])) as CryptoKeyPair
     const pkcs8 = await subtle.exportKey('pkcs8', keys.privateKey)
-    writeAtomically(keyFile, x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'), 0o600)
+    writeFileAtomically(keyFile, x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'), 0o600)
     const certificate = await selfSign(keys, options.hostname, now)
-    writeAtomically(certFile, certificate.toString('pem'), 0o644)
+    writeFileAtomically(certFile, certificate.toString('pem'), 0o644)
     return { certificate, pem: certificate.toString('pem'), privateKey: keys.privateKey, publicKey: keys.publicKey }
   }
 
@@ -77,7 +78,7 @@ export async function loadOrCreateNodeCa(dir: string, options: CaOptions): Promi
       throw new Error(`node CA: ${certFile} does not belong to the key in ${keyFile}; put back the matching pair`)
   } else {
     certificate = await selfSign({ privateKey, publicKey }, options.hostname, now)
-    writeAtomically(certFile, certificate.toString('pem'), 0o644)
+    writeFileAtomically(certFile, certificate.toString('pem'), 0o644)
   }
   return { certificate, pem: certificate.toString('pem'), privateKey, publicKey }
 }
@@ -109,16 +110,4 @@ export function yearsLater(date: Date, years: number): Date {
   const later = new Date(date.getTime())
   later.setUTCFullYear(later.getUTCFullYear() + years)
   return later
-}
-
-function writeAtomically(file: string, text: string, mode: number): void {
-  const temporary = `${file}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w', mode)
-  try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temporary, file)
 }

@@ -15,10 +15,11 @@
  * that is not done here: the flags are only read.
  * TODO(issue 6): rewrite the one-shot flags once membership changes (consensus.md §7, §10.10) exist.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
+import { writeFileAtomically } from '../fs-atomic.ts'
 
 export const PEERCONFIG_FILE = 'peerconfig.toml'
 export const HOSTS_FILE = 'hosts.toml'
@@ -403,9 +404,9 @@ export function writePeerConfigFiles(dir: string, input: PeerConfigInput): PeerC
   // refuse to write what a node would refuse to read
   const parsed = parsePeerConfig({ peerconfig, hosts, addr })
   mkdirSync(dir, { recursive: true })
-  writeAtomically(join(dir, PEERCONFIG_FILE), peerconfig)
-  writeAtomically(join(dir, HOSTS_FILE), hosts)
-  if (addr !== undefined) writeAtomically(join(dir, ADDR_FILE), addr)
+  writeFileAtomically(join(dir, PEERCONFIG_FILE), peerconfig)
+  writeFileAtomically(join(dir, HOSTS_FILE), hosts)
+  if (addr !== undefined) writeFileAtomically(join(dir, ADDR_FILE), addr)
   return parsed
 }
 
@@ -444,16 +445,4 @@ export function localNetworkPlan(options: {
     plan.set(hostname, { self: { id: 0, hostname, n: options.vps, vp: false, org: false }, nodes, hosts, addr })
   }
   return plan
-}
-
-function writeAtomically(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w', 0o644)
-  try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temporary, file)
 }

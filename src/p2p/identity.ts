@@ -17,10 +17,11 @@
  * Each is written to a temporary file, fsynced and renamed, so a crash never leaves half a key.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto'
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
+import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { hyperchainName, randomSerial, yearsLater } from '../cert/ca.ts'
 import { CA_KEY_ALGORITHM, SIGNING_ALGORITHM, subtle, x509 } from '../cert/x509.ts'
+import { writeFileAtomically } from '../fs-atomic.ts'
 
 export const ECA_CERT_FILE = 'eca.cert'
 export const ECA_KEY_FILE = 'eca.priv'
@@ -136,8 +137,8 @@ export function readPeerCert(cert: X509Certificate, ca: X509Certificate, now: Da
 
 export function writeNamespaceCa(dir: string, ca: NamespaceCa): void {
   mkdirSync(dir, { recursive: true })
-  writeAtomically(join(dir, ECA_KEY_FILE), ca.keyPem, 0o600)
-  writeAtomically(join(dir, ECA_CERT_FILE), ca.certPem, 0o644)
+  writeFileAtomically(join(dir, ECA_KEY_FILE), ca.keyPem, 0o600)
+  writeFileAtomically(join(dir, ECA_CERT_FILE), ca.certPem, 0o644)
 }
 
 export async function loadNamespaceCa(dir: string, namespace: string): Promise<NamespaceCa> {
@@ -156,9 +157,9 @@ export async function loadNamespaceCa(dir: string, namespace: string): Promise<N
 export function writeNodeIdentity(dir: string, files: { caPem: string; certPem: string; keyPem: string }): void {
   mkdirSync(dir, { recursive: true })
   // the key first: a certificate whose key is missing is the one unrecoverable state
-  writeAtomically(join(dir, ECERT_KEY_FILE), files.keyPem, 0o600)
-  writeAtomically(join(dir, ECERT_FILE), files.certPem, 0o644)
-  writeAtomically(join(dir, ECA_CERT_FILE), files.caPem, 0o644)
+  writeFileAtomically(join(dir, ECERT_KEY_FILE), files.keyPem, 0o600)
+  writeFileAtomically(join(dir, ECERT_FILE), files.certPem, 0o644)
+  writeFileAtomically(join(dir, ECA_CERT_FILE), files.caPem, 0o644)
 }
 
 /**
@@ -213,16 +214,4 @@ export function nodeIdentityFrom(ca: { certPem: string }, issued: IssuedCert): N
     ca: caCert,
     privateKey: createPrivateKey(issued.keyPem),
   }
-}
-
-function writeAtomically(file: string, text: string, mode: number): void {
-  const temporary = `${file}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w', mode)
-  try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temporary, file)
 }
