@@ -65,11 +65,14 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
   writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })
   const profileDir = join(repoRoot, values.out, 'profiles')
   if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
+  // the node's log is kept beside its data: after a run that went wrong it is the first thing to read
   const node: NodeProcess = await startNodeProcess({
     configFile,
     logLevel: 'info',
+    logFile: join(dir, 'node.log'),
     nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   })
+  console.log(`node log: ${join(dir, 'node.log')}`)
   return {
     url: node.url,
     submitUrls: [node.url],

@@ -5,15 +5,15 @@
  */
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
-import type { ReadyTx } from '../chain/pool.ts'
 import type { Hex } from '../chain/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
 import type { Store } from '../store/index.ts'
-import { createBlockSync } from './block-sync.ts'
+import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
+import { applyBlock } from './replay.ts'
 import { blockProofValid } from './vp.ts'
 
 export interface NvpRoleOptions {
@@ -49,19 +49,8 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     const number = store.height()
     return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
   }
-  const apply = async (block: Parameters<Parameters<typeof createBlockSync>[0]['apply']>[0]): Promise<void> => {
-    const committed = (hash: Hex) => store.getTx(hash) !== undefined || store.getInvalidTx(hash) !== undefined
-    const bodies = new Map(block.txs.map((tx) => [tx.hash, tx]))
-    const seen = new Set<Hex>()
-    const txs = block.txHashes.filter((hash) => !committed(hash) && !seen.has(hash) && seen.add(hash) !== undefined)
-    const valid = await chain.verifier.verify(txs.map((hash) => bodies.get(hash)!))
-    const ready: ReadyTx[] = txs.map((hash, i) => ({ tx: bodies.get(hash)!, signatureValid: valid[i] }))
-    await chain.produce(ready, {
-      timestamp: block.timestamp,
-      batch: { view: block.view, txHashes: block.txHashes, proof: block.proof },
-      expectHash: block.hash,
-    })
-  }
+  const replayDeps = { chain, committed: (hash: Hex) => store.getTx(hash) !== undefined || store.getInvalidTx(hash) !== undefined }
+  const apply = (block: SyncedBlock) => applyBlock(block, replayDeps)
   const sync = createBlockSync({ network, tip, verify: (block) => blockProofValid(block, n, verify), apply, nowNs: options.nowNs, log })
   const submitter = forwardingSubmitter({ network, pickVp: () => linkedVps()[0], local: chain.submitter, nowNs: options.nowNs, log })
   return {

@@ -9,7 +9,6 @@
 import { verify as verifySignature } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
-import type { ReadyTx } from '../chain/pool.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
 import { batchDigest, type Commit, decodeMessage, encodeMessage, type Signed } from '../consensus/bft/messages.ts'
 import {
@@ -33,6 +32,7 @@ import { Channel } from './channels.ts'
 import { serveForwardedTxs } from './forward.ts'
 import { pushBlock } from './nvp-feed.ts'
 import { createOutbox } from './outbox.ts'
+import { applyBlock, readyTxs } from './replay.ts'
 import { fetchMissingTxs, serveTxFetches } from './tx-fetch.ts'
 import { createTxRelay } from './tx-relay.ts'
 
@@ -130,29 +130,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     })
   }
 
-  /** the ready transactions of a batch: skipped when already committed or named twice; verified here if the pool has not yet */
-  const readyOf = async (txHashes: readonly Hex[], bodies: Map<Hex, SignedTx>): Promise<ReadyTx[]> => {
-    const seen = new Set<Hex>()
-    const ready: ReadyTx[] = []
-    const unverified: { index: number; tx: SignedTx }[] = []
-    for (const hash of txHashes) {
-      if (seen.has(hash) || committed(hash) !== undefined) continue
-      seen.add(hash)
-      const pooled = chain.pool.get(hash)
-      const tx = pooled?.tx ?? bodies.get(hash)
-      if (tx === undefined) throw new Error(`batch transaction ${hash} is held neither here nor in the batch`)
-      if (pooled?.signatureValid !== undefined) ready.push({ tx, signatureValid: pooled.signatureValid })
-      else {
-        unverified.push({ index: ready.length, tx })
-        ready.push({ tx, signatureValid: false })
-      }
-    }
-    if (unverified.length > 0) {
-      const results = await chain.verifier.verify(unverified.map((item) => item.tx))
-      for (const [i, item] of unverified.entries()) ready[item.index].signatureValid = results[i]
-    }
-    return ready
-  }
+  const replayDeps = { chain, committed: (hash: Hex) => committed(hash) !== undefined }
 
   const sync = createBlockSync({
     network,
@@ -161,14 +139,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
     },
     verify: (block) => blockProofValid(block, n, verify),
-    apply: async (block) => {
-      const batch = await readyOf(block.txHashes, new Map(block.txs.map((tx) => [tx.hash, tx])))
-      await chain.produce(batch, {
-        timestamp: block.timestamp,
-        batch: { view: block.view, txHashes: block.txHashes, proof: block.proof },
-        expectHash: block.hash,
-      })
-    },
+    apply: (block) => applyBlock(block, replayDeps),
     nowNs: options.nowNs,
     log: log.child('sync'),
   })
@@ -208,7 +179,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       deliver: (batch) =>
         queue(`block ${batch.seq}`, async () => {
           if (batch.seq <= store.height()) return
-          const ready = await readyOf(batch.txHashes, new Map())
+          const ready = await readyTxs(batch.txHashes, new Map(), replayDeps)
           const block = await chain.produce(ready, {
             timestamp: batch.timestamp,
             batch: { view: batch.view, txHashes: batch.txHashes, proof: encodeCertificate(batch.certificate) },
