@@ -2,6 +2,7 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
+import type { KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +30,7 @@ import { networkDirectory } from './network/directory.ts'
 import { createNvpRole } from './network/nvp.ts'
 import { createVpRole } from './network/vp.ts'
 import { loadPeerConfig, type PeerConfig } from './p2p/config.ts'
-import { loadNodeIdentity, type NodeIdentity } from './p2p/identity.ts'
+import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identity.ts'
 import { createPeerNetwork } from './p2p/network.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
@@ -241,7 +242,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
 }
 
 /** The network files of a node: peer configuration and its identity (certs/ under the same directory). */
-function loadNetworkFiles(config: KeelConfig): { peerConfig: PeerConfig; identity: NodeIdentity } {
+function loadNetworkFiles(config: KeelConfig): { peerConfig: PeerConfig; identity: NodeIdentity; peerKeys: Map<string, KeyObject> } {
   const dir = resolve(config.network.configDir)
   const peerConfig = loadPeerConfig(dir)
   if (peerConfig.self.hostname !== config.node.hostname) {
@@ -249,13 +250,15 @@ function loadNetworkFiles(config: KeelConfig): { peerConfig: PeerConfig; identit
       `config: node.hostname is ${JSON.stringify(config.node.hostname)} but ${join(dir, 'peerconfig.toml')} says this node is ${JSON.stringify(peerConfig.self.hostname)}; make them the same`,
     )
   }
-  return { peerConfig, identity: loadNodeIdentity(join(dir, 'certs')) }
+  const identity = loadNodeIdentity(join(dir, 'certs'))
+  return { peerConfig, identity, peerKeys: loadPeerKeys(join(dir, 'certs'), identity.ca) }
 }
 
 /** Starts this node's part in its network: the peer links and the VP or NVP role. */
 function startNetworkRole(options: {
   peerConfig: PeerConfig
   identity: NodeIdentity
+  peerKeys: Map<string, KeyObject>
   config: KeelConfig
   store: Store
   chain: Chain
@@ -278,7 +281,7 @@ function startNetworkRole(options: {
         : p2pStatus.lost(event.peer.hostname, role, 'link closed or keepalive missed'),
     )
   })
-  const common = { peerConfig, network, store: options.store, chain: options.chain, nowNs: options.nowNs }
+  const common = { peerConfig, network, peerKeys: options.peerKeys, store: options.store, chain: options.chain, nowNs: options.nowNs }
   const vp = peerConfig.self.vp
     ? createVpRole({
         ...common,

@@ -46,6 +46,8 @@ export interface TxPool {
   add(tx: SignedTx, options?: { fromPeer?: boolean }): Promise<void>
   /** The pooled transaction with this hash (waiting or taken), and its signature check once known. */
   get(hash: Hex): { tx: SignedTx; signatureValid: boolean | undefined } | undefined
+  /** Transactions waiting (not taken) that arrived more than `olderThanMs` ago, oldest first, at most `max`. */
+  waiting(olderThanMs: number, max: number): SignedTx[]
   /** Gives taken transactions that were not committed back to the head of the queue, in the order given. */
   requeue(hashes: readonly Hex[]): void
   /** Verified transactions at the head of the queue, in arrival order, taken out of the queue. */
@@ -196,6 +198,16 @@ export function createTxPool(options: PoolOptions): TxPool {
       }
       compact()
       return ready
+    },
+    waiting(olderThanMs, max) {
+      const before = Date.now() - olderThanMs
+      const out: SignedTx[] = []
+      for (let i = head; i < queue.length && out.length < max; i++) {
+        const entry = queue[i]
+        if (entry.arrivedAt > before) break
+        if (live(entry)) out.push(entry.tx)
+      }
+      return out
     },
     requeue(hashes) {
       const back: Entry[] = []

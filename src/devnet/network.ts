@@ -16,7 +16,7 @@ import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { devAccount } from '../chain/genesis.ts'
 import { localNetworkPlan, writePeerConfigFiles } from '../p2p/config.ts'
-import { createNamespaceCa, issueNodeCert, loadNamespaceCa, writeNamespaceCa, writeNodeIdentity } from '../p2p/identity.ts'
+import { createNamespaceCa, issueNodeCert, loadNamespaceCa, writeNamespaceCa, writeNodeIdentity, writePeerCerts } from '../p2p/identity.ts'
 import { type NodeProcess, startNodeProcess, waitForExit, writeNodeConfig } from './node-process.ts'
 
 export const PLAN_FILE = 'network.json'
@@ -88,11 +88,19 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
   const genesis = devAccount(join(root, 'genesis-account.json'))
   const files = localNetworkPlan({ vps: options.vps, nvps, ports: p2pPorts })
   const nodes: PlannedNode[] = []
+  const issuedCerts = new Map<string, Awaited<ReturnType<typeof issueNodeCert>>>()
+  for (const [hostname, input] of files)
+    issuedCerts.set(hostname, await issueNodeCert(ca, { hostname, role: input.self.vp ? 'VP' : 'NVP' }))
   for (const [i, [hostname, input]] of [...files.entries()].entries()) {
     const nodeDir = join(root, hostname)
     writePeerConfigFiles(join(nodeDir, 'config'), input)
-    const issued = await issueNodeCert(ca, { hostname, role: input.self.vp ? 'VP' : 'NVP' })
+    const issued = issuedCerts.get(hostname)!
     writeNodeIdentity(join(nodeDir, 'config', 'certs'), { caPem: ca.certPem, certPem: issued.certPem, keyPem: issued.keyPem })
+    // every VP's certificate: a signature in a proof is checked even while its signer is down
+    writePeerCerts(
+      join(nodeDir, 'config', 'certs'),
+      [...issuedCerts.values()].filter((cert) => cert.role === 'VP').map((cert) => ({ hostname: cert.hostname, certPem: cert.certPem })),
+    )
     writeNodeConfig(join(nodeDir, 'keel.toml'), {
       dataDir: join(nodeDir, 'data'),
       hostname,

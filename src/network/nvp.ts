@@ -3,6 +3,7 @@
  * accepting a block only with a quorum commit proof and only if replaying it here gives the same
  * hash; it hands its clients' transactions to a VP (forward.ts) and answers every query itself.
  */
+import type { KeyObject } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex } from '../chain/types.ts'
@@ -14,11 +15,12 @@ import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { blockProofValid } from './vp.ts'
+import { blockProofValid, verifyWithKey } from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
   network: PeerNetwork
+  peerKeys: ReadonlyMap<string, KeyObject>
   store: Store
   chain: Chain
   nowNs(): bigint
@@ -36,7 +38,10 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
     const hostname = peerConfig.nodes.find((node) => node.id === replica)?.hostname
-    return hostname !== undefined && network.verify(hostname, bytes, signature)
+    return (
+      hostname !== undefined &&
+      (network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature))
+    )
   }
   /** the VPs linked now, in a random order (a forwarded transaction goes to any of them) */
   const linkedVps = (): string[] =>

@@ -64,7 +64,15 @@ export function decodeTxs(payload: Uint8Array, options: { nowNs(): bigint; timeW
 export interface TxRelay {
   /** sends a transaction this node admitted to every other VP (gathered per event-loop turn) */
   relay(tx: SignedTx): void
+  /**
+   * sends again what has waited in the pool longer than `olderThanMs`: a relay lost to a VP that was
+   * down or cut off must not leave a transaction only here (consensus.md §10.8)
+   */
+  regossip(olderThanMs: number): void
 }
+
+/** most transactions one re-gossip round sends */
+const REGOSSIP_MAX = 1000
 
 export function createTxRelay(options: { network: RelayNetwork; pool: TxPool; nowNs(): bigint; log: Logger }): TxRelay {
   const { network, pool, log } = options
@@ -92,6 +100,10 @@ export function createTxRelay(options: { network: RelayNetwork; pool: TxPool; no
   })
 
   return {
+    regossip(olderThanMs) {
+      const waiting = pool.waiting(olderThanMs, REGOSSIP_MAX)
+      if (waiting.length > 0) network.broadcast(Channel.tx, encodeTxs(waiting), (peer) => peer.vp)
+    },
     relay(tx) {
       outgoing.push(tx)
       if (outgoing.length > 1) return

@@ -6,7 +6,7 @@
  * VP for: relayed and forwarded transactions, a batch's missing transactions, blocks; and pushes
  * each new block to the NVPs linked to it.
  */
-import { verify as verifySignature } from 'node:crypto'
+import { type KeyObject, verify as verifySignature } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
@@ -39,6 +39,8 @@ import { createTxRelay } from './tx-relay.ts'
 export interface VpRoleOptions {
   peerConfig: PeerConfig
   network: PeerNetwork
+  /** the VPs' keys from their certificates (certs/peers/): a signer that is down is still checked */
+  peerKeys: ReadonlyMap<string, KeyObject>
   /** this node's own key, to check its own signatures inside proofs */
   identity: NodeIdentity
   store: Store
@@ -58,6 +60,16 @@ export interface VpRole {
   submitter: TxSubmitter
   start(): Promise<void>
   stop(): Promise<void>
+}
+
+/** A P1363 ECDSA-SHA256 signature (the p2p layer's) checked with a known key. */
+export function verifyWithKey(key: KeyObject | undefined, bytes: Uint8Array, signature: Uint8Array): boolean {
+  if (key === undefined) return false
+  try {
+    return verifySignature('sha256', bytes, { key, dsaEncoding: 'ieee-p1363' }, signature)
+  } catch {
+    return false
+  }
 }
 
 /** The commit certificate as kept with a block (keyspace 24) and carried by block sync. */
@@ -91,14 +103,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
     const hostname = hostnames.get(replica)
     if (hostname === undefined) return false
-    return replica === self ? verifyOwn(bytes, signature) : network.verify(hostname, bytes, signature)
-  }
-  const verifyOwn = (bytes: Uint8Array, signature: Uint8Array): boolean => {
-    try {
-      return verifySignature('sha256', bytes, { key: options.identity.cert.publicKey, dsaEncoding: 'ieee-p1363' }, signature)
-    } catch {
-      return false
-    }
+    if (replica === self) return verifyWithKey(options.identity.cert.publicKey, bytes, signature)
+    return network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature)
   }
   const committed = (hash: Hex): SignedTx | undefined => (store.getTx(hash) ?? store.getInvalidTx(hash))?.tx
 
@@ -260,8 +266,12 @@ export function createVpRole(options: VpRoleOptions): VpRole {
         heightHash: (header?.hash ?? `0x${'0'.repeat(64)}`) as Hex,
         heightTime: header?.writeTime ?? 0n,
       })
+      let ticks = 0
+      const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       ticker = setInterval(() => {
-        if (!stopped) replica.tick()
+        if (stopped) return
+        replica.tick()
+        if (++ticks % regossipEvery === 0) relay.regossip(options.timers.requestMs)
       }, options.timers.tickMs)
     },
     async stop() {

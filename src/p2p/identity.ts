@@ -17,7 +17,7 @@
  * Each is written to a temporary file, fsynced and renamed, so a crash never leaves half a key.
  */
 import { createPrivateKey, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto'
-import { mkdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { hyperchainName, randomSerial, yearsLater } from '../cert/ca.ts'
 import { CA_KEY_ALGORITHM, SIGNING_ALGORITHM, subtle, x509 } from '../cert/x509.ts'
@@ -214,4 +214,30 @@ export function nodeIdentityFrom(ca: { certPem: string }, issued: IssuedCert): N
     ca: caCert,
     privateKey: createPrivateKey(issued.keyPem),
   }
+}
+
+/** `certs/peers/<hostname>.cert`: the VPs' certificates, so their signatures in proofs can be checked while they are down. */
+export const PEER_CERTS_DIR = 'peers'
+
+export function writePeerCerts(dir: string, certs: readonly { hostname: string; certPem: string }[]): void {
+  mkdirSync(join(dir, PEER_CERTS_DIR), { recursive: true })
+  for (const { hostname, certPem } of certs) writeFileAtomically(join(dir, PEER_CERTS_DIR, `${hostname}.cert`), certPem)
+}
+
+/**
+ * The VP keys of `certs/peers/` (absent directory: none), each certificate checked against the
+ * namespace CA and its file name against its CN.
+ */
+export function loadPeerKeys(dir: string, ca: X509Certificate): Map<string, KeyObject> {
+  const keys = new Map<string, KeyObject>()
+  const peersDir = join(dir, PEER_CERTS_DIR)
+  if (!existsSync(peersDir)) return keys
+  for (const file of readdirSync(peersDir)) {
+    if (!file.endsWith('.cert')) continue
+    const cert = new X509Certificate(readFileSync(join(peersDir, file)))
+    const { hostname, role } = readPeerCert(cert, ca)
+    if (`${hostname}.cert` !== file) throw new Error(`${join(peersDir, file)} is the certificate of ${hostname}; name it ${hostname}.cert`)
+    if (role === 'VP') keys.set(hostname, cert.publicKey)
+  }
+  return keys
 }

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 import { readConfigFile, resolveConfig } from '../../../src/config.ts'
 import { createNetwork, readNetwork } from '../../../src/devnet/network.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
-import { loadNodeIdentity } from '../../../src/p2p/identity.ts'
+import { loadNodeIdentity, loadPeerKeys } from '../../../src/p2p/identity.ts'
 
 test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports distinct, one genesis', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'keel-devnet-')), 'network')
@@ -39,6 +39,13 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     assert.is(identity.hostname, node.hostname)
     assert.is(identity.role, node.vp ? 'VP' : 'NVP')
     assert.is(statSync(join(config.network.configDir, 'certs', 'ecert.priv')).mode & 0o777, 0o600)
+    // every VP's key, checked against the CA, so proofs signed by a VP that is down still verify
+    assert.equal([...loadPeerKeys(join(config.network.configDir, 'certs'), identity.ca).keys()].sort(), [
+      'node1',
+      'node2',
+      'node3',
+      'node4',
+    ])
   }
   await createNetwork(dir, { vps: 4 }).then(
     () => assert.unreachable('a second network in the same directory is refused'),
