@@ -695,7 +695,9 @@ export function createReplica(options: ReplicaOptions): Replica {
       advance(slot)
     }
     host.event({ kind: 'view-change-finished', view, primary: primaryOf(view), height: lastExecuted })
-    host.log.info(`view ${view}: primary is replica ${primaryOf(view)}`)
+    host.log.info(
+      `view ${view}: primary is replica ${primaryOf(view)}; delivered ${lastDelivered}, next seq ${seqNo + 1}, ${host.pendingCount()} transactions waiting here, ${prePrepares.length} batches carried over`,
+    )
     const waitingForThisView = early.get(view) ?? []
     for (const v of [...early.keys()]) if (v <= view) early.delete(v)
     for (const message of waitingForThisView) {
