@@ -92,6 +92,22 @@ test('requeue gives taken transactions back to the head, in order; settled ones 
   })
 })
 
+test('waiting lists what waits longer than asked, not what a batch took (for re-gossip)', async () => {
+  await withPool(100, async (pool) => {
+    const txs = signed(4)
+    for (const tx of txs) await pool.add(tx)
+    await verified(pool, 4)
+    assert.equal(pool.waiting(60_000, 10), [], 'nothing is a minute old')
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    pool.take(1)
+    assert.equal(
+      pool.waiting(20, 2).map((tx) => tx.hash),
+      [txs[1].hash, txs[2].hash],
+      'oldest first, at most 2, the taken one left out',
+    )
+  })
+})
+
 test('a full pool refuses a client transaction (-32006) but takes one relayed by a peer', async () => {
   await withPool(2, async (pool) => {
     const txs = signed(4)
