@@ -151,7 +151,12 @@ export function runningPid(dir: string, hostname: string): number | undefined {
  * Starts the named nodes (default: every node not running) as detached processes logging to
  * <hostname>/node.log, and resolves once each listens.
  */
-export async function startNodes(dir: string, plan: NetworkPlan, hostnames?: readonly string[]): Promise<NodeProcess[]> {
+export async function startNodes(
+  dir: string,
+  plan: NetworkPlan,
+  hostnames?: readonly string[],
+  options: { nodeArgs?: string[] } = {},
+): Promise<NodeProcess[]> {
   const wanted = plan.nodes.filter((node) => (hostnames ?? plan.nodes.map((n) => n.hostname)).includes(node.hostname))
   const started = await Promise.all(
     wanted
@@ -163,6 +168,7 @@ export async function startNodes(dir: string, plan: NetworkPlan, hostnames?: rea
           port: node.jsonrpcPort,
           logFile: join(nodeDir, 'node.log'),
           detached: true,
+          nodeArgs: options.nodeArgs,
           timeoutMs: 60_000,
         })
         writeFileSync(pidFile(dir, node.hostname), String(child.pid))
