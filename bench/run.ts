@@ -6,11 +6,12 @@
  *
  *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
  *                 [--concurrency 128] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
- *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>]
+ *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>[,<pid>…]]
  *   npm run bench -- --url http://vp1:8081,http://vp2:8081,… --key …   (a network: submissions go round the list)
  *
  * With `--url` the same workloads run against that node: the 1,000 accounts are funded from `--key`
- * first, the node's CPU and RSS are read only when `--pid` names its process on this machine, and
+ * first, the node's CPU and RSS are read only when `--pid` names its process on this machine (a list:
+ * the CPU of all of them summed, the RSS of the largest), and
  * the log workload queries whatever blocks its transactions landed in.
  */
 import { type ChildProcess, fork } from 'node:child_process'
@@ -53,7 +54,8 @@ interface Target {
   /** nodes that take submissions, in turn (url first) */
   submitUrls: string[]
   wsUrl: string
-  pid?: number
+  /** the node processes on this machine whose CPU and memory are read (a network's: all of them) */
+  pids: number[]
   funderKey?: string
   stop(): Promise<void>
 }
@@ -77,7 +79,7 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     url: node.url,
     submitUrls: [node.url],
     wsUrl: node.url.replace(/^http/, 'ws'),
-    pid: node.pid,
+    pids: [node.pid],
     stop: async () => void (await node.kill('SIGINT')),
   }
 }
@@ -91,7 +93,7 @@ function remoteTarget(): Target {
     url,
     submitUrls: urls,
     wsUrl: url.replace(/^http/, 'ws'),
-    pid: values.pid === undefined ? undefined : Number(values.pid),
+    pids: values.pid === undefined ? [] : values.pid.split(',').map(Number),
     funderKey: values.key,
     stop: async () => {},
   }
@@ -101,14 +103,24 @@ function remoteTarget(): Target {
 
 const CLOCK_TICKS = 100
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
+/** CPU seconds of all the processes together */
+function cpuSeconds(pids: number[]): number {
+  let sum = 0
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    sum += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
+  }
+  return sum
 }
 
-function rssBytes(pid: number): number {
-  const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-  return match === null ? 0 : Number(match[1]) * 1024
+/** resident memory of the largest of the processes */
+function rssBytes(pids: number[]): number {
+  let largest = 0
+  for (const pid of pids) {
+    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
+    if (match !== null) largest = Math.max(largest, Number(match[1]) * 1024)
+  }
+  return largest
 }
 
 interface Usage {
@@ -116,18 +128,18 @@ interface Usage {
   peakRssMiB: number | null
 }
 
-function sampleUsage(pid: number | undefined): { stop(): Usage; line(): string } {
-  if (pid === undefined) return { stop: () => ({ cpuPercent: null, peakRssMiB: null }), line: () => '' }
-  const startedCpu = cpuSeconds(pid)
+function sampleUsage(pids: number[]): { stop(): Usage; line(): string } {
+  if (pids.length === 0) return { stop: () => ({ cpuPercent: null, peakRssMiB: null }), line: () => '' }
+  const startedCpu = cpuSeconds(pids)
   const started = performance.now()
-  let peak = rssBytes(pid)
+  let peak = rssBytes(pids)
   let lastCpu = startedCpu
   let lastAt = started
   let recentCpu = 0
   const timer = setInterval(() => {
     try {
-      peak = Math.max(peak, rssBytes(pid))
-      const cpu = cpuSeconds(pid)
+      peak = Math.max(peak, rssBytes(pids))
+      const cpu = cpuSeconds(pids)
       const at = performance.now()
       recentCpu = ((cpu - lastCpu) / ((at - lastAt) / 1000)) * 100
       lastCpu = cpu
@@ -137,10 +149,10 @@ function sampleUsage(pid: number | undefined): { stop(): Usage; line(): string }
   return {
     stop() {
       clearInterval(timer)
-      const cpu = ((cpuSeconds(pid) - startedCpu) / ((performance.now() - started) / 1000)) * 100
+      const cpu = ((cpuSeconds(pids) - startedCpu) / ((performance.now() - started) / 1000)) * 100
       return { cpuPercent: Math.round(cpu), peakRssMiB: Math.round(peak / 2 ** 20) }
     },
-    line: () => ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pid) / 2 ** 20)} MiB`,
+    line: () => ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`,
   }
 }
 
@@ -198,7 +210,7 @@ const rows: Row[] = []
 const results: Record<string, unknown> = {}
 
 async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers' | 'erc20', job: Job): Promise<TxResult> {
-  const usage = sampleUsage(target.pid)
+  const usage = sampleUsage(target.pids)
   const result = await runJob<TxResult>(loadgen, job, usage)
   const used = usage.stop()
   // the hashes feed the read workload; the result file keeps the figures
@@ -221,7 +233,7 @@ async function measureReads(
   job: Job,
   detail: (r: ReadResult) => string,
 ): Promise<void> {
-  const usage = sampleUsage(target.pid)
+  const usage = sampleUsage(target.pids)
   const result = await runJob<ReadResult>(loadgen, job, usage)
   const used = usage.stop()
   results[name] = { ...result, ...used }
@@ -239,7 +251,7 @@ async function main(): Promise<void> {
   const loadgen = startLoadgen()
   const target = values.url === undefined ? await startLocalNode('main') : remoteTarget()
   console.error(
-    `node ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; ${ACCOUNTS} accounts; concurrency ${CONCURRENCY}`,
+    `node ${target.url}${target.pids.length === 0 ? '' : ` (pid ${target.pids.join(', ')})`}; ${ACCOUNTS} accounts; concurrency ${CONCURRENCY}`,
   )
   const common = workloadOn(target)
   let hashes: string[] = []
@@ -318,7 +330,7 @@ async function logsWorkload(loadgen: ChildProcess): Promise<void> {
     const built = await runJob<TxResult>(
       loadgen,
       { kind: 'erc20', ...common, count: blocks, token: setup.token as string },
-      sampleUsage(target.pid),
+      sampleUsage(target.pids),
     )
     console.error(`logs: built blocks ${built.firstBlock}–${built.lastBlock} (${fmt(built.committedPerSecond)} one-transaction blocks/s)`)
     results.logChain = { blocks: built.lastBlock - built.firstBlock + 1, blocksPerSecond: built.committedPerSecond }
