@@ -86,7 +86,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
     else if (schema !== SCHEMA_VERSION)
       throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
-    return new LmdbStore(root, dbs)
+    return new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus))
   } catch (error) {
     await root.close()
     throw error
@@ -111,7 +111,6 @@ class LmdbStore implements Store {
   private readonly pending: PendingRepo
   private readonly deployed: DeployedRepo
   private readonly tcerts: TcertsRepo
-  private readonly consensusLog: ConsensusLogRepo
   private readonly blockBatches: BlockBatchesRepo
   private readonly world: WorldStateRepo
   private readonly archive: ArchiveRepo
@@ -136,6 +135,7 @@ class LmdbStore implements Store {
   constructor(
     private readonly env: RootDatabase,
     private readonly dbs: Dbs,
+    private readonly consensusLog: ConsensusLogRepo,
   ) {
     this.meta = new MetaRepo(dbs.meta)
     this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
@@ -147,7 +147,6 @@ class LmdbStore implements Store {
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
     this.deployed = new DeployedRepo(dbs.deployed)
     this.tcerts = new TcertsRepo(dbs.tcerts)
-    this.consensusLog = new ConsensusLogRepo(env, dbs.consensus)
     this.blockBatches = new BlockBatchesRepo(dbs.blockBatches)
     this.world = new WorldStateRepo(dbs)
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
@@ -697,6 +696,7 @@ class LmdbStore implements Store {
     if (this.closed) return
     this.closed = true
     await this.queue
+    await this.consensusLog.close()
     await this.env.close()
   }
 

@@ -59,7 +59,11 @@ export const Keyspace = {
   snapshotRequests: 21,
   /** hash32 tx hash -> u32be number of its archived block; valid and invalid txs moved out by archive_archive */
   archivedTxs: 22,
-  /** utf8 key chosen by the consensus layer (e.g. `vote/…`) -> record bytes; a VP's own votes, view and checkpoints (repos/consensus-log.ts) */
+  /**
+   * utf8 key chosen by the consensus layer (e.g. `vote/…`) -> record bytes; a VP's own votes, view and checkpoints.
+   * Retired for new records (2026-11-24): the consensus log has its own environment, `<ledger>/consensus`
+   * (repos/consensus-log.ts), with the same keys and values; records found here are moved there at open.
+   */
   consensus: 23,
   /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx the batch named, in order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
   blockBatches: 24,

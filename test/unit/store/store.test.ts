@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ContractMeta, Hex } from '../../../src/chain/types.ts'
+import { openEnvironment, openKeyspaces } from '../../../src/store/db.ts'
 import { DuplicateTxError, EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
 import { addr, changes, commitNext, hexOf, makeTx, nextBlock, T0, tempDir, word } from './fixtures.ts'
 
@@ -454,6 +455,33 @@ test('the consensus log: one durable write of many records, read back by prefix 
   )
   assert.equal([...[...store.readConsensus('view')][0].value], [2])
   await store.close()
+})
+
+test('consensus records of the older layout (ledger keyspace 23) move to the consensus log at open, once', async () => {
+  const path = `${tempDir('consensus-legacy')}/ledger`
+  await (await openStore(path)).close()
+  const root = openEnvironment(path, undefined)
+  const legacy = openKeyspaces(root).consensus
+  await legacy.put('view', Uint8Array.of(4))
+  await legacy.put('vote/0000000004/0000000031', Uint8Array.of(7, 7))
+  await root.close()
+  let store = await openStore(path)
+  const records = () => [...store.readConsensus()].map(({ key, value }) => [key, [...value]])
+  assert.equal(records(), [
+    ['view', [4]],
+    ['vote/0000000004/0000000031', [7, 7]],
+  ])
+  await store.writeConsensus([{ key: 'view', value: Uint8Array.of(5) }])
+  await store.close()
+  store = await openStore(path)
+  assert.equal(records(), [
+    ['view', [5]],
+    ['vote/0000000004/0000000031', [7, 7]],
+  ])
+  await store.close()
+  const reopened = openEnvironment(path, undefined)
+  assert.is([...openKeyspaces(reopened).consensus.getKeys({})].length, 0, 'nothing left in keyspace 23')
+  await reopened.close()
 })
 
 test('a consensus block keeps its batch as named (skipped txs included) and proof; a block tx missing from its batch is refused', async () => {
