@@ -113,6 +113,8 @@ import type {
   NodeDeleteVPResult,
   NodeDeleteNVPParams,
   NodeDeleteNVPResult,
+  NodeGetConsensusStatusParams,
+  NodeGetConsensusStatusResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -940,6 +942,18 @@ export interface KeelClientMethods {
    * ```
    */
   node_deleteNVP(...params: NodeDeleteNVPParams): Promise<NodeDeleteNVPResult>
+  /**
+   * This node's part in consensus: its role, the view, the primary and the height (a Keel extension).
+   *
+   * Not in Hyperchain. For operators and `npm run network -- status`: a VP tells the view it runs (or is changing to), the primary of that view, whether consensus runs normally, is changing view, is recovering (asking its peers where they are) or is fetching blocks (state transfer), and its last stable checkpoint. An NVP follows the blocks the VPs prove and tells the view its latest block was ordered in. A node running alone (no [network] configDir) orders its own blocks: role solo, view 0, itself the primary. `height` is the chain height (0 before the first block).
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.node_getConsensusStatus()
+   * ```
+   */
+  node_getConsensusStatus(...params: NodeGetConsensusStatusParams): Promise<NodeGetConsensusStatusResult>
   /**
    * Issue a transaction certificate for a public key.
    *

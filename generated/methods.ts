@@ -1546,6 +1546,65 @@ export const schemas = {
       "$ref": "PeerInfo"
     }
   },
+  "ConsensusStatus": {
+    "title": "ConsensusStatus",
+    "description": "a node's part in consensus, as node_getConsensusStatus reports it",
+    "type": "object",
+    "required": [
+      "role",
+      "state",
+      "view",
+      "height"
+    ],
+    "properties": {
+      "role": {
+        "title": "ConsensusRole",
+        "description": "solo: orders its own blocks (no network); vp: takes part in ordering; nvp: follows the VPs' proven blocks",
+        "type": "string",
+        "enum": [
+          "solo",
+          "vp",
+          "nvp"
+        ]
+      },
+      "state": {
+        "title": "ConsensusState",
+        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal.",
+        "type": "string",
+        "enum": [
+          "normal",
+          "viewChange",
+          "recovering",
+          "stateTransfer",
+          "following"
+        ]
+      },
+      "view": {
+        "title": "ConsensusView",
+        "description": "a VP: the view it runs or is changing to; an NVP: the view its latest block was ordered in (0 before any)",
+        "type": "integer",
+        "minimum": 0
+      },
+      "primary": {
+        "title": "ConsensusPrimary",
+        "description": "host name of the primary of `view`; absent on an NVP",
+        "type": "string"
+      },
+      "height": {
+        "title": "ConsensusHeight",
+        "description": "the chain height: the number of the latest block (0 before the first)",
+        "type": "integer",
+        "minimum": 0
+      },
+      "stableCheckpoint": {
+        "title": "StableCheckpoint",
+        "description": "a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10)",
+        "type": "integer",
+        "minimum": 0
+      }
+    },
+    "additionalProperties": false
+  },
   "TCertResult": {
     "title": "TCertResult",
     "description": "the issued transaction certificate",
@@ -3030,6 +3089,21 @@ export const methods = {
       "name": "message",
       "schema": {
         "$ref": "DeleteNodeMessage"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  node_getConsensusStatus: {
+    "service": "node",
+    "summary": "This node's part in consensus: its role, the view, the primary and the height (a Keel extension).",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "ConsensusStatus"
       }
     },
     "errors": [

@@ -513,6 +513,22 @@ export interface PeerInfo {
 
 export type PeerInfoList = Array<PeerInfo>
 
+/** a node's part in consensus, as node_getConsensusStatus reports it */
+export interface ConsensusStatus {
+  /** solo: orders its own blocks (no network); vp: takes part in ordering; nvp: follows the VPs' proven blocks */
+  role: "solo" | "vp" | "nvp"
+  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal. */
+  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "following"
+  /** a VP: the view it runs or is changing to; an NVP: the view its latest block was ordered in (0 before any) */
+  view: number | bigint
+  /** host name of the primary of `view`; absent on an NVP */
+  primary?: string
+  /** the chain height: the number of the latest block (0 before the first) */
+  height: number | bigint
+  /** a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10) */
+  stableCheckpoint?: number | bigint
+}
+
 /** the issued transaction certificate */
 export interface TCertResult {
   tcert: TCertHex
@@ -954,6 +970,13 @@ export type NodeDeleteNVPResult = DeleteNodeMessage
 /** Codes `node_deleteNVP` can answer besides 0. */
 export type NodeDeleteNVPError = -32602
 
+/** Positional params of `node_getConsensusStatus`. */
+export type NodeGetConsensusStatusParams = []
+/** Result of `node_getConsensusStatus`. */
+export type NodeGetConsensusStatusResult = ConsensusStatus
+/** Codes `node_getConsensusStatus` can answer besides 0. */
+export type NodeGetConsensusStatusError = -32602
+
 /** Positional params of `cert_getTCert`. */
 export type CertGetTCertParams = [request: TCertRequest]
 /** Result of `cert_getTCert`. */
@@ -1089,6 +1112,7 @@ export interface Methods {
   node_getNodeHash: { params: NodeGetNodeHashParams; result: NodeGetNodeHashResult; error: NodeGetNodeHashError }
   node_deleteVP: { params: NodeDeleteVPParams; result: NodeDeleteVPResult; error: NodeDeleteVPError }
   node_deleteNVP: { params: NodeDeleteNVPParams; result: NodeDeleteNVPResult; error: NodeDeleteNVPError }
+  node_getConsensusStatus: { params: NodeGetConsensusStatusParams; result: NodeGetConsensusStatusResult; error: NodeGetConsensusStatusError }
   cert_getTCert: { params: CertGetTCertParams; result: CertGetTCertResult; error: CertGetTCertError }
   archive_snapshot: { params: ArchiveSnapshotParams; result: ArchiveSnapshotResult; error: ArchiveSnapshotError }
   archive_querySnapshotExist: { params: ArchiveQuerySnapshotExistParams; result: ArchiveQuerySnapshotExistResult; error: ArchiveQuerySnapshotExistError }

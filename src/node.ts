@@ -298,6 +298,18 @@ function startNetworkRole(options: {
     network,
     namespace: config.node.namespace,
     primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
+    consensus: () => {
+      if (vp === undefined) return { role: 'nvp', state: 'following', view: options.store.getBlockBatch(options.store.height())?.view ?? 0 }
+      const state = vp.replica.state()
+      const primary = vp.hostnameOf(state.primary)
+      return {
+        role: 'vp',
+        state: state.phase,
+        view: state.view,
+        ...(primary === undefined ? {} : { primary }),
+        stableCheckpoint: state.stable,
+      }
+    },
   })
   return {
     submitter: (vp ?? nvp)!.submitter,

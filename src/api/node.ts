@@ -1,6 +1,6 @@
 /** Handlers of the `node_` service. */
 import type { NodeHandlers } from '../../generated/handlers.ts'
-import type { PeerInfo } from '../../generated/types.ts'
+import type { ConsensusStatus, PeerInfo } from '../../generated/types.ts'
 import { nodeHash } from '../crypto/hash.ts'
 import { InvalidParams } from '../errors.ts'
 
@@ -21,14 +21,21 @@ export interface NodeDirectory {
   deleteVP(hash: string): void
   /** disconnects the NVP with this hash from this VP */
   deleteNVP(hash: string): void
+  /** this node's part in consensus (node_getConsensusStatus adds the height) */
+  consensus(): Omit<ConsensusStatus, 'height'>
 }
 
-export function createNodeHandlers(modules: { identity: NodeIdentity; directory?: NodeDirectory }): NodeHandlers {
+export function createNodeHandlers(modules: {
+  identity: NodeIdentity
+  directory?: NodeDirectory
+  chain: { height(): number }
+}): NodeHandlers {
   const hash = nodeHash(modules.identity.hostname, modules.identity.namespace)
   const directory = modules.directory ?? aloneDirectory(modules.identity, hash)
   return {
     node_getNodes: () => directory.nodes(),
     node_getNodeHash: () => hash,
+    node_getConsensusStatus: () => ({ ...directory.consensus(), height: modules.chain.height() }),
     node_deleteVP: ([{ nodehash }]) => {
       directory.deleteVP(nodehash.toLowerCase())
       return `successful request to delete vp node, hash ${nodehash.toLowerCase()}`
@@ -64,5 +71,6 @@ function aloneDirectory(identity: NodeIdentity, hash: string): NodeDirectory {
     ],
     deleteVP: (wanted) => noPeer('VP', wanted),
     deleteNVP: (wanted) => noPeer('NVP', wanted),
+    consensus: () => ({ role: 'solo', state: 'normal', view: 0, primary: identity.hostname }),
   }
 }

@@ -7,7 +7,7 @@
  *          (--cpu-prof: each node writes a V8 CPU profile into <dir> when it stops; up and start)
  *   down   [--dir ./network]                      stops every node (SIGTERM, SIGKILL after 10 s)
  *   stop   <hostname…> / start <hostname…>        one node at a time (for trying faults by hand)
- *   status [--dir ./network] [--watch]            each node's height, view, primary and peers
+ *   status [--dir ./network] [--watch]            each node's height, view, consensus state, primary and peers
  */
 
 import { existsSync } from 'node:fs'
@@ -21,6 +21,8 @@ interface NodeRow {
   url: string
   pid: string
   height: string
+  view: string
+  state: string
   primary: string
   peers: string
 }
@@ -48,12 +50,19 @@ async function rowsOf(dir: string, plan: NetworkPlan): Promise<NodeRow[]> {
         url,
         pid: pid === undefined ? 'stopped' : String(pid),
         height: '-',
+        view: '-',
+        state: '-',
         primary: '-',
         peers: '-',
       }
       if (pid === undefined) return row
-      const [height, nodes] = await Promise.allSettled([rpc(url, 'block_getChainHeight'), rpc(url, 'node_getNodes')])
-      row.height = height.status === 'fulfilled' ? String(Number(height.value as string)) : 'none'
+      const [consensus, nodes] = await Promise.allSettled([rpc(url, 'node_getConsensusStatus'), rpc(url, 'node_getNodes')])
+      if (consensus.status === 'fulfilled') {
+        const status = consensus.value as { height: number; view: number; state: string }
+        row.height = String(status.height)
+        row.view = String(status.view)
+        row.state = status.state
+      }
       if (nodes.status === 'fulfilled') {
         const list = nodes.value as { hostname: string; isPrimary: boolean; status: number; delay: number }[]
         row.primary = list.find((peer) => peer.isPrimary)?.hostname ?? '?'
@@ -71,6 +80,8 @@ function table(rows: NodeRow[]): string {
     url: 'JSON-RPC',
     pid: 'pid',
     height: 'height',
+    view: 'view',
+    state: 'state',
     primary: 'primary',
     peers: 'peers',
   }

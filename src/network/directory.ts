@@ -11,6 +11,8 @@ export function networkDirectory(options: {
   namespace: string
   /** host name of the current primary, when this node knows it (a VP does) */
   primary(): string | undefined
+  /** this node's part in consensus (node_getConsensusStatus) */
+  consensus(): ReturnType<NodeDirectory['consensus']>
 }): NodeDirectory {
   const { peerConfig, network, namespace } = options
   const self = peerConfig.self
@@ -57,6 +59,7 @@ export function networkDirectory(options: {
       if (peer === undefined) throw new InvalidParams(`no VP with hash ${hash} among this node's peers (node_getNodes lists them)`)
       network.forget(peer.hostname)
     },
+    consensus: () => options.consensus(),
     deleteNVP(hash) {
       if (!self.vp) throw new InvalidParams('node_deleteNVP is sent to a VP: an NVP has no NVP peers')
       const peer = peerWithHash(hash, false)

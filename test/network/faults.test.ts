@@ -104,6 +104,8 @@ test('all five nodes commit the same chain; transactions sent to any VP or to th
   console.log(`  60 transfers committed on all 5 nodes in ${ms} ms`)
   assert.ok((await assertNoFork(live())) >= 1)
   assert.is(await primaryOf(urlOf('node2')), 'node1')
+  const nvp = (await call(urlOf('nvp1'), 'node_getConsensusStatus', [])).result
+  assert.equal(nvp, { role: 'nvp', state: 'following', view: 0, height: await height(urlOf('nvp1')) })
 })
 
 test('kill -9 a backup: the chain goes on; restarted, it catches up', async () => {
@@ -128,6 +130,19 @@ test('kill -9 the primary under load: a new view, no fork, nothing accepted is l
     `  after killing primary node1: view changed to primary ${primary}; everything committed ${Date.now() - killedAt} ms after the kill (${ms} ms of waiting)`,
   )
   assert.ok(primary !== undefined && primary !== 'node1', `a new primary, got ${primary}`)
+  const status = (await call(urlOf('node2'), 'node_getConsensusStatus', [])).result as { view: number; stableCheckpoint: number }
+  assert.equal(
+    { ...status, view: status.view > 0 },
+    {
+      role: 'vp',
+      state: 'normal',
+      view: true,
+      primary,
+      height: await height(urlOf('node2')),
+      stableCheckpoint: status.stableCheckpoint,
+    },
+  )
+  assert.is(status.stableCheckpoint % 10, 0)
   await start('node1')
   await committed(await send(10, ['node1']), live(), 60_000)
   await assertNoFork(live())

@@ -5,14 +5,20 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
-import { fails, ok } from '../helpers/chain.ts'
+import { fails, ok, transfers, waitForHeight } from '../helpers/chain.ts'
 import { startTestNode } from '../helpers/node.ts'
+import { wallet } from '../helpers/wallet.ts'
 
 let node: KeelNode | undefined
 const url = () => node!.url
+const alice = wallet()
 
 test.before(async () => {
-  node = await startTestNode({ node: { hostname: 'node1' } })
+  node = await startTestNode({
+    node: { hostname: 'node1' },
+    chain: { batchTimeoutMs: 5 },
+    genesis: { accounts: [{ address: alice.address, balance: '1000' }] },
+  })
 })
 test.after(async () => {
   await node?.stop()
@@ -51,6 +57,14 @@ test('node_deleteVP, its alias node_delNode and node_deleteNVP: no such peer, an
     )
   await fails(url(), 'node_deleteNVP', [{ nodehash: hash.toUpperCase() }], -32602, /^no NVP with hash 34d2997/)
   await fails(url(), 'node_deleteVP', [{ nodehash: `0x${hash}` }], -32602, /must be a node hash: 64 hex digits without 0x/)
+})
+
+test('node_getConsensusStatus: a node alone orders its own blocks, view 0, itself the primary; the height follows the chain', async () => {
+  assert.equal(await ok(url(), 'node_getConsensusStatus'), { role: 'solo', state: 'normal', view: 0, primary: 'node1', height: 0 })
+  await transfers(url(), alice, wallet().address, 1)
+  await waitForHeight(url(), 1)
+  assert.equal(await ok(url(), 'node_getConsensusStatus'), { role: 'solo', state: 'normal', view: 0, primary: 'node1', height: 1 })
+  await fails(url(), 'node_getConsensusStatus', [1], -32602, 'too many params: node_getConsensusStatus takes 0, got 1')
 })
 
 test.run()

@@ -64,6 +64,9 @@ export const DEFAULT_TIMERS: ConsensusTimers = { batchMs: 500, requestMs: 6000, 
 /** consensus.md §10.12: the same rules, scaled down for tests */
 export const TEST_TIMERS: ConsensusTimers = { batchMs: 500, requestMs: 2000, nullRequestMs: 2500, viewChangeMs: 4000, tickMs: 100 }
 
+/** what a replica is doing: ordering, electing a primary, asking where the others are, or fetching blocks */
+export type ReplicaPhase = 'normal' | 'viewChange' | 'recovering' | 'stateTransfer'
+
 export interface CommittedBatch {
   seq: number
   view: number
@@ -162,7 +165,7 @@ export interface Replica {
   stateTransferred(seq: number, blockHash: Hex): void
   /** the host calls this every `timers.tickMs` */
   tick(): void
-  state(): { view: number; primary: number; normal: boolean; lastExecuted: number; stable: number }
+  state(): { view: number; primary: number; normal: boolean; phase: ReplicaPhase; lastExecuted: number; stable: number }
 }
 
 export function quorumOf(n: number): number {
@@ -977,6 +980,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       view,
       primary: primaryOf(view),
       normal: !inViewChange && !recovering && transferringTo === undefined,
+      phase: inViewChange ? 'viewChange' : recovering ? 'recovering' : transferringTo !== undefined ? 'stateTransfer' : 'normal',
       lastExecuted,
       stable: stable.seq,
     }),
