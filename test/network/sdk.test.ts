@@ -1,0 +1,115 @@
+/**
+ * The official Hyperchain JS SDK (@hyperchain/jssdk 1.1.0, unmodified) against a network of 4 VPs
+ * and an NVP, every node its own process (the files `npm run network` writes, test timers): the
+ * flows of test/helpers/jssdk-flows.ts, once through a VP and once through the NVP (which forwards
+ * submissions to a VP and answers from the blocks it replays), each with its own SDK accounts
+ * funded from the genesis account. Then every node must hold the same chain (I1) and give every
+ * hash the SDK was handed the same outcome (I3). Times are printed, not asserted beyond the SDK's
+ * own polling window.
+ *
+ *   npx tsx test/network/sdk.test.ts
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { assertNoFork, assertSameOutcomes, call } from '../helpers/audit.ts'
+import { GENESIS_BALANCE, type SdkFlows, sdkFlows } from '../helpers/jssdk-flows.ts'
+import { waitForReceipt } from '../helpers/node.ts'
+import { wallet } from '../helpers/wallet.ts'
+
+const dir = join(mkdtempSync(join(tmpdir(), 'keel-netsdk-')), 'network')
+let plan: NetworkPlan
+const processes = new Map<string, NodeProcess>()
+
+const urlOf = (hostname: string): string => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const allUrls = (): string[] => plan.nodes.map(nodeUrl)
+
+/** the VP the first flow set talks to: a backup, so its submissions are relayed to the primary */
+const VP = 'node2'
+const NVP = 'nvp1'
+const throughVp = sdkFlows({ url: () => urlOf(VP) })
+const throughNvp = sdkFlows({ url: () => urlOf(NVP) })
+
+/**
+ * Funds every SDK account with GENESIS_BALANCE from the genesis account, sent to node1 and waited
+ * for on every node (the flows read balances on the node they talk to).
+ */
+async function fund(flows: SdkFlows[]): Promise<void> {
+  const { privateKey } = JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+  const genesis = wallet(privateKey)
+  const hashes: string[] = []
+  for (const address of flows.flatMap((set) => set.fundedAddresses)) {
+    const tx = genesis.transfer(address, GENESIS_BALANCE)
+    for (let attempt = 0; ; attempt++) {
+      const reply = await call(urlOf('node1'), 'tx_sendTransaction', [tx])
+      if (reply.code === 0) {
+        hashes.push(reply.result as string)
+        break
+      }
+      // -32006: consensus is busy (still starting); the same signed transaction is sent again
+      assert.ok(reply.code === -32006 && attempt < 150, `funding ${address}: ${reply.code} ${reply.message}`)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+  }
+  for (const url of allUrls())
+    for (const hash of hashes) {
+      const reply = await waitForReceipt(url, hash, 30_000)
+      assert.is(reply.code, 0, `funding transfer ${hash} on ${url}: ${reply.code} ${reply.message}`)
+    }
+}
+
+test.before(async () => {
+  plan = await createNetwork(dir, {
+    vps: 4,
+    nvps: 1,
+    timers: 'test',
+    jsonrpcPort: 0,
+    p2pPort: 0,
+    chain: { batchSize: 50, batchTimeoutMs: 20 },
+  })
+  const started = Date.now()
+  await Promise.all(
+    plan.nodes.map(async (node) => {
+      processes.set(
+        node.hostname,
+        await startNodeProcess({ configFile: join(dir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
+      )
+    }),
+  )
+  await fund([throughVp, throughNvp])
+  console.log(`  5 nodes started and 6 SDK accounts funded in ${Date.now() - started} ms`)
+})
+
+test.after(async () => {
+  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  throughVp.printLatencies(`through VP ${VP}`)
+  throughNvp.printLatencies(`through NVP ${NVP}`)
+})
+
+for (const step of throughVp.steps) test(`VP ${VP} / ${step.name}`, step.run)
+for (const step of throughNvp.steps) test(`NVP ${NVP} / ${step.name}`, step.run)
+
+test('every node holds the same chain and gives every hash the SDK was handed the same outcome', async () => {
+  const submitted = [...throughVp.submitted, ...throughNvp.submitted]
+  assert.is(submitted.length, 2 * 19, 'both flow sets ran every submission (17 receipts and 2 refusals each)')
+  // the nodes the flows did not talk to may still be replaying the last block
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const pending = await Promise.all(
+      allUrls().map(async (url) => (await call(url, 'tx_getTransactionReceipt', [submitted[submitted.length - 1]])).code === -32001),
+    )
+    if (!pending.includes(true)) break
+    assert.ok(Date.now() < deadline, 'the last transaction reached every node within 30 s')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  const height = await assertNoFork(allUrls())
+  const outcomes = await assertSameOutcomes(allUrls(), submitted)
+  const refused = [...outcomes.values()].filter((text) => !text.startsWith('{"code":0'))
+  assert.is(refused.length, 4, 'the frozen invoke (-32005) and the stranger freeze (-32008) of each flow set')
+  console.log(`  ${submitted.length} SDK transactions, the same outcome on all 5 nodes; no fork up to block ${height}`)
+})
+
+test.run()
