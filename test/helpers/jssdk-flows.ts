@@ -483,6 +483,31 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
         assert.equal(DecodeUtil.decodeEvmResult(response, abi, 'get(string)'), ['国密 SM2'])
       },
     },
+
+    // -------------------------------------------------------------------------------------------
+    // 10. a bad signature
+    {
+      name: '10. a transfer signed by another account than its sender: -32003 (SIGFAILED) through polling; no balance moves',
+      async run() {
+        needs(pm, 'step 1 (createManager)')
+        const receiver = addr0x(accounts.genAccount(Algo.ECRAW))
+        const senderBefore = await balanceOf(addr0x(ecdsa))
+        const signerBefore = await balanceOf(addr0x(stranger))
+        // the SDK signs whatever it is given: the signature recovers the stranger, not `from`
+        const forged = signed(new Transaction.Builder(ecdsa.getAddress(), pm).transfer(receiver, 1_000), stranger)
+        await submitRejected('transfer signed by another account', txService.sendTx(forged), -32003)
+        assert.is(await balanceOf(addr0x(ecdsa)), senderBefore, 'the named sender kept its balance')
+        assert.is(await balanceOf(addr0x(stranger)), signerBefore, 'the signer kept its balance')
+        const credited = await accountService
+          .getBalance(receiver)
+          .send()
+          .then(
+            (reply) => `balance ${reply.result}`,
+            (error: unknown) => (error instanceof RequestError ? `${error.getCode()}` : Promise.reject(error)),
+          )
+        assert.is(credited, '-32009', 'the receiver was never credited: account_getBalance says it does not exist')
+      },
+    },
   ]
 
   return {

@@ -95,7 +95,7 @@ for (const step of throughNvp.steps) test(`NVP ${NVP} / ${step.name}`, step.run)
 
 test('every node holds the same chain and gives every hash the SDK was handed the same outcome', async () => {
   const submitted = [...throughVp.submitted, ...throughNvp.submitted]
-  assert.is(submitted.length, 2 * 19, 'both flow sets ran every submission (17 receipts and 2 refusals each)')
+  assert.is(submitted.length, 2 * 20, 'both flow sets ran every submission (17 receipts and 3 refusals each)')
   // the nodes the flows did not talk to may still be replaying the last block
   for (const deadline = Date.now() + 30_000; ; ) {
     const pending = await Promise.all(
@@ -108,7 +108,13 @@ test('every node holds the same chain and gives every hash the SDK was handed th
   const height = await assertNoFork(allUrls())
   const outcomes = await assertSameOutcomes(allUrls(), submitted)
   const refused = [...outcomes.values()].filter((text) => !text.startsWith('{"code":0'))
-  assert.is(refused.length, 4, 'the frozen invoke (-32005) and the stranger freeze (-32008) of each flow set')
+  // the forged signature was relayed by the VP (or forwarded by the NVP) and checked by every node
+  // itself: the same SIGFAILED record everywhere (consensus.md §10.15)
+  assert.equal(
+    refused.map((text) => (JSON.parse(text) as { code: number }).code),
+    [-32005, -32008, -32003, -32005, -32008, -32003],
+    'the frozen invoke, the stranger freeze and the forged transfer of each flow set',
+  )
   console.log(`  ${submitted.length} SDK transactions, the same outcome on all 5 nodes; no fork up to block ${height}`)
 })
 
