@@ -9,9 +9,9 @@
  *
  *   npx tsx test/network/sdk.test.ts
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
@@ -91,6 +91,7 @@ test.before(async () => {
 
 test.after(async () => {
   await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  rmSync(dirname(dir), { recursive: true, force: true })
   throughVp.printLatencies(`through VP ${VP}`)
   throughNvp.printLatencies(`through NVP ${NVP}`)
 })
