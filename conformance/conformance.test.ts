@@ -100,6 +100,20 @@ async function stateFor(name: StateName): Promise<State> {
   return states.get(name)
 }
 
+/**
+ * States whose nodes run in processes of their own and take tens of seconds to start: each is
+ * started with the run, when an example needs it, so that it comes up while other states replay.
+ */
+const OUT_OF_PROCESS_STATES: readonly StateName[] = ['network']
+
+test.before(() => {
+  const needed = new Set(document.methods.flatMap((method) => (method.examples ?? []).map((example) => stateOf(example.description))))
+  for (const name of OUT_OF_PROCESS_STATES) {
+    // the examples that need it await the same promise and report a failure to start
+    if (needed.has(name) && !UNBUILDABLE.has(name)) states.get(name).catch(() => {})
+  }
+})
+
 test.after(async () => {
   await Promise.all(openSockets.map((socket) => socket.close()))
   await states.stopAll()

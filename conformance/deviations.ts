@@ -32,15 +32,16 @@ export const deviations: Deviation[] = [
     when: 'needs-state',
     state: 'viewChanged',
     what: 'example "system status subscription" ("after a consensus view change")',
-    reason: 'a solo node never changes view; consensus view changes come with the network',
+    reason:
+      'the network state runs its nodes in processes of their own, which cannot be made to hand out the fixed subscription id 0x4c29…; and on a subscription without a filter a real view change also raises "required viewchange" and p2p "lost" statuses, so the example (one status) must first be rewritten with a filter and replayed on a VP started in-process and joined to the network',
     issue: 'issue 6',
   },
   {
-    methods: ['node_getNodes', 'node_deleteVP', 'node_deleteNVP'],
-    when: 'needs-state',
-    state: 'network',
-    what: 'examples "four VPs, asked on node1", "remove node4", "remove the NVP node5" (on a network of four VPs and an NVP)',
-    reason: 'the conformance run has no multi-node network state yet',
+    methods: ['node_deleteVP'],
+    when: 'not-implemented',
+    what: 'example "remove node4" (on the network state: four VP processes and the NVP node5, sent to node1)',
+    reason:
+      'removing a VP from the consensus group (consensus.md §10.10) is being built in another branch; until it lands a VP answers -32601 "not implemented yet"',
     issue: 'issue 6',
   },
 ]

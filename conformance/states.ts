@@ -25,6 +25,8 @@ import { join } from 'node:path'
 import { createClient } from '../sdk/client.ts'
 import { type WsTransport, wsTransport } from '../sdk/ws-transport.ts'
 import { resolveConfig } from '../src/config.ts'
+import { createNetwork, nodeUrl } from '../src/devnet/network.ts'
+import { type NodeProcess, startNodeProcess } from '../src/devnet/node-process.ts'
 import { type KeelNode, startNode } from '../src/node.ts'
 import {
   buildSampleChain,
@@ -129,7 +131,7 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
 }
 
 /** States no node can be put in yet: examples that need them are skipped under a deviation. */
-export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['viewChanged', 'network'])
+export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['viewChanged'])
 
 export function stateOf(description: string | undefined): StateName {
   return PRECONDITIONS.find((precondition) => description?.includes(precondition.phrase))?.state ?? 'sample'
@@ -157,7 +159,8 @@ export function replayTime(method: string, params: readonly unknown[], descripti
 
 export interface State {
   name: StateName
-  node: KeelNode
+  /** the node the examples are sent to */
+  node: Pick<KeelNode, 'url' | 'stop'>
   clock: PinnedClock
   /** where the clock rests between calls */
   restTime: bigint
@@ -339,7 +342,7 @@ export function createStates(): States {
       return serving('veryLong', dataDir)
     },
     viewChanged: unbuildable('viewChanged'),
-    network: unbuildable('network'),
+    network: () => network(fresh()),
     archiveSubscribed: () => archiving('archiveSubscribed', { subscribe: true, snapshot: true }),
     snapshotting: () => archiving('snapshotting'),
     snapshotted: () => archiving('snapshotted', { snapshot: true }),
@@ -386,6 +389,51 @@ export function createStates(): States {
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** How long the network state may take to start and link up (five processes on a busy machine). */
+const NETWORK_READY_MS = 180_000
+
+/**
+ * Four VPs (node1-node4) and the NVP node5, each a process of its own (the files `npm run network`
+ * writes, test timers, free ports), asked on node1. Ready once node1 is linked to the four others:
+ * node_getNodes lists them all alive. Its nodes keep their own clocks; no submission example needs it.
+ */
+async function network(dir: string): Promise<State> {
+  const startedAt = performance.now()
+  const networkDir = join(dir, 'network')
+  const plan = await createNetwork(networkDir, { vps: 4, nvps: 1, nvpNames: ['node5'], timers: 'test', jsonrpcPort: 0, p2pPort: 0 })
+  const started = await Promise.allSettled(
+    plan.nodes.map((node) =>
+      startNodeProcess({ configFile: join(networkDir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: NETWORK_READY_MS }),
+    ),
+  )
+  const processes = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+  const stop = async (): Promise<void> => {
+    await Promise.all(processes.map((child: NodeProcess) => child.kill('SIGKILL')))
+  }
+  const failed = started.find((result) => result.status === 'rejected')
+  if (failed !== undefined) {
+    await stop()
+    throw failed.reason
+  }
+  const listeningAt = performance.now()
+  const url = nodeUrl(plan.nodes[0])
+  for (const deadline = Date.now() + NETWORK_READY_MS; ; ) {
+    const nodes = (await rpc(url, 'node_getNodes')).result as { status: number }[] | undefined
+    if (nodes?.length === plan.nodes.length && nodes.every((node) => node.status === 0)) break
+    if (Date.now() > deadline) {
+      await stop()
+      throw new Error(`network: node1 was not linked to the other ${plan.nodes.length - 1} nodes within ${NETWORK_READY_MS} ms`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  // the time this state adds to a conformance run, printed (not asserted)
+  const seconds = (from: number, to: number): string => ((to - from) / 1000).toFixed(1)
+  console.log(
+    `\n  network state: 5 node processes listening after ${seconds(startedAt, listeningAt)} s, linked after ${seconds(startedAt, performance.now())} s`,
+  )
+  return { name: 'network', node: { url, stop }, clock: new PinnedClock(SERVE_TIME), restTime: SERVE_TIME, hashes: {} }
 }
 
 /**

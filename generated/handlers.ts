@@ -683,7 +683,7 @@ export interface NodeHandlers {
   /**
    * Nodes of the namespace as seen by this node.
    *
-   * One PeerInfo per node, the answering node included (its `delay` is 0). `port` is the node's gRPC (peer) port as a JSON integer (Hyperchain sends a string); `delay` is in nanoseconds; `status` 0 alive, 1 pending, 2 stop.
+   * One PeerInfo per node, the answering node included (its `delay` is 0), NVPs too (`isvp` false, `id` 0). `port` is the node's gRPC (peer) port as a JSON integer (Hyperchain sends a string); `delay` is in nanoseconds; `status` 0 alive, 1 pending, 2 stop.
    * @returns nodes
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */

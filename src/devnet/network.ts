@@ -40,6 +40,8 @@ export interface NetworkPlan {
 export interface CreateNetworkOptions {
   vps: number
   nvps?: number
+  /** host names of the NVPs (default nvp1, nvp2, …) */
+  nvpNames?: readonly string[]
   namespace?: string
   timers?: 'default' | 'test'
   /** first JSON-RPC port (then one per node); 0 picks free ports */
@@ -86,7 +88,7 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
   const ca = await createNamespaceCa({ namespace })
   writeNamespaceCa(join(root, 'ca'), ca)
   const genesis = devAccount(join(root, 'genesis-account.json'))
-  const files = localNetworkPlan({ vps: options.vps, nvps, ports: p2pPorts })
+  const files = localNetworkPlan({ vps: options.vps, nvps, nvpNames: options.nvpNames, ports: p2pPorts })
   const nodes: PlannedNode[] = []
   const issuedCerts = new Map<string, Awaited<ReturnType<typeof issueNodeCert>>>()
   for (const [hostname, input] of files)

@@ -91,7 +91,11 @@ export function createTxRelay(options: { network: RelayNetwork; pool: TxPool; no
       log.warn(`dropped a malformed transaction relay from ${from.hostname}: ${(error as Error).message}`)
       return
     }
-    // TODO(issue 6): a relayed transaction whose signature fails should be dropped, not ordered as SIGFAILED
+    // A relayed transaction whose signature fails is pooled like any other: each node checks the
+    // signature itself (pool, or replay.ts for one it did not hold), so every node records the same
+    // SIGFAILED outcome in the block (consensus.md §10.15). Dropping it here would leave it unordered
+    // whenever the VP its client chose is not the primary: the client would never see an outcome.
+    // test/network/sdk.test.ts (step 10) checks the one outcome on all five nodes.
     for (const tx of txs) {
       pool.add(tx, { fromPeer: true }).catch((error: unknown) => {
         if (!(error instanceof DuplicateTransaction)) log.warn(`could not pool ${tx.hash} relayed by ${from.hostname}`, error)

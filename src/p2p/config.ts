@@ -415,13 +415,15 @@ function formatHost(ip: string): string {
 }
 
 /**
- * The files of a local network of `vps` VPs (node1…) and `nvps` NVPs (nvp1…) on one address, ports
- * from `ports` (one per node, VPs first). Each NVP connects to every VP. Used by tests and by the
- * command that creates a local network.
+ * The files of a local network of `vps` VPs (node1…) and `nvps` NVPs (nvp1…, or `nvpNames`) on one
+ * address, ports from `ports` (one per node, VPs first). Each NVP connects to every VP. Used by
+ * tests and by the command that creates a local network.
  */
 export function localNetworkPlan(options: {
   vps: number
   nvps?: number
+  /** host names of the NVPs (the conformance examples' network calls its NVP node5) */
+  nvpNames?: readonly string[]
   ip?: string
   ports: number[]
   domain?: string
@@ -431,7 +433,12 @@ export function localNetworkPlan(options: {
   if (options.ports.length < options.vps + nvps)
     throw new Error(`localNetworkPlan: ${options.vps + nvps} ports needed, ${options.ports.length} given`)
   const vpNames = Array.from({ length: options.vps }, (_, i) => `node${i + 1}`)
-  const nvpNames = Array.from({ length: nvps }, (_, i) => `nvp${i + 1}`)
+  const nvpNames = Array.from({ length: nvps }, (_, i) => options.nvpNames?.[i] ?? `nvp${i + 1}`)
+  const taken = new Set(vpNames)
+  for (const name of nvpNames) {
+    if (taken.has(name)) throw new Error(`localNetworkPlan: host name ${name} is used twice; give every NVP a name of its own`)
+    taken.add(name)
+  }
   const hosts = [...vpNames, ...nvpNames].map((hostname, i) => ({ hostname, ip, port: options.ports[i] }))
   const nodes = vpNames.map((hostname, i) => ({ id: i + 1, hostname }))
   const domain = options.domain ?? 'domain1'

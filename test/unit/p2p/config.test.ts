@@ -343,4 +343,24 @@ test('writePeerConfigFiles: a local network plan writes files that load back; no
   rmSync(dir, { recursive: true })
 })
 
+test('localNetworkPlan: NVPs may be named (node5, as in the conformance examples); a name used twice is refused', () => {
+  const plan = localNetworkPlan({ vps: 4, nvps: 1, nvpNames: ['node5'], ports: [1001, 1002, 1003, 1004, 1005] })
+  assert.equal([...plan.keys()], ['node1', 'node2', 'node3', 'node4', 'node5'])
+  const nvp = plan.get('node5')!
+  assert.equal(nvp.self, { id: 0, hostname: 'node5', n: 4, vp: false, org: false })
+  assert.equal(
+    nvp.hosts.find((host) => host.hostname === 'node5'),
+    { hostname: 'node5', ip: '127.0.0.1', port: 1005 },
+  )
+  assert.equal(
+    plan.get('node1')!.nodes.map((node) => node.hostname),
+    ['node1', 'node2', 'node3', 'node4'],
+    'the NVP is not one of the VPs',
+  )
+  assert.throws(
+    () => localNetworkPlan({ vps: 4, nvps: 1, nvpNames: ['node4'], ports: [1001, 1002, 1003, 1004, 1005] }),
+    /host name node4 is used twice/,
+  )
+})
+
 test.run()
