@@ -28,7 +28,7 @@ async function start(hostname: string): Promise<void> {
   const node = plan.nodes.find((n) => n.hostname === hostname)!
   processes.set(
     hostname,
-    await startNodeProcess({ configFile: join(dir, hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
+    await startNodeProcess({ configFile: join(dir, hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 180_000 }),
   )
 }
 

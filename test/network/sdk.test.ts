@@ -68,6 +68,14 @@ async function fund(flows: SdkFlows[]): Promise<void> {
 }
 
 test.before(async () => {
+  // uvu reports a failed hook as nothing but failed tests: say why
+  await startNetwork().catch((error: unknown) => {
+    console.error('  the network could not be started:', error)
+    throw error
+  })
+})
+
+async function startNetwork(): Promise<void> {
   plan = await createNetwork(dir, {
     vps: 4,
     nvps: 1,
@@ -81,13 +89,13 @@ test.before(async () => {
     plan.nodes.map(async (node) => {
       processes.set(
         node.hostname,
-        await startNodeProcess({ configFile: join(dir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
+        await startNodeProcess({ configFile: join(dir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 180_000 }),
       )
     }),
   )
   await fund([throughVp, throughNvp])
   console.log(`  5 nodes started and 6 SDK accounts funded in ${Date.now() - started} ms`)
-})
+}
 
 test.after(async () => {
   await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
