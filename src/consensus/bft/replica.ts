@@ -101,9 +101,12 @@ export interface ReplicaHost {
   deliver(batch: CommittedBatch): void
   /**
    * brings the chain to block `seq` from `replicas`, each block checked by its commit proof, and to
-   * hash `blockHash` when given (a checkpoint's); calls `stateTransferred`
+   * hash `blockHash` when given (a checkpoint's); calls `stateTransferred`. A `claimed` target is one
+   * replica's bare word (a status height, a heartbeat's seq), which a Byzantine replica can make up:
+   * the host fetches what the peers have up to it and calls `stateTransferred` with the height it
+   * reached once none brings more, rather than insist for ever
    */
-  stateTransfer(target: { seq: number; blockHash: Hex | undefined; replicas: number[] }): void
+  stateTransfer(target: { seq: number; blockHash: Hex | undefined; replicas: number[]; claimed: boolean }): void
   event(event: ConsensusEvent): void
   now(): number
   log: { debug(m: string): void; info(m: string): void; warn(m: string): void }
@@ -492,11 +495,11 @@ export function createReplica(options: ReplicaOptions): Replica {
     propose()
   }
 
-  const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[]): void => {
+  const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[], claimed = false): void => {
     if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted) return
     transferringTo = seq
     host.event({ kind: 'recovery-started', reason: `state transfer to block ${seq}${blockHash === undefined ? '' : ` (${blockHash})`}` })
-    host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self) })
+    host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self), claimed })
   }
 
   // ---- view change ----
@@ -758,10 +761,10 @@ export function createReplica(options: ReplicaOptions): Replica {
     }
     if (!checkingBehind) waitingSince = undefined
     let best = stable
-    let tallest: { from: number; height: number; hash: Hex } | undefined
+    let tallest: { from: number; height: number } | undefined
     for (const [from, status] of statusReplies) {
       if (status.stable.seq > best.seq) best = status.stable
-      if (status.height > (tallest?.height ?? lastExecuted)) tallest = { from, height: status.height, hash: status.heightHash }
+      if (status.height > (tallest?.height ?? lastExecuted)) tallest = { from, height: status.height }
     }
     if (!checkingBehind) {
       lastPrimaryContact = host.now()
@@ -775,8 +778,12 @@ export function createReplica(options: ReplicaOptions): Replica {
       )
     } else {
       if (best.seq > stable.seq) makeStable(best)
-      // blocks past the last checkpoint: fetched from the peer that has them, each checked by its commit proof
-      if (tallest !== undefined) requestTransfer(tallest.height, tallest.hash, [tallest.from])
+      // blocks past the last checkpoint: fetched from the peers that say they have them (the tallest
+      // first), each checked by its commit proof; the height itself is only a claim
+      if (tallest !== undefined) {
+        const claimants = [...statusReplies].filter(([, status]) => status.height > lastExecuted).map(([from]) => from)
+        requestTransfer(tallest.height, undefined, [tallest.from, ...claimants.filter((from) => from !== tallest.from)], true)
+      }
     }
     host.event({ kind: 'recovery-finished', view, height: lastExecuted })
     propose()
@@ -926,6 +933,7 @@ export function createReplica(options: ReplicaOptions): Replica {
               body.seq,
               undefined,
               Array.from({ length: n }, (_, i) => i + 1),
+              true,
             )
           }
           return

@@ -134,6 +134,26 @@ test('forged sender ids, bad signatures and garbage are dropped', () => {
   assert.ok(executedEverywhere(sim, everyone(4), hashes))
 })
 
+test('a replica lying about its height in status replies does not hold a restarting one in a state transfer', () => {
+  const sim = createSim({ n: 4, seed: 17 })
+  sim.run(500)
+  sim.nodes.get(4)!.tamper = (_to, message) =>
+    message.body.type === 'status' ? sim.signAs(4, { ...message.body, height: 1_000_000 }) : message
+  sim.submit(20)
+  sim.run(3000)
+  sim.crash(3)
+  sim.run(100)
+  // replica 1 out of reach while 3 restarts: the quorum − 1 status replies it waits for are 2's and the liar's
+  sim.cutLink(1, 3)
+  sim.restart(3)
+  sim.run(1000)
+  sim.heal()
+  const hashes = sim.submit(20)
+  sim.run(10_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), hashes), 'replica 3 took part again')
+})
+
 test('fuzz: 150 seeds of loss, delay and crash/restart of at most f replicas: never a fork, and everything executed in the end', () => {
   for (let seed = 100; seed < 250; seed++) {
     const sim = createSim({ n: 4, seed, drop: 0.05, maxDelayMs: 40, batchSize: 5 })

@@ -195,6 +195,22 @@ export function createSim(options: SimOptions) {
                 s.blocks[node.blocks.length - 1] === node.blocks.at(-1) &&
                 (target.blockHash === undefined || s.blocks[target.seq] === target.blockHash),
             )
+          if (source === undefined && target.claimed) {
+            // a claim nobody can back: take what the tallest peer extending this chain has, as block sync does
+            const tallest = target.replicas
+              .map((r) => nodes.get(r))
+              .filter((s) => s?.up && s.blocks[node.blocks.length - 1] === node.blocks.at(-1))
+              .sort((a, b) => b!.blocks.length - a!.blocks.length)[0]
+            const reach = Math.min(target.seq, (tallest?.blocks.length ?? 0) - 1)
+            for (let seq = node.blocks.length; seq <= reach; seq++) {
+              node.blocks.push(tallest!.blocks[seq])
+              node.digests.push(tallest!.digests[seq])
+              node.ran.push(tallest!.ran[seq])
+              for (const h of tallest!.ran[seq]) node.executed.add(h)
+            }
+            replica.stateTransferred(node.blocks.length - 1, node.blocks.at(-1) as Hex)
+            return
+          }
           if (source === undefined) {
             schedule(200, () => host.stateTransfer(target))
             return
