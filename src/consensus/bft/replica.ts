@@ -739,6 +739,30 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (recovering) host.send(from, sign({ type: 'status-request', nonce: statusNonce }))
   }
 
+  /**
+   * Joins the view the others run, learnt from their status (no new view was seen: it was missed).
+   * Batches of any other view will never commit here; this replica's own proposals among them go
+   * back to the pool, or a primary cut off while the others changed view would hold its clients'
+   * transactions for ever, and a stale batch left waiting would start view changes.
+   */
+  const adoptView = (target: number): void => {
+    const returned: Hex[] = []
+    for (const [seq, slot] of slots) {
+      if (seq <= lastDelivered || slot.prePrepare === undefined || slot.prePrepare.body.view === target) continue
+      if (slot.prePrepare.from === self) returned.push(...slot.prePrepare.body.txHashes)
+      slots.delete(seq)
+    }
+    if (returned.length > 0) host.returnToPool(returned)
+    seqNo = Math.max(
+      lastDelivered,
+      stable.seq,
+      ...[...slots.values()].filter((slot) => slot.prePrepare !== undefined).map((slot) => slot.seq),
+    )
+    view = target
+    inViewChange = false
+    persistView()
+  }
+
   const onStatus = (message: Signed<Status>): void => {
     if (!recovering || message.body.nonce !== statusNonce || !validStable(message.body.stable)) return
     statusReplies.set(message.from, message.body)
@@ -753,11 +777,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     settled.sort((a, b) => b - a)
     if (settled.length >= f + 1) {
       const agreed = settled[f]
-      if (agreed > view || (inViewChange && agreed <= view)) {
-        view = agreed
-        inViewChange = false
-        persistView()
-      }
+      if (agreed > view || (inViewChange && agreed <= view)) adoptView(agreed)
     }
     if (!checkingBehind) waitingSince = undefined
     let best = stable
@@ -824,6 +844,18 @@ export function createReplica(options: ReplicaOptions): Replica {
       return
     }
     if (primaryOf(view) === self) {
+      // a primary whose batches commit nowhere may be the one left behind (cut off while the others
+      // changed view; it never saw their new view): like a stalled backup, it asks where they are
+      const inFlight = slots.get(lastDelivered + 1)
+      if (
+        inFlight?.prePrepare?.from === self &&
+        now - Math.max(inFlight.seenAt, lastProgress) > timers.requestMs &&
+        (behindCheckedAt === undefined || now - behindCheckedAt > timers.requestMs)
+      ) {
+        behindCheckedAt = now
+        beginRecovery('batches proposed here commit nowhere: checking whether the others moved on', true)
+        return
+      }
       const age = host.oldestPendingAgeMs()
       if (age !== undefined && (age >= timers.batchMs || host.pendingCount() >= options.batchSize)) propose()
       if (seqNo === lastDelivered && now - lastPrimarySend > timers.nullRequestMs) {

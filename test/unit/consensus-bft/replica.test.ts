@@ -154,6 +154,22 @@ test('a replica lying about its height in status replies does not hold a restart
   assert.ok(executedEverywhere(sim, everyone(4), hashes), 'replica 3 took part again')
 })
 
+test('the primary cut off with transactions of its own: the others move on; healed, it rejoins their view and nothing it took is lost', () => {
+  const sim = createSim({ n: 4, seed: 18 })
+  sim.run(500)
+  sim.isolate(1)
+  const alone = sim.submit(10, 1)
+  const during = sim.submit(40, 2)
+  sim.run(15_000)
+  assert.ok(executedEverywhere(sim, [2, 3, 4], during), 'the others went on')
+  sim.heal()
+  const after = sim.submit(20)
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.is(sim.nodes.get(1)!.replica.state().view, sim.nodes.get(2)!.replica.state().view, 'replica 1 is in the view of the others')
+  assert.ok(executedEverywhere(sim, everyone(4), [...alone, ...during, ...after]), 'all four hold everything once healed')
+})
+
 test('fuzz: 150 seeds of loss, delay and crash/restart of at most f replicas: never a fork, and everything executed in the end', () => {
   for (let seed = 100; seed < 250; seed++) {
     const sim = createSim({ n: 4, seed, drop: 0.05, maxDelayMs: 40, batchSize: 5 })

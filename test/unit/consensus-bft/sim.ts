@@ -273,15 +273,15 @@ export function createSim(options: SimOptions) {
     get now() {
       return now
     },
-    /** a client submits `count` transactions to random up nodes; each relays to every VP */
-    submit(count: number): Hex[] {
+    /** a client submits `count` transactions to random up nodes (or all to `at`); each relays to every VP */
+    submit(count: number, at?: number): Hex[] {
       const hashes: Hex[] = []
       for (let i = 0; i < count; i++) {
         const hash = `0x${createHash('sha256').update(`tx${allTxs.length}`).digest('hex')}` as Hex
         allTxs.push(hash)
         hashes.push(hash)
         const up = [...nodes.values()].filter((node) => node.up)
-        const entry = up[Math.floor(random() * up.length)]
+        const entry = at === undefined ? up[Math.floor(random() * up.length)] : nodes.get(at)!
         addToPool(entry, hash)
         for (const node of nodes.values()) {
           if (node === entry || cut.has(`${entry.id}>${node.id}`)) continue
