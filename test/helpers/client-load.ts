@@ -41,14 +41,19 @@ export async function waitCommitted(hashes: readonly string[], urls: readonly st
     const pending = await Promise.all(
       urls.map(async (url) => {
         const replies = await Promise.all(hashes.map((hash) => call(url, 'tx_getTransactionReceipt', [hash])))
-        return replies.some((reply) => reply.code === -32001)
+        return hashes.filter((_hash, i) => replies[i].code === -32001)
       }),
     )
-    if (!pending.some(Boolean)) {
+    if (pending.every((left) => left.length === 0)) {
       await assertSameOutcomes(urls, hashes)
       return Date.now() - started
     }
-    if (Date.now() - started > timeoutMs) throw new Error(`not committed on every node within ${timeoutMs} ms`)
+    if (Date.now() - started > timeoutMs) {
+      const where = urls.map(
+        (url, i) => `${url}: ${pending[i].length}${pending[i].length > 0 ? ` (${pending[i].slice(0, 3).join(', ')}…)` : ''}`,
+      )
+      throw new Error(`not committed on every node within ${timeoutMs} ms; hashes without an outcome: ${where.join('; ')}`)
+    }
     await sleep(200)
   }
 }
