@@ -154,6 +154,18 @@ test('a replica lying about its height in status replies does not hold a restart
   assert.ok(executedEverywhere(sim, everyone(4), hashes), 'replica 3 took part again')
 })
 
+test('a primary whose heartbeats claim a seq nobody reached does not hold the backups in a state transfer', () => {
+  const sim = createSim({ n: 4, seed: 19 })
+  sim.run(500)
+  sim.nodes.get(1)!.tamper = (_to, message) =>
+    message.body.type === 'heartbeat' ? sim.signAs(1, { ...message.body, seq: 1_000_000 }) : message
+  sim.run(10_000) // idle: heartbeats only
+  const hashes = sim.submit(30)
+  sim.run(20_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), hashes), 'the backups took part again')
+})
+
 test('the primary cut off with transactions of its own: the others move on; healed, it rejoins their view and nothing it took is lost', () => {
   const sim = createSim({ n: 4, seed: 18 })
   sim.run(500)
