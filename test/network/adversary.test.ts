@@ -41,10 +41,12 @@ const accepted: string[] = []
 
 const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
 const honestUrls = () => HONEST.map(urlOf)
+/** the honest VPs and the NVP, which links to node4 too and must follow the honest chain alone */
+const watchedUrls = () => [...HONEST, 'nvp1'].map(urlOf)
 const randomHash = (): Hex => `0x${randomBytes(32).toString('hex')}`
 
 /** what the rogue did, to show the attacks really reached the honest nodes */
-const sent = { conflictingVotes: 0, forged: 0, badSignatures: 0, checkpoints: 0, statusLies: 0, garbage: 0 }
+const sent = { conflictingVotes: 0, forged: 0, badSignatures: 0, checkpoints: 0, statusLies: 0, garbage: 0, fakeBlocks: 0 }
 /** the rogue's status replies claim this height (0: it does not answer status requests) */
 let lieAboutHeight = 0
 
@@ -124,9 +126,27 @@ function sendGarbage(): void {
   sent.garbage += garbage.length + 3
 }
 
+/** Blocks node4 pushes to the NVP: garbage, and a well-formed block far ahead that no proof backs. */
+function pushFakeBlocks(): void {
+  const far = {
+    number: 1_000_000,
+    hash: randomHash(),
+    parentHash: randomHash(),
+    timestamp: Date.now() * 1_000_000,
+    view: 0,
+    proof: randomBytes(64).toString('hex'),
+    txHashes: [],
+    txs: '[]',
+  }
+  rogue.net.send('nvp1', Channel.blockPush, randomBytes(300))
+  rogue.net.send('nvp1', Channel.blockPush, Buffer.from(JSON.stringify([far])))
+  sent.fakeBlocks += 2
+}
+
 test.before(async () => {
   plan = await createNetwork(dir, {
     vps: 4,
+    nvps: 1,
     timers: 'test',
     jsonrpcPort: 0,
     p2pPort: 0,
@@ -143,7 +163,7 @@ test.before(async () => {
     }
     misbehave(from.hostname, message)
   })
-  await Promise.all(HONEST.map(start))
+  await Promise.all([...HONEST, 'nvp1'].map(start))
 })
 
 test.after(async () => {
@@ -153,32 +173,36 @@ test.after(async () => {
 
 test('a Byzantine node4 equivocates, forges and sends garbage: the three honest VPs commit one chain', async () => {
   const deadline = Date.now() + 20_000
-  while (rogue.linkedVps().length < 3) {
-    assert.ok(Date.now() < deadline, `the rogue linked to ${rogue.linkedVps().join(', ')} only`)
+  const nvpLinked = () => rogue.net.peers().some((peer) => peer.hostname === 'nvp1' && peer.status === 0)
+  while (rogue.linkedVps().length < 3 || !nvpLinked()) {
+    assert.ok(Date.now() < deadline, `the rogue linked to ${rogue.linkedVps().join(', ')} only (nvp1: ${nvpLinked()})`)
     await sleep(100)
   }
   // the first batches already meet the rogue; the primary they settle on (nodes starting seconds
   // apart on a busy machine may change view once) is the one the attacks below must not move
   const warmUp = await sendTransfers(funder, honestUrls(), 10)
   accepted.push(...warmUp)
-  await waitCommitted(warmUp, honestUrls(), 60_000)
+  await waitCommitted(warmUp, watchedUrls(), 60_000)
   const primary = await primaryAt(urlOf('node1'))
   sendGarbage()
+  pushFakeBlocks()
   // alone, a view change (even a valid one) moves nobody: it takes f + 1 = 2 replicas
   const viewChange = (view: number) =>
     rogue.sign<ViewChange>({ type: 'view-change', view, stable: { seq: 0, blockHash: ZERO_HASH, proof: [] }, prepared: [] })
   rogue.broadcast(viewChange(5))
   rogue.broadcast(viewChange(1_000_000))
   const started = Date.now()
-  const hashes = await sendTransfers(funder, honestUrls(), 90)
+  // the NVP forwards its clients' transfers to a VP it picks, node4 among them: a refusal is "busy", retried
+  const hashes = await sendTransfers(funder, watchedUrls(), 90)
   accepted.push(...hashes)
   sendGarbage()
-  const ms = await waitCommitted(hashes, honestUrls(), 60_000)
-  const height = await assertNoFork(honestUrls())
+  pushFakeBlocks()
+  const ms = await waitCommitted(hashes, watchedUrls(), 60_000)
+  const height = await assertNoFork(watchedUrls())
   console.log(
-    `  90 transfers committed on the 3 honest VPs in ${Date.now() - started} ms (${ms} ms after the last was accepted), height ${height}; ` +
+    `  90 transfers committed on the 3 honest VPs and the NVP in ${Date.now() - started} ms (${ms} ms after the last was accepted), height ${height}; ` +
       `node4 sent ${sent.conflictingVotes} conflicting votes, ${sent.forged} forged, ${sent.badSignatures} badly signed, ` +
-      `${sent.checkpoints} false checkpoints, ${sent.garbage} garbage frames`,
+      `${sent.checkpoints} false checkpoints, ${sent.garbage} garbage frames, ${sent.fakeBlocks} fake block pushes to the NVP`,
   )
   assert.ok(sent.conflictingVotes > 0 && sent.forged > 0, 'the rogue saw pre-prepares and attacked them')
   for (const hostname of HONEST) {
@@ -189,6 +213,10 @@ test('a Byzantine node4 equivocates, forges and sends garbage: the three honest 
     assert.match(log, 'with a bad signature dropped', `${hostname} saw the badly signed commits`)
     assert.match(log, 'dropped a malformed consensus message from node4', `${hostname} saw the garbage`)
   }
+  const nvp = processes.get('nvp1')!
+  assert.not.ok(nvp.hasExited(), 'nvp1 is still running')
+  assert.match(nvp.output(), 'dropped a malformed block push from node4', 'nvp1 saw the garbage push')
+  assert.match(nvp.output(), 'block 1000000 pushed by node4 not applied', 'nvp1 refused the block far ahead')
 })
 
 test('an honest VP restarts while node4 lies about its status (height, view): it rejoins and the chain goes on', async () => {
@@ -199,7 +227,7 @@ test('an honest VP restarts while node4 lies about its status (height, view): it
   accepted.push(...waiting)
   const restartedAt = Date.now()
   await start('node3')
-  const ms = await waitCommitted(waiting, honestUrls(), 60_000).catch((error) => {
+  const ms = await waitCommitted(waiting, watchedUrls(), 60_000).catch((error) => {
     // what node3 did about the lie is the first thing to look at when this fails
     const recovery = (line: string) => /transfer|recover|sync|view/.test(line)
     console.log(processes.get('node3')!.output().split('\n').filter(recovery).slice(-30).join('\n'))
@@ -207,14 +235,14 @@ test('an honest VP restarts while node4 lies about its status (height, view): it
   })
   const more = await sendTransfers(funder, honestUrls(), 30)
   accepted.push(...more)
-  await waitCommitted(more, honestUrls(), 60_000)
+  await waitCommitted(more, watchedUrls(), 60_000)
   console.log(
     `  restarted node3 rejoined despite ${sent.statusLies} false status replies: the waiting transfers committed ${ms} ms after it started (${Date.now() - restartedAt} ms for all)`,
   )
   assert.ok(sent.statusLies > 0, 'node3 asked the rogue for its status')
-  await assertNoFork(honestUrls())
-  await assertSameOutcomes(honestUrls(), accepted)
-  for (const hostname of HONEST) assert.not.ok(processes.get(hostname)!.hasExited(), `${hostname} is still running`)
+  await assertNoFork(watchedUrls())
+  await assertSameOutcomes(watchedUrls(), accepted)
+  for (const hostname of [...HONEST, 'nvp1']) assert.not.ok(processes.get(hostname)!.hasExited(), `${hostname} is still running`)
 })
 
 test.run()
