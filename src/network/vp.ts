@@ -200,6 +200,12 @@ export function createVpRole(options: VpRoleOptions): VpRole {
               await sync.syncTo({ number: target.seq, hash: target.blockHash }, peers.length > 0 ? peers : others())
               break
             } catch (error) {
+              if (target.claimed) {
+                // one replica's word only: what the peers could bring is what there is (a Byzantine
+                // replica must not hold this one here by claiming blocks nobody has)
+                log.warn(`state transfer towards block ${target.seq} stopped at ${store.height()}: ${(error as Error).message}`)
+                break
+              }
               log.warn(`state transfer to block ${target.seq} failed (${(error as Error).message}); retrying in 1 s`)
               if (stopped) return
               await new Promise((resolve) => setTimeout(resolve, 1000))

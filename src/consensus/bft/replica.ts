@@ -104,9 +104,12 @@ export interface ReplicaHost {
   deliver(batch: CommittedBatch): void
   /**
    * brings the chain to block `seq` from `replicas`, each block checked by its commit proof, and to
-   * hash `blockHash` when given (a checkpoint's); calls `stateTransferred`
+   * hash `blockHash` when given (a checkpoint's); calls `stateTransferred`. A `claimed` target is one
+   * replica's bare word (a status height, a heartbeat's seq), which a Byzantine replica can make up:
+   * the host fetches what the peers have up to it and calls `stateTransferred` with the height it
+   * reached once none brings more, rather than insist for ever
    */
-  stateTransfer(target: { seq: number; blockHash: Hex | undefined; replicas: number[] }): void
+  stateTransfer(target: { seq: number; blockHash: Hex | undefined; replicas: number[]; claimed: boolean }): void
   event(event: ConsensusEvent): void
   now(): number
   log: { debug(m: string): void; info(m: string): void; warn(m: string): void }
@@ -495,11 +498,11 @@ export function createReplica(options: ReplicaOptions): Replica {
     propose()
   }
 
-  const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[]): void => {
+  const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[], claimed = false): void => {
     if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted) return
     transferringTo = seq
     host.event({ kind: 'recovery-started', reason: `state transfer to block ${seq}${blockHash === undefined ? '' : ` (${blockHash})`}` })
-    host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self) })
+    host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self), claimed })
   }
 
   // ---- view change ----
@@ -739,6 +742,30 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (recovering) host.send(from, sign({ type: 'status-request', nonce: statusNonce }))
   }
 
+  /**
+   * Joins the view the others run, learnt from their status (no new view was seen: it was missed).
+   * Batches of any other view will never commit here; this replica's own proposals among them go
+   * back to the pool, or a primary cut off while the others changed view would hold its clients'
+   * transactions for ever, and a stale batch left waiting would start view changes.
+   */
+  const adoptView = (target: number): void => {
+    const returned: Hex[] = []
+    for (const [seq, slot] of slots) {
+      if (seq <= lastDelivered || slot.prePrepare === undefined || slot.prePrepare.body.view === target) continue
+      if (slot.prePrepare.from === self) returned.push(...slot.prePrepare.body.txHashes)
+      slots.delete(seq)
+    }
+    if (returned.length > 0) host.returnToPool(returned)
+    seqNo = Math.max(
+      lastDelivered,
+      stable.seq,
+      ...[...slots.values()].filter((slot) => slot.prePrepare !== undefined).map((slot) => slot.seq),
+    )
+    view = target
+    inViewChange = false
+    persistView()
+  }
+
   const onStatus = (message: Signed<Status>): void => {
     if (!recovering || message.body.nonce !== statusNonce || !validStable(message.body.stable)) return
     statusReplies.set(message.from, message.body)
@@ -753,18 +780,14 @@ export function createReplica(options: ReplicaOptions): Replica {
     settled.sort((a, b) => b - a)
     if (settled.length >= f + 1) {
       const agreed = settled[f]
-      if (agreed > view || (inViewChange && agreed <= view)) {
-        view = agreed
-        inViewChange = false
-        persistView()
-      }
+      if (agreed > view || (inViewChange && agreed <= view)) adoptView(agreed)
     }
     if (!checkingBehind) waitingSince = undefined
     let best = stable
-    let tallest: { from: number; height: number; hash: Hex } | undefined
+    let tallest: { from: number; height: number } | undefined
     for (const [from, status] of statusReplies) {
       if (status.stable.seq > best.seq) best = status.stable
-      if (status.height > (tallest?.height ?? lastExecuted)) tallest = { from, height: status.height, hash: status.heightHash }
+      if (status.height > (tallest?.height ?? lastExecuted)) tallest = { from, height: status.height }
     }
     if (!checkingBehind) {
       lastPrimaryContact = host.now()
@@ -778,8 +801,12 @@ export function createReplica(options: ReplicaOptions): Replica {
       )
     } else {
       if (best.seq > stable.seq) makeStable(best)
-      // blocks past the last checkpoint: fetched from the peer that has them, each checked by its commit proof
-      if (tallest !== undefined) requestTransfer(tallest.height, tallest.hash, [tallest.from])
+      // blocks past the last checkpoint: fetched from the peers that say they have them (the tallest
+      // first), each checked by its commit proof; the height itself is only a claim
+      if (tallest !== undefined) {
+        const claimants = [...statusReplies].filter(([, status]) => status.height > lastExecuted).map(([from]) => from)
+        requestTransfer(tallest.height, undefined, [tallest.from, ...claimants.filter((from) => from !== tallest.from)], true)
+      }
     }
     host.event({ kind: 'recovery-finished', view, height: lastExecuted })
     propose()
@@ -820,6 +847,18 @@ export function createReplica(options: ReplicaOptions): Replica {
       return
     }
     if (primaryOf(view) === self) {
+      // a primary whose batches commit nowhere may be the one left behind (cut off while the others
+      // changed view; it never saw their new view): like a stalled backup, it asks where they are
+      const inFlight = slots.get(lastDelivered + 1)
+      if (
+        inFlight?.prePrepare?.from === self &&
+        now - Math.max(inFlight.seenAt, lastProgress) > timers.requestMs &&
+        (behindCheckedAt === undefined || now - behindCheckedAt > timers.requestMs)
+      ) {
+        behindCheckedAt = now
+        beginRecovery('batches proposed here commit nowhere: checking whether the others moved on', true)
+        return
+      }
       const age = host.oldestPendingAgeMs()
       if (age !== undefined && (age >= timers.batchMs || host.pendingCount() >= options.batchSize)) propose()
       if (seqNo === lastDelivered && now - lastPrimarySend > timers.nullRequestMs) {
@@ -929,6 +968,7 @@ export function createReplica(options: ReplicaOptions): Replica {
               body.seq,
               undefined,
               Array.from({ length: n }, (_, i) => i + 1),
+              true,
             )
           }
           return

@@ -134,6 +134,54 @@ test('forged sender ids, bad signatures and garbage are dropped', () => {
   assert.ok(executedEverywhere(sim, everyone(4), hashes))
 })
 
+test('a replica lying about its height in status replies does not hold a restarting one in a state transfer', () => {
+  const sim = createSim({ n: 4, seed: 17 })
+  sim.run(500)
+  sim.nodes.get(4)!.tamper = (_to, message) =>
+    message.body.type === 'status' ? sim.signAs(4, { ...message.body, height: 1_000_000 }) : message
+  sim.submit(20)
+  sim.run(3000)
+  sim.crash(3)
+  sim.run(100)
+  // replica 1 out of reach while 3 restarts: the quorum − 1 status replies it waits for are 2's and the liar's
+  sim.cutLink(1, 3)
+  sim.restart(3)
+  sim.run(1000)
+  sim.heal()
+  const hashes = sim.submit(20)
+  sim.run(10_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), hashes), 'replica 3 took part again')
+})
+
+test('a primary whose heartbeats claim a seq nobody reached does not hold the backups in a state transfer', () => {
+  const sim = createSim({ n: 4, seed: 19 })
+  sim.run(500)
+  sim.nodes.get(1)!.tamper = (_to, message) =>
+    message.body.type === 'heartbeat' ? sim.signAs(1, { ...message.body, seq: 1_000_000 }) : message
+  sim.run(10_000) // idle: heartbeats only
+  const hashes = sim.submit(30)
+  sim.run(20_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), hashes), 'the backups took part again')
+})
+
+test('the primary cut off with transactions of its own: the others move on; healed, it rejoins their view and nothing it took is lost', () => {
+  const sim = createSim({ n: 4, seed: 18 })
+  sim.run(500)
+  sim.isolate(1)
+  const alone = sim.submit(10, 1)
+  const during = sim.submit(40, 2)
+  sim.run(15_000)
+  assert.ok(executedEverywhere(sim, [2, 3, 4], during), 'the others went on')
+  sim.heal()
+  const after = sim.submit(20)
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.is(sim.nodes.get(1)!.replica.state().view, sim.nodes.get(2)!.replica.state().view, 'replica 1 is in the view of the others')
+  assert.ok(executedEverywhere(sim, everyone(4), [...alone, ...during, ...after]), 'all four hold everything once healed')
+})
+
 test('fuzz: 150 seeds of loss, delay and crash/restart of at most f replicas: never a fork, and everything executed in the end', () => {
   for (let seed = 100; seed < 250; seed++) {
     const sim = createSim({ n: 4, seed, drop: 0.05, maxDelayMs: 40, batchSize: 5 })

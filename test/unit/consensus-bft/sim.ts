@@ -195,6 +195,22 @@ export function createSim(options: SimOptions) {
                 s.blocks[node.blocks.length - 1] === node.blocks.at(-1) &&
                 (target.blockHash === undefined || s.blocks[target.seq] === target.blockHash),
             )
+          if (source === undefined && target.claimed) {
+            // a claim nobody can back: take what the tallest peer extending this chain has, as block sync does
+            const tallest = target.replicas
+              .map((r) => nodes.get(r))
+              .filter((s) => s?.up && s.blocks[node.blocks.length - 1] === node.blocks.at(-1))
+              .sort((a, b) => b!.blocks.length - a!.blocks.length)[0]
+            const reach = Math.min(target.seq, (tallest?.blocks.length ?? 0) - 1)
+            for (let seq = node.blocks.length; seq <= reach; seq++) {
+              node.blocks.push(tallest!.blocks[seq])
+              node.digests.push(tallest!.digests[seq])
+              node.ran.push(tallest!.ran[seq])
+              for (const h of tallest!.ran[seq]) node.executed.add(h)
+            }
+            replica.stateTransferred(node.blocks.length - 1, node.blocks.at(-1) as Hex)
+            return
+          }
           if (source === undefined) {
             schedule(200, () => host.stateTransfer(target))
             return
@@ -257,15 +273,15 @@ export function createSim(options: SimOptions) {
     get now() {
       return now
     },
-    /** a client submits `count` transactions to random up nodes; each relays to every VP */
-    submit(count: number): Hex[] {
+    /** a client submits `count` transactions to random up nodes (or all to `at`); each relays to every VP */
+    submit(count: number, at?: number): Hex[] {
       const hashes: Hex[] = []
       for (let i = 0; i < count; i++) {
         const hash = `0x${createHash('sha256').update(`tx${allTxs.length}`).digest('hex')}` as Hex
         allTxs.push(hash)
         hashes.push(hash)
         const up = [...nodes.values()].filter((node) => node.up)
-        const entry = up[Math.floor(random() * up.length)]
+        const entry = at === undefined ? up[Math.floor(random() * up.length)] : nodes.get(at)!
         addToPool(entry, hash)
         for (const node of nodes.values()) {
           if (node === entry || cut.has(`${entry.id}>${node.id}`)) continue
