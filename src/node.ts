@@ -298,6 +298,7 @@ function startNetworkRole(options: {
     network,
     namespace: config.node.namespace,
     primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
+    group: vp === undefined ? undefined : { members: () => vp.replica.state().members, voteToRemove: (id) => vp.voteToRemove(id) },
   })
   return {
     submitter: (vp ?? nvp)!.submitter,

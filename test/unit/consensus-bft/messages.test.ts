@@ -71,7 +71,7 @@ test('malformed and unknown messages are refused by the codec, never half-read',
 test('a commit certificate needs a quorum of distinct, valid signers for that seq and digest', () => {
   const digest = h('d')
   const commit = (from: number, over: Partial<Commit> = {}) => signAs(from, { type: 'commit', view: 2, seq: 7, digest, ...over } as Commit)
-  const expected = { seq: 7, digest, n: 4 }
+  const expected = { seq: 7, digest, members: [1, 2, 3, 4] }
   assert.is(quorumOf(4), 3)
   assert.ok(verifyCommitCertificate([commit(1), commit(2), commit(3)], expected, check))
   assert.not.ok(verifyCommitCertificate([commit(1), commit(2), commit(2)], expected, check), 'the same signer twice')

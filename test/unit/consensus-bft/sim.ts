@@ -5,7 +5,8 @@
  * "execution": block hash = sha256(parent hash ‖ digest ‖ executed tx hashes).
  */
 import { createHash, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto'
-import { decodeMessage, encodeMessage, type Hex, type Signed, signingBytes } from '../../../src/consensus/bft/messages.ts'
+import { createMembership, type Membership } from '../../../src/consensus/bft/membership.ts'
+import { decodeMessage, encodeMessage, type Hex, type MemberVote, type Signed, signingBytes } from '../../../src/consensus/bft/messages.ts'
 import {
   type CommittedBatch,
   type ConsensusEvent,
@@ -39,6 +40,10 @@ interface Node {
   digests: Hex[]
   /** txs each block executed */
   ran: Hex[][]
+  /** membership votes each block ordered */
+  votes: Signed<MemberVote>[][]
+  /** the group per seq, as the node's host keeps it: rebuilt from the blocks on a restart */
+  membership: Membership
   executed: Set<Hex>
   pool: Hex[]
   pooled: Set<Hex>
@@ -107,6 +112,8 @@ export function createSim(options: SimOptions) {
       blocks: [ZERO],
       digests: [ZERO],
       ran: [[]],
+      votes: [[]],
+      membership: undefined as unknown as Membership,
       executed: new Set(),
       pool: [],
       pooled: new Set(),
@@ -115,6 +122,8 @@ export function createSim(options: SimOptions) {
       sent: [],
     }
     node.up = true
+    node.membership = createMembership(Array.from({ length: options.n }, (_, i) => i + 1))
+    for (let seq = 1; seq < node.blocks.length; seq++) node.membership.record(seq, node.votes[seq])
     const pending: { delay: number; run: () => void }[] = []
     const job = (delay: number, run: () => void): void => {
       pending.push({ delay, run })
@@ -181,6 +190,8 @@ export function createSim(options: SimOptions) {
           node.blocks.push(hash)
           node.digests.push(batch.digest)
           node.ran.push(ran)
+          node.votes.push(batch.votes)
+          node.membership.record(batch.seq, batch.votes)
           replica.executed(batch.seq, hash)
         }),
       stateTransfer: (target) =>
@@ -203,6 +214,8 @@ export function createSim(options: SimOptions) {
             node.blocks.push(source.blocks[seq])
             node.digests.push(source.digests[seq])
             node.ran.push(source.ran[seq])
+            node.votes.push(source.votes[seq])
+            node.membership.record(seq, source.votes[seq])
             for (const h of source.ran[seq]) node.executed.add(h)
           }
           replica.stateTransferred(target.seq, node.blocks[target.seq])
@@ -211,7 +224,14 @@ export function createSim(options: SimOptions) {
       now: () => now,
       log: { debug: () => {}, info: () => {}, warn: () => {} },
     }
-    const replica = createReplica({ self: id, n: options.n, batchSize: options.batchSize ?? 10, timers: TEST_TIMERS, host })
+    const replica = createReplica({
+      self: id,
+      n: options.n,
+      membership: node.membership,
+      batchSize: options.batchSize ?? 10,
+      timers: TEST_TIMERS,
+      host,
+    })
     node.replica = replica
     nodes.set(id, node)
     let ticks = 0

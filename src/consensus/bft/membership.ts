@@ -1,0 +1,113 @@
+/**
+ * Which VPs make up the consensus group at each sequence number (consensus.md §10.10, issue 6).
+ *
+ * Membership is decided through the ordered log, never by local agreement: each VP's signed
+ * membership vote travels inside a batch (covered by its digest, kept with the block's commit
+ * proof), and every node that executes or replays the blocks feeds them here in order, so all
+ * of them compute the same group for every seq, NVPs and restarted nodes included.
+ *
+ * Rules (Hyperchain's, made deterministic):
+ * - a VP leaves only once the votes of ALL the members current at the ordering seq are ordered,
+ *   its own included: one operator call, or a Byzantine minority, cannot remove anybody;
+ * - the group never drops below MIN_VPS;
+ * - a change decided at seq s takes effect after the first checkpoint boundary c ≥ s + L. A
+ *   replica only handles slots h < seq ≤ h + L with h ≤ its executed height, so it has always
+ *   executed every block that decides the group of any slot it handles: nobody ever acts on a
+ *   slot whose group it could get wrong, and nothing needs to pause at the boundary;
+ * - ids are stable (never renumbered); the primary of view v is the (v mod N)-th of the sorted
+ *   members.
+ */
+import type { MemberVote, Signed } from './messages.ts'
+
+/** consensus.md §1 (the same K and L as the replica's; repeated so that this module stands alone) */
+const K = 10
+const L = 4 * K
+/** Hyperchain refuses a deletion at N == 4 */
+export const MIN_VPS = 4
+
+export interface Epoch {
+  /** first seq this group orders */
+  from: number
+  /** sorted replica ids */
+  members: number[]
+}
+
+export type MembershipOutcome =
+  | { kind: 'scheduled'; target: number; decidedAt: number; from: number; members: number[] }
+  | { kind: 'refused'; target: number; decidedAt: number; reason: string }
+
+export interface Membership {
+  /** the group that orders `seq` (known for every seq up to L past the recorded height) */
+  at(seq: number): readonly number[]
+  /** the group once every change recorded so far has taken effect */
+  latest(): readonly number[]
+  /** every id that was ever a member (signatures of any of them can be checked) */
+  known(id: number): boolean
+  epochs(): readonly Epoch[]
+  /** the last seq recorded */
+  height(): number
+  /** true when this vote needs no resending: it is ordered, or its change is decided or moot */
+  settled(vote: MemberVote & { from: number }): boolean
+  /** applies the votes ordered in block `seq` (seqs in increasing order; blocks without votes may be skipped) */
+  record(seq: number, votes: readonly Signed<MemberVote>[]): MembershipOutcome[]
+}
+
+/** the first checkpoint boundary at least L after `seq`: the group changes after it */
+export const activationBoundary = (seq: number): number => K * Math.ceil((seq + L) / K)
+
+export function createMembership(initial: readonly number[]): Membership {
+  const epochs: Epoch[] = [{ from: 1, members: [...initial].sort((a, b) => a - b) }]
+  const everMember = new Set(initial)
+  /** deletion target → voters whose votes are ordered */
+  const pending = new Map<number, Set<number>>()
+  let recordedTo = 0
+
+  const at = (seq: number): readonly number[] => {
+    for (let i = epochs.length - 1; i > 0; i--) if (seq >= epochs[i].from) return epochs[i].members
+    return epochs[0].members
+  }
+  const latest = (): readonly number[] => epochs[epochs.length - 1].members
+
+  return {
+    at,
+    latest,
+    known: (id) => everMember.has(id),
+    epochs: () => epochs,
+    height: () => recordedTo,
+    settled(vote) {
+      if (!latest().includes(vote.target)) return true
+      return pending.get(vote.target)?.has(vote.from) === true
+    },
+    record(seq, votes) {
+      if (seq <= recordedTo) return []
+      recordedTo = seq
+      const outcomes: MembershipOutcome[] = []
+      for (const { from, body } of votes) {
+        const current = at(seq)
+        // a vote counts only from a member, and only against a member not already on its way out
+        if (body.action !== 'delete' || !current.includes(from) || !latest().includes(body.target)) continue
+        const voters = pending.get(body.target) ?? new Set<number>()
+        voters.add(from)
+        pending.set(body.target, voters)
+        if (!current.every((member) => voters.has(member))) continue
+        pending.delete(body.target)
+        const next = latest().filter((member) => member !== body.target)
+        if (next.length < MIN_VPS) {
+          outcomes.push({
+            kind: 'refused',
+            target: body.target,
+            decidedAt: seq,
+            reason: `the group would drop below ${MIN_VPS} VPs`,
+          })
+          continue
+        }
+        const boundary = activationBoundary(seq)
+        const last = epochs[epochs.length - 1]
+        if (last.from === boundary + 1) last.members = next
+        else epochs.push({ from: boundary + 1, members: next })
+        outcomes.push({ kind: 'scheduled', target: body.target, decidedAt: seq, from: boundary + 1, members: next })
+      }
+      return outcomes
+    },
+  }
+}

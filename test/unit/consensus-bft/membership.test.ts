@@ -1,0 +1,129 @@
+/**
+ * Membership changes (issue 6, consensus.md §10.10) in the simulated network (sim.ts): real
+ * signatures and codec, fake time. Votes travel inside batches; every replica (and a restarted
+ * one, from its blocks) computes the same group for every seq.
+ */
+
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { activationBoundary, createMembership } from '../../../src/consensus/bft/membership.ts'
+import type { MemberVote, Signed } from '../../../src/consensus/bft/messages.ts'
+import { assertNoFork, createSim, type Sim } from './sim.ts'
+
+const height = (sim: Sim, id: number) => sim.nodes.get(id)!.blocks.length - 1
+const executedEverywhere = (sim: Sim, ids: number[], hashes: string[]) =>
+  ids.every((id) => hashes.every((hash) => sim.nodes.get(id)!.executed.has(hash as `0x${string}`)))
+
+/** keeps clients busy for `ms`: blocks keep coming, so the boundary L blocks later is reached */
+const load = (sim: Sim, ms: number): string[] => {
+  const sent: string[] = []
+  for (let t = 0; t < ms; t += 250) {
+    sent.push(...sim.submit(15))
+    sim.run(250)
+  }
+  return sent
+}
+
+/** the seqs at which each replica's group changed, and to what */
+const epochsOf = (sim: Sim, id: number) => JSON.stringify(sim.nodes.get(id)!.membership.epochs())
+
+const vote = (from: number, target: number): Signed<MemberVote> => ({
+  from,
+  sig: '00',
+  body: { type: 'member-vote', action: 'delete', target },
+})
+
+test('the membership log: all current members must vote; the change waits for the boundary L later; never below 4', () => {
+  const five = createMembership([1, 2, 3, 4, 5])
+  assert.equal(five.record(3, [vote(1, 5), vote(2, 5), vote(3, 5), vote(4, 5)]), [], 'four of five votes decide nothing')
+  assert.equal(five.record(7, [vote(9, 5), vote(5, 7)]), [], 'a stranger votes, a vote about a non-member: ignored')
+  const [outcome] = five.record(12, [vote(5, 5)])
+  assert.equal(outcome, { kind: 'scheduled', target: 5, decidedAt: 12, from: 61, members: [1, 2, 3, 4] })
+  assert.is(activationBoundary(12), 60)
+  assert.equal(five.at(60), [1, 2, 3, 4, 5], 'the old group orders up to the boundary')
+  assert.equal(five.at(61), [1, 2, 3, 4])
+  assert.ok(five.settled({ type: 'member-vote', action: 'delete', target: 5, from: 1 }), 'decided: nothing to resend')
+  const four = createMembership([1, 2, 3, 4])
+  const refused = four.record(1, [vote(1, 2), vote(2, 2), vote(3, 2), vote(4, 2)])
+  assert.is(refused[0].kind, 'refused')
+  assert.equal(four.at(1000), [1, 2, 3, 4])
+})
+
+test('all five vote to remove the primary: every replica switches at the same seq, the next primary takes over, 4 go on (and tolerate f = 1 of them down)', () => {
+  const sim = createSim({ n: 5, seed: 51 })
+  sim.run(500)
+  load(sim, 2000)
+  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(1)
+  load(sim, 12_000)
+  const epochs = sim.nodes.get(2)!.membership.epochs()
+  assert.is(epochs.length, 2, 'the group changed once')
+  assert.equal(epochs[1].members, [2, 3, 4, 5])
+  assert.is((epochs[1].from - 1) % 10, 0, 'at a checkpoint boundary')
+  for (const id of [1, 3, 4, 5]) assert.is(epochsOf(sim, id), epochsOf(sim, 2), `replica ${id} switches at the same seq`)
+  const boundary = epochs[1].from - 1
+  for (const id of [2, 3, 4, 5]) {
+    assert.ok(height(sim, id) > boundary + 20, `replica ${id} commits past the boundary (${height(sim, id)})`)
+    assert.equal(sim.nodes.get(id)!.replica.state().members, [2, 3, 4, 5])
+  }
+  // the removed replica goes idle at the boundary: it orders nothing of the new group
+  assert.ok(height(sim, 1) <= boundary + 1, `the removed replica stops (${height(sim, 1)} vs boundary ${boundary})`)
+  assert.is(sim.nodes.get(2)!.replica.state().primary, 2, 'view 0 of the new group: its first member leads')
+  assertNoFork(sim, [1, 2, 3, 4, 5])
+  // with 4, f = 1 and the quorum is 3: one more down still commits (with 5 it would need 4 of the 4 left up)
+  sim.crash(5)
+  const late = load(sim, 8000)
+  sim.run(5000)
+  assert.ok(executedEverywhere(sim, [2, 3, 4], late), 'three of the four commit')
+  assertNoFork(sim, [2, 3, 4])
+})
+
+test('votes from fewer than all five: nothing changes', () => {
+  const sim = createSim({ n: 5, seed: 52 })
+  sim.run(500)
+  for (const id of [1, 2, 3, 4]) sim.nodes.get(id)!.replica.voteToRemove(5)
+  const sent = load(sim, 10_000)
+  sim.run(3000)
+  for (const id of [1, 2, 3, 4, 5]) {
+    assert.is(sim.nodes.get(id)!.membership.epochs().length, 1, `replica ${id}: one group all along`)
+    assert.equal(sim.nodes.get(id)!.replica.state().members, [1, 2, 3, 4, 5])
+  }
+  // the four votes are ordered (and kept pending), the chain goes on
+  assert.ok(sim.nodes.get(1)!.votes.flat().length >= 4, 'the votes were ordered')
+  assert.ok(executedEverywhere(sim, [1, 2, 3, 4, 5], sent))
+})
+
+test('a group of 4 never shrinks: all four vote, the change is refused in the log', () => {
+  const sim = createSim({ n: 4, seed: 53 })
+  sim.run(500)
+  for (const id of [1, 2, 3, 4]) sim.nodes.get(id)!.replica.voteToRemove(4)
+  const sent = load(sim, 8000)
+  sim.run(3000)
+  for (const id of [1, 2, 3, 4]) assert.equal(sim.nodes.get(id)!.replica.state().members, [1, 2, 3, 4])
+  assert.ok(sim.nodes.get(1)!.votes.flat().length >= 4, 'all four votes were ordered')
+  assert.ok(executedEverywhere(sim, [1, 2, 3, 4], sent))
+})
+
+test('replicas restarted after the change know the group: one down across it (state transfer), one restarted after it', () => {
+  const sim = createSim({ n: 5, seed: 54 })
+  sim.run(500)
+  load(sim, 1000)
+  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(5)
+  load(sim, 3000)
+  sim.crash(3) // misses the rest of the votes' effect and the switch
+  load(sim, 10_000)
+  const boundary = sim.nodes.get(1)!.membership.epochs()[1]?.from
+  assert.ok(boundary !== undefined && height(sim, 1) > boundary + 10, 'the group changed while replica 3 was down')
+  sim.restart(3)
+  sim.crash(2)
+  sim.restart(2) // restarts after the change: its group comes from its blocks
+  const sent = load(sim, 8000)
+  sim.run(8000)
+  for (const id of [1, 2, 3, 4]) {
+    assert.equal(sim.nodes.get(id)!.replica.state().members, [1, 2, 3, 4], `replica ${id}`)
+    assert.is(epochsOf(sim, id), epochsOf(sim, 1), `replica ${id}: the same switch seq`)
+  }
+  assert.ok(executedEverywhere(sim, [1, 2, 3, 4], sent), 'the restarted replicas take part again')
+  assertNoFork(sim, [1, 2, 3, 4, 5])
+})
+
+test.run()
