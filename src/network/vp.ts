@@ -361,6 +361,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
         heightHash: (header?.hash ?? `0x${'0'.repeat(64)}`) as Hex,
         heightTime: header?.writeTime ?? 0n,
       })
+      // a restart after a group change: the blocks said who is in it
+      if (membership.epochs().length > 1) leftGroup(replica.state().members)
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       ticker = setInterval(() => {
