@@ -31,7 +31,8 @@ async function start(hostname: string): Promise<void> {
     await startNodeProcess({
       configFile: join(dir, hostname, 'keel.toml'),
       port: node.jsonrpcPort,
-      timeoutMs: 60_000,
+      // generous: other test runs may load the machine
+      timeoutMs: 180_000,
       logFile: join(dir, hostname, 'node.log'),
     }),
   )
