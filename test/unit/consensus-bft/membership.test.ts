@@ -7,7 +7,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { activationBoundary, createMembership } from '../../../src/consensus/bft/membership.ts'
-import type { MemberVote, Signed } from '../../../src/consensus/bft/messages.ts'
+import { batchDigest, type MemberVote, type PrePrepare, type Signed } from '../../../src/consensus/bft/messages.ts'
 import { assertNoFork, createSim, type Sim } from './sim.ts'
 
 const height = (sim: Sim, id: number) => sim.nodes.get(id)!.blocks.length - 1
@@ -124,6 +124,30 @@ test('replicas restarted after the change know the group: one down across it (st
   }
   assert.ok(executedEverywhere(sim, [1, 2, 3, 4], sent), 'the restarted replicas take part again')
   assertNoFork(sim, [1, 2, 3, 4, 5])
+})
+
+test('a Byzantine primary cannot order votes the voters did not sign: its batch is refused, the group stays', () => {
+  const sim = createSim({ n: 5, seed: 55 })
+  sim.nodes.get(1)!.tamper = (_to, message) => {
+    if (message.body.type !== 'pre-prepare') return message
+    const pp = message.body as PrePrepare
+    // every member's "vote" to remove replica 5, but signed with replica 1's key
+    const votes = [1, 2, 3, 4, 5].map(
+      (id) => ({ ...sim.signAs(1, { type: 'member-vote', action: 'delete', target: 5 }), from: id }) as Signed<MemberVote>,
+    )
+    const forged: PrePrepare = { ...pp, votes, digest: batchDigest(pp.seq, pp.timestamp, pp.txHashes, votes) }
+    return sim.signAs(1, forged)
+  }
+  sim.run(500)
+  const sent = load(sim, 20_000)
+  sim.run(5000)
+  for (const id of [2, 3, 4, 5]) {
+    assert.is(sim.nodes.get(id)!.membership.epochs().length, 1, `replica ${id}: the group is unchanged`)
+    assert.is(sim.nodes.get(id)!.votes.flat().length, 0, `replica ${id}: no vote ordered`)
+  }
+  assert.ok(sim.nodes.get(2)!.replica.state().view >= 1, 'the primary was replaced')
+  assert.ok(executedEverywhere(sim, [2, 3, 4, 5], sent))
+  assertNoFork(sim, [2, 3, 4, 5])
 })
 
 test.run()
