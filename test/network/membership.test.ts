@@ -157,4 +157,13 @@ test('a group of 4 refuses to shrink; with quorum 3 it commits with one VP down,
   await assertSameOutcomes([...survivors, 'nvp1'].map(urlOf), accepted)
 })
 
+test('the restarted VP takes part: with another VP down, it is needed for the quorum of 3', async () => {
+  await processes.get('node3')!.kill('SIGKILL')
+  const live = ['node1', 'node2', 'node4', 'nvp1']
+  const ms = await committed(await send(20, ['node1', 'node2', 'node4']), live.map(urlOf), 90_000)
+  console.log(`  node1, node2 and the restarted node4 committed 20 transfers in ${ms} ms`)
+  await assertNoFork(live.map(urlOf))
+  await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
 test.run()

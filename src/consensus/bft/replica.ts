@@ -698,7 +698,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (nv.view === view && !inViewChange) return
     const signers = new Set<number>()
     for (const vc of nv.viewChanges) {
-      if (vc.body.view !== nv.view || signers.has(vc.from) || !validViewChange(vc)) {
+      if (vc.body.view !== nv.view || signers.has(vc.from) || !current().includes(vc.from) || !validViewChange(vc)) {
         host.log.warn(`a new view from ${message.from} carries an invalid view change; ignored`)
         return
       }
@@ -1001,6 +1001,10 @@ export function createReplica(options: ReplicaOptions): Replica {
         return
       }
       const body = message.body
+      // a replica that left the group has no say in view changes or recovery; its votes on slots
+      // are checked against each slot's group below
+      const perSlot = body.type === 'pre-prepare' || body.type === 'prepare' || body.type === 'commit' || body.type === 'checkpoint'
+      if (!perSlot && !current().includes(from)) return
       switch (body.type) {
         case 'pre-prepare':
         case 'prepare':
