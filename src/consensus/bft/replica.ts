@@ -552,7 +552,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   }
 
   const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[]): void => {
-    if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted) return
+    if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted || retired()) return
     transferringTo = seq
     host.event({ kind: 'recovery-started', reason: `state transfer to block ${seq}${blockHash === undefined ? '' : ` (${blockHash})`}` })
     host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self) })
@@ -603,11 +603,12 @@ export function createReplica(options: ReplicaOptions): Replica {
   const validPrepared = (cert: PreparedCert, before: number, stableSeq: number): boolean => {
     const pp = cert.prePrepare
     const { seq, digest } = pp.body
-    // the pre-prepare's sender is only checked to be a member: a new view's primary re-issues
-    // pre-prepares for seqs whose normal-case primary may differ (a group change); the quorum of
-    // prepares, given only to the legitimate pre-prepare, is what binds the digest
+    // the pre-prepare's sender is only checked to be a replica (validSig): a new view's primary
+    // re-issues pre-prepares for seqs past a group change, whose group may not include it; the
+    // quorum of prepares from the seq's group, given only to a legitimate pre-prepare, is what
+    // binds the digest
     const members = membersAt(seq)
-    if (pp.body.view >= before || !members.includes(pp.from) || !validSig(pp) || !validVotes(pp.body)) return false
+    if (pp.body.view >= before || !validSig(pp) || !validVotes(pp.body)) return false
     if (seq <= stableSeq || seq > stableSeq + L || digest !== batchDigest(seq, pp.body.timestamp, pp.body.txHashes, pp.body.votes))
       return false
     const signers = new Set<number>()
@@ -901,7 +902,11 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const tick = (): void => {
     const now = host.now()
-    if (retired()) return
+    if (retired()) {
+      // its last duty: the checkpoint at the boundary it left at, which the old group's quorum may need
+      resendCheckpoint(now)
+      return
+    }
     resendMemberVotes(now)
     if (!recovering && transferringTo === undefined) resendCheckpoint(now)
     if (recovering) {
@@ -995,7 +1000,9 @@ export function createReplica(options: ReplicaOptions): Replica {
 
     receive(from, message) {
       // the sender is who the link authenticated, never what the message claims (§10.1)
-      if (message.from !== from || from === self || !membership.known(from) || retired()) return
+      if (message.from !== from || from === self || !membership.known(from)) return
+      // a replica that left the group only listens for checkpoints (to stop resending its last one)
+      if (retired() && message.body.type !== 'checkpoint') return
       if (!validSig(message)) {
         host.log.warn(`a message from ${from} with a bad signature dropped`)
         return

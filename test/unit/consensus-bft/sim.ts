@@ -222,7 +222,10 @@ export function createSim(options: SimOptions) {
         }),
       event: (event) => node.events.push(event),
       now: () => now,
-      log: { debug: () => {}, info: () => {}, warn: () => {} },
+      // SIM_LOG=2,4 prints those replicas' log lines, stamped with the fake time (to debug a seed)
+      log: process.env.SIM_LOG?.split(',').includes(String(id))
+        ? { debug: () => {}, info: (m) => console.log(now, id, m), warn: (m) => console.log(now, id, 'WARN', m) }
+        : { debug: () => {}, info: () => {}, warn: () => {} },
     }
     const replica = createReplica({
       self: id,
