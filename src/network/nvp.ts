@@ -15,7 +15,7 @@ import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { blockProofValid, membershipFromChain, verifyWithKey, votesOf } from './vp.ts'
+import { blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
@@ -66,8 +66,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const replayDeps = { chain, committed: (hash: Hex) => store.getTx(hash) !== undefined || store.getInvalidTx(hash) !== undefined }
   const apply = async (block: SyncedBlock): Promise<void> => {
     await applyBlock(block, replayDeps)
-    const votes = votesOf(block)
-    if (votes.length > 0) membership.record(block.number, votes)
+    recordMembership(membership, store, block.number, votesOf(block), log)
   }
   const verifyBlock = (block: SyncedBlock): boolean => blockProofValid(block, membership.at(block.number), verify)
   const sync = createBlockSync({ network, tip, verify: verifyBlock, apply, nowNs: options.nowNs, log })

@@ -10,7 +10,7 @@ import { type KeyObject, verify as verifySignature } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
-import { createMembership, type Membership, MIN_VPS } from '../consensus/bft/membership.ts'
+import { createMembership, type Membership, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
 import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
@@ -116,18 +116,50 @@ export function votesOf(batch: Pick<BlockBatch, 'proof'> | undefined): Signed<Me
   }
 }
 
-/** The group at each block, from genesis's (the peer configuration's VPs) and every stored block's votes. */
-export function membershipFromChain(
-  initial: readonly number[],
-  store: { height(): number; getBlockBatch(number: number): Pick<BlockBatch, 'proof'> | undefined },
-): Membership {
-  const membership = createMembership(initial)
-  // TODO(issue 6): keep a snapshot of the group with checkpoints rather than read every batch record at start
-  for (let number = 1; number <= store.height(); number++) {
+const MEMBERSHIP_KEY = 'membership'
+
+type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' | 'writeConsensus'>
+
+/**
+ * The group at each block: from the snapshot saved after the last block that ordered votes (keyspace
+ * 23; blocks before it may be archived away), or genesis's (the peer configuration's VPs), then
+ * every later stored block's votes. The snapshot is written after its block is committed, so a
+ * crash in between only means those blocks are read again.
+ */
+export function membershipFromChain(initial: readonly number[], store: MembershipStore): Membership {
+  let saved: MembershipSnapshot | undefined
+  for (const { key, value } of store.readConsensus(MEMBERSHIP_KEY)) {
+    if (key === MEMBERSHIP_KEY) saved = parseJson(Buffer.from(value).toString('utf8'), { maxDepth: 8 }) as unknown as MembershipSnapshot
+  }
+  if (saved !== undefined && saved.height > store.height()) saved = undefined
+  const membership = createMembership(initial, saved)
+  for (let number = membership.height() + 1; number <= store.height(); number++) {
     const votes = votesOf(store.getBlockBatch(number))
     if (votes.length > 0) membership.record(number, votes)
   }
   return membership
+}
+
+/** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
+export function recordMembership(
+  membership: Membership,
+  store: MembershipStore,
+  number: number,
+  votes: readonly Signed<MemberVote>[],
+  log: Logger,
+): void {
+  if (votes.length === 0) return
+  for (const outcome of membership.record(number, votes)) {
+    if (outcome.kind === 'refused')
+      log.warn(`removing replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`)
+    else
+      log.info(
+        `replica ${outcome.target} leaves the group (decided at block ${outcome.decidedAt}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
+      )
+  }
+  store
+    .writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
+    .catch((error: unknown) => log.warn(`the VP group's snapshot could not be saved; a restart reads the blocks again: ${error}`))
 }
 
 /** true when `block`'s proof shows a quorum of the VP group of its seq committed its batch */
@@ -156,17 +188,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     store,
   )
   /** records a block's votes (before the replica hears it is executed) and logs what they decide */
-  const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void => {
-    if (votes.length === 0) return
-    for (const outcome of membership.record(number, votes)) {
-      if (outcome.kind === 'refused')
-        log.warn(`removing replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`)
-      else
-        log.info(
-          `replica ${outcome.target} leaves the group (decided at block ${outcome.decidedAt}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
-        )
-    }
-  }
+  const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void =>
+    recordMembership(membership, store, number, votes, log)
   const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)

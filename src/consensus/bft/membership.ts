@@ -36,6 +36,15 @@ export type MembershipOutcome =
   | { kind: 'scheduled'; target: number; decidedAt: number; from: number; members: number[] }
   | { kind: 'refused'; target: number; decidedAt: number; reason: string }
 
+/** everything the log knows after block `height`, to start from after a restart (blocks may be archived away) */
+export interface MembershipSnapshot {
+  height: number
+  epochs: Epoch[]
+  /** deletion target → voters whose votes are ordered */
+  pending: [number, number[]][]
+  known: number[]
+}
+
 export interface Membership {
   /** the group that orders `seq` (known for every seq up to L past the recorded height) */
   at(seq: number): readonly number[]
@@ -50,17 +59,21 @@ export interface Membership {
   settled(vote: MemberVote & { from: number }): boolean
   /** applies the votes ordered in block `seq` (seqs in increasing order; blocks without votes may be skipped) */
   record(seq: number, votes: readonly Signed<MemberVote>[]): MembershipOutcome[]
+  snapshot(): MembershipSnapshot
 }
 
 /** the first checkpoint boundary at least L after `seq`: the group changes after it */
 export const activationBoundary = (seq: number): number => K * Math.ceil((seq + L) / K)
 
-export function createMembership(initial: readonly number[]): Membership {
-  const epochs: Epoch[] = [{ from: 1, members: [...initial].sort((a, b) => a - b) }]
-  const everMember = new Set(initial)
+/** `from`: a snapshot taken earlier (the blocks after its height are then recorded again) */
+export function createMembership(initial: readonly number[], from?: MembershipSnapshot): Membership {
+  const epochs: Epoch[] = from?.epochs.map((epoch) => ({ from: epoch.from, members: [...epoch.members] })) ?? [
+    { from: 1, members: [...initial].sort((a, b) => a - b) },
+  ]
+  const everMember = new Set(from?.known ?? initial)
   /** deletion target → voters whose votes are ordered */
-  const pending = new Map<number, Set<number>>()
-  let recordedTo = 0
+  const pending = new Map<number, Set<number>>((from?.pending ?? []).map(([target, voters]) => [target, new Set(voters)]))
+  let recordedTo = from?.height ?? 0
 
   const at = (seq: number): readonly number[] => {
     for (let i = epochs.length - 1; i > 0; i--) if (seq >= epochs[i].from) return epochs[i].members
@@ -109,5 +122,11 @@ export function createMembership(initial: readonly number[]): Membership {
       }
       return outcomes
     },
+    snapshot: () => ({
+      height: recordedTo,
+      epochs: epochs.map((epoch) => ({ from: epoch.from, members: [...epoch.members] })),
+      pending: [...pending].map(([target, voters]) => [target, [...voters].sort((a, b) => a - b)]),
+      known: [...everMember].sort((a, b) => a - b),
+    }),
   }
 }
