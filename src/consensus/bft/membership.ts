@@ -33,15 +33,15 @@ export interface Epoch {
 }
 
 export type MembershipOutcome =
-  | { kind: 'scheduled'; target: number; decidedAt: number; from: number; members: number[] }
-  | { kind: 'refused'; target: number; decidedAt: number; reason: string }
+  | { kind: 'scheduled'; action: 'delete' | 'add'; target: number; decidedAt: number; from: number; members: number[] }
+  | { kind: 'refused'; action: 'delete' | 'add'; target: number; decidedAt: number; reason: string }
 
 /** everything the log knows after block `height`, to start from after a restart (blocks may be archived away) */
 export interface MembershipSnapshot {
   height: number
   epochs: Epoch[]
-  /** deletion target → voters whose votes are ordered */
-  pending: [number, number[]][]
+  /** "delete/<id>" or "add/<id>" → voters whose votes are ordered */
+  pending: [string, number[]][]
   known: number[]
 }
 
@@ -71,8 +71,10 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
     { from: 1, members: [...initial].sort((a, b) => a - b) },
   ]
   const everMember = new Set(from?.known ?? initial)
-  /** deletion target → voters whose votes are ordered */
-  const pending = new Map<number, Set<number>>((from?.pending ?? []).map(([target, voters]) => [target, new Set(voters)]))
+  /** "delete/<id>" or "add/<id>" → voters whose votes are ordered */
+  const pending = new Map<string, Set<number>>((from?.pending ?? []).map(([change, voters]) => [change, new Set(voters)]))
+  /** the vote asks for something still to do: remove a member, or add one that is not */
+  const open = (vote: MemberVote): boolean => (vote.action === 'delete') === latest().includes(vote.target)
   let recordedTo = from?.height ?? 0
 
   const at = (seq: number): readonly number[] => {
@@ -88,8 +90,8 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
     epochs: () => epochs,
     height: () => recordedTo,
     settled(vote) {
-      if (!latest().includes(vote.target)) return true
-      return pending.get(vote.target)?.has(vote.from) === true
+      if (!open(vote)) return true
+      return pending.get(`${vote.action}/${vote.target}`)?.has(vote.from) === true
     },
     record(seq, votes) {
       if (seq <= recordedTo) return []
@@ -97,17 +99,20 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
       const outcomes: MembershipOutcome[] = []
       for (const { from, body } of votes) {
         const current = at(seq)
-        // a vote counts only from a member, and only against a member not already on its way out
-        if (body.action !== 'delete' || !current.includes(from) || !latest().includes(body.target)) continue
-        const voters = pending.get(body.target) ?? new Set<number>()
+        // a vote counts only from a member, and only for a change still to do
+        if (!current.includes(from) || !open(body)) continue
+        const change = `${body.action}/${body.target}`
+        const voters = pending.get(change) ?? new Set<number>()
         voters.add(from)
-        pending.set(body.target, voters)
+        pending.set(change, voters)
         if (!current.every((member) => voters.has(member))) continue
-        pending.delete(body.target)
-        const next = latest().filter((member) => member !== body.target)
+        pending.delete(change)
+        const next =
+          body.action === 'add' ? [...latest(), body.target].sort((a, b) => a - b) : latest().filter((member) => member !== body.target)
         if (next.length < MIN_VPS) {
           outcomes.push({
             kind: 'refused',
+            action: body.action,
             target: body.target,
             decidedAt: seq,
             reason: `the group would drop below ${MIN_VPS} VPs`,
@@ -118,7 +123,9 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
         const last = epochs[epochs.length - 1]
         if (last.from === boundary + 1) last.members = next
         else epochs.push({ from: boundary + 1, members: next })
-        outcomes.push({ kind: 'scheduled', target: body.target, decidedAt: seq, from: boundary + 1, members: next })
+        // its signatures are checked from now on (it signs nothing before it is a member)
+        everMember.add(body.target)
+        outcomes.push({ kind: 'scheduled', action: body.action, target: body.target, decidedAt: seq, from: boundary + 1, members: next })
       }
       return outcomes
     },

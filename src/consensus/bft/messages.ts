@@ -29,7 +29,7 @@ export interface PrePrepare {
 /** a VP's vote to change the group, signed by the voter; it counts once ordered inside a batch */
 export interface MemberVote {
   type: 'member-vote'
-  action: 'delete'
+  action: 'delete' | 'add'
   /** the replica id the vote is about */
   target: number
 }
@@ -181,8 +181,8 @@ const ofType = (b: Obj, type: string, what: string): void => {
 
 function memberVote(b: Obj): MemberVote {
   ofType(b, 'member-vote', 'body')
-  if (b.action !== 'delete') fail('action is not "delete"')
-  return { type: 'member-vote', action: 'delete', target: int(b.target, 'target') }
+  if (b.action !== 'delete' && b.action !== 'add') fail('action is not "delete" or "add"')
+  return { type: 'member-vote', action: b.action as MemberVote['action'], target: int(b.target, 'target') }
 }
 function prePrepare(b: Obj): PrePrepare {
   ofType(b, 'pre-prepare', 'body')

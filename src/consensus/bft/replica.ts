@@ -161,6 +161,11 @@ export interface ReplicaOptions {
    * chain on a restart. Default: 1..n, never changing (tests that do not change the group).
    */
   membership?: Membership
+  /**
+   * this replica is not in the group yet (peerconfig.toml's `new = true`): it follows the chain
+   * through checkpoints and state transfer, takes no part, and joins once its addition takes effect
+   */
+  joining?: boolean
   batchSize: number
   timers: ConsensusTimers
   host: ReplicaHost
@@ -178,6 +183,8 @@ export interface Replica {
   tick(): void
   /** this VP votes to remove `target` from the group; the vote is resent until it is ordered (membership.ts) */
   voteToRemove(target: number): void
+  /** this VP votes to add replica `target` to the group (resent until ordered, like a removal vote) */
+  voteToAdd(target: number): void
   state(): { view: number; primary: number; normal: boolean; lastExecuted: number; stable: number; members: readonly number[] }
 }
 
@@ -226,8 +233,17 @@ export function createReplica(options: ReplicaOptions): Replica {
   const quorum = (): number => quorumOf(current().length)
   const faulty = (): number => Math.floor((current().length - 1) / 3)
   const primaryOf = (view: number): number => primaryAt(view, lastDelivered + 1)
+  /** a new VP not in the group yet: it only follows the chain (see ReplicaOptions.joining) */
+  let observing = options.joining === true
   /** removed from the group: this VP takes no part any more (it goes idle; its host keeps serving blocks) */
-  const retired = (): boolean => !current().includes(self)
+  const retired = (): boolean => !observing && !current().includes(self)
+  /** a new VP whose addition took effect starts taking part: first it learns the view, as after a restart */
+  const checkJoined = (): void => {
+    if (!observing || !current().includes(self)) return
+    observing = false
+    host.log.info(`replica ${self} is in the group from seq ${lastDelivered + 1}: it takes part from now on`)
+    beginRecovery('joined the group')
+  }
 
   let view = 0
   let inViewChange = false
@@ -332,7 +348,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   // ---- normal case ----
 
   const propose = (): void => {
-    if (inViewChange || recovering || transferringTo !== undefined || retired()) return
+    if (inViewChange || recovering || transferringTo !== undefined || retired() || observing) return
     // the first primary of a new group takes over at its first seq, once it delivered the one before
     if (seqNo < lastDelivered) seqNo = lastDelivered
     while (seqNo < stable.seq + L && seqNo - lastDelivered < PIPELINE) {
@@ -489,7 +505,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     const { seq, blockHash } = message.body
     if (seq <= stable.seq || seq % K !== 0) return
     // far ahead of us is allowed (that is how a lagging replica learns it lags), but bounded
-    if (seq > stable.seq + 4 * L || !membersAt(seq).includes(message.from)) return
+    // far ahead is bounded, except for a new VP following the chain from far behind
+    if ((seq > stable.seq + 4 * L && !observing) || !membersAt(seq).includes(message.from)) return
     let byHash = checkpoints.get(seq)
     if (byHash === undefined) {
       byHash = new Map()
@@ -870,9 +887,18 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (ownMemberVotes.length === 0 || now - memberVotesSentAt < timers.nullRequestMs) return
     memberVotesSentAt = now
     for (const vote of ownMemberVotes) {
-      memberVotes.set(`${self}/${vote.body.target}`, vote)
+      memberVotes.set(`${self}/${vote.body.action}/${vote.body.target}`, vote)
       host.broadcast(vote)
     }
+  }
+
+  const castVote = (action: MemberVote['action'], target: number): void => {
+    const vote = sign<MemberVote>({ type: 'member-vote', action, target })
+    ownMemberVotes.push(vote)
+    memberVotes.set(`${self}/${action}/${target}`, vote)
+    host.broadcast(vote)
+    memberVotesSentAt = host.now()
+    if (primaryOf(view) === self) propose()
   }
 
   /** blocks (before, upTo] executed: reports each group change among the seqs they open */
@@ -902,6 +928,7 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const tick = (): void => {
     const now = host.now()
+    if (observing) return
     if (retired()) {
       // its last duty: the checkpoint at the boundary it left at, which the old group's quorum may need
       resendCheckpoint(now)
@@ -994,15 +1021,17 @@ export function createReplica(options: ReplicaOptions): Replica {
       }
       lastPrimaryContact = host.now()
       lastProgress = host.now()
-      // a (re)started replica first learns where the others are (consensus.md §5)
-      beginRecovery(restored.height === 0 && saved.size === 0 ? 'start' : 'restart')
+      // a (re)started replica first learns where the others are (consensus.md §5); a new one not in
+      // the group yet only follows the chain until it is (checkJoined)
+      checkJoined()
+      if (!observing) beginRecovery(restored.height === 0 && saved.size === 0 ? 'start' : 'restart')
     },
 
     receive(from, message) {
       // the sender is who the link authenticated, never what the message claims (§10.1)
       if (message.from !== from || from === self || !membership.known(from)) return
-      // a replica that left the group only listens for checkpoints (to stop resending its last one)
-      if (retired() && message.body.type !== 'checkpoint') return
+      // a replica that left the group, or has not joined it yet, only listens for checkpoints
+      if ((retired() || observing) && message.body.type !== 'checkpoint') return
       if (!validSig(message)) {
         host.log.warn(`a message from ${from} with a bad signature dropped`)
         return
@@ -1055,7 +1084,7 @@ export function createReplica(options: ReplicaOptions): Replica {
         case 'member-vote':
           // kept for this replica's next proposal; it counts only once ordered (membership.ts)
           if (current().includes(from) && !membership.settled({ ...body, from }) && memberVotes.size < 4 * MAX_BATCH_VOTES) {
-            memberVotes.set(`${from}/${body.target}`, message as Signed<MemberVote>)
+            memberVotes.set(`${from}/${body.action}/${body.target}`, message as Signed<MemberVote>)
             if (primaryOf(view) === self) propose()
           }
           return
@@ -1071,7 +1100,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       announceGroupChange(lastExecuted, seq)
       lastExecuted = seq
       executedHashes.set(seq, blockHash)
-      if (seq % K === 0) {
+      if (seq % K === 0 && !observing) {
         const message = sign<Checkpoint>({ type: 'checkpoint', seq, blockHash })
         onCheckpoint(message)
         host.broadcast(message)
@@ -1089,6 +1118,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       }
       if (seq > lastDelivered) lastDelivered = seq
       if (seq > seqNo) seqNo = seq
+      checkJoined()
       for (const s of [...slots.keys()]) if (s <= seq) slots.delete(s)
       lastProgress = host.now()
       host.event({ kind: 'recovery-finished', view, height: seq })
@@ -1099,19 +1129,13 @@ export function createReplica(options: ReplicaOptions): Replica {
 
     tick,
 
-    voteToRemove(target) {
-      const vote = sign<MemberVote>({ type: 'member-vote', action: 'delete', target })
-      ownMemberVotes.push(vote)
-      memberVotes.set(`${self}/${target}`, vote)
-      host.broadcast(vote)
-      memberVotesSentAt = host.now()
-      if (primaryOf(view) === self) propose()
-    },
+    voteToRemove: (target) => castVote('delete', target),
+    voteToAdd: (target) => castVote('add', target),
 
     state: () => ({
       view,
       primary: primaryOf(view),
-      normal: !inViewChange && !recovering && transferringTo === undefined && !retired(),
+      normal: !inViewChange && !recovering && transferringTo === undefined && !retired() && !observing,
       lastExecuted,
       stable: stable.seq,
       members: current(),

@@ -38,7 +38,7 @@ test('the membership log: all current members must vote; the change waits for th
   assert.equal(five.record(3, [vote(1, 5), vote(2, 5), vote(3, 5), vote(4, 5)]), [], 'four of five votes decide nothing')
   assert.equal(five.record(7, [vote(9, 5), vote(5, 7)]), [], 'a stranger votes, a vote about a non-member: ignored')
   const [outcome] = five.record(12, [vote(5, 5)])
-  assert.equal(outcome, { kind: 'scheduled', target: 5, decidedAt: 12, from: 61, members: [1, 2, 3, 4] })
+  assert.equal(outcome, { kind: 'scheduled', action: 'delete', target: 5, decidedAt: 12, from: 61, members: [1, 2, 3, 4] })
   assert.is(activationBoundary(12), 60)
   assert.equal(five.at(60), [1, 2, 3, 4, 5], 'the old group orders up to the boundary')
   assert.equal(five.at(61), [1, 2, 3, 4])
@@ -152,6 +152,28 @@ test('a Byzantine primary cannot order votes the voters did not sign: its batch 
   assert.ok(sim.nodes.get(2)!.replica.state().view >= 1, 'the primary was replaced')
   assert.ok(executedEverywhere(sim, [2, 3, 4, 5], sent))
   assertNoFork(sim, [2, 3, 4, 5])
+})
+
+test('adding a VP: the 4 members vote, the new one follows the chain, all switch to 5 at the same seq, and it takes part', () => {
+  const sim = createSim({ n: 5, seed: 56, group: [1, 2, 3, 4] })
+  sim.run(500)
+  load(sim, 2000)
+  assert.is(sim.nodes.get(5)!.replica.state().normal, false, 'the new VP only follows')
+  for (const id of [1, 2, 3, 4]) sim.nodes.get(id)!.replica.voteToAdd(5)
+  load(sim, 12_000)
+  sim.run(5000)
+  const epochs = sim.nodes.get(1)!.membership.epochs()
+  assert.is(epochs.length, 2, 'the group changed once')
+  assert.equal(epochs[1].members, [1, 2, 3, 4, 5])
+  for (const id of [2, 3, 4, 5]) assert.is(epochsOf(sim, id), epochsOf(sim, 1), `replica ${id} switches at the same seq`)
+  for (const id of [1, 2, 3, 4, 5]) assert.equal(sim.nodes.get(id)!.replica.state().members, [1, 2, 3, 4, 5], `replica ${id}`)
+  assert.ok(sim.nodes.get(5)!.replica.state().normal, 'the new VP runs normally')
+  // with 5 the quorum is 4: with replica 1 down, the new one is needed for every commit
+  sim.crash(1)
+  const later = load(sim, 6000)
+  sim.run(20_000)
+  assert.ok(executedEverywhere(sim, [2, 3, 4, 5], later), 'the four left, the new one included, commit')
+  assertNoFork(sim, [1, 2, 3, 4, 5])
 })
 
 test('fuzz: 15 seeds of loss, delay and one crash/restart around a removal: every replica switches at the same seq, no fork', () => {

@@ -99,7 +99,7 @@ test('membership votes: a pre-prepare carries them signed, its digest covers the
   )
   const isMessageError = (error: unknown) => error instanceof MessageError
   const bad = (body: unknown) => () => decodeMessage(Buffer.from(JSON.stringify({ from: 2, sig: 'aa', body })))
-  assert.throws(bad({ type: 'member-vote', action: 'add', target: 5 }), isMessageError)
+  assert.throws(bad({ type: 'member-vote', action: 'join', target: 5 }), isMessageError)
   assert.throws(bad({ type: 'member-vote', action: 'delete', target: -1 }), isMessageError)
   assert.throws(
     bad({ ...pp.body, timestamp: 1, votes: [{ from: 2, sig: 'aa', body: { type: 'prepare', view: 0, seq: 1, digest: h('a') } }] }),

@@ -62,6 +62,8 @@ export interface SimOptions {
   drop?: number
   maxDelayMs?: number
   batchSize?: number
+  /** the group at genesis (default 1..n); the others start as new VPs, following the chain until they are added */
+  group?: number[]
 }
 
 export function createSim(options: SimOptions) {
@@ -122,7 +124,8 @@ export function createSim(options: SimOptions) {
       sent: [],
     }
     node.up = true
-    node.membership = createMembership(Array.from({ length: options.n }, (_, i) => i + 1))
+    const genesisGroup = options.group ?? Array.from({ length: options.n }, (_, i) => i + 1)
+    node.membership = createMembership(genesisGroup)
     for (let seq = 1; seq < node.blocks.length; seq++) node.membership.record(seq, node.votes[seq])
     const pending: { delay: number; run: () => void }[] = []
     const job = (delay: number, run: () => void): void => {
@@ -231,6 +234,7 @@ export function createSim(options: SimOptions) {
       self: id,
       n: options.n,
       membership: node.membership,
+      joining: !genesisGroup.includes(id),
       batchSize: options.batchSize ?? 10,
       timers: TEST_TIMERS,
       host,
