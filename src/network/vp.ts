@@ -151,7 +151,9 @@ export function recordMembership(
   if (votes.length === 0) return
   for (const outcome of membership.record(number, votes)) {
     if (outcome.kind === 'refused')
-      log.warn(`${outcome.action === 'add' ? 'adding' : 'removing'} replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`)
+      log.warn(
+        `${outcome.action === 'add' ? 'adding' : 'removing'} replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`,
+      )
     else
       log.info(
         `replica ${outcome.target} ${outcome.action === 'add' ? 'joins' : 'leaves'} the group (decided at block ${outcome.decidedAt}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
