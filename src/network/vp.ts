@@ -252,6 +252,9 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     self,
     n,
     membership,
+    // TODO(issue 6): adding a VP: peerconfig's [self] new = true → joining; the group's VPs learn
+    // the new VP's host name and key (carried by the add vote, checked against the CA) and vote
+    joining: false,
     batchSize: options.batchSize,
     timers: options.timers,
     host: {
