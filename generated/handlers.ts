@@ -699,7 +699,7 @@ export interface NodeHandlers {
   /**
    * Disconnect (remove) a VP node.
    *
-   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP, the node is removed only when every VP, the leaving one included, has received the request; then all update their routing tables and the leaving node stops. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too.
+   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP it is that VP's vote to remove the VP with this hash (read it with `node_getNodeHash` on that node) from the consensus group; send it to every VP, the leaving one included. The votes are ordered in the chain; once every VP's vote is ordered, the group shrinks at the first checkpoint boundary at least 40 blocks later (the same block on every node, NVPs included), f and the quorum are recomputed, and `node_getNodes` on the VPs no longer lists the node. The removed VP goes idle: it keeps serving the blocks it holds and takes no part in consensus; NVPs stop following it. Refused with -32602 for a hash that is no VP of the group, and when the group would drop below 4 VPs. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too.
    *
    * Also reachable as `node_delNode`.
    * @param node NodeHashQuery

@@ -1569,13 +1569,15 @@ export const schemas = {
       },
       "state": {
         "title": "ConsensusState",
-        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal.",
+        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal.",
         "type": "string",
         "enum": [
           "normal",
           "viewChange",
           "recovering",
           "stateTransfer",
+          "joining",
+          "retired",
           "following"
         ]
       },

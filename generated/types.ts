@@ -517,8 +517,8 @@ export type PeerInfoList = Array<PeerInfo>
 export interface ConsensusStatus {
   /** solo: orders its own blocks (no network); vp: takes part in ordering; nvp: follows the VPs' proven blocks */
   role: "solo" | "vp" | "nvp"
-  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal. */
-  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "following"
+  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal. */
+  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "joining" | "retired" | "following"
   /** a VP: the view it runs or is changing to; an NVP: the view its latest block was ordered in (0 before any) */
   view: number | bigint
   /** host name of the primary of `view`; absent on an NVP */

@@ -310,6 +310,7 @@ function startNetworkRole(options: {
         stableCheckpoint: state.stable,
       }
     },
+    group: vp === undefined ? undefined : { members: () => vp.replica.state().members, voteToRemove: (id) => vp.voteToRemove(id) },
   })
   return {
     submitter: (vp ?? nvp)!.submitter,

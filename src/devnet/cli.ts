@@ -8,6 +8,8 @@
  *   down   [--dir ./network]                      stops every node (SIGTERM, SIGKILL after 10 s)
  *   stop   <hostname…> / start <hostname…>        one node at a time (for trying faults by hand)
  *   status [--dir ./network] [--watch]            each node's height, view, consensus state, primary and peers
+ *   delete-vp <hostname>                          removes a VP from the group: reads its hash, sends
+ *                                                 node_deleteVP to every VP (hypercli node delete's job)
  */
 
 import { existsSync } from 'node:fs'
@@ -27,11 +29,11 @@ interface NodeRow {
   peers: string
 }
 
-async function rpc(url: string, method: string): Promise<unknown> {
+async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     signal: AbortSignal.timeout(2000),
   })
   const reply = (await response.json()) as { code: number; message: string; result?: unknown }
@@ -152,8 +154,31 @@ async function main(): Promise<void> {
         await new Promise((done) => setTimeout(done, 1000))
       }
     }
+    case 'delete-vp': {
+      const plan = readNetwork(dir)
+      const target = plan.nodes.find((node) => node.vp && node.hostname === hostnames[0])
+      if (target === undefined) throw new Error(`delete-vp takes the host name of one VP of ${dir}, e.g. delete-vp node5`)
+      const hash = (await rpc(nodeUrl(target), 'node_getNodeHash')) as string
+      let refused = 0
+      for (const node of plan.nodes.filter((n) => n.vp)) {
+        try {
+          console.log(`${node.hostname}: ${await rpc(nodeUrl(node), 'node_deleteVP', [{ nodehash: hash }])}`)
+        } catch (error) {
+          refused++
+          console.log(`${node.hostname}: ${(error as Error).message}`)
+        }
+      }
+      console.log(
+        refused === 0
+          ? `every VP voted; ${target.hostname} leaves the group once the votes are ordered and 40 more blocks pass (watch node_getNodes with status)`
+          : `${refused} VP(s) did not vote: nothing changes until every VP of the group has voted (send it again to those)`,
+      )
+      return
+    }
     default:
-      throw new Error(`unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop or status (see src/devnet/cli.ts)`)
+      throw new Error(
+        `unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop, status or delete-vp (see src/devnet/cli.ts)`,
+      )
   }
 }
 

@@ -73,6 +73,13 @@ export const consensusStatus = {
     errorCode: 0,
     message: `recovered at view ${view}, height ${height}`,
   }),
+  membershipChanged: (from: number, members: readonly string[]): StatusEvent => ({
+    module: 'consensus',
+    status: true,
+    subType: 'membership',
+    errorCode: 0,
+    message: `the VP group from block ${from} on: ${members.join(', ')}`,
+  }),
 }
 
 export const p2pStatus = {

@@ -1,7 +1,7 @@
 /** node_getNodes / node_deleteVP / node_deleteNVP of a node in a network (src/api/node.ts's NodeDirectory). */
 import type { PeerInfo } from '../../generated/types.ts'
 import type { NodeDirectory } from '../api/node.ts'
-import { InvalidParams, MethodNotFound } from '../errors.ts'
+import { InvalidParams } from '../errors.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
 
@@ -13,11 +13,18 @@ export function networkDirectory(options: {
   primary(): string | undefined
   /** this node's part in consensus (node_getConsensusStatus) */
   consensus(): ReturnType<NodeDirectory['consensus']>
+  /** a VP's part in removing VPs: the group now (its ids) and its own vote */
+  group?: { members(): readonly number[]; voteToRemove(id: number): void }
 }): NodeDirectory {
   const { peerConfig, network, namespace } = options
   const self = peerConfig.self
   const address = peerConfig.hosts.get(self.hostname)
   const peerWithHash = (hash: string, vp: boolean) => network.peers().find((peer) => peer.nodeHash === hash && peer.vp === vp)
+  const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
+  const isMember = (hostname: string): boolean => {
+    const id = ids.get(hostname)
+    return id !== undefined && options.group?.members().includes(id) === true
+  }
   return {
     nodes(): PeerInfo[] {
       const primary = options.primary()
@@ -34,26 +41,40 @@ export function networkDirectory(options: {
           status: 0,
           delay: 0,
         },
-        ...network.peers().map((peer) => ({
-          id: peer.id,
-          ip: peer.ip,
-          port: peer.port,
-          namespace,
-          hash: peer.nodeHash,
-          hostname: peer.hostname,
-          isPrimary: primary === peer.hostname,
-          isvp: peer.vp,
-          status: peer.status,
-          delay: peer.delayNs,
-        })),
+        // a VP that left the group is no longer listed, even before its link is gone
+        ...network
+          .peers()
+          .filter((peer) => !peer.vp || options.group === undefined || isMember(peer.hostname))
+          .map((peer) => ({
+            id: peer.id,
+            ip: peer.ip,
+            port: peer.port,
+            namespace,
+            hash: peer.nodeHash,
+            hostname: peer.hostname,
+            isPrimary: primary === peer.hostname,
+            isvp: peer.vp,
+            status: peer.status,
+            delay: peer.delayNs,
+          })),
       ]
     },
     deleteVP(hash) {
-      if (self.vp) {
-        // TODO(issue 6): membership changes (consensus.md §10.10)
-        throw new MethodNotFound(
-          'node_deleteVP on a VP (removing a VP from the consensus group) is not implemented yet (planned in issue 6); sent to an NVP it disconnects that NVP from the VP',
-        )
+      if (self.vp && options.group !== undefined) {
+        // this VP's vote; the VP leaves once every VP's vote is ordered (consensus.md §10.10, membership.ts)
+        const hostname = hash === network.self.nodeHash ? self.hostname : peerWithHash(hash, true)?.hostname
+        const id = hostname === undefined ? undefined : ids.get(hostname)
+        if (id === undefined) {
+          throw new InvalidParams(
+            `no VP with hash ${hash} in this node's group (node_getNodes lists them; node_getNodeHash on a VP gives its hash)`,
+          )
+        }
+        try {
+          options.group.voteToRemove(id)
+        } catch (error) {
+          throw new InvalidParams(`VP ${hostname} (hash ${hash}) cannot be removed: ${(error as Error).message}`)
+        }
+        return
       }
       const peer = peerWithHash(hash, true)
       if (peer === undefined) throw new InvalidParams(`no VP with hash ${hash} among this node's peers (node_getNodes lists them)`)

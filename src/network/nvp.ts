@@ -15,7 +15,7 @@ import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { blockProofValid, verifyWithKey } from './vp.ts'
+import { blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
@@ -34,8 +34,17 @@ export interface NvpRole {
 
 export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const { peerConfig, network, store, chain, log } = options
-  const n = peerConfig.nodes.length
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
+  // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
+  // against the group of their block, and a VP that left the group is no longer followed
+  const membership = membershipFromChain(
+    peerConfig.nodes.map((node) => node.id),
+    store,
+  )
+  const isMember = (hostname: string): boolean => {
+    const id = ids.get(hostname)
+    return id !== undefined && membership.latest().includes(id)
+  }
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
     const hostname = peerConfig.nodes.find((node) => node.id === replica)?.hostname
     return (
@@ -47,7 +56,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const linkedVps = (): string[] =>
     network
       .peers()
-      .filter((peer) => peer.vp && peer.status === 0 && ids.has(peer.hostname))
+      .filter((peer) => peer.vp && peer.status === 0 && isMember(peer.hostname))
       .map((peer) => peer.hostname)
       .sort(() => Math.random() - 0.5)
   const tip = () => {
@@ -55,8 +64,12 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
   }
   const replayDeps = { chain, committed: (hash: Hex) => store.getTx(hash) !== undefined || store.getInvalidTx(hash) !== undefined }
-  const apply = (block: SyncedBlock) => applyBlock(block, replayDeps)
-  const sync = createBlockSync({ network, tip, verify: (block) => blockProofValid(block, n, verify), apply, nowNs: options.nowNs, log })
+  const apply = async (block: SyncedBlock): Promise<void> => {
+    await applyBlock(block, replayDeps)
+    recordMembership(membership, store, block.number, votesOf(block), log)
+  }
+  const verifyBlock = (block: SyncedBlock): boolean => blockProofValid(block, membership.at(block.number), verify)
+  const sync = createBlockSync({ network, tip, verify: verifyBlock, apply, nowNs: options.nowNs, log })
   const submitter = forwardingSubmitter({ network, pickVp: () => linkedVps()[0], local: chain.submitter, nowNs: options.nowNs, log })
   return {
     submitter,
@@ -64,7 +77,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
       createNvpFeed({
         network,
         tip,
-        verify: (block) => blockProofValid(block, n, verify),
+        verify: verifyBlock,
         apply,
         sync,
         vps: linkedVps,

@@ -10,7 +10,8 @@ import { type KeyObject, verify as verifySignature } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
-import { batchDigest, type Commit, decodeMessage, encodeMessage, type Signed } from '../consensus/bft/messages.ts'
+import { createMembership, type Membership, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
+import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
   type ConsensusTimers,
@@ -26,7 +27,7 @@ import type { PeerConfig } from '../p2p/config.ts'
 import type { NodeIdentity } from '../p2p/identity.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
-import type { Store } from '../store/index.ts'
+import type { BlockBatch, Store } from '../store/index.ts'
 import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
 import { Channel } from './channels.ts'
 import { serveForwardedTxs } from './forward.ts'
@@ -54,8 +55,15 @@ export interface VpRoleOptions {
 
 export interface VpRole {
   readonly replica: Replica
+  /** the VP group per block (membership.ts) */
+  readonly membership: Membership
   /** the VPs by replica id */
   hostnameOf(id: number): string | undefined
+  /**
+   * this VP's vote to remove replica `target` (node_deleteVP); throws a message for the client
+   * when the vote cannot change anything (not a member, or the group would drop below MIN_VPS)
+   */
+  voteToRemove(target: number): void
   /** admission for this node's clients: -32006 while consensus is not running normally */
   submitter: TxSubmitter
   start(): Promise<void>
@@ -72,31 +80,118 @@ export function verifyWithKey(key: KeyObject | undefined, bytes: Uint8Array, sig
   }
 }
 
-/** The commit certificate as kept with a block (keyspace 24) and carried by block sync. */
-export const encodeCertificate = (certificate: readonly Signed<Commit>[]): Uint8Array => Buffer.from(stringifyJson(certificate))
+/**
+ * The proof kept with a block (keyspace 24's proof bytes) and carried by block sync: the commit
+ * certificate, as a bare list when the batch ordered no membership vote (as before issue 6), else
+ * `{commits, votes}`: the votes are part of the batch (its digest covers them), and every node
+ * that replays the block records them (membership.ts).
+ */
+export const encodeProof = (certificate: readonly Signed<Commit>[], votes: readonly Signed<MemberVote>[] = []): Uint8Array =>
+  Buffer.from(stringifyJson(votes.length === 0 ? certificate : { commits: certificate, votes }))
 
-/** true when `block`'s proof shows a quorum of the VPs committed its batch */
+/** the certificate and votes of a proof; throws on a malformed one */
+export function decodeProof(proof: Uint8Array): { commits: Signed<Commit>[]; votes: Signed<MemberVote>[] } {
+  const parsed = parseJson(Buffer.from(proof).toString('utf8'), { maxDepth: 16 }) as unknown
+  const { commits, votes } = Array.isArray(parsed)
+    ? { commits: parsed, votes: [] }
+    : ((parsed ?? {}) as { commits?: unknown; votes?: unknown })
+  if (!Array.isArray(commits) || !Array.isArray(votes)) throw new Error('a block proof is a list of commits or {commits, votes}')
+  const decode = <T>(items: unknown[], type: string): T[] =>
+    items.map((item) => {
+      const message = decodeMessage(Buffer.from(stringifyJson(item)))
+      if (message.body.type !== type) throw new Error(`a block proof holds a ${message.body.type} among its ${type}s`)
+      return message as T
+    })
+  return { commits: decode<Signed<Commit>>(commits, 'commit'), votes: decode<Signed<MemberVote>>(votes, 'member-vote') }
+}
+
+/** the membership votes a block's batch ordered (none when its proof cannot be read: it was checked when stored) */
+export function votesOf(batch: Pick<BlockBatch, 'proof'> | undefined): Signed<MemberVote>[] {
+  // a proof that is a bare list carries no votes; skip parsing the common case
+  if (batch === undefined || batch.proof[0] !== 0x7b) return []
+  try {
+    return decodeProof(batch.proof).votes
+  } catch {
+    return []
+  }
+}
+
+const MEMBERSHIP_KEY = 'membership'
+
+type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' | 'writeConsensus'>
+
+/**
+ * The group at each block: from the snapshot saved after the last block that ordered votes (keyspace
+ * 23; blocks before it may be archived away), or genesis's (the peer configuration's VPs), then
+ * every later stored block's votes. The snapshot is written after its block is committed, so a
+ * crash in between only means those blocks are read again.
+ */
+export function membershipFromChain(initial: readonly number[], store: MembershipStore): Membership {
+  let saved: MembershipSnapshot | undefined
+  for (const { key, value } of store.readConsensus(MEMBERSHIP_KEY)) {
+    if (key === MEMBERSHIP_KEY) saved = parseJson(Buffer.from(value).toString('utf8'), { maxDepth: 8 }) as unknown as MembershipSnapshot
+  }
+  if (saved !== undefined && saved.height > store.height()) saved = undefined
+  const membership = createMembership(initial, saved)
+  for (let number = membership.height() + 1; number <= store.height(); number++) {
+    const votes = votesOf(store.getBlockBatch(number))
+    if (votes.length > 0) membership.record(number, votes)
+  }
+  return membership
+}
+
+/** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
+export function recordMembership(
+  membership: Membership,
+  store: MembershipStore,
+  number: number,
+  votes: readonly Signed<MemberVote>[],
+  log: Logger,
+): void {
+  if (votes.length === 0) return
+  for (const outcome of membership.record(number, votes)) {
+    if (outcome.kind === 'refused')
+      log.warn(
+        `${outcome.action === 'add' ? 'adding' : 'removing'} replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`,
+      )
+    else
+      log.info(
+        `replica ${outcome.target} ${outcome.action === 'add' ? 'joins' : 'leaves'} the group (decided at block ${outcome.decidedAt}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
+      )
+  }
+  store
+    .writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
+    .catch((error: unknown) => log.warn(`the VP group's snapshot could not be saved; a restart reads the blocks again: ${error}`))
+}
+
+/** true when `block`'s proof shows a quorum of the VP group of its seq committed its batch */
 export function blockProofValid(
   block: SyncedBlock,
-  n: number,
+  members: readonly number[],
   verify: (replica: number, bytes: Uint8Array, sig: Uint8Array) => boolean,
 ): boolean {
-  let certificate: Signed<Commit>[]
+  let proof: { commits: Signed<Commit>[]; votes: Signed<MemberVote>[] }
   try {
-    const parsed = parseJson(Buffer.from(block.proof).toString('utf8'), { maxDepth: 6 })
-    if (!Array.isArray(parsed) || parsed.length > 4 * n) return false
-    certificate = parsed.map((item) => decodeMessage(Buffer.from(stringifyJson(item))) as Signed<Commit>)
+    proof = decodeProof(block.proof)
+    if (proof.commits.length > 4 * members.length) return false
   } catch {
     return false
   }
-  const digest = batchDigest(block.number, block.timestamp, block.txHashes)
-  return verifyCommitCertificate(certificate, { seq: block.number, digest, n }, verify)
+  const digest = batchDigest(block.number, block.timestamp, block.txHashes, proof.votes)
+  return verifyCommitCertificate(proof.commits, { seq: block.number, digest, members }, verify)
 }
 
 export function createVpRole(options: VpRoleOptions): VpRole {
   const { peerConfig, network, store, chain, log } = options
   const n = peerConfig.nodes.length
   const self = peerConfig.self.id
+  const membership = membershipFromChain(
+    peerConfig.nodes.map((node) => node.id),
+    store,
+  )
+  /** records a block's votes (before the replica hears it is executed) and logs what they decide */
+  const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void =>
+    recordMembership(membership, store, number, votes, log)
   const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)
@@ -144,8 +239,11 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       const number = store.height()
       return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
     },
-    verify: (block) => blockProofValid(block, n, verify),
-    apply: (block) => applyBlock(block, replayDeps),
+    verify: (block) => blockProofValid(block, membership.at(block.number), verify),
+    apply: async (block) => {
+      await applyBlock(block, replayDeps)
+      recordVotes(block.number, votesOf(block))
+    },
     nowNs: options.nowNs,
     log: log.child('sync'),
   })
@@ -153,6 +251,10 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const replica = createReplica({
     self,
     n,
+    membership,
+    // TODO(issue 6): adding a VP: peerconfig's [self] new = true → joining; the group's VPs learn
+    // the new VP's host name and key (carried by the add vote, checked against the CA) and vote
+    joining: false,
     batchSize: options.batchSize,
     timers: options.timers,
     host: {
@@ -188,8 +290,9 @@ export function createVpRole(options: VpRoleOptions): VpRole {
           const ready = await readyTxs(batch.txHashes, new Map(), replayDeps)
           const block = await chain.produce(ready, {
             timestamp: batch.timestamp,
-            batch: { view: batch.view, txHashes: batch.txHashes, proof: encodeCertificate(batch.certificate) },
+            batch: { view: batch.view, txHashes: batch.txHashes, proof: encodeProof(batch.certificate, batch.votes) },
           })
+          recordVotes(batch.seq, batch.votes)
           replica.executed(batch.seq, block.header.hash as Hex)
         }),
       stateTransfer: (target) =>
@@ -214,11 +317,23 @@ export function createVpRole(options: VpRoleOptions): VpRole {
           const height = store.height()
           replica.stateTransferred(height, store.getBlock(height)?.hash as Hex)
         }),
-      event: (event: ConsensusEvent) => options.publishStatus(statusOf(event, self, log)),
+      event: (event: ConsensusEvent) => {
+        if (event.kind === 'membership-changed') leftGroup(event.members)
+        options.publishStatus(statusOf(event, self, log, hostnames))
+      },
       now: () => Date.now(),
       log,
     },
   })
+
+  /** a VP that left the group is no longer linked (node_deleteVP "disconnects the VP peer"); this one, if removed, goes idle */
+  const leftGroup = (members: readonly number[]): void => {
+    if (!members.includes(self)) {
+      log.warn('this VP was removed from the group: it takes no part in consensus any more and serves only the blocks it holds')
+      return
+    }
+    for (const [id, hostname] of hostnames) if (!members.includes(id)) network.forget(hostname)
+  }
 
   const relay = createTxRelay({ network, pool: chain.pool, nowNs: options.nowNs, log })
   const local = chain.submitter
@@ -241,7 +356,15 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   let ticker: NodeJS.Timeout | undefined
   return {
     replica,
+    membership,
     hostnameOf: (id) => hostnames.get(id),
+    voteToRemove(target) {
+      const members = membership.latest()
+      if (!members.includes(target)) throw new Error(`replica ${target} is not in the VP group (${members.join(', ')}) any more`)
+      if (members.length - 1 < MIN_VPS)
+        throw new Error(`the group has ${members.length} VPs; removing one would leave fewer than ${MIN_VPS}, which BFT consensus needs`)
+      replica.voteToRemove(target)
+    },
     submitter,
     async start() {
       network.on(Channel.consensus, (from, payload) => {
@@ -272,6 +395,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
         heightHash: (header?.hash ?? `0x${'0'.repeat(64)}`) as Hex,
         heightTime: header?.writeTime ?? 0n,
       })
+      // a restart after a group change: the blocks said who is in it
+      if (membership.epochs().length > 1) leftGroup(replica.state().members)
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       ticker = setInterval(() => {
@@ -289,7 +414,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   }
 }
 
-function statusOf(event: ConsensusEvent, self: number, log: Logger): StatusEvent {
+function statusOf(event: ConsensusEvent, self: number, log: Logger, hostnames: ReadonlyMap<number, string>): StatusEvent {
   switch (event.kind) {
     case 'view-change-started':
       log.info(`view change to ${event.view}: ${event.reason}`)
@@ -301,5 +426,10 @@ function statusOf(event: ConsensusEvent, self: number, log: Logger): StatusEvent
       return consensusStatus.recoveryStarted(event.reason)
     case 'recovery-finished':
       return consensusStatus.recoveryFinished(event.view, event.height)
+    case 'membership-changed':
+      return consensusStatus.membershipChanged(
+        event.from,
+        event.members.map((id) => hostnames.get(id) ?? `replica ${id}`),
+      )
   }
 }

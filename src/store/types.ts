@@ -131,7 +131,7 @@ export interface Store {
   /** the batch and commit proof of a block ordered by consensus (undefined for a solo block or one not live) */
   getBlockBatch(number: number): BlockBatch | undefined
 
-  /** A VP's consensus records (keyspace 23): all in one transaction, resolved once on disk (fsync), not only committed. */
+  /** A VP's consensus records (repos/consensus-log.ts, an LMDB environment of their own): all in one transaction, resolved once on disk (fsync), not only committed. */
   writeConsensus(writes: readonly ConsensusWrite[]): Promise<void>
   /** consensus records whose key starts with `prefix`, in key order */
   readConsensus(prefix?: string): Iterable<{ key: string; value: Uint8Array }>

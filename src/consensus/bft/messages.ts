@@ -22,7 +22,16 @@ export interface PrePrepare {
   /** block time, ns (0: a null slot filled by a view change; the block then takes its parent's time + 1) */
   timestamp: bigint
   txHashes: Hex[]
+  /** membership votes ordered with this batch (membership.ts); absent when none, so such batches encode as before */
+  votes?: Signed<MemberVote>[]
   digest: Hex
+}
+/** a VP's vote to change the group, signed by the voter; it counts once ordered inside a batch */
+export interface MemberVote {
+  type: 'member-vote'
+  action: 'delete' | 'add'
+  /** the replica id the vote is about */
+  target: number
 }
 export interface Prepare {
   type: 'prepare'
@@ -88,7 +97,7 @@ export interface Status {
   heightHash: Hex
 }
 
-export type Body = PrePrepare | Prepare | Commit | Checkpoint | ViewChange | NewView | Heartbeat | StatusRequest | Status
+export type Body = MemberVote | PrePrepare | Prepare | Commit | Checkpoint | ViewChange | NewView | Heartbeat | StatusRequest | Status
 
 export interface Signed<T extends Body = Body> {
   body: T
@@ -114,9 +123,14 @@ function canonical(value: unknown): unknown {
   return value
 }
 
-/** Digest of a batch: SHA-256 over (seq, timestamp, tx hashes), so none can be swapped (§10.6). */
-export function batchDigest(seq: number, timestamp: bigint, txHashes: readonly Hex[]): Hex {
-  return `0x${bytesToHex(sha256(new TextEncoder().encode(stringifyJson([seq, timestamp, txHashes]))))}`
+/**
+ * Digest of a batch: SHA-256 over (seq, timestamp, tx hashes), so none can be swapped (§10.6),
+ * and over its membership votes when it carries any (a batch without keeps its old digest).
+ */
+export function batchDigest(seq: number, timestamp: bigint, txHashes: readonly Hex[], votes?: readonly Signed<MemberVote>[]): Hex {
+  const fields: unknown[] = [seq, timestamp, txHashes]
+  if (votes !== undefined && votes.length > 0) fields.push(votes.map(canonical))
+  return `0x${bytesToHex(sha256(new TextEncoder().encode(stringifyJson(fields))))}`
 }
 
 export function encodeMessage(message: Signed): Uint8Array {
@@ -131,6 +145,8 @@ export class MessageError extends Error {
 
 /** most transactions a batch may name */
 export const MAX_BATCH_TXS = 2000
+/** most membership votes one batch may carry */
+export const MAX_BATCH_VOTES = 64
 /** most certificates or messages one view change or new view may carry */
 const MAX_ITEMS = 1000
 const HASH = /^0x[0-9a-f]{64}$/
@@ -163,9 +179,14 @@ const ofType = (b: Obj, type: string, what: string): void => {
   if (b.type !== type) fail(`${what} is not a ${type}`)
 }
 
+function memberVote(b: Obj): MemberVote {
+  ofType(b, 'member-vote', 'body')
+  if (b.action !== 'delete' && b.action !== 'add') fail('action is not "delete" or "add"')
+  return { type: 'member-vote', action: b.action as MemberVote['action'], target: int(b.target, 'target') }
+}
 function prePrepare(b: Obj): PrePrepare {
   ofType(b, 'pre-prepare', 'body')
-  return {
+  const body: PrePrepare = {
     type: 'pre-prepare',
     view: int(b.view, 'view'),
     seq: int(b.seq, 'seq'),
@@ -173,6 +194,8 @@ function prePrepare(b: Obj): PrePrepare {
     txHashes: list(b.txHashes, MAX_BATCH_TXS, 'txHashes').map((h, i) => hash(h, `txHashes[${i}]`)),
     digest: hash(b.digest, 'digest'),
   }
+  if (b.votes !== undefined) body.votes = list(b.votes, MAX_BATCH_VOTES, 'votes').map((v, i) => signed(v, `votes[${i}]`, memberVote))
+  return body
 }
 function vote<T extends 'prepare' | 'commit'>(type: T) {
   return (b: Obj): { type: T; view: number; seq: number; digest: Hex } => {
@@ -211,6 +234,7 @@ function viewChange(b: Obj): ViewChange {
 }
 
 const bodies: Record<string, (b: Obj) => Body> = {
+  'member-vote': memberVote,
   'pre-prepare': prePrepare,
   prepare: vote('prepare'),
   commit: vote('commit'),
@@ -245,7 +269,7 @@ const bodies: Record<string, (b: Obj) => Body> = {
 export function decodeMessage(bytes: Uint8Array): Signed {
   let value: unknown
   try {
-    value = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { maxDepth: 12 })
+    value = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { maxDepth: 16 })
   } catch (error) {
     throw new MessageError(`not JSON: ${(error as Error).message}`)
   }

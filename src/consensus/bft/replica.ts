@@ -17,6 +17,8 @@
  * an in-memory simulator in the tests) carries its messages, persists its records, holds the
  * transactions, executes delivered batches and drives its ticks.
  */
+
+import { createMembership, type Membership } from './membership.ts'
 import {
   type Body,
   batchDigest,
@@ -25,6 +27,8 @@ import {
   type Heartbeat,
   type Hex,
   MAX_BATCH_TXS,
+  MAX_BATCH_VOTES,
+  type MemberVote,
   type NewView,
   type PrePrepare,
   type Prepare,
@@ -64,8 +68,8 @@ export const DEFAULT_TIMERS: ConsensusTimers = { batchMs: 500, requestMs: 6000, 
 /** consensus.md §10.12: the same rules, scaled down for tests */
 export const TEST_TIMERS: ConsensusTimers = { batchMs: 500, requestMs: 2000, nullRequestMs: 2500, viewChangeMs: 4000, tickMs: 100 }
 
-/** what a replica is doing: ordering, electing a primary, asking where the others are, or fetching blocks */
-export type ReplicaPhase = 'normal' | 'viewChange' | 'recovering' | 'stateTransfer'
+/** what a replica is doing: ordering, electing a primary, asking where the others are, fetching blocks, following until it joins the group, or out of it */
+export type ReplicaPhase = 'normal' | 'viewChange' | 'recovering' | 'stateTransfer' | 'joining' | 'retired'
 
 export interface CommittedBatch {
   seq: number
@@ -73,6 +77,8 @@ export interface CommittedBatch {
   timestamp: bigint
   txHashes: Hex[]
   digest: Hex
+  /** membership votes ordered with the batch: the host records them (Membership.record) before it reports the block executed */
+  votes: Signed<MemberVote>[]
   /** quorum signed commits: the proof NVPs and lagging replicas check */
   certificate: Signed<Commit>[]
 }
@@ -82,6 +88,8 @@ export type ConsensusEvent =
   | { kind: 'view-change-finished'; view: number; primary: number; height: number }
   | { kind: 'recovery-started'; reason: string }
   | { kind: 'recovery-finished'; view: number; height: number }
+  /** the group changed: it orders from seq `from` on (this replica left it when `members` lacks it) */
+  | { kind: 'membership-changed'; from: number; members: readonly number[] }
 
 export interface ReplicaHost {
   sign(bytes: Uint8Array): Uint8Array
@@ -151,8 +159,19 @@ const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 
 export interface ReplicaOptions {
   self: number
-  /** number of VPs; ids 1..n */
+  /** number of VPs at genesis; ids 1..n */
   n: number
+  /**
+   * the group per seq, kept by the host: it records each block's votes (delivered here or
+   * fetched by state transfer) before it reports the block executed, and rebuilds it from the
+   * chain on a restart. Default: 1..n, never changing (tests that do not change the group).
+   */
+  membership?: Membership
+  /**
+   * this replica is not in the group yet (peerconfig.toml's `new = true`): it follows the chain
+   * through checkpoints and state transfer, takes no part, and joins once its addition takes effect
+   */
+  joining?: boolean
   batchSize: number
   timers: ConsensusTimers
   host: ReplicaHost
@@ -168,7 +187,19 @@ export interface Replica {
   stateTransferred(seq: number, blockHash: Hex): void
   /** the host calls this every `timers.tickMs` */
   tick(): void
-  state(): { view: number; primary: number; normal: boolean; phase: ReplicaPhase; lastExecuted: number; stable: number }
+  /** this VP votes to remove `target` from the group; the vote is resent until it is ordered (membership.ts) */
+  voteToRemove(target: number): void
+  /** this VP votes to add replica `target` to the group (resent until ordered, like a removal vote) */
+  voteToAdd(target: number): void
+  state(): {
+    view: number
+    primary: number
+    normal: boolean
+    phase: ReplicaPhase
+    lastExecuted: number
+    stable: number
+    members: readonly number[]
+  }
 }
 
 export function quorumOf(n: number): number {
@@ -182,29 +213,51 @@ export function quorumOf(n: number): number {
  */
 export function verifyCommitCertificate(
   certificate: readonly Signed<Commit>[],
-  expected: { seq: number; digest: Hex; n: number },
+  expected: { seq: number; digest: Hex; members: readonly number[] },
   verify: (replica: number, bytes: Uint8Array, signature: Uint8Array) => boolean,
 ): boolean {
   const byView = new Map<number, Set<number>>()
   for (const commit of certificate) {
     const { body, from } = commit
     if (body.type !== 'commit' || body.seq !== expected.seq || body.digest !== expected.digest) continue
-    if (from < 1 || from > expected.n) continue
+    if (!expected.members.includes(from)) continue
     if (!verify(from, signingBytes(from, body), Buffer.from(commit.sig, 'hex'))) continue
     const signers = byView.get(body.view) ?? new Set<number>()
     signers.add(from)
     byView.set(body.view, signers)
   }
-  const quorum = quorumOf(expected.n)
+  const quorum = quorumOf(expected.members.length)
   return [...byView.values()].some((signers) => signers.size >= quorum)
 }
 
 export function createReplica(options: ReplicaOptions): Replica {
   const { self, n, host } = options
-  const f = Math.floor((n - 1) / 3)
-  const quorum = quorumOf(n)
+  const membership = options.membership ?? createMembership(Array.from({ length: n }, (_, i) => i + 1))
   const timers = options.timers
-  const primaryOf = (view: number): number => (view % n) + 1
+  // N, f, quorum and the primary belong to a seq's group (membership.ts): every slot in the window
+  // has a group decided by blocks this replica has executed. View changes, recovery and liveness
+  // timers use the group of the next seq to deliver.
+  const membersAt = (seq: number): readonly number[] => membership.at(seq)
+  const quorumAt = (seq: number): number => quorumOf(membersAt(seq).length)
+  const primaryAt = (view: number, seq: number): number => {
+    const members = membersAt(seq)
+    return members[view % members.length]
+  }
+  const current = (): readonly number[] => membersAt(lastDelivered + 1)
+  const quorum = (): number => quorumOf(current().length)
+  const faulty = (): number => Math.floor((current().length - 1) / 3)
+  const primaryOf = (view: number): number => primaryAt(view, lastDelivered + 1)
+  /** a new VP not in the group yet: it only follows the chain (see ReplicaOptions.joining) */
+  let observing = options.joining === true
+  /** removed from the group: this VP takes no part any more (it goes idle; its host keeps serving blocks) */
+  const retired = (): boolean => !observing && !current().includes(self)
+  /** a new VP whose addition took effect starts taking part: first it learns the view, as after a restart */
+  const checkJoined = (): void => {
+    if (!observing || !current().includes(self)) return
+    observing = false
+    host.log.info(`replica ${self} is in the group from seq ${lastDelivered + 1}: it takes part from now on`)
+    beginRecovery('joined the group')
+  }
 
   let view = 0
   let inViewChange = false
@@ -247,14 +300,17 @@ export function createReplica(options: ReplicaOptions): Replica {
   /** when this backup last asked the others whether it is behind, before blaming the primary */
   let behindCheckedAt: number | undefined
   let checkingBehind = false
+  /** membership votes to put in the next batch this replica proposes, by voter/target */
+  const memberVotes = new Map<string, Signed<MemberVote>>()
+  /** this VP's own membership votes, resent until they are ordered */
+  const ownMemberVotes: Signed<MemberVote>[] = []
+  let memberVotesSentAt = 0
 
   // ---- signing and persistence ----
 
   const sign = <T extends Body>(body: T): Signed<T> => ({ body, from: self, sig: hex(host.sign(signingBytes(self, body))) })
   const validSig = (message: Signed): boolean =>
-    message.from >= 1 &&
-    message.from <= n &&
-    host.verify(message.from, signingBytes(message.from, message.body), Buffer.from(message.sig, 'hex'))
+    membership.known(message.from) && host.verify(message.from, signingBytes(message.from, message.body), Buffer.from(message.sig, 'hex'))
 
   const persistView = (): void => host.persist('view', { view, inViewChange })
   /** records a vote before it is sent; refuses one that would contradict an earlier vote for the same (view, seq) */
@@ -296,24 +352,32 @@ export function createReplica(options: ReplicaOptions): Replica {
   const isPrepared = (slot: Slot): boolean => {
     const pp = slot.prePrepare
     if (pp === undefined || pp.body.view !== view) return false
-    return matching(slot.prepares, pp.body.digest) >= quorum - 1
+    return matching(slot.prepares, pp.body.digest) >= quorumAt(slot.seq) - 1
   }
   const isCommitted = (slot: Slot): boolean => {
     const pp = slot.prePrepare
-    return pp !== undefined && isPrepared(slot) && matching(slot.commits, pp.body.digest) >= quorum
+    return pp !== undefined && isPrepared(slot) && matching(slot.commits, pp.body.digest) >= quorumAt(slot.seq)
   }
 
   // ---- normal case ----
 
   const propose = (): void => {
-    if (primaryOf(view) !== self || inViewChange || recovering || transferringTo !== undefined) return
+    if (inViewChange || recovering || transferringTo !== undefined || retired() || observing) return
+    // the first primary of a new group takes over at its first seq, once it delivered the one before
+    if (seqNo < lastDelivered) seqNo = lastDelivered
     while (seqNo < stable.seq + L && seqNo - lastDelivered < PIPELINE) {
-      const txHashes = host.takeBatch(Math.min(options.batchSize, MAX_BATCH_TXS))
-      if (txHashes.length === 0) return
       const seq = seqNo + 1
+      if (primaryAt(view, seq) !== self) return
+      const votes = [...memberVotes.values()]
+        .filter((vote) => !membership.settled({ ...vote.body, from: vote.from }))
+        .slice(0, MAX_BATCH_VOTES)
+      const txHashes = host.takeBatch(Math.min(options.batchSize, MAX_BATCH_TXS))
+      if (txHashes.length === 0 && votes.length === 0) return
+      memberVotes.clear()
       const now = BigInt(host.now()) * 1_000_000n
       const timestamp = now > lastTimestamp ? now : lastTimestamp + 1n
-      const body: PrePrepare = { type: 'pre-prepare', view, seq, timestamp, txHashes, digest: batchDigest(seq, timestamp, txHashes) }
+      const body: PrePrepare = { type: 'pre-prepare', view, seq, timestamp, txHashes, digest: batchDigest(seq, timestamp, txHashes, votes) }
+      if (votes.length > 0) body.votes = votes
       if (!recordVote(seq, body.digest)) return
       seqNo = seq
       lastTimestamp = timestamp
@@ -330,8 +394,13 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const onPrePrepare = (message: Signed<PrePrepare>): void => {
     const pp = message.body
-    if (message.from !== primaryOf(pp.view) || pp.view !== view || inViewChange || !inWindow(pp.seq) || pp.seq <= lastDelivered) return
-    if (pp.digest !== batchDigest(pp.seq, pp.timestamp, pp.txHashes)) return
+    if (pp.view !== view || inViewChange || !inWindow(pp.seq) || pp.seq <= lastDelivered || message.from !== primaryAt(pp.view, pp.seq))
+      return
+    if (pp.digest !== batchDigest(pp.seq, pp.timestamp, pp.txHashes, pp.votes)) return
+    if (!validVotes(pp)) {
+      host.log.warn(`pre-prepare ${pp.seq} from ${message.from} carries a membership vote that is not validly signed; ignored`)
+      return
+    }
     if (pp.timestamp > BigInt(host.now() + MAX_CLOCK_SKEW_MS) * 1_000_000n) {
       host.log.warn(`pre-prepare ${pp.seq} from ${message.from} is dated more than ${MAX_CLOCK_SKEW_MS / 1000} s ahead; ignored`)
       return
@@ -375,7 +444,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   const advance = (slot: Slot): void => {
     const pp = slot.prePrepare
     if (pp === undefined || pp.body.view !== view || inViewChange) return
-    if (!slot.sentPrepare && slot.haveTxs && primaryOf(view) !== self) {
+    if (!slot.sentPrepare && slot.haveTxs && primaryAt(view, slot.seq) !== self) {
       if (!recordVote(slot.seq, pp.body.digest)) return
       slot.sentPrepare = true
       const prepare = sign<Prepare>({ type: 'prepare', view, seq: slot.seq, digest: pp.body.digest })
@@ -405,19 +474,32 @@ export function createReplica(options: ReplicaOptions): Replica {
       lastDelivered = slot.seq
       if (pp.body.timestamp > lastTimestamp) lastTimestamp = pp.body.timestamp
       lastProgress = host.now()
-      host.deliver({ seq: slot.seq, view, timestamp: pp.body.timestamp, txHashes: pp.body.txHashes, digest: pp.body.digest, certificate })
+      host.deliver({
+        seq: slot.seq,
+        view,
+        timestamp: pp.body.timestamp,
+        txHashes: pp.body.txHashes,
+        votes: pp.body.votes ?? [],
+        digest: pp.body.digest,
+        certificate,
+      })
     }
   }
 
   const onVote = (message: Signed<Prepare | Commit>): void => {
     const vote = message.body
     if (vote.view !== view || inViewChange || !inWindow(vote.seq) || vote.seq <= lastDelivered) return
-    if (vote.type === 'prepare' && message.from === primaryOf(view)) return
+    if (!membersAt(vote.seq).includes(message.from)) return
+    if (vote.type === 'prepare' && message.from === primaryAt(view, vote.seq)) return
     const slot = slotOf(vote.seq)
     const votes = vote.type === 'prepare' ? slot.prepares : slot.commits
     if (votes.has(message.from)) return
     votes.set(message.from, message as never)
-    if (vote.type === 'commit' && vote.digest !== slot.prePrepare?.body.digest && matching(slot.commits, vote.digest) >= quorum) {
+    if (
+      vote.type === 'commit' &&
+      vote.digest !== slot.prePrepare?.body.digest &&
+      matching(slot.commits, vote.digest) >= quorumAt(vote.seq)
+    ) {
       // a quorum committed a batch this replica does not have (its pre-prepare was lost, or the
       // primary sent it another): the block exists, signed by a quorum; fetch it rather than wait
       host.log.warn(`a quorum committed batch ${vote.seq} that this replica did not get; fetching the block`)
@@ -437,7 +519,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     const { seq, blockHash } = message.body
     if (seq <= stable.seq || seq % K !== 0) return
     // far ahead of us is allowed (that is how a lagging replica learns it lags), but bounded
-    if (seq > stable.seq + 4 * L) return
+    // far ahead is bounded, except for a new VP following the chain from far behind
+    if ((seq > stable.seq + 4 * L && !observing) || !membersAt(seq).includes(message.from)) return
     let byHash = checkpoints.get(seq)
     if (byHash === undefined) {
       byHash = new Map()
@@ -458,7 +541,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (byHash === undefined) return
     for (const [blockHash, signers] of byHash) {
       const mine = executedHashes.get(seq)
-      if (signers.size >= quorum) {
+      if (signers.size >= quorumAt(seq)) {
         if (mine === undefined) {
           // the others are past this point: fetch the blocks instead of waiting for slots we may never complete
           if (lastExecuted < seq && lastDelivered < seq) requestTransfer(seq, blockHash, [...signers.keys()])
@@ -473,7 +556,8 @@ export function createReplica(options: ReplicaOptions): Replica {
         return
       }
       // f+1 agree on a checkpoint far above our window: we lag (consensus.md §5)
-      if (signers.size >= f + 1 && seq > stable.seq + L && mine === undefined) requestTransfer(seq, blockHash, [...signers.keys()])
+      if (signers.size >= Math.floor((membersAt(seq).length - 1) / 3) + 1 && seq > stable.seq + L && mine === undefined)
+        requestTransfer(seq, blockHash, [...signers.keys()])
     }
   }
 
@@ -499,7 +583,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   }
 
   const requestTransfer = (seq: number, blockHash: Hex | undefined, replicas: number[], claimed = false): void => {
-    if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted) return
+    if ((transferringTo !== undefined && transferringTo >= seq) || seq <= lastExecuted || retired()) return
     transferringTo = seq
     host.event({ kind: 'recovery-started', reason: `state transfer to block ${seq}${blockHash === undefined ? '' : ` (${blockHash})`}` })
     host.stateTransfer({ seq, blockHash, replicas: replicas.filter((r) => r !== self), claimed })
@@ -542,23 +626,29 @@ export function createReplica(options: ReplicaOptions): Replica {
     const signers = new Set<number>()
     for (const c of proof.proof) {
       if (c.body.seq !== proof.seq || c.body.blockHash !== proof.blockHash || !validSig(c)) return false
-      signers.add(c.from)
+      if (membersAt(proof.seq).includes(c.from)) signers.add(c.from)
     }
-    return signers.size >= quorum
+    return signers.size >= quorumAt(proof.seq)
   }
 
   const validPrepared = (cert: PreparedCert, before: number, stableSeq: number): boolean => {
     const pp = cert.prePrepare
     const { seq, digest } = pp.body
-    if (pp.body.view >= before || pp.from !== primaryOf(pp.body.view) || !validSig(pp)) return false
-    if (seq <= stableSeq || seq > stableSeq + L || digest !== batchDigest(seq, pp.body.timestamp, pp.body.txHashes)) return false
+    // the pre-prepare's sender is only checked to be a replica (validSig): a new view's primary
+    // re-issues pre-prepares for seqs past a group change, whose group may not include it; the
+    // quorum of prepares from the seq's group, given only to a legitimate pre-prepare, is what
+    // binds the digest
+    const members = membersAt(seq)
+    if (pp.body.view >= before || !validSig(pp) || !validVotes(pp.body)) return false
+    if (seq <= stableSeq || seq > stableSeq + L || digest !== batchDigest(seq, pp.body.timestamp, pp.body.txHashes, pp.body.votes))
+      return false
     const signers = new Set<number>()
     for (const p of cert.prepares) {
       const b = p.body
       if (b.view !== pp.body.view || b.seq !== seq || b.digest !== digest || p.from === pp.from || !validSig(p)) return false
-      signers.add(p.from)
+      if (members.includes(p.from)) signers.add(p.from)
     }
-    return signers.size >= quorum - 1
+    return signers.size >= quorumAt(seq) - 1
   }
 
   const validViewChange = (message: Signed<ViewChange>): boolean =>
@@ -578,7 +668,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     // f+1 replicas want a higher view: at least one of them is honest; join the smallest such view
     const above = [...viewChanges.entries()].filter(([v]) => v > view)
     const wanting = new Set(above.flatMap(([, byReplica]) => [...byReplica.keys()]))
-    if (wanting.size >= f + 1) startViewChange(Math.min(...above.map(([v]) => v)), `${wanting.size} replicas asked for a view change`)
+    if (wanting.size >= faulty() + 1)
+      startViewChange(Math.min(...above.map(([v]) => v)), `${wanting.size} replicas asked for a view change`)
     tryNewView()
   }
 
@@ -602,7 +693,17 @@ export function createReplica(options: ReplicaOptions): Replica {
       const cert = chosen.get(seq)
       const timestamp = cert?.prePrepare.body.timestamp ?? 0n
       const txHashes = cert?.prePrepare.body.txHashes ?? []
-      prePrepares.push({ type: 'pre-prepare', view: target, seq, timestamp, txHashes, digest: batchDigest(seq, timestamp, txHashes) })
+      const votes = cert?.prePrepare.body.votes
+      const pp: PrePrepare = {
+        type: 'pre-prepare',
+        view: target,
+        seq,
+        timestamp,
+        txHashes,
+        digest: batchDigest(seq, timestamp, txHashes, votes),
+      }
+      if (votes !== undefined) pp.votes = votes
+      prePrepares.push(pp)
     }
     return { stable: best, prePrepares }
   }
@@ -610,8 +711,8 @@ export function createReplica(options: ReplicaOptions): Replica {
   const tryNewView = (): void => {
     if (!inViewChange || primaryOf(view) !== self) return
     const set = [...(viewChanges.get(view)?.values() ?? [])]
-    if (set.length < quorum || !set.some((vc) => vc.from === self)) return
-    const chosenSet = set.slice(0, quorum)
+    if (set.length < quorum() || !set.some((vc) => vc.from === self)) return
+    const chosenSet = set.slice(0, quorum())
     if (!chosenSet.some((vc) => vc.from === self))
       chosenSet[chosenSet.length - 1] = set.find((vc) => vc.from === self) as Signed<ViewChange>
     const plan = newViewPlan(view, chosenSet)
@@ -629,13 +730,13 @@ export function createReplica(options: ReplicaOptions): Replica {
     if (nv.view === view && !inViewChange) return
     const signers = new Set<number>()
     for (const vc of nv.viewChanges) {
-      if (vc.body.view !== nv.view || signers.has(vc.from) || !validViewChange(vc)) {
+      if (vc.body.view !== nv.view || signers.has(vc.from) || !current().includes(vc.from) || !validViewChange(vc)) {
         host.log.warn(`a new view from ${message.from} carries an invalid view change; ignored`)
         return
       }
       signers.add(vc.from)
     }
-    if (signers.size < quorum) return
+    if (signers.size < quorum()) return
     const plan = newViewPlan(nv.view, nv.viewChanges)
     const same =
       plan.prePrepares.length === nv.prePrepares.length &&
@@ -693,7 +794,7 @@ export function createReplica(options: ReplicaOptions): Replica {
       const slot = slotOf(pp.body.seq)
       slot.prePrepare = pp
       slot.seenAt = host.now()
-      if (primaryOf(view) === self) {
+      if (pp.from === self) {
         slot.haveTxs = host.missingTxs(pp.body.txHashes).length === 0
         slot.sentPrepare = true
       }
@@ -718,7 +819,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     const v = message.body.view
     if (v > view + VIEW_WINDOW || !inWindow(message.body.seq)) return
     const kept = early.get(v) ?? []
-    if (kept.length >= 3 * L * n) return
+    if (kept.length >= 3 * L * current().length) return
     kept.push(message)
     early.set(v, kept)
   }
@@ -769,7 +870,7 @@ export function createReplica(options: ReplicaOptions): Replica {
   const onStatus = (message: Signed<Status>): void => {
     if (!recovering || message.body.nonce !== statusNonce || !validStable(message.body.stable)) return
     statusReplies.set(message.from, message.body)
-    if (statusReplies.size < quorum - 1) return
+    if (statusReplies.size < quorum() - 1) return
     recovering = false
     // the view at least f+1 replicas run (not changing): one of them is honest. A replica that
     // escalated views alone (cut off) comes back down to it: it never voted in those views (none
@@ -778,8 +879,8 @@ export function createReplica(options: ReplicaOptions): Replica {
     const settled = [...statusReplies.values()].filter((status) => !status.changing).map((status) => status.view)
     if (!inViewChange && !settled.includes(view)) settled.push(view)
     settled.sort((a, b) => b - a)
-    if (settled.length >= f + 1) {
-      const agreed = settled[f]
+    if (settled.length >= faulty() + 1) {
+      const agreed = settled[faulty()]
       if (agreed > view || (inViewChange && agreed <= view)) adoptView(agreed)
     }
     if (!checkingBehind) waitingSince = undefined
@@ -812,6 +913,44 @@ export function createReplica(options: ReplicaOptions): Replica {
     propose()
   }
 
+  // ---- membership ----
+
+  const validVotes = (pp: PrePrepare): boolean => (pp.votes ?? []).every((vote) => vote.body.type === 'member-vote' && validSig(vote))
+
+  /** own votes not ordered yet go out again now and then: the primary may have changed, or lost them in a view change */
+  const resendMemberVotes = (now: number): void => {
+    for (let i = ownMemberVotes.length - 1; i >= 0; i--) {
+      if (membership.settled({ ...ownMemberVotes[i].body, from: self })) ownMemberVotes.splice(i, 1)
+    }
+    if (ownMemberVotes.length === 0 || now - memberVotesSentAt < timers.nullRequestMs) return
+    memberVotesSentAt = now
+    for (const vote of ownMemberVotes) {
+      memberVotes.set(`${self}/${vote.body.action}/${vote.body.target}`, vote)
+      host.broadcast(vote)
+    }
+  }
+
+  const castVote = (action: MemberVote['action'], target: number): void => {
+    const vote = sign<MemberVote>({ type: 'member-vote', action, target })
+    ownMemberVotes.push(vote)
+    memberVotes.set(`${self}/${action}/${target}`, vote)
+    host.broadcast(vote)
+    memberVotesSentAt = host.now()
+    if (primaryOf(view) === self) propose()
+  }
+
+  /** blocks (before, upTo] executed: reports each group change among the seqs they open */
+  const announceGroupChange = (before: number, upTo: number): void => {
+    for (const epoch of membership.epochs()) {
+      if (epoch.from > before + 1 && epoch.from <= upTo + 1) {
+        host.event({ kind: 'membership-changed', from: epoch.from, members: epoch.members })
+        host.log.info(
+          `the group is now replicas ${epoch.members.join(', ')} from seq ${epoch.from}${epoch.members.includes(self) ? '' : ': this replica left it and goes idle'}`,
+        )
+      }
+    }
+  }
+
   // ---- timers ----
 
   /** own checkpoint not yet stable, re-sent now and then: a lost checkpoint message must not keep the log from moving */
@@ -827,6 +966,13 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   const tick = (): void => {
     const now = host.now()
+    if (observing) return
+    if (retired()) {
+      // its last duty: the checkpoint at the boundary it left at, which the old group's quorum may need
+      resendCheckpoint(now)
+      return
+    }
+    resendMemberVotes(now)
     if (!recovering && transferringTo === undefined) resendCheckpoint(now)
     if (recovering) {
       if (now - viewChangeStartedAt > timers.viewChangeMs) beginRecovery('no quorum answered the status request')
@@ -860,7 +1006,7 @@ export function createReplica(options: ReplicaOptions): Replica {
         return
       }
       const age = host.oldestPendingAgeMs()
-      if (age !== undefined && (age >= timers.batchMs || host.pendingCount() >= options.batchSize)) propose()
+      if (memberVotes.size > 0 || (age !== undefined && (age >= timers.batchMs || host.pendingCount() >= options.batchSize))) propose()
       if (seqNo === lastDelivered && now - lastPrimarySend > timers.nullRequestMs) {
         host.broadcast(sign<Heartbeat>({ type: 'heartbeat', view, seq: seqNo }))
         lastPrimarySend = now
@@ -925,18 +1071,26 @@ export function createReplica(options: ReplicaOptions): Replica {
       }
       lastPrimaryContact = host.now()
       lastProgress = host.now()
-      // a (re)started replica first learns where the others are (consensus.md §5)
-      beginRecovery(restored.height === 0 && saved.size === 0 ? 'start' : 'restart')
+      // a (re)started replica first learns where the others are (consensus.md §5); a new one not in
+      // the group yet only follows the chain until it is (checkJoined)
+      checkJoined()
+      if (!observing) beginRecovery(restored.height === 0 && saved.size === 0 ? 'start' : 'restart')
     },
 
     receive(from, message) {
       // the sender is who the link authenticated, never what the message claims (§10.1)
-      if (message.from !== from || from === self || from < 1 || from > n) return
+      if (message.from !== from || from === self || !membership.known(from)) return
+      // a replica that left the group, or has not joined it yet, only listens for checkpoints
+      if ((retired() || observing) && message.body.type !== 'checkpoint') return
       if (!validSig(message)) {
         host.log.warn(`a message from ${from} with a bad signature dropped`)
         return
       }
       const body = message.body
+      // a replica that left the group has no say in view changes or recovery; its votes on slots
+      // are checked against each slot's group below
+      const perSlot = body.type === 'pre-prepare' || body.type === 'prepare' || body.type === 'commit' || body.type === 'checkpoint'
+      if (!perSlot && !current().includes(from)) return
       switch (body.type) {
         case 'pre-prepare':
         case 'prepare':
@@ -967,7 +1121,7 @@ export function createReplica(options: ReplicaOptions): Replica {
             requestTransfer(
               body.seq,
               undefined,
-              Array.from({ length: n }, (_, i) => i + 1),
+              current().filter((id) => id !== self),
               true,
             )
           }
@@ -977,6 +1131,13 @@ export function createReplica(options: ReplicaOptions): Replica {
           return
         case 'status':
           onStatus(message as Signed<Status>)
+          return
+        case 'member-vote':
+          // kept for this replica's next proposal; it counts only once ordered (membership.ts)
+          if (current().includes(from) && !membership.settled({ ...body, from }) && memberVotes.size < 4 * MAX_BATCH_VOTES) {
+            memberVotes.set(`${from}/${body.action}/${body.target}`, message as Signed<MemberVote>)
+            if (primaryOf(view) === self) propose()
+          }
           return
       }
     },
@@ -989,9 +1150,10 @@ export function createReplica(options: ReplicaOptions): Replica {
 
     executed(seq, blockHash) {
       if (seq <= lastExecuted) return
+      announceGroupChange(lastExecuted, seq)
       lastExecuted = seq
       executedHashes.set(seq, blockHash)
-      if (seq % K === 0) {
+      if (seq % K === 0 && !observing) {
         const message = sign<Checkpoint>({ type: 'checkpoint', seq, blockHash })
         onCheckpoint(message)
         host.broadcast(message)
@@ -1003,11 +1165,13 @@ export function createReplica(options: ReplicaOptions): Replica {
     stateTransferred(seq, blockHash) {
       transferringTo = undefined
       if (seq > lastExecuted) {
+        announceGroupChange(lastExecuted, seq)
         lastExecuted = seq
         executedHashes.set(seq, blockHash)
       }
       if (seq > lastDelivered) lastDelivered = seq
       if (seq > seqNo) seqNo = seq
+      checkJoined()
       for (const s of [...slots.keys()]) if (s <= seq) slots.delete(s)
       lastProgress = host.now()
       host.event({ kind: 'recovery-finished', view, height: seq })
@@ -1018,13 +1182,27 @@ export function createReplica(options: ReplicaOptions): Replica {
 
     tick,
 
+    voteToRemove: (target) => castVote('delete', target),
+    voteToAdd: (target) => castVote('add', target),
+
     state: () => ({
       view,
       primary: primaryOf(view),
-      normal: !inViewChange && !recovering && transferringTo === undefined,
-      phase: inViewChange ? 'viewChange' : recovering ? 'recovering' : transferringTo !== undefined ? 'stateTransfer' : 'normal',
+      normal: !inViewChange && !recovering && transferringTo === undefined && !retired() && !observing,
+      phase: retired()
+        ? 'retired'
+        : observing
+          ? 'joining'
+          : inViewChange
+            ? 'viewChange'
+            : recovering
+              ? 'recovering'
+              : transferringTo !== undefined
+                ? 'stateTransfer'
+                : 'normal',
       lastExecuted,
       stable: stable.seq,
+      members: current(),
     }),
   }
 }

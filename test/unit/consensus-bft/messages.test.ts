@@ -8,7 +8,9 @@ import {
   decodeMessage,
   encodeMessage,
   type Hex,
+  type MemberVote,
   MessageError,
+  type PrePrepare,
   type Signed,
   signingBytes,
 } from '../../../src/consensus/bft/messages.ts'
@@ -71,7 +73,7 @@ test('malformed and unknown messages are refused by the codec, never half-read',
 test('a commit certificate needs a quorum of distinct, valid signers for that seq and digest', () => {
   const digest = h('d')
   const commit = (from: number, over: Partial<Commit> = {}) => signAs(from, { type: 'commit', view: 2, seq: 7, digest, ...over } as Commit)
-  const expected = { seq: 7, digest, n: 4 }
+  const expected = { seq: 7, digest, members: [1, 2, 3, 4] }
   assert.is(quorumOf(4), 3)
   assert.ok(verifyCommitCertificate([commit(1), commit(2), commit(3)], expected, check))
   assert.not.ok(verifyCommitCertificate([commit(1), commit(2), commit(2)], expected, check), 'the same signer twice')
@@ -80,6 +82,29 @@ test('a commit certificate needs a quorum of distinct, valid signers for that se
   const forged = { ...commit(3), from: 4 }
   assert.not.ok(verifyCommitCertificate([commit(1), commit(2), forged], expected, check), 'a signature of another replica')
   assert.not.ok(verifyCommitCertificate([commit(1), commit(2), commit(5)], expected, check), 'no such replica')
+})
+
+test('membership votes: a pre-prepare carries them signed, its digest covers them, and a malformed one is refused', () => {
+  const timestamp = 1_800_000_000_000_000_000n
+  const votes = [signAs<MemberVote>(2, { type: 'member-vote', action: 'delete', target: 5 })]
+  const withVotes = batchDigest(12, timestamp, [h('a')], votes)
+  assert.is.not(withVotes, batchDigest(12, timestamp, [h('a')]), 'the digest covers the votes')
+  assert.is(batchDigest(12, timestamp, [h('a')], []), batchDigest(12, timestamp, [h('a')]), 'no votes: the digest of before')
+  const pp = signAs<PrePrepare>(1, { type: 'pre-prepare', view: 0, seq: 12, timestamp, txHashes: [h('a')], votes, digest: withVotes })
+  const back = decodeMessage(encodeMessage(pp)) as Signed<PrePrepare>
+  assert.equal(back, pp)
+  assert.ok(
+    check(2, signingBytes(2, back.body.votes![0].body), Buffer.from(back.body.votes![0].sig, 'hex')),
+    "the voter's signature survives",
+  )
+  const isMessageError = (error: unknown) => error instanceof MessageError
+  const bad = (body: unknown) => () => decodeMessage(Buffer.from(JSON.stringify({ from: 2, sig: 'aa', body })))
+  assert.throws(bad({ type: 'member-vote', action: 'join', target: 5 }), isMessageError)
+  assert.throws(bad({ type: 'member-vote', action: 'delete', target: -1 }), isMessageError)
+  assert.throws(
+    bad({ ...pp.body, timestamp: 1, votes: [{ from: 2, sig: 'aa', body: { type: 'prepare', view: 0, seq: 1, digest: h('a') } }] }),
+    isMessageError,
+  )
 })
 
 test.run()

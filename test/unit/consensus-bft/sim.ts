@@ -5,7 +5,8 @@
  * "execution": block hash = sha256(parent hash ‖ digest ‖ executed tx hashes).
  */
 import { createHash, generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto'
-import { decodeMessage, encodeMessage, type Hex, type Signed, signingBytes } from '../../../src/consensus/bft/messages.ts'
+import { createMembership, type Membership } from '../../../src/consensus/bft/membership.ts'
+import { decodeMessage, encodeMessage, type Hex, type MemberVote, type Signed, signingBytes } from '../../../src/consensus/bft/messages.ts'
 import {
   type CommittedBatch,
   type ConsensusEvent,
@@ -39,6 +40,10 @@ interface Node {
   digests: Hex[]
   /** txs each block executed */
   ran: Hex[][]
+  /** membership votes each block ordered */
+  votes: Signed<MemberVote>[][]
+  /** the group per seq, as the node's host keeps it: rebuilt from the blocks on a restart */
+  membership: Membership
   executed: Set<Hex>
   pool: Hex[]
   pooled: Set<Hex>
@@ -57,6 +62,8 @@ export interface SimOptions {
   drop?: number
   maxDelayMs?: number
   batchSize?: number
+  /** the group at genesis (default 1..n); the others start as new VPs, following the chain until they are added */
+  group?: number[]
 }
 
 export function createSim(options: SimOptions) {
@@ -107,6 +114,8 @@ export function createSim(options: SimOptions) {
       blocks: [ZERO],
       digests: [ZERO],
       ran: [[]],
+      votes: [[]],
+      membership: undefined as unknown as Membership,
       executed: new Set(),
       pool: [],
       pooled: new Set(),
@@ -115,6 +124,9 @@ export function createSim(options: SimOptions) {
       sent: [],
     }
     node.up = true
+    const genesisGroup = options.group ?? Array.from({ length: options.n }, (_, i) => i + 1)
+    node.membership = createMembership(genesisGroup)
+    for (let seq = 1; seq < node.blocks.length; seq++) node.membership.record(seq, node.votes[seq])
     const pending: { delay: number; run: () => void }[] = []
     const job = (delay: number, run: () => void): void => {
       pending.push({ delay, run })
@@ -181,6 +193,8 @@ export function createSim(options: SimOptions) {
           node.blocks.push(hash)
           node.digests.push(batch.digest)
           node.ran.push(ran)
+          node.votes.push(batch.votes)
+          node.membership.record(batch.seq, batch.votes)
           replica.executed(batch.seq, hash)
         }),
       stateTransfer: (target) =>
@@ -219,15 +233,28 @@ export function createSim(options: SimOptions) {
             node.blocks.push(source.blocks[seq])
             node.digests.push(source.digests[seq])
             node.ran.push(source.ran[seq])
+            node.votes.push(source.votes[seq])
+            node.membership.record(seq, source.votes[seq])
             for (const h of source.ran[seq]) node.executed.add(h)
           }
           replica.stateTransferred(target.seq, node.blocks[target.seq])
         }),
       event: (event) => node.events.push(event),
       now: () => now,
-      log: { debug: () => {}, info: () => {}, warn: () => {} },
+      // SIM_LOG=2,4 prints those replicas' log lines, stamped with the fake time (to debug a seed)
+      log: process.env.SIM_LOG?.split(',').includes(String(id))
+        ? { debug: () => {}, info: (m) => console.log(now, id, m), warn: (m) => console.log(now, id, 'WARN', m) }
+        : { debug: () => {}, info: () => {}, warn: () => {} },
     }
-    const replica = createReplica({ self: id, n: options.n, batchSize: options.batchSize ?? 10, timers: TEST_TIMERS, host })
+    const replica = createReplica({
+      self: id,
+      n: options.n,
+      membership: node.membership,
+      joining: !genesisGroup.includes(id),
+      batchSize: options.batchSize ?? 10,
+      timers: TEST_TIMERS,
+      host,
+    })
     node.replica = replica
     nodes.set(id, node)
     let ticks = 0

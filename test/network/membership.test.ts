@@ -1,0 +1,169 @@
+/**
+ * Removing a VP (issue 6, consensus.md §7 and §10.10) in a network of 5 VPs and an NVP, every node
+ * its own process (the files `npm run network` writes, test timers). node_deleteVP with the
+ * target's hash goes to all five VPs; the group then runs with 4 (quorum 3), the chain goes on,
+ * no fork (I1) and one outcome per accepted hash, the same on every node (I3). Times are printed.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
+import { type Wallet, wallet } from '../helpers/wallet.ts'
+
+const dir = join(mkdtempSync(join(tmpdir(), 'keel-members-')), 'network')
+let plan: NetworkPlan
+let funder: Wallet
+const processes = new Map<string, NodeProcess>()
+const accepted: string[] = []
+const survivors = ['node1', 'node2', 'node3', 'node4']
+
+const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+async function start(hostname: string): Promise<void> {
+  const node = plan.nodes.find((n) => n.hostname === hostname)!
+  processes.set(
+    hostname,
+    await startNodeProcess({
+      configFile: join(dir, hostname, 'keel.toml'),
+      port: node.jsonrpcPort,
+      // generous: other test runs may load the machine
+      timeoutMs: 180_000,
+      logFile: join(dir, hostname, 'node.log'),
+    }),
+  )
+}
+
+/** `count` transfers spread over `targets`; the same signed transaction is sent again after -32006 */
+async function send(count: number, targets: string[]): Promise<string[]> {
+  const hashes: string[] = []
+  for (let i = 0; i < count; i++) {
+    const url = urlOf(targets[i % targets.length])
+    const tx = funder.transfer(wallet().address, 1)
+    for (let attempt = 0; ; attempt++) {
+      const reply = await call(url, 'tx_sendTransaction', [tx])
+      if (reply.code === 0) {
+        hashes.push(reply.result as string)
+        break
+      }
+      assert.ok(reply.code === -32006, `only "busy" may refuse a transfer here, got ${reply.code} ${reply.message}`)
+      assert.ok(attempt < 150, `${url} stayed busy for 30 s`)
+      await sleep(200)
+    }
+  }
+  accepted.push(...hashes)
+  return hashes
+}
+
+/** waits until every hash has an outcome on every url, the same everywhere; resolves with the time it took */
+async function committed(hashes: string[], urls: string[], timeoutMs: number): Promise<number> {
+  const started = Date.now()
+  for (;;) {
+    const pending = await Promise.all(
+      urls.map(async (url) => {
+        const replies = await Promise.all(hashes.map((hash) => call(url, 'tx_getTransactionReceipt', [hash])))
+        return replies.some((reply) => reply.code === -32001)
+      }),
+    )
+    if (!pending.some(Boolean)) {
+      await assertSameOutcomes(urls, hashes)
+      return Date.now() - started
+    }
+    if (Date.now() - started > timeoutMs) throw new Error(`not committed on every node within ${timeoutMs} ms`)
+    await sleep(200)
+  }
+}
+
+const vpsListedBy = async (hostname: string): Promise<string[]> =>
+  ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
+    .filter((node) => node.isvp)
+    .map((node) => node.hostname)
+    .sort()
+
+test.before(async () => {
+  plan = await createNetwork(dir, {
+    vps: 5,
+    nvps: 1,
+    timers: 'test',
+    jsonrpcPort: 0,
+    p2pPort: 0,
+    chain: { batchSize: 50, batchTimeoutMs: 20 },
+  })
+  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  await Promise.all(plan.nodes.map((node) => start(node.hostname)))
+})
+
+test.after(async () => {
+  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+})
+
+test('node_deleteVP refuses an unknown hash with -32602 and a reason', async () => {
+  await committed(await send(10, ['node1', 'node5', 'nvp1']), ['node1', 'node5', 'nvp1'].map(urlOf), 60_000)
+  const reply = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: 'ab'.repeat(32) }])
+  assert.is(reply.code, -32602)
+  assert.match(reply.message, /no VP with hash/)
+})
+
+test('node_deleteVP sent to all five VPs: the group shrinks to 4, the chain goes on with an NVP following, no fork', async () => {
+  const target = (await call(urlOf('node5'), 'node_getNodeHash', [])).result as string
+  assert.match(target, /^[0-9a-f]{64}$/)
+  const started = Date.now()
+  for (const hostname of [...survivors, 'node5']) {
+    const reply = await call(urlOf(hostname), 'node_deleteVP', [{ nodehash: target }])
+    assert.is(reply.code, 0, `${hostname}: ${reply.message}`)
+    assert.ok((reply.result as string).includes(target), 'the answer names the hash')
+  }
+  // the change takes effect at the first checkpoint boundary 40 blocks after the last vote is ordered: keep blocks coming
+  const startHeight = await height(urlOf('node1'))
+  let rounds = 0
+  while ((await vpsListedBy('node1')).includes('node5')) {
+    assert.ok(Date.now() - started < 180_000, 'node5 still listed after 180 s')
+    await send(3, ['node1', 'node2', 'node3', 'node4', 'nvp1'])
+    rounds++
+  }
+  const blocks = (await height(urlOf('node1'))) - startHeight
+  console.log(`  node5 left the group ${Date.now() - started} ms after the votes (${blocks} blocks, ${rounds * 3} transfers)`)
+  for (const hostname of survivors) assert.equal(await vpsListedBy(hostname), survivors, `${hostname} lists the 4 VPs left`)
+  const stoppedAt = await height(urlOf('node5'))
+  const after = await send(30, [...survivors, 'nvp1'])
+  const ms = await committed(after, [...survivors, 'nvp1'].map(urlOf), 60_000)
+  console.log(`  30 transfers committed by the 4 VPs (and the NVP) in ${ms} ms`)
+  assert.ok((await height(urlOf('node1'))) > stoppedAt, 'the group of 4 goes on')
+  assert.is(await height(urlOf('node5')), stoppedAt, 'the removed VP is idle: it orders nothing any more')
+  await assertNoFork([...survivors, 'nvp1', 'node5'].map(urlOf))
+  await assertSameOutcomes([...survivors, 'nvp1'].map(urlOf), accepted)
+})
+
+test('a group of 4 refuses to shrink; with quorum 3 it commits with one VP down, and a restarted VP knows the group', async () => {
+  const hash = (await call(urlOf('node4'), 'node_getNodeHash', [])).result as string
+  const refused = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: hash }])
+  assert.is(refused.code, -32602)
+  assert.match(refused.message, /fewer than 4/)
+  await processes.get('node5')!.kill('SIGKILL')
+  await processes.get('node4')!.kill('SIGKILL')
+  const hashes = await send(20, ['node1', 'node2', 'node3'])
+  const ms = await committed(hashes, ['node1', 'node2', 'node3', 'nvp1'].map(urlOf), 60_000)
+  console.log(`  3 of the 4 VPs (quorum 3) committed 20 transfers in ${ms} ms`)
+  // node4 restarts after the change: it rebuilds the group from its blocks and takes part again
+  await start('node4')
+  const more = await send(20, ['node1', 'node4'])
+  await committed([...hashes, ...more], [...survivors, 'nvp1'].map(urlOf), 90_000)
+  assert.equal(await vpsListedBy('node4'), survivors, 'the restarted VP lists the group of 4, not node5')
+  await assertNoFork([...survivors, 'nvp1'].map(urlOf))
+  await assertSameOutcomes([...survivors, 'nvp1'].map(urlOf), accepted)
+})
+
+test('the restarted VP takes part: with another VP down, it is needed for the quorum of 3', async () => {
+  await processes.get('node3')!.kill('SIGKILL')
+  const live = ['node1', 'node2', 'node4', 'nvp1']
+  const ms = await committed(await send(20, ['node1', 'node2', 'node4']), live.map(urlOf), 90_000)
+  console.log(`  node1, node2 and the restarted node4 committed 20 transfers in ${ms} ms`)
+  await assertNoFork(live.map(urlOf))
+  await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
+test.run()
