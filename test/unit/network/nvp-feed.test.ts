@@ -81,9 +81,21 @@ test('an NVP applies pushed blocks in order, fills a gap by syncing from the VPs
     nowNs,
     log,
   })
-  // VP side: pushBlock broadcasts to NVPs only
+  // VP side: pushBlock broadcasts to NVPs only, and reads no block while no NVP is linked
   const pushes: { payload: Uint8Array; to: boolean }[] = []
-  pushBlock({ broadcast: (_c, payload, to) => pushes.push({ payload, to: to!({ vp: false }) && !to!({ vp: true }) }) }, vp.store, 1)
+  const linked = [{ vp: true, status: 0 }]
+  const pushNetwork = {
+    broadcast: (_c: number, payload: Uint8Array, to?: (peer: { vp: boolean }) => boolean) =>
+      void pushes.push({ payload, to: to!({ vp: false }) && !to!({ vp: true }) }),
+    peers: () => linked,
+  }
+  pushBlock(pushNetwork, vp.store, 1)
+  assert.equal(pushes.length, 0, 'no NVP linked: nothing pushed')
+  linked.push({ vp: false, status: 2 })
+  pushBlock(pushNetwork, vp.store, 1)
+  assert.equal(pushes.length, 0, 'an NVP whose link is down gets nothing')
+  linked.push({ vp: false, status: 0 })
+  pushBlock(pushNetwork, vp.store, 1)
   assert.equal(pushes.length, 1)
   assert.ok(pushes[0].to, 'pushed to NVPs, not VPs')
   const push = (n: number, from = { hostname: 'node1', vp: true }) => onPush!(from, readBlocks(vp.store, n, n))
