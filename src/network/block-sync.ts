@@ -118,7 +118,8 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
       typeof wire.parentHash === 'string' &&
       HASH.test(wire.parentHash) &&
       typeof timestamp === 'bigint' &&
-      timestamp > 0n &&
+      // 0 is a null slot's (a view change found nothing prepared there): an empty block
+      (timestamp > 0n || (timestamp === 0n && Array.isArray(wire.txHashes) && wire.txHashes.length === 0)) &&
       Number.isSafeInteger(wire.view) &&
       (wire.view as number) >= 0 &&
       typeof wire.proof === 'string' &&

@@ -1143,9 +1143,10 @@ export function createReplica(options: ReplicaOptions): Replica {
     },
 
     txArrived() {
-      // with nothing in flight a lone transaction is proposed at once rather than after the batch timer
-      // (500 ms); under load batches still fill, while earlier ones are ordered (executed() proposes what waits)
-      if (host.pendingCount() >= options.batchSize || seqNo === lastDelivered) propose()
+      // TODO(issue 6): proposing a lone transaction at once (nothing in flight) cut its latency from
+      // ~0.7 to ~0.2 s, but a pre-prepare that reaches a backup still recovering at start is never
+      // sent again, so the view changed and left a null slot: it waits for the primary to resend
+      if (host.pendingCount() >= options.batchSize) propose()
     },
 
     executed(seq, blockHash) {

@@ -102,6 +102,16 @@ test("a reply whose bodies are not its batch's, in order, is refused", async () 
   await store.close()
 })
 
+test("a null slot's empty block (batch time 0, as a view change leaves it) travels; time 0 with transactions does not", async () => {
+  const { store } = await sourceChain(2)
+  const reply = JSON.parse(Buffer.from(readBlocks(store, 2, 2)).toString()) as { timestamp: number; txHashes: string[]; txs: string }[]
+  const nullSlot = [{ ...reply[0], timestamp: 0, txHashes: [], txs: '[]' }]
+  assert.is(decodeBlocks(Buffer.from(JSON.stringify(nullSlot)), nowNs)[0].timestamp, 0n)
+  const dated0 = [{ ...reply[0], timestamp: 0 }]
+  assert.throws(() => decodeBlocks(Buffer.from(JSON.stringify(dated0)), nowNs), /block 0 of the reply is malformed/)
+  await store.close()
+})
+
 test('a lagging store syncs to the target from peers in turn, skipping a dead one and one that lies', async () => {
   const { store: source, commits } = await sourceChain(120)
   const receiver = await openStore(`${tempDir('sync-receiver')}/ledger`)
