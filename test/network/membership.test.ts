@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert'
 import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
+import { sendTransfers, waitCommitted } from '../helpers/client-load.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
 
 const dir = join(mkdtempSync(join(tmpdir(), 'keel-members-')), 'network')
@@ -22,7 +23,6 @@ const accepted: string[] = []
 const survivors = ['node1', 'node2', 'node3', 'node4']
 
 const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function start(hostname: string): Promise<void> {
   const node = plan.nodes.find((n) => n.hostname === hostname)!
@@ -38,45 +38,14 @@ async function start(hostname: string): Promise<void> {
   )
 }
 
-/** `count` transfers spread over `targets`; the same signed transaction is sent again after -32006 */
+/** `count` transfers from the genesis account spread over `targets` (client-load.ts), remembered for the final audit */
 async function send(count: number, targets: string[]): Promise<string[]> {
-  const hashes: string[] = []
-  for (let i = 0; i < count; i++) {
-    const url = urlOf(targets[i % targets.length])
-    const tx = funder.transfer(wallet().address, 1)
-    for (let attempt = 0; ; attempt++) {
-      const reply = await call(url, 'tx_sendTransaction', [tx])
-      if (reply.code === 0) {
-        hashes.push(reply.result as string)
-        break
-      }
-      assert.ok(reply.code === -32006, `only "busy" may refuse a transfer here, got ${reply.code} ${reply.message}`)
-      assert.ok(attempt < 150, `${url} stayed busy for 30 s`)
-      await sleep(200)
-    }
-  }
+  const hashes = await sendTransfers(funder, targets.map(urlOf), count)
   accepted.push(...hashes)
   return hashes
 }
 
-/** waits until every hash has an outcome on every url, the same everywhere; resolves with the time it took */
-async function committed(hashes: string[], urls: string[], timeoutMs: number): Promise<number> {
-  const started = Date.now()
-  for (;;) {
-    const pending = await Promise.all(
-      urls.map(async (url) => {
-        const replies = await Promise.all(hashes.map((hash) => call(url, 'tx_getTransactionReceipt', [hash])))
-        return replies.some((reply) => reply.code === -32001)
-      }),
-    )
-    if (!pending.some(Boolean)) {
-      await assertSameOutcomes(urls, hashes)
-      return Date.now() - started
-    }
-    if (Date.now() - started > timeoutMs) throw new Error(`not committed on every node within ${timeoutMs} ms`)
-    await sleep(200)
-  }
-}
+const committed = waitCommitted
 
 const vpsListedBy = async (hostname: string): Promise<string[]> =>
   ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
