@@ -8,8 +8,6 @@
  * outcome per accepted hash, the same on each (I3), and no honest process has exited.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -22,24 +20,24 @@ import {
   type Status,
   type ViewChange,
 } from '../../src/consensus/bft/messages.ts'
-import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { Channel } from '../../src/network/channels.ts'
 import { assertNoFork, assertSameOutcomes } from '../helpers/audit.ts'
 import { primaryAt, sendTransfers, sleep, waitCommitted } from '../helpers/client-load.ts'
+import { processNetwork } from '../helpers/process-network.ts'
 import { type RoguePeer, startRoguePeer } from '../helpers/rogue-peer.ts'
-import { type Wallet, wallet } from '../helpers/wallet.ts'
+import type { Wallet } from '../helpers/wallet.ts'
 
-const dir = join(mkdtempSync(join(tmpdir(), 'keel-adversary-')), 'network')
+const net = processNetwork('adversary')
+const { dir, processes } = net
 const HONEST = ['node1', 'node2', 'node3']
 const ZERO_HASH = `0x${'0'.repeat(64)}` as Hex
 let plan: NetworkPlan
 let funder: Wallet
 let rogue: RoguePeer
-const processes = new Map<string, NodeProcess>()
 const accepted: string[] = []
 
-const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const urlOf = net.urlOf
 const honestUrls = () => HONEST.map(urlOf)
 /** the honest VPs and the NVP, which links to node4 too and must follow the honest chain alone */
 const watchedUrls = () => [...HONEST, 'nvp1'].map(urlOf)
@@ -50,13 +48,7 @@ const sent = { conflictingVotes: 0, forged: 0, badSignatures: 0, checkpoints: 0,
 /** the rogue's status replies claim this height (0: it does not answer status requests) */
 let lieAboutHeight = 0
 
-async function start(hostname: string): Promise<void> {
-  const node = plan.nodes.find((n) => n.hostname === hostname)!
-  processes.set(
-    hostname,
-    await startNodeProcess({ configFile: join(dir, hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
-  )
-}
+const start = net.start
 
 /** Equivocation and forgery for every batch the primary proposes; lies for every checkpoint and status request. */
 function misbehave(from: string, message: Signed): void {
@@ -144,15 +136,7 @@ function pushFakeBlocks(): void {
 }
 
 test.before(async () => {
-  plan = await createNetwork(dir, {
-    vps: 4,
-    nvps: 1,
-    timers: 'test',
-    jsonrpcPort: 0,
-    p2pPort: 0,
-    chain: { batchSize: 50, batchTimeoutMs: 20 },
-  })
-  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  ;({ plan, funder } = await net.create({ vps: 4, nvps: 1 }))
   rogue = await startRoguePeer({ configDir: join(dir, 'node4', 'config'), namespace: plan.namespace })
   rogue.net.on(Channel.consensus, (from, payload) => {
     let message: Signed
@@ -167,7 +151,7 @@ test.before(async () => {
 })
 
 test.after(async () => {
-  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  await net.killAll()
   await rogue?.stop()
 })
 

@@ -1,39 +1,24 @@
-/**
- * A network of 4 VPs and an NVP, every node its own process (the files `npm run network` writes,
- * test timers), under faults. After each step: all live nodes hold identical blocks at every
- * height (I1) and every hash returned to a client has exactly one outcome, the same on every node
- * (I3). Measured times are printed, not asserted beyond generous bounds.
- */
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { primaryAt, sendTransfers, sleep, waitCommitted } from '../helpers/client-load.ts'
-import { type Wallet, wallet } from '../helpers/wallet.ts'
+import { processNetwork } from '../helpers/process-network.ts'
+import type { Wallet } from '../helpers/wallet.ts'
 
-const dir = join(mkdtempSync(join(tmpdir(), 'keel-faults-')), 'network')
+const net = processNetwork('faults')
+const { processes } = net
 let plan: NetworkPlan
 let funder: Wallet
-const processes = new Map<string, NodeProcess>()
 const accepted: string[] = []
 const VPS = ['node1', 'node2', 'node3', 'node4']
 /** the primary once the network runs: node1, unless a view change happened while the nodes started */
 let firstPrimary = 'node1'
 
-const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
-const live = () => [...processes.entries()].filter(([, p]) => !p.hasExited()).map(([hostname]) => urlOf(hostname))
+const urlOf = net.urlOf
+const live = net.live
 
-async function start(hostname: string): Promise<void> {
-  const node = plan.nodes.find((n) => n.hostname === hostname)!
-  processes.set(
-    hostname,
-    await startNodeProcess({ configFile: join(dir, hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 180_000 }),
-  )
-}
+const start = net.start
 
 /** `count` transfers from the genesis account spread over `targets` (client-load.ts), remembered for the final audit */
 async function send(count: number, targets: string[]): Promise<string[]> {
@@ -47,20 +32,12 @@ const committed = waitCommitted
 const primaryOf = primaryAt
 
 test.before(async () => {
-  plan = await createNetwork(dir, {
-    vps: 4,
-    nvps: 1,
-    timers: 'test',
-    jsonrpcPort: 0,
-    p2pPort: 0,
-    chain: { batchSize: 50, batchTimeoutMs: 20 },
-  })
-  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  ;({ plan, funder } = await net.create({ vps: 4, nvps: 1 }))
   await Promise.all(plan.nodes.map((node) => start(node.hostname)))
 })
 
 test.after(async () => {
-  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  await net.killAll()
 })
 
 test('all five nodes commit the same chain; transactions sent to any VP or to the NVP have one outcome everywhere', async () => {

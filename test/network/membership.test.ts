@@ -1,42 +1,21 @@
-/**
- * Removing a VP (issue 6, consensus.md §7 and §10.10) in a network of 5 VPs and an NVP, every node
- * its own process (the files `npm run network` writes, test timers). node_deleteVP with the
- * target's hash goes to all five VPs; the group then runs with 4 (quorum 3), the chain goes on,
- * no fork (I1) and one outcome per accepted hash, the same on every node (I3). Times are printed.
- */
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { sendTransfers, waitCommitted } from '../helpers/client-load.ts'
-import { type Wallet, wallet } from '../helpers/wallet.ts'
+import { processNetwork } from '../helpers/process-network.ts'
+import type { Wallet } from '../helpers/wallet.ts'
 
-const dir = join(mkdtempSync(join(tmpdir(), 'keel-members-')), 'network')
+const net = processNetwork('members', { logs: true })
+const { processes } = net
 let plan: NetworkPlan
 let funder: Wallet
-const processes = new Map<string, NodeProcess>()
 const accepted: string[] = []
 const survivors = ['node1', 'node2', 'node3', 'node4']
 
-const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const urlOf = net.urlOf
 
-async function start(hostname: string): Promise<void> {
-  const node = plan.nodes.find((n) => n.hostname === hostname)!
-  processes.set(
-    hostname,
-    await startNodeProcess({
-      configFile: join(dir, hostname, 'keel.toml'),
-      port: node.jsonrpcPort,
-      // generous: other test runs may load the machine
-      timeoutMs: 180_000,
-      logFile: join(dir, hostname, 'node.log'),
-    }),
-  )
-}
+const start = net.start
 
 /** `count` transfers from the genesis account spread over `targets` (client-load.ts), remembered for the final audit */
 async function send(count: number, targets: string[]): Promise<string[]> {
@@ -54,20 +33,12 @@ const vpsListedBy = async (hostname: string): Promise<string[]> =>
     .sort()
 
 test.before(async () => {
-  plan = await createNetwork(dir, {
-    vps: 5,
-    nvps: 1,
-    timers: 'test',
-    jsonrpcPort: 0,
-    p2pPort: 0,
-    chain: { batchSize: 50, batchTimeoutMs: 20 },
-  })
-  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  ;({ plan, funder } = await net.create({ vps: 5, nvps: 1 }))
   await Promise.all(plan.nodes.map((node) => start(node.hostname)))
 })
 
 test.after(async () => {
-  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  await net.killAll()
 })
 
 test('node_deleteVP refuses an unknown hash with -32602 and a reason', async () => {

@@ -7,27 +7,26 @@
  * step: identical blocks at every height (I1), one outcome per accepted hash, the same on every
  * node (I3).
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import { HOSTS_FILE } from '../../src/p2p/config.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { primaryAt, sendTransfers, sleep, waitCommitted } from '../helpers/client-load.ts'
+import { processNetwork } from '../helpers/process-network.ts'
 import { type Partitioner, partitionable } from '../helpers/tcp-proxy.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
 
-const dir = join(mkdtempSync(join(tmpdir(), 'keel-partition-')), 'network')
+const net = processNetwork('partition')
+const { dir, processes } = net
 let plan: NetworkPlan
 let funder: Wallet
 let partition: Partitioner
-const processes = new Map<string, NodeProcess>()
 const accepted: string[] = []
 
-const urlOf = (hostname: string) => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const urlOf = net.urlOf
 const allUrls = () => plan.nodes.map((node) => nodeUrl(node))
 const urlsOf = (...hostnames: string[]) => hostnames.map(urlOf)
 const hostnames = () => plan.nodes.map((node) => node.hostname)
@@ -57,32 +56,18 @@ async function load(count: number, ...hostnames: string[]): Promise<string[]> {
 }
 
 test.before(async () => {
-  plan = await createNetwork(dir, {
-    vps: 4,
-    timers: 'test',
-    jsonrpcPort: 0,
-    p2pPort: 0,
-    chain: { batchSize: 50, batchTimeoutMs: 20 },
-  })
-  funder = wallet((JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }).privateKey)
+  ;({ plan, funder } = await net.create({ vps: 4 }))
   partition = await partitionable(plan.nodes, (hostname, lines) =>
     writeFileSync(
       join(dir, hostname, 'config', HOSTS_FILE),
       `hosts = [\n${lines.map((line) => `  ${JSON.stringify(line)},`).join('\n')}\n]\n`,
     ),
   )
-  await Promise.all(
-    plan.nodes.map(async (node) => {
-      processes.set(
-        node.hostname,
-        await startNodeProcess({ configFile: join(dir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 60_000 }),
-      )
-    }),
-  )
+  await Promise.all(plan.nodes.map((node) => net.start(node.hostname)))
 })
 
 test.after(async () => {
-  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  await net.killAll()
   await partition?.close()
 })
 

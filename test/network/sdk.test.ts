@@ -9,23 +9,22 @@
  *
  *   npx tsx test/network/sdk.test.ts
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call } from '../helpers/audit.ts'
 import { GENESIS_BALANCE, type SdkFlows, sdkFlows } from '../helpers/jssdk-flows.ts'
 import { waitForReceipt } from '../helpers/node.ts'
+import { processNetwork } from '../helpers/process-network.ts'
 import { wallet } from '../helpers/wallet.ts'
 
-const dir = join(mkdtempSync(join(tmpdir(), 'keel-netsdk-')), 'network')
+const net = processNetwork('netsdk')
+const { dir } = net
 let plan: NetworkPlan
-const processes = new Map<string, NodeProcess>()
 
-const urlOf = (hostname: string): string => nodeUrl(plan.nodes.find((node) => node.hostname === hostname)!)
+const urlOf = net.urlOf
 const allUrls = (): string[] => plan.nodes.map(nodeUrl)
 
 /** the VP the first flow set talks to: a backup, so its submissions are relayed to the primary */
@@ -76,29 +75,15 @@ test.before(async () => {
 })
 
 async function startNetwork(): Promise<void> {
-  plan = await createNetwork(dir, {
-    vps: 4,
-    nvps: 1,
-    timers: 'test',
-    jsonrpcPort: 0,
-    p2pPort: 0,
-    chain: { batchSize: 50, batchTimeoutMs: 20 },
-  })
+  ;({ plan } = await net.create({ vps: 4, nvps: 1 }))
   const started = Date.now()
-  await Promise.all(
-    plan.nodes.map(async (node) => {
-      processes.set(
-        node.hostname,
-        await startNodeProcess({ configFile: join(dir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: 180_000 }),
-      )
-    }),
-  )
+  await Promise.all(plan.nodes.map((node) => net.start(node.hostname)))
   await fund([throughVp, throughNvp])
   console.log(`  5 nodes started and 6 SDK accounts funded in ${Date.now() - started} ms`)
 }
 
 test.after(async () => {
-  await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))
+  await net.killAll()
   rmSync(dirname(dir), { recursive: true, force: true })
   throughVp.printLatencies(`through VP ${VP}`)
   throughNvp.printLatencies(`through NVP ${NVP}`)

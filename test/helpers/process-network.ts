@@ -1,0 +1,67 @@
+/**
+ * A network of Keel nodes for the process-level tests of test/network/: the files `npm run
+ * network` writes (test timers, small batches, free ports) and each node started as a process of
+ * its own. `create` writes the files; a test may change them (proxies, a rogue node) before
+ * `start`ing the nodes it wants.
+ */
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type CreateNetworkOptions, createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { type Wallet, wallet } from './wallet.ts'
+
+export interface ProcessNetwork {
+  readonly dir: string
+  /** the running (or exited) node processes by host name */
+  readonly processes: Map<string, NodeProcess>
+  /** writes the network's files; resolves with its plan and the funded genesis account */
+  create(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<{ plan: NetworkPlan; funder: Wallet }>
+  urlOf(hostname: string): string
+  /** starts (or restarts) one node and resolves once it listens */
+  start(hostname: string): Promise<void>
+  /** URLs of the nodes whose process runs */
+  live(): string[]
+  killAll(): Promise<void>
+}
+
+/** `logs`: each node appends its output to <dir>/<host>/node.log instead of the test's pipe */
+export function processNetwork(name: string, options: { logs?: boolean } = {}): ProcessNetwork {
+  const dir = join(mkdtempSync(join(tmpdir(), `keel-${name}-`)), 'network')
+  const processes = new Map<string, NodeProcess>()
+  let plan: NetworkPlan | undefined
+  const nodeOf = (hostname: string) => {
+    const node = plan?.nodes.find((n) => n.hostname === hostname)
+    if (node === undefined) throw new Error(`no node ${hostname} in the network (create it first)`)
+    return node
+  }
+  const urlOf = (hostname: string): string => nodeUrl(nodeOf(hostname))
+  return {
+    dir,
+    processes,
+    async create(network) {
+      plan = await createNetwork(dir, {
+        ...network,
+        timers: 'test',
+        jsonrpcPort: 0,
+        p2pPort: 0,
+        chain: { batchSize: 50, batchTimeoutMs: 20 },
+      })
+      const { privateKey } = JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+      return { plan, funder: wallet(privateKey) }
+    },
+    urlOf,
+    async start(hostname) {
+      const process = await startNodeProcess({
+        configFile: join(dir, hostname, 'keel.toml'),
+        port: nodeOf(hostname).jsonrpcPort,
+        // generous: other test runs may load the machine
+        timeoutMs: 180_000,
+        ...(options.logs === true ? { logFile: join(dir, hostname, 'node.log') } : {}),
+      })
+      processes.set(hostname, process)
+    },
+    live: () => [...processes.entries()].filter(([, p]) => !p.hasExited()).map(([hostname]) => urlOf(hostname)),
+    killAll: async () => void (await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))),
+  }
+}
