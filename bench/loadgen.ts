@@ -102,16 +102,20 @@ interface Reply {
   result?: unknown
 }
 
-/** Unmeasured calls (set-up, lookups after a workload) go one at a time over one connection per node. */
-const controlConnections = new Map<string, Promise<RawConnection>>()
+/**
+ * Unmeasured calls (set-up, lookups after a workload) go one at a time over one connection per
+ * node, opened again when the node has closed it (it closes keep-alive connections idle for a few
+ * seconds, e.g. while a workload runs on the others).
+ */
+const controlConnections = new Map<string, RawConnection>()
 
-function rpc(url: string, method: string, paramsJson: string): Promise<Reply> {
+async function rpc(url: string, method: string, paramsJson: string): Promise<Reply> {
   let connection = controlConnections.get(url)
-  if (connection === undefined) {
-    connection = rawConnection(url)
+  if (connection === undefined || connection.closed) {
+    connection = await rawConnection(url)
     controlConnections.set(url, connection)
   }
-  return connection.then((open) => rpcOn(open, method, paramsJson))
+  return rpcOn(connection, method, paramsJson)
 }
 
 /** The measured path: one raw keep-alive connection per concurrent client (bench/raw-http.ts). */
@@ -159,6 +163,8 @@ interface CommitWatch {
   /** commit time (performance.now()) of each hash seen in a block */
   seen: Map<string, number>
   blocks: number[]
+  /** why the block push stopped before close() (commits after it are not seen) */
+  lost: string | undefined
   close(): void
 }
 
@@ -197,7 +203,21 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
   })
   socket.send(JSON.stringify({ jsonrpc: '2.0', namespace: 'global', id: 1, method: 'sub_subscribe', params: ['block', true] }))
   await subscribed
-  return { seen, blocks, close: () => socket.close() }
+  let closing = false
+  const watch: CommitWatch = {
+    seen,
+    blocks,
+    lost: undefined,
+    close: () => {
+      closing = true
+      socket.close()
+    },
+  }
+  socket.on('close', (code, reason) => {
+    if (!closing)
+      watch.lost = `the node closed the block push (${code} ${reason.toString() || 'no reason'}) after block ${Math.max(0, ...blocks)}`
+  })
+  return watch
 }
 
 // ---- transaction workloads ----
@@ -238,7 +258,7 @@ async function runTransactions(
   let lastCount = -1
   let lastChange = performance.now()
   const outstanding = (): number => [...submittedAt.keys()].filter((hash) => !watch.seen.has(hash)).length
-  while (outstanding() > 0 && performance.now() - lastChange < 10_000) {
+  while (outstanding() > 0 && performance.now() - lastChange < 10_000 && watch.lost === undefined) {
     if (watch.seen.size !== lastCount) {
       lastCount = watch.seen.size
       lastChange = performance.now()
@@ -247,6 +267,7 @@ async function runTransactions(
   }
   clearInterval(progress)
   watch.close()
+  if (watch.lost !== undefined) throw new Error(`${label}: ${watch.lost}; ${outstanding()} accepted transactions not seen committed`)
   const latencies: number[] = []
   let lastCommit = started
   for (const [hash, sentAt] of submittedAt) {
@@ -256,6 +277,9 @@ async function runTransactions(
     if (committedAt > lastCommit) lastCommit = committedAt
   }
   // hashes never seen in a block: discarded (an invalid record) or lost
+  const unseen = outstanding()
+  if (unseen > 0)
+    console.error(`${label}: ${unseen} accepted transactions not seen in a block 10 s after the last commit; looking up their receipts`)
   let invalid = 0
   for (const [hash] of submittedAt) {
     if (watch.seen.has(hash)) continue

@@ -11,6 +11,8 @@ const HEADER_END = Buffer.from('\r\n\r\n')
 export interface RawConnection {
   /** POSTs `body` and resolves with the reply body; rejects on a non-2xx status or a closed connection */
   post(body: string): Promise<string>
+  /** true once the socket is gone (the node closes idle keep-alive connections): open a new one */
+  readonly closed: boolean
   close(): void
 }
 
@@ -25,12 +27,16 @@ export async function rawConnection(url: string): Promise<RawConnection> {
   const head = `POST ${target.pathname || '/'} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: `
   let buffered: Buffer = Buffer.alloc(0)
   let waiting: { resolve(text: string): void; reject(error: Error): void } | undefined
+  let closed = false
   const fail = (error: Error): void => {
     waiting?.reject(error)
     waiting = undefined
   }
   socket.on('error', fail)
-  socket.on('close', () => fail(new Error('connection closed by the node')))
+  socket.on('close', () => {
+    closed = true
+    fail(new Error('connection closed by the node'))
+  })
   socket.on('data', (chunk: Buffer) => {
     buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk])
     const reply = takeReply()
@@ -75,10 +81,15 @@ export async function rawConnection(url: string): Promise<RawConnection> {
   return {
     post(body) {
       if (waiting !== undefined) throw new Error('rawConnection: one request at a time')
+      // a write to a closed socket neither fails nor calls back: the reply would be awaited for ever
+      if (closed) return Promise.reject(new Error('connection closed by the node'))
       return new Promise((resolve, reject) => {
         waiting = { resolve, reject }
         socket.write(`${head}${Buffer.byteLength(body)}\r\n\r\n${body}`)
       })
+    },
+    get closed() {
+      return closed
     },
     close: () => socket.destroy(),
   }

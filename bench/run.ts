@@ -169,7 +169,19 @@ function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }):
   return new Promise((resolve, reject) => {
     const started = performance.now()
     let lastLogged = 0
+    let lastWord = { at: performance.now(), what: 'nothing yet' }
+    // a run that stops moving says what it waits for instead of hanging silently
+    const watchdog = setInterval(() => {
+      const silent = (performance.now() - lastWord.at) / 1000
+      if (silent >= 60)
+        process.stderr.write(`\n[${job.kind}] no word from the load generator for ${Math.round(silent)} s; last: ${lastWord.what}\n`)
+    }, 60_000)
     const onMessage = (message: { type: string; progress?: Progress; result?: T; message?: string }): void => {
+      lastWord = {
+        at: performance.now(),
+        what:
+          message.progress === undefined ? message.type : `${message.progress.label} ${message.progress.done}/${message.progress.total}`,
+      }
       if (message.type === 'progress' && message.progress !== undefined) {
         const { label, done, total } = message.progress
         const seconds = (performance.now() - started) / 1000
@@ -185,11 +197,19 @@ function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }):
         return
       }
       loadgen.off('message', onMessage)
+      loadgen.off('exit', onExit)
+      clearInterval(watchdog)
       if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
       if (message.type === 'result') resolve(message.result as T)
       else reject(new Error(`load generator: ${message.message}`))
     }
+    const onExit = (code: number | null, signal: string | null): void => {
+      loadgen.off('message', onMessage)
+      clearInterval(watchdog)
+      reject(new Error(`the load generator exited (${signal ?? `code ${code}`}) during ${job.kind}`))
+    }
     loadgen.on('message', onMessage)
+    loadgen.once('exit', onExit)
     loadgen.send(job)
   })
 }
