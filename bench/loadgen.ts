@@ -25,6 +25,8 @@ interface TxJob {
   accounts: number
   count: number
   concurrency: number
+  /** offered load in tx/s (submissions paced on a fixed schedule); none: as fast as the node accepts */
+  rate?: number
 }
 
 export type Job =
@@ -223,7 +225,7 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
 // ---- transaction workloads ----
 
 async function runTransactions(
-  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number },
+  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number; rate?: number },
   method: string,
   signed: Record<string, unknown>[],
   label: string,
@@ -241,7 +243,14 @@ async function runTransactions(
   // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
   await onConnections(job.submitUrls, job.concurrency, async (connection) => {
     while (next < bodies.length) {
-      const body = bodies[next++]
+      const index = next++
+      const body = bodies[index]
+      if (job.rate !== undefined) {
+        // open loop: transaction i leaves at i/rate s whatever the node's pace (up to `concurrency` in flight)
+        const due = started + (index * 1000) / job.rate
+        const wait = due - performance.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      }
       const sentAt = performance.now()
       const reply = await rpcOn(connection, method, body)
       if (reply.code === 0) {

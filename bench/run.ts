@@ -5,7 +5,10 @@
  * line while it runs; a JSON file and a markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
- *                 [--concurrency 128] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *
+ * `--rate` offers the transaction workloads at a fixed pace (latency at a given load) instead of as
+ * fast as the node accepts them (throughput, and latency at saturation).
  *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>[,<pid>…]]
  *   npm run bench -- --url http://vp1:8081,http://vp2:8081,… --key …   (a network: submissions go round the list)
  *
@@ -35,6 +38,7 @@ const { values } = parseArgs({
     erc20: { type: 'string', default: '10000' },
     accounts: { type: 'string', default: '1000' },
     concurrency: { type: 'string', default: '128' },
+    rate: { type: 'string' },
     'read-seconds': { type: 'string', default: '10' },
     'log-blocks': { type: 'string', default: '10000' },
     'cpu-prof': { type: 'boolean', default: false },
@@ -237,7 +241,7 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers
   results[name] = { ...result, hashes: undefined, ...used }
   rows.push({
     workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
-    detail: `${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}`,
+    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}`,
     rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     ...used,
@@ -326,6 +330,7 @@ const workloadOn = (target: Target) => ({
   seed: SEED,
   accounts: ACCOUNTS,
   concurrency: CONCURRENCY,
+  ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
 })
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
@@ -349,7 +354,8 @@ async function logsWorkload(loadgen: ChildProcess): Promise<void> {
     const setup = await setUp(loadgen, target, true)
     const built = await runJob<TxResult>(
       loadgen,
-      { kind: 'erc20', ...common, count: blocks, token: setup.token as string },
+      // built as fast as it goes: --rate is for the measured workloads
+      { kind: 'erc20', ...common, rate: undefined, count: blocks, token: setup.token as string },
       sampleUsage(target.pids),
     )
     console.error(`logs: built blocks ${built.firstBlock}–${built.lastBlock} (${fmt(built.committedPerSecond)} one-transaction blocks/s)`)
