@@ -282,17 +282,20 @@ function startNetworkRole(options: {
     )
   })
   const common = { peerConfig, network, peerKeys: options.peerKeys, store: options.store, chain: options.chain, nowNs: options.nowNs }
+  const timers = config.network.timers === 'test' ? TEST_TIMERS : DEFAULT_TIMERS
   const vp = peerConfig.self.vp
     ? createVpRole({
         ...common,
         identity: options.identity,
-        timers: config.network.timers === 'test' ? TEST_TIMERS : DEFAULT_TIMERS,
+        timers,
         batchSize: config.chain.batchSize,
         publishStatus: (event) => events.publishStatus(event),
         log: log.child('consensus'),
       })
     : undefined
-  const nvp = vp === undefined ? createNvpRole({ ...common, log: log.child('nvp') }) : undefined
+  // an NVP forwards a transaction again when it has no outcome after what a view change may take
+  const reforwardAfterMs = 2 * timers.requestMs + timers.viewChangeMs
+  const nvp = vp === undefined ? createNvpRole({ ...common, reforwardAfterMs, log: log.child('nvp') }) : undefined
   const directory = networkDirectory({
     peerConfig,
     network,
@@ -324,6 +327,7 @@ function startNetworkRole(options: {
     },
     async stop() {
       await vp?.stop()
+      nvp?.stop()
       await network.stop()
     },
   }

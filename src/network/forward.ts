@@ -1,12 +1,13 @@
 /**
  * An NVP orders nothing: a transaction a client sends it is forwarded to one VP, which admits it
  * (every admission check, its pool, its relay to the other VPs) and answers; the NVP's client
- * gets that answer, error codes included (consensus.md §3 step 1, §6). Simulations run on the
- * NVP itself: they change nothing and need no VP.
+ * gets that answer, error codes included (consensus.md §3 step 1, §6), and the NVP forwards it
+ * again to another VP while it has no outcome. Simulations run on the NVP itself: they change
+ * nothing and need no VP.
  */
 import type { TxSubmitter } from '../api/submit.ts'
 import { admitTransaction } from '../chain/admission.ts'
-import { RpcError, SystemBusy } from '../errors.ts'
+import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
 import { Channel } from './channels.ts'
@@ -41,18 +42,83 @@ export function serveForwardedTxs(options: { network: ForwardNetwork; submitter:
   })
 }
 
+/** how long a forwarded transaction may stay without an outcome on the NVP before it is forwarded again */
+export const DEFAULT_REFORWARD_AFTER_MS = 20_000
+/** forwarded transactions watched for an outcome at most; beyond it the oldest are no longer watched */
+const MAX_WATCHED = 100_000
+
+export interface ForwardingSubmitter extends TxSubmitter {
+  /** forwarded transactions still waiting for an outcome on this NVP */
+  watched(): number
+  stop(): void
+}
+
 /**
  * NVP side: a submitter that hands each transaction to a VP (`pickVp` chooses among the connected
- * ones) and answers what the VP answered. No VP reachable → -32006, so the client retries later;
- * a hash is returned only once a VP has made the transaction durable.
+ * ones, never `except`) and answers what the VP answered. No VP reachable → -32006, so the client
+ * retries later; a hash is returned only once a VP has made the transaction durable, and only the
+ * hash this NVP computed itself.
+ *
+ * A VP that answers with the hash and then drops the transaction (Byzantine, or crashed before it
+ * relayed it) must not leave the client's hash without an outcome: until the transaction is in a
+ * block this NVP holds (`committed`), it is forwarded again to another VP every `reforwardAfterMs`.
+ * A VP that already holds it answers "duplicate", which is the expected answer then.
  */
 export function forwardingSubmitter(options: {
   network: ForwardNetwork
-  pickVp(): string | undefined
+  pickVp(except?: string): string | undefined
   local: TxSubmitter
+  /** true once the transaction has an outcome (a receipt or an invalid record) on this node */
+  committed(hash: string): boolean
+  reforwardAfterMs?: number
   nowNs(): bigint
   log: Logger
-}): TxSubmitter {
+}): ForwardingSubmitter {
+  const { network, log } = options
+  const reforwardAfterMs = options.reforwardAfterMs ?? DEFAULT_REFORWARD_AFTER_MS
+  /** hash → what to send again, to whom it went last and when (insertion order: oldest first) */
+  const watched = new Map<string, { payload: Uint8Array; vp: string; at: number }>()
+
+  /** the VP's answer: the hash (checked against ours) or the VP's error */
+  const forward = async (vp: string, payload: Uint8Array, hash: string): Promise<string> => {
+    let text: string
+    try {
+      text = Buffer.from(await network.request(vp, Channel.forwardTx, payload, FORWARD_TIMEOUT_MS)).toString()
+    } catch (error) {
+      log.warn(`forwarding a transaction to ${vp} failed`, error)
+      throw new SystemBusy(`system is busy: the VP ${vp} did not take the transaction (${(error as Error).message}); retry later`)
+    }
+    const reply = parseJson(text, { maxDepth: 2 }) as Partial<{ hash: unknown; code: unknown; message: unknown }>
+    if (reply.hash === hash) return hash
+    if (typeof reply.hash === 'string') {
+      log.warn(`the VP ${vp} answered a forwarded transaction with the hash ${reply.hash.slice(0, 66)} instead of ${hash}`)
+      throw new SystemBusy(`system is busy: the VP ${vp} answered the forwarded transaction with a wrong hash; retry later`)
+    }
+    if (typeof reply.code === 'number' && typeof reply.message === 'string') throw new RpcError(reply.code, reply.message)
+    throw new SystemBusy(`system is busy: the VP ${vp} answered the forwarded transaction with something unreadable; retry later`)
+  }
+
+  const reforwardDue = (): void => {
+    const due = Date.now() - reforwardAfterMs
+    for (const [hash, entry] of watched) {
+      if (entry.at > due) break // the rest are younger
+      watched.delete(hash)
+      if (options.committed(hash)) continue
+      const vp = options.pickVp(entry.vp) ?? entry.vp
+      // back at the end of the queue whatever the answer: only an outcome in a block ends the watch
+      watched.set(hash, { ...entry, vp, at: Date.now() })
+      forward(vp, entry.payload, hash).then(
+        () => log.info(`forwarded ${hash} again, to ${vp}: no outcome ${Math.round(reforwardAfterMs / 1000)} s after ${entry.vp} took it`),
+        (error: Error) => {
+          if (error instanceof RpcError && error.code === DuplicateTransaction.code) return // the VP holds it: ordering is under way
+          log.warn(`forwarding ${hash} again to ${vp} failed: ${error.message}`)
+        },
+      )
+    }
+  }
+  const timer = setInterval(reforwardDue, Math.max(10, Math.floor(reforwardAfterMs / 4)))
+  timer.unref()
+
   return {
     async submit(kind, params) {
       // checked here first: a malformed or stale transaction is refused without a round trip
@@ -60,18 +126,18 @@ export function forwardingSubmitter(options: {
       if (tx.simulate) return options.local.submit(kind, params)
       const vp = options.pickVp()
       if (vp === undefined) throw new SystemBusy('system is busy: this NVP is connected to no VP; retry later')
-      let text: string
-      try {
-        text = Buffer.from(await options.network.request(vp, Channel.forwardTx, encodeTxs([tx]), FORWARD_TIMEOUT_MS)).toString()
-      } catch (error) {
-        options.log.warn(`forwarding a transaction to ${vp} failed`, error)
-        throw new SystemBusy(`system is busy: the VP ${vp} did not take the transaction (${(error as Error).message}); retry later`)
+      const payload = encodeTxs([tx])
+      const hash = await forward(vp, payload, tx.hash)
+      if (watched.size >= MAX_WATCHED) {
+        const [oldest] = watched.keys()
+        watched.delete(oldest)
+        log.warn(`more than ${MAX_WATCHED} forwarded transactions without an outcome: ${oldest} is no longer watched`)
       }
-      const reply = parseJson(text, { maxDepth: 2 }) as Partial<{ hash: unknown; code: unknown; message: unknown }>
-      if (typeof reply.hash === 'string') return reply.hash as `0x${string}`
-      if (typeof reply.code === 'number' && typeof reply.message === 'string') throw new RpcError(reply.code, reply.message)
-      throw new SystemBusy(`system is busy: the VP ${vp} answered the forwarded transaction with something unreadable; retry later`)
+      watched.set(hash, { payload, vp, at: Date.now() })
+      return hash as `0x${string}`
     },
     signHash: (params) => options.local.signHash(params),
+    watched: () => watched.size,
+    stop: () => clearInterval(timer),
   }
 }

@@ -23,6 +23,8 @@ export interface NvpRoleOptions {
   peerKeys: ReadonlyMap<string, KeyObject>
   store: Store
   chain: Chain
+  /** forward.ts DEFAULT_REFORWARD_AFTER_MS unless given */
+  reforwardAfterMs?: number
   nowNs(): bigint
   log: Logger
 }
@@ -30,6 +32,7 @@ export interface NvpRoleOptions {
 export interface NvpRole {
   submitter: TxSubmitter
   start(): Promise<void>
+  stop(): void
 }
 
 export function createNvpRole(options: NvpRoleOptions): NvpRole {
@@ -70,7 +73,15 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   }
   const verifyBlock = (block: SyncedBlock): boolean => blockProofValid(block, membership.at(block.number), verify)
   const sync = createBlockSync({ network, tip, verify: verifyBlock, apply, nowNs: options.nowNs, log })
-  const submitter = forwardingSubmitter({ network, pickVp: () => linkedVps()[0], local: chain.submitter, nowNs: options.nowNs, log })
+  const submitter = forwardingSubmitter({
+    network,
+    pickVp: (except) => linkedVps().find((hostname) => hostname !== except),
+    local: chain.submitter,
+    committed: (hash) => replayDeps.committed(hash as Hex),
+    reforwardAfterMs: options.reforwardAfterMs,
+    nowNs: options.nowNs,
+    log,
+  })
   return {
     submitter,
     async start() {
@@ -85,5 +96,6 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
         log,
       })
     },
+    stop: () => submitter.stop(),
   }
 }

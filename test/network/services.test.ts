@@ -120,7 +120,14 @@ test("an NVP's client transaction is forwarded to a VP, which admits and commits
   }
   serveForwardedTxs({ network: peers.nets.get('node1')!, submitter: chain.submitter, nowNs, log })
   const local: TxSubmitter = { submit: () => Promise.reject(new Error('not here')), signHash: () => '0x' }
-  const nvp = forwardingSubmitter({ network: peers.nets.get('nvp1')!, pickVp: () => 'node1', local, nowNs, log })
+  const nvp = forwardingSubmitter({
+    network: peers.nets.get('nvp1')!,
+    pickVp: () => 'node1',
+    local,
+    committed: (hash) => store.getReceipt(hash as `0x${string}`) !== undefined,
+    nowNs,
+    log,
+  })
   const params = alice.transfer(wallet().address, 3)
   const hash = await nvp.submit('transfer', params)
   await until(() => store.getReceipt(hash) !== undefined, 'the commit on node1')
@@ -128,6 +135,7 @@ test("an NVP's client transaction is forwarded to a VP, which admits and commits
     () => assert.unreachable('a duplicate is refused by the VP'),
     (error: { code: number }) => assert.is(error.code, -32007),
   )
+  nvp.stop()
 })
 
 test.run()

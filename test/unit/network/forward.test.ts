@@ -14,6 +14,7 @@ import { createVerifyPool } from '../../../src/crypto/verify-pool.ts'
 import { createExecutor } from '../../../src/exec/executor.ts'
 import { createLogger } from '../../../src/log.ts'
 import { type ForwardNetwork, forwardingSubmitter, serveForwardedTxs } from '../../../src/network/forward.ts'
+import { decodeTxs } from '../../../src/network/tx-relay.ts'
 import { openStore } from '../../../src/store/index.ts'
 import { createStateHasher } from '../../../src/store/state-hasher.ts'
 import { wallet } from '../../helpers/wallet.ts'
@@ -86,7 +87,14 @@ async function rejection(run: () => Promise<unknown>): Promise<{ code?: number; 
 
 test('a forwarded transaction is admitted and committed by the VP; its errors reach the NVP client as they are', async () => {
   const vp = await vpChain()
-  const nvp = forwardingSubmitter({ network: networkTo(vp.handler), pickVp: () => 'vp1', local: unused, nowNs, log })
+  const nvp = forwardingSubmitter({
+    network: networkTo(vp.handler),
+    pickVp: () => 'vp1',
+    local: unused,
+    committed: (hash) => vp.store.getReceipt(hash as `0x${string}`) !== undefined,
+    nowNs,
+    log,
+  })
   const bob = wallet().address
   const params = alice.transfer(bob, 7)
   const hash = await nvp.submit('transfer', params)
@@ -95,6 +103,7 @@ test('a forwarded transaction is admitted and committed by the VP; its errors re
   assert.is(vp.store.state.getAccount(bob as `0x${string}`)?.balance, 7n)
   const duplicate = await rejection(() => nvp.submit('transfer', params))
   assert.is(duplicate.code, -32007)
+  nvp.stop()
   await vp.close()
 })
 
@@ -103,6 +112,7 @@ test('no VP, or a VP that does not answer: -32006 (retry later), never a hash', 
     network: networkTo(() => Promise.reject(new Error('no VP is picked, none is asked'))),
     pickVp: () => undefined,
     local: unused,
+    committed: () => false,
     nowNs,
     log,
   })
@@ -111,6 +121,7 @@ test('no VP, or a VP that does not answer: -32006 (retry later), never a hash', 
     network: { onRequest: () => undefined, request: () => Promise.reject(new Error('peer vp1 disconnected')) },
     pickVp: () => 'vp1',
     local: unused,
+    committed: () => false,
     nowNs,
     log,
   })
@@ -119,6 +130,61 @@ test('no VP, or a VP that does not answer: -32006 (retry later), never a hash', 
   assert.match(error.message, /vp1 did not take the transaction \(peer vp1 disconnected\)/)
   const malformed = await rejection(() => dead.submit('transfer', { ...alice.transfer(wallet().address, 1), timestamp: 1 }))
   assert.is(malformed.code, -32602, 'refused on the NVP, no round trip')
+  none.stop()
+  dead.stop()
+})
+
+test('a VP that answers the hash and drops the transaction: the NVP forwards it again to another VP, which commits it', async () => {
+  const honest = await vpChain()
+  const asked: string[] = []
+  const network: ForwardNetwork = {
+    onRequest: () => assert.unreachable(),
+    request: async (vp, _channel, payload) => {
+      asked.push(vp)
+      if (vp === 'honest') return honest.handler({ hostname: 'nvp1', vp: false }, payload)
+      // the Byzantine VP: the right hash, and nothing done with it
+      return Buffer.from(JSON.stringify({ hash: decodeTxs(payload, { nowNs })[0].hash }))
+    },
+  }
+  const nvp = forwardingSubmitter({
+    network,
+    // the Byzantine VP first, as long as it may be picked
+    pickVp: (except) => ['byzantine', 'honest'].find((vp) => vp !== except),
+    local: unused,
+    committed: (hash) => honest.store.getReceipt(hash as `0x${string}`) !== undefined,
+    reforwardAfterMs: 100,
+    nowNs,
+    log,
+  })
+  const hash = await nvp.submit('transfer', alice.transfer(wallet().address, 5))
+  assert.equal(asked, ['byzantine'])
+  assert.is(nvp.watched(), 1, 'watched until it has an outcome')
+  for (let i = 0; i < 300 && honest.store.getReceipt(hash) === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.ok(honest.store.getReceipt(hash), 'committed by the honest VP after the second forward')
+  assert.is(asked[1], 'honest')
+  for (let i = 0; i < 100 && nvp.watched() > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  assert.is(nvp.watched(), 0, 'no longer watched once committed')
+  const forwards = asked.length
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  assert.is(asked.length, forwards, 'nothing forwarded after the outcome')
+  nvp.stop()
+  await honest.close()
+})
+
+test("a VP answering a hash other than the transaction's own: -32006, never that hash", async () => {
+  const nvp = forwardingSubmitter({
+    network: { onRequest: () => undefined, request: async () => Buffer.from(JSON.stringify({ hash: `0x${'ab'.repeat(32)}` })) },
+    pickVp: () => 'liar',
+    local: unused,
+    committed: () => false,
+    nowNs,
+    log,
+  })
+  const error = await rejection(() => nvp.submit('transfer', alice.transfer(wallet().address, 1)))
+  assert.is(error.code, -32006)
+  assert.match(error.message, /wrong hash/)
+  assert.is(nvp.watched(), 0)
+  nvp.stop()
 })
 
 test.run()
