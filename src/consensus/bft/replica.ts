@@ -10,6 +10,8 @@
  *   compares block hashes (which cover the state root); a replica that disagrees with a quorum
  *   stops delivering and state-transfers;
  * - bounded buffers: only h < seq ≤ h + L, one message per sender per slot, views within a bound;
+ * - a lost pre-prepare, prepare or commit is sent again, never relayed: a replica asks for what a
+ *   slot lacks and peers answer with the messages they signed then (bounded, see "retransmission");
  * - a backup that sees work waiting while nothing commits for `request` ms asks for a view
  *   change, so a silent, stalled or censoring primary is replaced.
  *
