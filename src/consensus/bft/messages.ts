@@ -80,6 +80,16 @@ export interface Heartbeat {
   view: number
   seq: number
 }
+/**
+ * The sender lacks the receiver's messages for slot (view, seq) (lost on the way, or dropped while
+ * it recovered): the receiver sends again its own pre-prepare, prepare and commit of that slot, the
+ * very messages it signed then, which the sender checks like any other (issue 6).
+ */
+export interface SlotRequest {
+  type: 'slot-request'
+  view: number
+  seq: number
+}
 /** a (re)starting replica asks where the others are */
 export interface StatusRequest {
   type: 'status-request'
@@ -97,7 +107,18 @@ export interface Status {
   heightHash: Hex
 }
 
-export type Body = MemberVote | PrePrepare | Prepare | Commit | Checkpoint | ViewChange | NewView | Heartbeat | StatusRequest | Status
+export type Body =
+  | MemberVote
+  | PrePrepare
+  | Prepare
+  | Commit
+  | Checkpoint
+  | ViewChange
+  | NewView
+  | Heartbeat
+  | SlotRequest
+  | StatusRequest
+  | Status
 
 export interface Signed<T extends Body = Body> {
   body: T
@@ -250,6 +271,7 @@ const bodies: Record<string, (b: Obj) => Body> = {
     }
   },
   heartbeat: (b) => ({ type: 'heartbeat', view: int(b.view, 'view'), seq: int(b.seq, 'seq') }),
+  'slot-request': (b) => ({ type: 'slot-request', view: int(b.view, 'view'), seq: int(b.seq, 'seq') }),
   'status-request': (b) => ({
     type: 'status-request',
     nonce: typeof b.nonce === 'string' && b.nonce.length <= 64 ? b.nonce : fail('nonce is not a short string'),

@@ -47,7 +47,8 @@ test('every message type round-trips through the wire exactly, bigints included'
     prepared: [{ prePrepare: pp, prepares: [prepare] }],
   })
   const newView = signAs(1, { type: 'new-view', view: 4, viewChanges: [viewChange], prePrepares: [pp] })
-  for (const message of [pp, prepare, checkpoint, viewChange, newView, signAs(2, { type: 'heartbeat', view: 3, seq: 41 })]) {
+  const slotRequest = signAs(3, { type: 'slot-request', view: 3, seq: 41 })
+  for (const message of [pp, prepare, checkpoint, viewChange, newView, signAs(2, { type: 'heartbeat', view: 3, seq: 41 }), slotRequest]) {
     assert.equal(decodeMessage(encodeMessage(message)), message)
   }
 })
@@ -61,6 +62,10 @@ test('malformed and unknown messages are refused by the codec, never half-read',
     '{"from":1,"sig":"zz","body":{"type":"heartbeat","view":0,"seq":0}}',
     `{"from":1,"sig":"ab","body":{"type":"pre-prepare","view":0,"seq":1,"timestamp":1,"txHashes":${JSON.stringify(Array(2001).fill(h('a')))},"digest":"${h('a')}"}}`,
     `${'['.repeat(50)}${']'.repeat(50)}`,
+    '{"from":1,"sig":"ab","body":{"type":"slot-request","view":0}}',
+    '{"from":1,"sig":"ab","body":{"type":"slot-request","view":0,"seq":1.5}}',
+    '{"from":1,"sig":"ab","body":{"type":"slot-request","view":"0","seq":1}}',
+    '{"from":1,"sig":"ab","body":{"type":"slot-request","view":0,"seq":-1}}',
   ]
   for (const text of bad)
     assert.throws(

@@ -42,6 +42,10 @@ interface Node {
   ran: Hex[][]
   /** membership votes each block ordered */
   votes: Signed<MemberVote>[][]
+  /** fake time each block was executed here */
+  executedAt: number[]
+  /** seqs of the blocks this node fetched by state transfer rather than ordered itself */
+  fetched: Set<number>
   /** the group per seq, as the node's host keeps it: rebuilt from the blocks on a restart */
   membership: Membership
   executed: Set<Hex>
@@ -79,6 +83,7 @@ export function createSim(options: SimOptions) {
   const cut = new Set<string>()
   const nodes = new Map<number, Node>()
   const allTxs: Hex[] = []
+  const submittedAt = new Map<Hex, number>()
   const drop = options.drop ?? 0
   const maxDelay = options.maxDelayMs ?? 20
 
@@ -99,8 +104,11 @@ export function createSim(options: SimOptions) {
     })
   }
 
+  /** seq → fake time of its first pre-prepare sent (any view), for latency measurements */
+  const proposedAt = new Map<number, number>()
   const send = (from: Node, to: number, message: Signed): void => {
     from.sent.push(message)
+    if (message.body.type === 'pre-prepare' && !proposedAt.has(message.body.seq)) proposedAt.set(message.body.seq, now)
     const out = from.tamper === undefined ? message : from.tamper(to, message)
     if (out !== undefined) deliverTo(from.id, to, out)
   }
@@ -115,6 +123,8 @@ export function createSim(options: SimOptions) {
       digests: [ZERO],
       ran: [[]],
       votes: [[]],
+      executedAt: [0],
+      fetched: new Set(),
       membership: undefined as unknown as Membership,
       executed: new Set(),
       pool: [],
@@ -194,6 +204,7 @@ export function createSim(options: SimOptions) {
           node.digests.push(batch.digest)
           node.ran.push(ran)
           node.votes.push(batch.votes)
+          node.executedAt.push(now)
           node.membership.record(batch.seq, batch.votes)
           replica.executed(batch.seq, hash)
         }),
@@ -220,6 +231,8 @@ export function createSim(options: SimOptions) {
               node.blocks.push(tallest!.blocks[seq])
               node.digests.push(tallest!.digests[seq])
               node.ran.push(tallest!.ran[seq])
+              node.executedAt.push(now)
+              node.fetched.add(seq)
               for (const h of tallest!.ran[seq]) node.executed.add(h)
             }
             replica.stateTransferred(node.blocks.length - 1, node.blocks.at(-1) as Hex)
@@ -234,6 +247,8 @@ export function createSim(options: SimOptions) {
             node.digests.push(source.digests[seq])
             node.ran.push(source.ran[seq])
             node.votes.push(source.votes[seq])
+            node.executedAt.push(now)
+            node.fetched.add(seq)
             node.membership.record(seq, source.votes[seq])
             for (const h of source.ran[seq]) node.executed.add(h)
           }
@@ -306,6 +321,7 @@ export function createSim(options: SimOptions) {
       for (let i = 0; i < count; i++) {
         const hash = `0x${createHash('sha256').update(`tx${allTxs.length}`).digest('hex')}` as Hex
         allTxs.push(hash)
+        submittedAt.set(hash, now)
         hashes.push(hash)
         const up = [...nodes.values()].filter((node) => node.up)
         const entry = at === undefined ? up[Math.floor(random() * up.length)] : nodes.get(at)!
@@ -359,6 +375,9 @@ export function createSim(options: SimOptions) {
       return { from: id, sig: sign(null, signingBytes(id, body), keys.get(id)!.privateKey).toString('hex'), body }
     },
     allTxs,
+    proposedAt,
+    /** fake time each transaction was submitted */
+    submittedAt,
   }
 }
 
