@@ -9,18 +9,21 @@ import type { Chain } from '../chain/index.ts'
 import type { Hex } from '../chain/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
+import type { NodeIdentity } from '../p2p/identity.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
 import type { Store } from '../store/index.ts'
 import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
+import { addedKeys, admitAddVote, blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
   network: PeerNetwork
   peerKeys: ReadonlyMap<string, KeyObject>
+  /** the namespace CA checks the certificates of the VPs the chain adds (vp.ts admitAddVote) */
+  identity: Pick<NodeIdentity, 'ca'>
   store: Store
   chain: Chain
   nowNs(): bigint
@@ -40,12 +43,17 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const membership = membershipFromChain(
     peerConfig.nodes.map((node) => node.id),
     store,
+    { admit: admitAddVote(options.identity.ca) },
   )
+  const addedKey = addedKeys(membership, options.identity.ca)
   const isMember = (hostname: string): boolean => {
     const id = ids.get(hostname)
     return id !== undefined && membership.latest().includes(id)
   }
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
+    // a VP the chain added signs its commits with the key its add votes carried
+    const added = addedKey(replica)
+    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
     const hostname = peerConfig.nodes.find((node) => node.id === replica)?.hostname
     return (
       hostname !== undefined &&
