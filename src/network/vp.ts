@@ -24,10 +24,11 @@ import { consensusStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
-import { type NodeIdentity, readVoteCert, voteCertOf } from '../p2p/identity.ts'
+import { type NodeIdentity, readVoteCert } from '../p2p/identity.ts'
 import type { PeerIdentity, PeerNetwork } from '../p2p/network.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
+import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
 import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
 import { Channel } from './channels.ts'
 import { serveForwardedTxs } from './forward.ts'
@@ -184,9 +185,6 @@ export function addedKeys(membership: Membership, ca: X509Certificate): (id: num
     }
   }
 }
-
-/** what a new VP signs in its ATTEND with its ECert key: the id it asks for and its host name */
-export const attendBytes = (id: number, hostname: string): Uint8Array => Buffer.from(stringifyJson(['keel-attend', id, hostname]))
 
 /** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
 export function recordMembership(
@@ -421,66 +419,32 @@ export function createVpRole(options: VpRoleOptions): VpRole {
 
   // ---- adding a VP (consensus.md §7, §10.10): ATTEND, then each member's add vote ----
 
-  /** the new VP's ATTEND: its id, its ECert (base64 DER) and its signature over attendBytes */
-  const attendPayload = (): Uint8Array =>
-    Buffer.from(
-      stringifyJson({
-        id: self,
-        cert: voteCertOf(options.identity.cert),
-        sig: Buffer.from(network.sign(attendBytes(self, peerConfig.self.hostname))).toString('hex'),
-      }),
-    )
   /** this node asks to be voted in until its addition is decided (then the chain knows it) */
   const attending = (): boolean => !membership.known(self)
   const attend = (to?: string): void => {
     if (!attending() || stopped) return
-    if (to !== undefined) network.send(to, Channel.attend, attendPayload())
-    else network.broadcast(Channel.attend, attendPayload(), (peer) => peer.vp)
+    const payload = encodeAttend(self, peerConfig.self.hostname, options.identity.cert, (bytes) => network.sign(bytes))
+    if (to !== undefined) network.send(to, Channel.attend, payload)
+    else network.broadcast(Channel.attend, payload, (peer) => peer.vp)
   }
-  /** the highest id this node knows of: its files' VPs and every VP the chain ever had */
-  const highestId = (): number => Math.max(...peerConfig.nodes.map((node) => node.id), ...membership.snapshot().known)
+  const attendContext: AttendContext = {
+    ca,
+    linkVerify: (hostname, bytes, signature) => network.verify(hostname, bytes, signature),
+    hostnameOf: (id) => hostnames.get(id),
+    idOf: (hostname) => ids.get(hostname),
+    highestId: () => Math.max(...peerConfig.nodes.map((node) => node.id), ...membership.snapshot().known),
+  }
   /** add votes this VP cast in this run, by id/cert (the replica resends each until it is ordered) */
   const addVotesCast = new Set<string>()
+  /** refusals logged once each (bounded: a peer could vary them) */
   const refusedAttends = new Set<string>()
-  /** why a VP's ATTEND is refused, or undefined: it is a VP of the namespace asking for the next id */
-  const attendRefusal = (from: PeerIdentity, payload: Uint8Array): { id: number; cert: string } | string => {
-    let message: { id?: unknown; cert?: unknown; sig?: unknown }
-    try {
-      message = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 4 }) as typeof message
-    } catch {
-      return 'not JSON'
-    }
-    const { id, cert, sig } = message ?? {}
-    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return 'no replica id'
-    if (typeof cert !== 'string' || typeof sig !== 'string' || !/^[0-9a-f]{2,512}$/.test(sig)) return 'no certificate or signature'
-    let read: ReturnType<typeof readVoteCert>
-    try {
-      read = readVoteCert(cert, ca)
-    } catch (error) {
-      return (error as Error).message
-    }
-    if (read.hostname !== from.hostname) return `the certificate is ${read.hostname}'s, the link ${from.hostname}'s`
-    // the certificate carried must be the one of the authenticated link: its key signed the ATTEND
-    const bytes = attendBytes(id, from.hostname)
-    const signature = Buffer.from(sig, 'hex')
-    if (!verifyWithKey(read.cert.publicKey, bytes, signature) || !network.verify(from.hostname, bytes, signature))
-      return 'the ATTEND is not signed with the key of its certificate and link'
-    if (hostnames.get(id) === from.hostname) return { id, cert }
-    if (ids.has(from.hostname)) return `${from.hostname} is already VP ${ids.get(from.hostname)}`
-    if (hostnames.has(id)) return `id ${id} is ${hostnames.get(id)}'s`
-    if (id !== highestId() + 1) return `id ${id} is not the next one (${highestId() + 1}): its peerconfig.toml must say id = N+1`
-    return { id, cert }
-  }
   const onAttend = (from: PeerIdentity, payload: Uint8Array): void => {
     if (stopped) return
-    if (!from.vp) {
-      log.warn(`${from.hostname} asks to join the VP group, but its certificate is an NVP's (OU=NVP): ignored`)
-      return
-    }
-    const checked = attendRefusal(from, payload)
+    const checked = checkAttend(from, payload, attendContext)
     if (typeof checked === 'string') {
       const key = `${from.hostname}: ${checked}`
       if (!refusedAttends.has(key)) log.warn(`${from.hostname} asks to join the VP group: refused, ${checked}`)
+      if (refusedAttends.size >= 1000) refusedAttends.clear()
       refusedAttends.add(key)
       return
     }
