@@ -84,4 +84,22 @@ test('with node4 down the 5-VP group (quorum 4) commits only with node5; all hol
   await assertSameOutcomes(live.map(urlOf), accepted)
 })
 
+test('restarted after the change, node5 (now rec = true) and node4 know the group of 5 from the chain; with node3 down both are needed', async () => {
+  await processes.get('node5')!.kill('SIGKILL')
+  await Promise.all([net.start('node5'), net.start('node4')])
+  await processes.get('node3')!.kill('SIGKILL')
+  const live = ['node1', 'node2', 'node4', 'node5', 'nvp1']
+  const ms = await waitCommitted(await send(20, ['node1', 'node4', 'node5', 'nvp1']), live.map(urlOf), 90_000)
+  console.log(`  node1, node2 and the restarted node4 and node5 committed 20 transfers in ${ms} ms`)
+  for (const hostname of ['node4', 'node5']) {
+    assert.equal(await vpsListedBy(hostname), ['node1', 'node2', 'node3', 'node4', 'node5'], `${hostname} lists the group of 5`)
+  }
+  // each VP voted once; the restarted new VP did not ask again (the chain knows it)
+  const log1 = readFileSync(join(net.dir, 'node1', 'node.log'), 'utf8')
+  assert.is(log1.match(/asks to join as VP 5: this VP votes to add it/g)?.length, 1, 'node1 voted once')
+  assert.not.match(log1, /node5 asks to join the VP group: refused/)
+  await assertNoFork(live.map(urlOf))
+  await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
 test.run()
