@@ -286,6 +286,7 @@ function startNetworkRole(options: {
     network,
     peerKeys: options.peerKeys,
     identity: options.identity,
+    genesisVps: config.network.genesisVps,
     store: options.store,
     chain: options.chain,
     nowNs: options.nowNs,

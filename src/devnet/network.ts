@@ -37,6 +37,8 @@ export interface PlannedNode {
   id: number
   jsonrpcPort: number
   p2pPort: number
+  /** a VP added after genesis (add-vp); absent for the VPs the network was created with */
+  added?: true
 }
 
 export interface NetworkPlan {
@@ -240,6 +242,7 @@ export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPor
   const node: PlannedNode = {
     hostname,
     vp: true,
+    added: true,
     id,
     jsonrpcPort: pick(options.jsonrpcPort, 'jsonrpcPort', freeRpc),
     p2pPort: pick(options.p2pPort, 'p2pPort', freeP2p),
@@ -279,7 +282,8 @@ export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPor
     hostname,
     port: node.jsonrpcPort,
     ...model.chain,
-    network: { configDir, timers: model.network?.timers ?? plan.timers },
+    // its files list the VPs added before it too: the group of genesis is said here
+    network: { configDir, timers: model.network?.timers ?? plan.timers, genesisVps: vps.filter((n) => !n.added).map((n) => n.id) },
     genesis: model.genesis?.accounts ?? [],
   }
   writeNodeConfig(join(nodeDir, 'keel.toml'), config)

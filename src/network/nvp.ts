@@ -24,6 +24,8 @@ export interface NvpRoleOptions {
   peerKeys: ReadonlyMap<string, KeyObject>
   /** the namespace CA checks the certificates of the VPs the chain adds (vp.ts admitAddVote) */
   identity: Pick<NodeIdentity, 'ca'>
+  /** the chain's first VP group (keel.toml [network] genesisVps); default: the VPs of peerconfig.toml */
+  genesisVps?: readonly number[]
   store: Store
   chain: Chain
   nowNs(): bigint
@@ -40,8 +42,10 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
   // against the group of their block, and a VP that left the group is no longer followed
+  // TODO(issue 6): an NVP set up after VPs were added must be given genesisVps (its files list
+  // every VP); the genesis group belongs in the chain's genesis
   const membership = membershipFromChain(
-    peerConfig.nodes.map((node) => node.id),
+    options.genesisVps !== undefined && options.genesisVps.length > 0 ? options.genesisVps : peerConfig.nodes.map((node) => node.id),
     store,
     { admit: admitAddVote(options.identity.ca) },
   )

@@ -52,6 +52,8 @@ export interface VpRoleOptions {
   nowNs(): bigint
   publishStatus(event: StatusEvent): void
   log: Logger
+  /** the chain's first VP group (keel.toml [network] genesisVps); default: see createVpRole */
+  genesisVps?: readonly number[]
 }
 
 export interface VpRole {
@@ -234,13 +236,16 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const ca = options.identity.ca
   // a new VP (`new = true`) is not in the genesis group: its own files list it, the chain does not
   // yet. The group it starts from is saved at its first start (start()), so a restart after the
-  // one-shot flag is rewritten still knows it.
-  // TODO(issue 6): a node whose files list VPs added later (a second new VP, a fresh NVP) takes
-  // them for genesis members: the genesis group should come from the chain (genesis), not the files
+  // one-shot flag is rewritten still knows it. Files that list VPs added later than genesis (a
+  // second new VP's) need the genesis group from keel.toml (genesisVps: npm run network -- add-vp
+  // writes it).
+  // TODO(issue 6): the genesis group belongs in the chain's genesis, not in each node's files
   const isNew = peerConfig.self.new && peerConfig.self.vp
   const savedGroup = savedMembership(store)
   const membership = membershipFromChain(
-    peerConfig.nodes.map((node) => node.id).filter((id) => !isNew || id !== self),
+    options.genesisVps !== undefined && options.genesisVps.length > 0
+      ? options.genesisVps
+      : peerConfig.nodes.map((node) => node.id).filter((id) => !isNew || id !== self),
     store,
     { admit: admitAddVote(ca) },
   )

@@ -29,7 +29,7 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     const config = resolveConfig(readConfigFile(join(dir, node.hostname, 'keel.toml')))
     assert.is(config.node.hostname, node.hostname)
     assert.is(config.jsonrpc.port, node.jsonrpcPort)
-    assert.equal(config.network, { configDir: join(dir, node.hostname, 'config'), timers: 'test' })
+    assert.equal(config.network, { configDir: join(dir, node.hostname, 'config'), timers: 'test', genesisVps: [] })
     assert.equal(config.genesis.accounts, [{ address: plan.genesis.address, balance: plan.genesis.balance }])
     const peers = loadPeerConfig(config.network.configDir)
     assert.is(peers.self.hostname, node.hostname)
@@ -75,6 +75,15 @@ test('add-vp: node5 with new = true, id = N = 5, an ECert of the same CA; the ot
   const config = resolveConfig(readConfigFile(join(dir, 'node5', 'keel.toml')))
   assert.is(config.node.hostname, 'node5')
   assert.is(config.chain.batchSize, 50, "the first VP's chain settings")
+  assert.equal(config.network.genesisVps, [1, 2, 3, 4], 'the genesis group, which its files cannot tell')
+  // a second one: its files list node5, the genesis group is still 1..4
+  const node6 = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
+  assert.equal([node6.hostname, node6.id], ['node6', 6])
+  assert.equal(
+    loadPeerConfig(join(dir, 'node6', 'config')).nodes.map((n) => n.id),
+    [1, 2, 3, 4, 5, 6],
+  )
+  assert.equal(resolveConfig(readConfigFile(join(dir, 'node6', 'keel.toml'))).network.genesisVps, [1, 2, 3, 4])
   for (const other of ['node1', 'nvp1']) {
     const theirs = loadPeerConfig(join(dir, other, 'config'))
     assert.is(theirs.hosts.get('node5')?.port, node.p2pPort, `${other} can reach node5`)
