@@ -16,7 +16,16 @@ import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { addedKeys, admitAddVote, blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
+import {
+  addedKeys,
+  admitAddVote,
+  blockProofValid,
+  membershipFromChain,
+  recordMembership,
+  saveStartingGroup,
+  verifyWithKey,
+  votesOf,
+} from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
@@ -86,6 +95,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   return {
     submitter,
     async start() {
+      await saveStartingGroup(membership, store)
       createNvpFeed({
         network,
         tip,

@@ -144,6 +144,16 @@ export function membershipFromChain(initial: readonly number[], store: Membershi
   return membership
 }
 
+/**
+ * Saves the group a node starts from when none is saved yet (its first start, or the first since
+ * membership changes exist): later edits of its files, and a new VP's one-shot `new` flag being
+ * rewritten, then no longer change which VPs it takes for genesis's.
+ */
+export async function saveStartingGroup(membership: Membership, store: Pick<Store, 'readConsensus' | 'writeConsensus'>): Promise<void> {
+  if (savedMembership(store) !== undefined) return
+  await store.writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
+}
+
 function savedMembership(store: Pick<Store, 'readConsensus'>): MembershipSnapshot | undefined {
   let saved: MembershipSnapshot | undefined
   for (const { key, value } of store.readConsensus(MEMBERSHIP_KEY)) {
@@ -241,7 +251,6 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   // writes it).
   // TODO(issue 6): the genesis group belongs in the chain's genesis, not in each node's files
   const isNew = peerConfig.self.new && peerConfig.self.vp
-  const savedGroup = savedMembership(store)
   const membership = membershipFromChain(
     options.genesisVps !== undefined && options.genesisVps.length > 0
       ? options.genesisVps
@@ -501,15 +510,15 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     submitter,
     async start() {
       // a new VP's starting group must outlive the one-shot `new` flag (node.ts rewrites it after start)
-      if (isNew && savedGroup === undefined && store.height() === 0)
-        await store.writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
+      await saveStartingGroup(membership, store)
       network.on(Channel.attend, onAttend)
       network.onPeerEvent((event) => {
         if (event.kind === 'connected' && event.peer.vp) attend(event.peer.hostname)
       })
       network.on(Channel.consensus, (from, payload) => {
         const id = ids.get(from.hostname)
-        // only the VPs of this node's files take part; an NVP's or a stranger's messages are dropped
+        // only VPs known by id take part (this node's files', the chain's, new ones asking to join,
+        // which the replica ignores until the chain adds them); an NVP's or a stranger's are dropped
         if (!from.vp || id === undefined || stopped) return
         let message: Signed
         try {
