@@ -78,6 +78,12 @@ export interface KeelConfig {
     configDir: string
     /** consensus timers: "default" (Hyperchain's, consensus.md §8) or "test" (scaled down, §10.12) */
     timers: 'default' | 'test'
+    /**
+     * the ids of the chain's first VP group; [] (the default): the VPs of peerconfig.toml, less
+     * this node when its `new = true`. A node set up after VPs were added (its files list them) needs
+     * it: the group of each block comes from the genesis group and the votes the chain ordered.
+     */
+    genesisVps: number[]
   }
   log: { level: LogLevel }
 }
@@ -113,7 +119,7 @@ export const defaultConfig: KeelConfig = {
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
-  network: { configDir: '', timers: 'default' },
+  network: { configDir: '', timers: 'default', genesisVps: [] },
   log: { level: 'info' },
 }
 
@@ -146,6 +152,13 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     throw new Error('config: tcert.enrollmentCaFiles must be a list of file paths')
   if (resolved.network.timers !== 'default' && resolved.network.timers !== 'test')
     throw new Error(`config: network.timers must be "default" or "test", got ${JSON.stringify(resolved.network.timers)}`)
+  const genesisVps = resolved.network.genesisVps
+  if (
+    !Array.isArray(genesisVps) ||
+    genesisVps.some((id) => !Number.isSafeInteger(id) || id < 1) ||
+    new Set(genesisVps).size !== genesisVps.length
+  )
+    throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

@@ -29,7 +29,7 @@ import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { createNvpRole } from './network/nvp.ts'
 import { createVpRole } from './network/vp.ts'
-import { loadPeerConfig, type PeerConfig } from './p2p/config.ts'
+import { loadPeerConfig, type PeerConfig, rewriteOneShotFlags } from './p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identity.ts'
 import { createPeerNetwork } from './p2p/network.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
@@ -281,12 +281,20 @@ function startNetworkRole(options: {
         : p2pStatus.lost(event.peer.hostname, role, 'link closed or keepalive missed'),
     )
   })
-  const common = { peerConfig, network, peerKeys: options.peerKeys, store: options.store, chain: options.chain, nowNs: options.nowNs }
+  const common = {
+    peerConfig,
+    network,
+    peerKeys: options.peerKeys,
+    identity: options.identity,
+    genesisVps: config.network.genesisVps,
+    store: options.store,
+    chain: options.chain,
+    nowNs: options.nowNs,
+  }
   const timers = config.network.timers === 'test' ? TEST_TIMERS : DEFAULT_TIMERS
   const vp = peerConfig.self.vp
     ? createVpRole({
         ...common,
-        identity: options.identity,
         timers,
         batchSize: config.chain.batchSize,
         publishStatus: (event) => events.publishStatus(event),
@@ -313,7 +321,10 @@ function startNetworkRole(options: {
         stableCheckpoint: state.stable,
       }
     },
-    group: vp === undefined ? undefined : { members: () => vp.replica.state().members, voteToRemove: (id) => vp.voteToRemove(id) },
+    group:
+      vp === undefined
+        ? undefined
+        : { members: () => vp.replica.state().members, voteToRemove: (id) => vp.voteToRemove(id), idOf: (hostname) => vp.idOf(hostname) },
   })
   return {
     submitter: (vp ?? nvp)!.submitter,
@@ -321,6 +332,14 @@ function startNetworkRole(options: {
     async start() {
       await network.start()
       await (vp ?? nvp)!.start()
+      // Hyperchain's one-shot flags (consensus.md §7): a later start is a reconnect. Safe once the
+      // role started: a new VP saved the group it starts from with its chain (network/vp.ts)
+      try {
+        if (rewriteOneShotFlags(resolve(config.network.configDir), peerConfig))
+          log.info('peerconfig.toml: new = false, org = false, rec = true from now on (a restart reconnects)')
+      } catch (error) {
+        log.warn(`peerconfig.toml: the one-shot flags could not be rewritten (${(error as Error).message}); a restart reads them again`)
+      }
       log.info(
         `${vp === undefined ? 'NVP' : `VP ${peerConfig.self.id} of ${peerConfig.nodes.length}`} ${peerConfig.self.hostname}: peer links on ${network.address.ip}:${network.address.port}`,
       )

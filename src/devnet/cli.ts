@@ -10,12 +10,15 @@
  *   status [--dir ./network] [--watch]            each node's height, view, consensus state, primary and peers
  *   delete-vp <hostname>                          removes a VP from the group: reads its hash, sends
  *                                                 node_deleteVP to every VP (hypercli node delete's job)
+ *   add-vp                                        adds the next VP (node<N+1>): its ECert from the network's CA,
+ *                                                 its files with new = true, the others' hosts.toml; starts it.
+ *                                                 The group's VPs vote it in when it links (ATTEND)
  */
 
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createNetwork, type NetworkPlan, nodeUrl, PLAN_FILE, readNetwork, runningPid, startNodes, stopNodes } from './network.ts'
+import { addVp, createNetwork, type NetworkPlan, nodeUrl, PLAN_FILE, readNetwork, runningPid, startNodes, stopNodes } from './network.ts'
 
 interface NodeRow {
   hostname: string
@@ -175,9 +178,21 @@ async function main(): Promise<void> {
       )
       return
     }
+    case 'add':
+    case 'add-vp': {
+      const node = await addVp(dir)
+      console.log(`created ${node.hostname} (VP ${node.id}, new = true) in ${join(dir, node.hostname)}`)
+      const plan = readNetwork(dir)
+      await startNodes(dir, plan, [node.hostname], { nodeArgs })
+      console.log(table(await rowsOf(dir, plan)))
+      console.log(
+        `${node.hostname} follows the chain; each VP of the group votes to add it when it links, and it joins 40 blocks after the last vote is ordered (watch with status)`,
+      )
+      return
+    }
     default:
       throw new Error(
-        `unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop, status or delete-vp (see src/devnet/cli.ts)`,
+        `unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop, status, delete-vp or add-vp (see src/devnet/cli.ts)`,
       )
   }
 }

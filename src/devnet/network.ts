@@ -11,13 +11,22 @@
  *   <hostname>/data/        its ledger
  *   <hostname>/node.log     its output; <hostname>/node.pid while it runs
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
+import { parse as parseToml } from 'smol-toml'
 import { devAccount } from '../chain/genesis.ts'
-import { localNetworkPlan, writePeerConfigFiles } from '../p2p/config.ts'
-import { createNamespaceCa, issueNodeCert, loadNamespaceCa, writeNamespaceCa, writeNodeIdentity, writePeerCerts } from '../p2p/identity.ts'
-import { type NodeProcess, startNodeProcess, waitForExit, writeNodeConfig } from './node-process.ts'
+import { loadPeerConfig, localNetworkPlan, writePeerConfigFiles } from '../p2p/config.ts'
+import {
+  createNamespaceCa,
+  issueNodeCert,
+  loadNamespaceCa,
+  PEER_CERTS_DIR,
+  writeNamespaceCa,
+  writeNodeIdentity,
+  writePeerCerts,
+} from '../p2p/identity.ts'
+import { type NodeConfigFile, type NodeProcess, startNodeProcess, waitForExit, writeNodeConfig } from './node-process.ts'
 
 export const PLAN_FILE = 'network.json'
 
@@ -28,6 +37,8 @@ export interface PlannedNode {
   id: number
   jsonrpcPort: number
   p2pPort: number
+  /** a VP added after genesis (add-vp); absent for the VPs the network was created with */
+  added?: true
 }
 
 export interface NetworkPlan {
@@ -204,4 +215,91 @@ export async function stopNodes(dir: string, plan: NetworkPlan, hostnames?: read
       }),
   )
   return stopped
+}
+
+/**
+ * Adds the next VP to a network directory, as an operator does (consensus.md §7, issue 6): an
+ * ECert from the network's CA (OU=VP), and files where `[self]` says `id = N+1`, `"N" = N+1`,
+ * `new = true` and `[[nodes]]` lists every VP and itself. It is not started here (startNodes).
+ *
+ * The other nodes' hosts.toml get its address, and their certs/peers/ its certificate; their
+ * peerconfig.toml [[nodes]] are left as they are: a node takes its files' VPs for the genesis group
+ * (TODO(issue 6): the genesis group should come from the chain), and learns the new VP from the
+ * chain once the group votes it in. The running nodes need no restart: the new VP dials them (its
+ * certificate is checked against the CA on the link), and asks each to vote it in.
+ */
+export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPort?: number } = {}): Promise<PlannedNode> {
+  const root = resolve(dir)
+  const plan = readNetwork(root)
+  const vps = plan.nodes.filter((node) => node.vp)
+  const id = Math.max(...vps.map((node) => node.id)) + 1
+  let hostname = `node${id}`
+  for (let k = 2; plan.nodes.some((node) => node.hostname === hostname); k++) hostname = `node${id}-${k}`
+  const next = (key: 'jsonrpcPort' | 'p2pPort'): number => Math.max(...plan.nodes.map((node) => node[key])) + 1
+  const [freeRpc, freeP2p] = await freePorts(2)
+  const pick = (given: number | undefined, key: 'jsonrpcPort' | 'p2pPort', free: number): number =>
+    given === undefined ? next(key) : given === 0 ? free : given
+  const node: PlannedNode = {
+    hostname,
+    vp: true,
+    added: true,
+    id,
+    jsonrpcPort: pick(options.jsonrpcPort, 'jsonrpcPort', freeRpc),
+    p2pPort: pick(options.p2pPort, 'p2pPort', freeP2p),
+  }
+  const ca = await loadNamespaceCa(join(root, 'ca'), plan.namespace)
+  const issued = await issueNodeCert(ca, { hostname, role: 'VP' })
+  const ip = '127.0.0.1'
+  const address = { hostname, ip, port: node.p2pPort }
+  const hosts = [...plan.nodes.map((n) => ({ hostname: n.hostname, ip, port: n.p2pPort })), address]
+  const domain = 'domain1'
+  const nodeDir = join(root, hostname)
+  const configDir = join(nodeDir, 'config')
+  const nodes = [...vps.map((n) => ({ id: n.id, hostname: n.hostname })), { id, hostname }]
+  writePeerConfigFiles(configDir, {
+    self: { id, hostname, n: nodes.length, vp: true, new: true, org: false, rec: false },
+    nodes,
+    hosts,
+    addr: { domain, addrs: [{ domain, ip, port: node.p2pPort }] },
+  })
+  writeNodeIdentity(join(configDir, 'certs'), { caPem: ca.certPem, certPem: issued.certPem, keyPem: issued.keyPem })
+  // the VPs' certificates, as every node of the network holds them, and its own
+  const peersOf = (n: PlannedNode): string => join(root, n.hostname, 'config', 'certs', PEER_CERTS_DIR)
+  const known = existsSync(peersOf(vps[0]))
+    ? readdirSync(peersOf(vps[0]))
+        .filter((file) => file.endsWith('.cert'))
+        .map((file) => ({ hostname: file.slice(0, -'.cert'.length), certPem: readFileSync(join(peersOf(vps[0]), file), 'utf8') }))
+    : []
+  writePeerCerts(join(configDir, 'certs'), [...known, { hostname, certPem: issued.certPem }])
+  // the same [chain], genesis and timers as the first VP's
+  const model = parseToml(readFileSync(join(root, vps[0].hostname, 'keel.toml'), 'utf8')) as {
+    chain?: { batchSize?: number; batchTimeoutMs?: number; poolCapacity?: number }
+    network?: { timers?: 'default' | 'test' }
+    genesis?: { accounts?: { address: string; balance: string }[] }
+  }
+  const config: NodeConfigFile = {
+    dataDir: join(nodeDir, 'data'),
+    hostname,
+    port: node.jsonrpcPort,
+    ...model.chain,
+    // its files list the VPs added before it too: the group of genesis is said here
+    network: { configDir, timers: model.network?.timers ?? plan.timers, genesisVps: vps.filter((n) => !n.added).map((n) => n.id) },
+    genesis: model.genesis?.accounts ?? [],
+  }
+  writeNodeConfig(join(nodeDir, 'keel.toml'), config)
+  // the operator's part on the other nodes: the new VP's address and certificate
+  for (const other of plan.nodes) {
+    const otherConfig = join(root, other.hostname, 'config')
+    const current = loadPeerConfig(otherConfig)
+    writePeerConfigFiles(otherConfig, {
+      self: current.self,
+      nodes: current.nodes,
+      hosts: [...[...current.hosts.values()].filter((h) => h.hostname !== hostname), address],
+      ...(current.addr === undefined ? {} : { addr: current.addr }),
+    })
+    writePeerCerts(join(otherConfig, 'certs'), [{ hostname, certPem: issued.certPem }])
+  }
+  plan.nodes.push(node)
+  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  return node
 }

@@ -195,7 +195,7 @@ export interface NodeConfigFile {
   /** [node] hostname (default node1) */
   hostname?: string
   /** the [network] section: a node of a network of VPs and NVPs */
-  network?: { configDir: string; timers: 'default' | 'test' }
+  network?: { configDir: string; timers: 'default' | 'test'; genesisVps?: readonly number[] }
 }
 
 /** Writes a TOML config file with the given data directory, chain settings and genesis accounts. */
@@ -217,6 +217,7 @@ export function writeNodeConfig(path: string, config: NodeConfigFile): void {
       `configDir = ${JSON.stringify(config.network.configDir)}`,
       `timers = ${JSON.stringify(config.network.timers)}`,
     )
+    if (config.network.genesisVps !== undefined) lines.push(`genesisVps = [${config.network.genesisVps.join(', ')}]`)
   }
   if (config.genesis !== undefined && config.genesis.length > 0) {
     lines.push('', '[genesis]', 'accounts = [')

@@ -12,6 +12,8 @@ export const Channel = {
   blockPush: 5,
   /** request: an NVP forwards a client transaction to a VP, which admits it and answers */
   forwardTx: 6,
+  /** a new VP (peerconfig.toml `new = true`) asks the group's VPs to vote it in (Hyperchain's ATTEND; vp.ts) */
+  attend: 7,
 } as const
 
 export type ChannelNumber = (typeof Channel)[keyof typeof Channel]

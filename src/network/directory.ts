@@ -14,15 +14,21 @@ export function networkDirectory(options: {
   /** this node's part in consensus (node_getConsensusStatus) */
   consensus(): ReturnType<NodeDirectory['consensus']>
   /** a VP's part in removing VPs: the group now (its ids) and its own vote */
-  group?: { members(): readonly number[]; voteToRemove(id: number): void }
+  group?: {
+    members(): readonly number[]
+    voteToRemove(id: number): void
+    /** a VP's id, also of VPs the chain added after this node's files were written */
+    idOf(hostname: string): number | undefined
+  }
 }): NodeDirectory {
   const { peerConfig, network, namespace } = options
   const self = peerConfig.self
   const address = peerConfig.hosts.get(self.hostname)
   const peerWithHash = (hash: string, vp: boolean) => network.peers().find((peer) => peer.nodeHash === hash && peer.vp === vp)
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
+  const idOf = (hostname: string): number | undefined => options.group?.idOf(hostname) ?? ids.get(hostname)
   const isMember = (hostname: string): boolean => {
-    const id = ids.get(hostname)
+    const id = idOf(hostname)
     return id !== undefined && options.group?.members().includes(id) === true
   }
   return {
@@ -46,7 +52,7 @@ export function networkDirectory(options: {
           .peers()
           .filter((peer) => !peer.vp || options.group === undefined || isMember(peer.hostname))
           .map((peer) => ({
-            id: peer.id,
+            id: peer.vp ? (idOf(peer.hostname) ?? peer.id) : peer.id,
             ip: peer.ip,
             port: peer.port,
             namespace,
@@ -63,7 +69,7 @@ export function networkDirectory(options: {
       if (self.vp && options.group !== undefined) {
         // this VP's vote; the VP leaves once every VP's vote is ordered (consensus.md §10.10, membership.ts)
         const hostname = hash === network.self.nodeHash ? self.hostname : peerWithHash(hash, true)?.hostname
-        const id = hostname === undefined ? undefined : ids.get(hostname)
+        const id = hostname === undefined ? undefined : idOf(hostname)
         if (id === undefined) {
           throw new InvalidParams(
             `no VP with hash ${hash} in this node's group (node_getNodes lists them; node_getNodeHash on a VP gives its hash)`,

@@ -9,18 +9,32 @@ import type { Chain } from '../chain/index.ts'
 import type { Hex } from '../chain/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
+import type { NodeIdentity } from '../p2p/identity.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
 import type { Store } from '../store/index.ts'
 import { createBlockSync, type SyncedBlock } from './block-sync.ts'
 import { forwardingSubmitter } from './forward.ts'
 import { createNvpFeed } from './nvp-feed.ts'
 import { applyBlock } from './replay.ts'
-import { blockProofValid, membershipFromChain, recordMembership, verifyWithKey, votesOf } from './vp.ts'
+import {
+  addedKeys,
+  admitAddVote,
+  blockProofValid,
+  membershipFromChain,
+  recordMembership,
+  saveStartingGroup,
+  verifyWithKey,
+  votesOf,
+} from './vp.ts'
 
 export interface NvpRoleOptions {
   peerConfig: PeerConfig
   network: PeerNetwork
   peerKeys: ReadonlyMap<string, KeyObject>
+  /** the namespace CA checks the certificates of the VPs the chain adds (vp.ts admitAddVote) */
+  identity: Pick<NodeIdentity, 'ca'>
+  /** the chain's first VP group (keel.toml [network] genesisVps); default: the VPs of peerconfig.toml */
+  genesisVps?: readonly number[]
   store: Store
   chain: Chain
   /** forward.ts DEFAULT_REFORWARD_AFTER_MS unless given */
@@ -40,15 +54,22 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
   // against the group of their block, and a VP that left the group is no longer followed
+  // TODO(issue 6): an NVP set up after VPs were added must be given genesisVps (its files list
+  // every VP); the genesis group belongs in the chain's genesis
   const membership = membershipFromChain(
-    peerConfig.nodes.map((node) => node.id),
+    options.genesisVps !== undefined && options.genesisVps.length > 0 ? options.genesisVps : peerConfig.nodes.map((node) => node.id),
     store,
+    { admit: admitAddVote(options.identity.ca) },
   )
+  const addedKey = addedKeys(membership, options.identity.ca)
   const isMember = (hostname: string): boolean => {
     const id = ids.get(hostname)
     return id !== undefined && membership.latest().includes(id)
   }
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
+    // a VP the chain added signs its commits with the key its add votes carried
+    const added = addedKey(replica)
+    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
     const hostname = peerConfig.nodes.find((node) => node.id === replica)?.hostname
     return (
       hostname !== undefined &&
@@ -85,6 +106,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   return {
     submitter,
     async start() {
+      await saveStartingGroup(membership, store)
       createNvpFeed({
         network,
         tip,

@@ -6,11 +6,11 @@
  * VP for: relayed and forwarded transactions, a batch's missing transactions, blocks; and pushes
  * each new block to the NVPs linked to it.
  */
-import { type KeyObject, verify as verifySignature } from 'node:crypto'
+import { type KeyObject, verify as verifySignature, type X509Certificate } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
-import { createMembership, type Membership, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
+import { createMembership, type Membership, type MembershipOptions, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
 import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
@@ -24,10 +24,11 @@ import { consensusStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
-import type { NodeIdentity } from '../p2p/identity.ts'
-import type { PeerNetwork } from '../p2p/network.ts'
+import { type NodeIdentity, readVoteCert } from '../p2p/identity.ts'
+import type { PeerIdentity, PeerNetwork } from '../p2p/network.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
+import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
 import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
 import { Channel } from './channels.ts'
 import { serveForwardedTxs } from './forward.ts'
@@ -51,14 +52,18 @@ export interface VpRoleOptions {
   nowNs(): bigint
   publishStatus(event: StatusEvent): void
   log: Logger
+  /** the chain's first VP group (keel.toml [network] genesisVps); default: see createVpRole */
+  genesisVps?: readonly number[]
 }
 
 export interface VpRole {
   readonly replica: Replica
   /** the VP group per block (membership.ts) */
   readonly membership: Membership
-  /** the VPs by replica id */
+  /** the VPs by replica id (those of peerconfig.toml, those the chain added, and new VPs asking to join) */
   hostnameOf(id: number): string | undefined
+  /** the replica id of a VP's host name (see hostnameOf) */
+  idOf(hostname: string): number | undefined
   /**
    * this VP's vote to remove replica `target` (node_deleteVP); throws a message for the client
    * when the vote cannot change anything (not a member, or the group would drop below MIN_VPS)
@@ -117,6 +122,8 @@ export function votesOf(batch: Pick<BlockBatch, 'proof'> | undefined): Signed<Me
 }
 
 const MEMBERSHIP_KEY = 'membership'
+/** a new VP asks again this often until its addition is decided (an ATTEND is lost with its link) */
+const ATTEND_EVERY_MS = 5000
 
 type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' | 'writeConsensus'>
 
@@ -126,18 +133,69 @@ type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' 
  * every later stored block's votes. The snapshot is written after its block is committed, so a
  * crash in between only means those blocks are read again.
  */
-export function membershipFromChain(initial: readonly number[], store: MembershipStore): Membership {
-  let saved: MembershipSnapshot | undefined
-  for (const { key, value } of store.readConsensus(MEMBERSHIP_KEY)) {
-    if (key === MEMBERSHIP_KEY) saved = parseJson(Buffer.from(value).toString('utf8'), { maxDepth: 8 }) as unknown as MembershipSnapshot
-  }
+export function membershipFromChain(initial: readonly number[], store: MembershipStore, options: MembershipOptions = {}): Membership {
+  let saved = savedMembership(store)
   if (saved !== undefined && saved.height > store.height()) saved = undefined
-  const membership = createMembership(initial, saved)
+  const membership = createMembership(initial, saved, options)
   for (let number = membership.height() + 1; number <= store.height(); number++) {
     const votes = votesOf(store.getBlockBatch(number))
     if (votes.length > 0) membership.record(number, votes)
   }
   return membership
+}
+
+/**
+ * Saves the group a node starts from when none is saved yet (its first start, or the first since
+ * membership changes exist): later edits of its files, and a new VP's one-shot `new` flag being
+ * rewritten, then no longer change which VPs it takes for genesis's.
+ */
+export async function saveStartingGroup(membership: Membership, store: Pick<Store, 'readConsensus' | 'writeConsensus'>): Promise<void> {
+  if (savedMembership(store) !== undefined) return
+  await store.writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
+}
+
+function savedMembership(store: Pick<Store, 'readConsensus'>): MembershipSnapshot | undefined {
+  let saved: MembershipSnapshot | undefined
+  for (const { key, value } of store.readConsensus(MEMBERSHIP_KEY)) {
+    if (key === MEMBERSHIP_KEY) saved = parseJson(Buffer.from(value).toString('utf8'), { maxDepth: 8 }) as unknown as MembershipSnapshot
+  }
+  return saved
+}
+
+/**
+ * The membership rule every node applies to an add vote (MembershipOptions.admit): it carries the
+ * new VP's ECert, issued by the namespace CA with OU=VP (identity.ts readVoteCert). The result
+ * depends on the vote and the CA only, so every node replaying the chain decides alike.
+ */
+export const admitAddVote =
+  (ca: X509Certificate) =>
+  (vote: MemberVote): string | undefined => {
+    if (vote.cert === undefined) return "an add vote must carry the new VP's certificate"
+    try {
+      readVoteCert(vote.cert, ca)
+      return undefined
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+
+/** the keys of the VPs the chain added, from the certificates their add votes carried (parsed once) */
+export function addedKeys(membership: Membership, ca: X509Certificate): (id: number) => { hostname: string; key: KeyObject } | undefined {
+  const cache = new Map<number, { hostname: string; key: KeyObject }>()
+  return (id) => {
+    const cached = cache.get(id)
+    if (cached !== undefined) return cached
+    const cert = membership.certOf(id)
+    if (cert === undefined) return undefined
+    try {
+      const read = readVoteCert(cert, ca)
+      const entry = { hostname: read.hostname, key: read.cert.publicKey }
+      cache.set(id, entry)
+      return entry
+    } catch {
+      return undefined
+    }
+  }
 }
 
 /** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
@@ -185,20 +243,58 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const { peerConfig, network, store, chain, log } = options
   const n = peerConfig.nodes.length
   const self = peerConfig.self.id
+  const ca = options.identity.ca
+  // a new VP (`new = true`) is not in the genesis group: its own files list it, the chain does not
+  // yet. The group it starts from is saved at its first start (start()), so a restart after the
+  // one-shot flag is rewritten still knows it. Files that list VPs added later than genesis (a
+  // second new VP's) need the genesis group from keel.toml (genesisVps: npm run network -- add-vp
+  // writes it).
+  // TODO(issue 6): the genesis group belongs in the chain's genesis, not in each node's files
+  const isNew = peerConfig.self.new && peerConfig.self.vp
   const membership = membershipFromChain(
-    peerConfig.nodes.map((node) => node.id),
+    options.genesisVps !== undefined && options.genesisVps.length > 0
+      ? options.genesisVps
+      : peerConfig.nodes.map((node) => node.id).filter((id) => !isNew || id !== self),
     store,
+    { admit: admitAddVote(ca) },
   )
-  /** records a block's votes (before the replica hears it is executed) and logs what they decide */
-  const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void =>
-    recordMembership(membership, store, number, votes, log)
   const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
+  /** binds a VP the chain added, or a new VP asking to join, to its id (false when either is taken by another) */
+  const learn = (id: number, hostname: string): boolean => {
+    const known = hostnames.get(id)
+    const knownId = ids.get(hostname)
+    if (known === hostname && knownId === id) return true
+    if ((known !== undefined && known !== hostname) || (knownId !== undefined && knownId !== id)) return false
+    hostnames.set(id, hostname)
+    ids.set(hostname, id)
+    return true
+  }
+  const addedKey = addedKeys(membership, ca)
+  /** the VPs the chain added: their host names (from the certificates their add votes carried) */
+  const learnAdded = (): void => {
+    for (const id of membership.snapshot().known) {
+      const added = addedKey(id)
+      if (added !== undefined && !learn(id, added.hostname))
+        log.warn(
+          `VP ${id} added by the chain is ${added.hostname}, but this node's files bind that id or host to another; its messages are ignored`,
+        )
+    }
+  }
+  learnAdded()
+  /** records a block's votes (before the replica hears it is executed) and logs what they decide */
+  const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void => {
+    recordMembership(membership, store, number, votes, log)
+    if (votes.length > 0) learnAdded()
+  }
   const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)
   const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
     const hostname = hostnames.get(replica)
     if (hostname === undefined) return false
     if (replica === self) return verifyWithKey(options.identity.cert.publicKey, bytes, signature)
+    // a VP the chain added: the key its add votes carried, and no other
+    const added = addedKey(replica)
+    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
     return network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature)
   }
   const committed = (hash: Hex): SignedTx | undefined => (store.getTx(hash) ?? store.getInvalidTx(hash))?.tx
@@ -252,9 +348,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     self,
     n,
     membership,
-    // TODO(issue 6): adding a VP: peerconfig's [self] new = true → joining; the group's VPs learn
-    // the new VP's host name and key (carried by the add vote, checked against the CA) and vote
-    joining: false,
+    // not in the genesis group: a new VP, which follows the chain until its addition takes effect
+    joining: !membership.epochs()[0].members.includes(self),
     batchSize: options.batchSize,
     timers: options.timers,
     host: {
@@ -332,7 +427,53 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       log.warn('this VP was removed from the group: it takes no part in consensus any more and serves only the blocks it holds')
       return
     }
-    for (const [id, hostname] of hostnames) if (!members.includes(id)) network.forget(hostname)
+    // only former members: a new VP asking to join is not a member yet
+    for (const [id, hostname] of hostnames) if (membership.known(id) && !members.includes(id)) network.forget(hostname)
+  }
+
+  // ---- adding a VP (consensus.md §7, §10.10): ATTEND, then each member's add vote ----
+
+  /** this node asks to be voted in until its addition is decided (then the chain knows it) */
+  const attending = (): boolean => !membership.known(self)
+  const attend = (to?: string): void => {
+    if (!attending() || stopped) return
+    const payload = encodeAttend(self, peerConfig.self.hostname, options.identity.cert, (bytes) => network.sign(bytes))
+    if (to !== undefined) network.send(to, Channel.attend, payload)
+    else network.broadcast(Channel.attend, payload, (peer) => peer.vp)
+  }
+  const attendContext: AttendContext = {
+    ca,
+    linkVerify: (hostname, bytes, signature) => network.verify(hostname, bytes, signature),
+    hostnameOf: (id) => hostnames.get(id),
+    idOf: (hostname) => ids.get(hostname),
+    highestId: () => Math.max(...peerConfig.nodes.map((node) => node.id), ...membership.snapshot().known),
+  }
+  /** add votes this VP cast in this run, by id/cert (the replica resends each until it is ordered) */
+  const addVotesCast = new Set<string>()
+  /** refusals logged once each (bounded: a peer could vary them) */
+  const refusedAttends = new Set<string>()
+  const onAttend = (from: PeerIdentity, payload: Uint8Array): void => {
+    if (stopped) return
+    const checked = checkAttend(from, payload, attendContext)
+    if (typeof checked === 'string') {
+      const key = `${from.hostname}: ${checked}`
+      if (!refusedAttends.has(key)) log.warn(`${from.hostname} asks to join the VP group: refused, ${checked}`)
+      if (refusedAttends.size >= 1000) refusedAttends.clear()
+      refusedAttends.add(key)
+      return
+    }
+    const { id, cert } = checked
+    // linked by id from now on: it receives the group's checkpoints and follows the chain
+    if (!learn(id, from.hostname)) return
+    if (membership.latest().includes(id) || membership.known(id)) return
+    // only a member votes (a VP still joining, or removed, has no say)
+    if (!replica.state().members.includes(self) || replica.state().phase === 'joining') return
+    const vote = { type: 'member-vote' as const, action: 'add' as const, target: id, cert }
+    const key = `${id}/${cert}`
+    if (addVotesCast.has(key) || membership.settled({ ...vote, from: self })) return
+    addVotesCast.add(key)
+    log.info(`${from.hostname} (an ECert of the namespace CA, OU=VP) asks to join as VP ${id}: this VP votes to add it`)
+    replica.voteToAdd(id, cert)
   }
 
   const relay = createTxRelay({ network, pool: chain.pool, nowNs: options.nowNs, log })
@@ -358,6 +499,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     replica,
     membership,
     hostnameOf: (id) => hostnames.get(id),
+    idOf: (hostname) => ids.get(hostname),
     voteToRemove(target) {
       const members = membership.latest()
       if (!members.includes(target)) throw new Error(`replica ${target} is not in the VP group (${members.join(', ')}) any more`)
@@ -367,9 +509,16 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     },
     submitter,
     async start() {
+      // a new VP's starting group must outlive the one-shot `new` flag (node.ts rewrites it after start)
+      await saveStartingGroup(membership, store)
+      network.on(Channel.attend, onAttend)
+      network.onPeerEvent((event) => {
+        if (event.kind === 'connected' && event.peer.vp) attend(event.peer.hostname)
+      })
       network.on(Channel.consensus, (from, payload) => {
         const id = ids.get(from.hostname)
-        // only the VPs of this node's files take part; an NVP's or a stranger's messages are dropped
+        // only VPs known by id take part (this node's files', the chain's, new ones asking to join,
+        // which the replica ignores until the chain adds them); an NVP's or a stranger's are dropped
         if (!from.vp || id === undefined || stopped) return
         let message: Signed
         try {
@@ -399,9 +548,11 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       if (membership.epochs().length > 1) leftGroup(replica.state().members)
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
+      const attendEvery = Math.max(1, Math.round(ATTEND_EVERY_MS / options.timers.tickMs))
       ticker = setInterval(() => {
         if (stopped) return
         replica.tick()
+        if (ticks % attendEvery === 0) attend()
         if (++ticks % regossipEvery === 0) relay.regossip(options.timers.requestMs)
       }, options.timers.tickMs)
     },

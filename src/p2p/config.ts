@@ -11,9 +11,10 @@
  * peer link on the connection whichever side opened it, so nobody ever has to "connect in reverse"
  * through another domain's address. Nodes reach each other by hosts.toml only.
  *
- * Hyperchain rewrites `new`/`org`/`rec` in peerconfig.toml after every start (consensus.md §7);
- * that is not done here: the flags are only read.
- * TODO(issue 6): rewrite the one-shot flags once membership changes (consensus.md §7, §10.10) exist.
+ * Hyperchain rewrites `new`/`org`/`rec` in peerconfig.toml after every start (consensus.md §7), and
+ * so does Keel (rewriteOneShotFlags, once the node runs): any later start is a reconnect. Keel
+ * reads `new` only at a VP's first start, for the group it starts from (network/vp.ts saves it
+ * with the chain); whether a VP is still joining comes from the chain, never from the flag.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
@@ -374,11 +375,20 @@ function checkRules(
   return { self, nodes, hosts }
 }
 
-/** Writes the three files (each atomically), after checking that they parse back to the same rules. */
-export function writePeerConfigFiles(dir: string, input: PeerConfigInput): PeerConfig {
-  const self: SelfConfig = { new: false, org: true, rec: false, caconf: 'config/namespace.toml', ...input.self }
-  const nodes = input.nodes.map((node) => ({ static: true, ...node }))
-  const peerconfig = [
+/**
+ * After a start, as Hyperchain does: `new = false`, `org = false`, `rec = true` in `dir`'s
+ * peerconfig.toml, so a restart is a reconnect. Returns false when the flags already say so (the
+ * file is then left as it is). The file is written anew (comments are not kept).
+ */
+export function rewriteOneShotFlags(dir: string, config: Pick<PeerConfig, 'self' | 'nodes'>): boolean {
+  const { self } = config
+  if (!self.new && !self.org && self.rec) return false
+  writeFileAtomically(join(dir, PEERCONFIG_FILE), peerconfigText({ ...self, new: false, org: false, rec: true }, config.nodes))
+  return true
+}
+
+function peerconfigText(self: SelfConfig, nodes: readonly NodeEntry[]): string {
+  return [
     '[self]',
     `"N" = ${self.n}`,
     `id = ${self.id}`,
@@ -397,6 +407,13 @@ export function writePeerConfigFiles(dir: string, input: PeerConfigInput): PeerC
     ]),
     '',
   ].join('\n')
+}
+
+/** Writes the three files (each atomically), after checking that they parse back to the same rules. */
+export function writePeerConfigFiles(dir: string, input: PeerConfigInput): PeerConfig {
+  const self: SelfConfig = { new: false, org: true, rec: false, caconf: 'config/namespace.toml', ...input.self }
+  const nodes = input.nodes.map((node) => ({ static: true, ...node }))
+  const peerconfig = peerconfigText(self, nodes)
   const hosts = `hosts = [\n${input.hosts.map((h) => `  ${JSON.stringify(`${h.hostname} ${formatHost(h.ip)}:${h.port}`)},`).join('\n')}\n]\n`
   const addr = input.addr
     ? `domain = ${JSON.stringify(input.addr.domain)}\naddrs = [\n${input.addr.addrs.map((a) => `  ${JSON.stringify(`${a.domain} ${formatHost(a.ip)}:${a.port}`)},`).join('\n')}\n]\n`

@@ -122,10 +122,18 @@ function subjectField(cert: X509Certificate, key: string): string | undefined {
  * Throws with the reason when the certificate is not an ECert of this namespace.
  */
 export function readPeerCert(cert: X509Certificate, ca: X509Certificate, now: Date = new Date()): { hostname: string; role: NodeRole } {
+  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) {
+    // the CA check first: a stranger's certificate is refused as such, whatever its dates
+    readCertSubject(cert, ca)
+    throw new Error(`certificate not valid now (${cert.validFrom} … ${cert.validTo})`)
+  }
+  return readCertSubject(cert, ca)
+}
+
+/** readPeerCert without the validity period: what a certificate says, the same on every node at any time */
+function readCertSubject(cert: X509Certificate, ca: X509Certificate): { hostname: string; role: NodeRole } {
   if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) throw new Error('certificate not issued by the namespace CA')
   if (cert.ca) throw new Error('a CA certificate is not a node certificate')
-  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo))
-    throw new Error(`certificate not valid now (${cert.validFrom} … ${cert.validTo})`)
   const hostname = subjectField(cert, 'CN')
   const role = subjectField(cert, 'OU')
   if (!hostname) throw new Error('certificate has no CN (host name)')
@@ -241,3 +249,25 @@ export function loadPeerKeys(dir: string, ca: X509Certificate): Map<string, KeyO
   }
   return keys
 }
+
+/**
+ * The new VP's certificate carried by an add vote (base64 DER, messages.ts MemberVote.cert),
+ * checked as every node replaying the chain checks it: issued by the namespace CA, a node (not a
+ * CA) certificate, OU=VP, CN and subjectAltName naming one host. Its validity period is not checked:
+ * the result must not depend on when the block is replayed (the VPs that voted saw the certificate
+ * valid on the new VP's authenticated link). Throws with the reason.
+ */
+export function readVoteCert(certBase64: string, ca: X509Certificate): { hostname: string; cert: X509Certificate } {
+  let cert: X509Certificate
+  try {
+    cert = new X509Certificate(Buffer.from(certBase64, 'base64'))
+  } catch (error) {
+    throw new Error(`the certificate does not parse (${(error as Error).message})`)
+  }
+  const { hostname, role } = readCertSubject(cert, ca)
+  if (role !== 'VP') throw new Error(`the certificate of ${hostname} is for an ${role}, not a VP (OU=${role})`)
+  return { hostname, cert }
+}
+
+/** An ECert as an add vote carries it: base64 DER. */
+export const voteCertOf = (cert: X509Certificate): string => cert.raw.toString('base64')

@@ -7,7 +7,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type CreateNetworkOptions, createNetwork, type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import {
+  addVp,
+  type CreateNetworkOptions,
+  createNetwork,
+  type NetworkPlan,
+  nodeUrl,
+  type PlannedNode,
+  readNetwork,
+} from '../../src/devnet/network.ts'
 import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
 import { type Wallet, wallet } from './wallet.ts'
 
@@ -18,6 +26,8 @@ export interface ProcessNetwork {
   /** writes the network's files; resolves with its plan and the funded genesis account */
   create(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<{ plan: NetworkPlan; funder: Wallet }>
   urlOf(hostname: string): string
+  /** writes the files of the next VP (`new = true`, src/devnet/network.ts addVp), not started */
+  addVp(): Promise<PlannedNode>
   /** starts (or restarts) one node and resolves once it listens */
   start(hostname: string): Promise<void>
   /** URLs of the nodes whose process runs */
@@ -51,6 +61,11 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
       return { plan, funder: wallet(privateKey) }
     },
     urlOf,
+    async addVp() {
+      const node = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
+      plan = readNetwork(dir)
+      return node
+    },
     async start(hostname) {
       const process = await startNodeProcess({
         configFile: join(dir, hostname, 'keel.toml'),

@@ -110,12 +110,16 @@ function sendGarbage(): void {
   rogue.net.broadcast(4242, randomBytes(64), (peer) => peer.vp)
   rogue.net.broadcast(Channel.tx, Buffer.from('[{"kind":"transfer","params":{"from":1}}]'), (peer) => peer.vp)
   rogue.net.broadcast(Channel.blockPush, randomBytes(100), (peer) => peer.vp)
+  // ATTENDs (a new VP asking to be voted in): garbage, and node4 asking for a second id
+  rogue.net.broadcast(Channel.attend, randomBytes(80), (peer) => peer.vp)
+  rogue.net.broadcast(Channel.attend, Buffer.from('null'), (peer) => peer.vp)
+  rogue.net.broadcast(Channel.attend, Buffer.from('{"id":5,"cert":"AAAAAAAAAAAAAAAAAAAA","sig":"00"}'), (peer) => peer.vp)
   for (const to of rogue.linkedVps()) {
     rogue.net.request(to, Channel.fetchBlocks, Buffer.from('{"from":-5,"to":"all"}'), 5000).catch(() => {})
     rogue.net.request(to, Channel.fetchTxs, randomBytes(50), 5000).catch(() => {})
     rogue.net.request(to, Channel.forwardTx, Buffer.from('null'), 5000).catch(() => {})
   }
-  sent.garbage += garbage.length + 3
+  sent.garbage += garbage.length + 6
 }
 
 /** Blocks node4 pushes to the NVP: garbage, and a well-formed block far ahead that no proof backs. */
@@ -196,6 +200,8 @@ test('a Byzantine node4 equivocates, forges and sends garbage: the three honest 
     const log = node.output()
     assert.match(log, 'with a bad signature dropped', `${hostname} saw the badly signed commits`)
     assert.match(log, 'dropped a malformed consensus message from node4', `${hostname} saw the garbage`)
+    assert.match(log, 'node4 asks to join the VP group: refused, the ATTEND is not JSON', `${hostname} refused the garbage ATTEND`)
+    assert.not.match(log, 'votes to add', `${hostname} voted nobody in`)
   }
   const nvp = processes.get('nvp1')!
   assert.not.ok(nvp.hasExited(), 'nvp1 is still running')

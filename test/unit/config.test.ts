@@ -42,8 +42,15 @@ test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be 
 })
 
 test('[network]: a single VP by default; timers are "default" or "test"', () => {
-  assert.equal(resolveConfig().network, { configDir: '', timers: 'default' })
-  assert.equal(resolveConfig({ network: { configDir: 'net/node1', timers: 'test' } }).network, { configDir: 'net/node1', timers: 'test' })
+  assert.equal(resolveConfig().network, { configDir: '', timers: 'default', genesisVps: [] })
+  assert.equal(resolveConfig({ network: { configDir: 'net/node1', timers: 'test' } }).network, {
+    configDir: 'net/node1',
+    timers: 'test',
+    genesisVps: [],
+  })
+  assert.equal(resolveConfig({ network: { genesisVps: [1, 2, 3, 4] } }).network.genesisVps, [1, 2, 3, 4])
+  assert.throws(() => resolveConfig({ network: { genesisVps: [1, 1] } }), /network.genesisVps must be a list of distinct VP ids/)
+  assert.throws(() => resolveConfig({ network: { genesisVps: [0] } }), /network.genesisVps/)
   assert.throws(() => resolveConfig({ network: { timers: 'fast' } } as never), /network.timers must be "default" or "test", got "fast"/)
 })
 

@@ -17,6 +17,8 @@
  * - ids are stable (never renumbered); the primary of view v is the (v mod N)-th of the sorted
  *   members.
  */
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
 import type { MemberVote, Signed } from './messages.ts'
 
 /** consensus.md §1 (the same K and L as the replica's; repeated so that this module stands alone) */
@@ -40,9 +42,20 @@ export type MembershipOutcome =
 export interface MembershipSnapshot {
   height: number
   epochs: Epoch[]
-  /** "delete/<id>" or "add/<id>" → voters whose votes are ordered */
+  /** "delete/<id>", "add/<id>" or "add/<id>/<cert digest>" → voters whose votes are ordered */
   pending: [string, number[]][]
   known: number[]
+  /** the certificates (base64 DER) of the VPs added with one; absent in snapshots from before */
+  certs?: [number, string][]
+}
+
+export interface MembershipOptions {
+  /**
+   * Checks an add vote's content (its certificate) before it counts; returns why it is refused.
+   * It must depend on the vote alone (every node replaying the log decides the same): the host
+   * checks the certificate against the namespace CA, never against the clock or its own files.
+   */
+  admit?(vote: MemberVote): string | undefined
 }
 
 export interface Membership {
@@ -52,6 +65,8 @@ export interface Membership {
   latest(): readonly number[]
   /** every id that was ever a member (signatures of any of them can be checked) */
   known(id: number): boolean
+  /** the certificate (base64 DER) the add votes of `id` carried, once its addition is decided */
+  certOf(id: number): string | undefined
   epochs(): readonly Epoch[]
   /** the last seq recorded */
   height(): number
@@ -65,8 +80,17 @@ export interface Membership {
 /** the first checkpoint boundary at least L after `seq`: the group changes after it */
 export const activationBoundary = (seq: number): number => K * Math.ceil((seq + L) / K)
 
+/**
+ * The change a vote asks for. Add votes for one id that carry different certificates are
+ * different changes: all the members must vote for the same host name and key.
+ */
+export const changeOf = (vote: MemberVote): string =>
+  vote.cert === undefined
+    ? `${vote.action}/${vote.target}`
+    : `${vote.action}/${vote.target}/${bytesToHex(sha256(new TextEncoder().encode(vote.cert))).slice(0, 32)}`
+
 /** `from`: a snapshot taken earlier (the blocks after its height are then recorded again) */
-export function createMembership(initial: readonly number[], from?: MembershipSnapshot): Membership {
+export function createMembership(initial: readonly number[], from?: MembershipSnapshot, options: MembershipOptions = {}): Membership {
   const epochs: Epoch[] = from?.epochs.map((epoch) => ({ from: epoch.from, members: [...epoch.members] })) ?? [
     { from: 1, members: [...initial].sort((a, b) => a - b) },
   ]
@@ -76,6 +100,7 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
   /** the vote asks for something still to do: remove a member, or add one that is not */
   const open = (vote: MemberVote): boolean => (vote.action === 'delete') === latest().includes(vote.target)
   let recordedTo = from?.height ?? 0
+  const certs = new Map<number, string>(from?.certs ?? [])
 
   const at = (seq: number): readonly number[] => {
     for (let i = epochs.length - 1; i > 0; i--) if (seq >= epochs[i].from) return epochs[i].members
@@ -87,11 +112,12 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
     at,
     latest,
     known: (id) => everMember.has(id),
+    certOf: (id) => certs.get(id),
     epochs: () => epochs,
     height: () => recordedTo,
     settled(vote) {
       if (!open(vote)) return true
-      return pending.get(`${vote.action}/${vote.target}`)?.has(vote.from) === true
+      return pending.get(changeOf(vote))?.has(vote.from) === true
     },
     record(seq, votes) {
       if (seq <= recordedTo) return []
@@ -101,7 +127,18 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
         const current = at(seq)
         // a vote counts only from a member, and only for a change still to do
         if (!current.includes(from) || !open(body)) continue
-        const change = `${body.action}/${body.target}`
+        const refusal = body.action === 'add' ? options.admit?.(body) : undefined
+        if (refusal !== undefined) {
+          outcomes.push({
+            kind: 'refused',
+            action: body.action,
+            target: body.target,
+            decidedAt: seq,
+            reason: `vote of ${from}: ${refusal}`,
+          })
+          continue
+        }
+        const change = changeOf(body)
         const voters = pending.get(change) ?? new Set<number>()
         voters.add(from)
         pending.set(change, voters)
@@ -125,6 +162,7 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
         else epochs.push({ from: boundary + 1, members: next })
         // its signatures are checked from now on (it signs nothing before it is a member)
         everMember.add(body.target)
+        if (body.action === 'add' && body.cert !== undefined) certs.set(body.target, body.cert)
         outcomes.push({ kind: 'scheduled', action: body.action, target: body.target, decidedAt: seq, from: boundary + 1, members: next })
       }
       return outcomes
@@ -134,6 +172,7 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
       epochs: epochs.map((epoch) => ({ from: epoch.from, members: [...epoch.members] })),
       pending: [...pending].map(([target, voters]) => [target, [...voters].sort((a, b) => a - b)]),
       known: [...everMember].sort((a, b) => a - b),
+      certs: [...certs].sort(([a], [b]) => a - b),
     }),
   }
 }

@@ -32,6 +32,12 @@ export interface MemberVote {
   action: 'delete' | 'add'
   /** the replica id the vote is about */
   target: number
+  /**
+   * add only: the new VP's ECert (base64 DER). It binds the id to a host name and a key that every
+   * node replaying the chain checks against the namespace CA (membership.ts `admit`); it is signed
+   * with the vote and covered by the batch digest. Absent on delete votes and on votes of old proofs.
+   */
+  cert?: string
 }
 export interface Prepare {
   type: 'prepare'
@@ -171,6 +177,8 @@ export const MAX_BATCH_VOTES = 64
 /** most certificates or messages one view change or new view may carry */
 const MAX_ITEMS = 1000
 const HASH = /^0x[0-9a-f]{64}$/
+/** an ECert in base64 DER: a P-256 node certificate is well under 1 KiB */
+const CERT = /^[A-Za-z0-9+/]{16,5000}={0,2}$/
 const SIG = /^[0-9a-f]{2,512}$/
 
 type Obj = Record<string, unknown>
@@ -203,7 +211,13 @@ const ofType = (b: Obj, type: string, what: string): void => {
 function memberVote(b: Obj): MemberVote {
   ofType(b, 'member-vote', 'body')
   if (b.action !== 'delete' && b.action !== 'add') fail('action is not "delete" or "add"')
-  return { type: 'member-vote', action: b.action as MemberVote['action'], target: int(b.target, 'target') }
+  const vote: MemberVote = { type: 'member-vote', action: b.action as MemberVote['action'], target: int(b.target, 'target') }
+  if (b.cert !== undefined) {
+    if (b.action !== 'add') fail('only an add vote carries a certificate')
+    vote.cert =
+      typeof b.cert === 'string' && CERT.test(b.cert) ? b.cert : fail('cert is not a base64 certificate of at most 5000 characters')
+  }
+  return vote
 }
 function prePrepare(b: Obj): PrePrepare {
   ofType(b, 'pre-prepare', 'body')

@@ -217,8 +217,8 @@ export interface Replica {
   tick(): void
   /** this VP votes to remove `target` from the group; the vote is resent until it is ordered (membership.ts) */
   voteToRemove(target: number): void
-  /** this VP votes to add replica `target` to the group (resent until ordered, like a removal vote) */
-  voteToAdd(target: number): void
+  /** this VP votes to add replica `target` to the group (resent until ordered, like a removal vote); `cert`: its ECert, base64 DER */
+  voteToAdd(target: number, cert?: string): void
   state(): {
     view: number
     primary: number
@@ -1090,8 +1090,10 @@ export function createReplica(options: ReplicaOptions): Replica {
     }
   }
 
-  const castVote = (action: MemberVote['action'], target: number): void => {
-    const vote = sign<MemberVote>({ type: 'member-vote', action, target })
+  const castVote = (action: MemberVote['action'], target: number, cert?: string): void => {
+    const vote = sign<MemberVote>(
+      cert === undefined ? { type: 'member-vote', action, target } : { type: 'member-vote', action, target, cert },
+    )
     ownMemberVotes.push(vote)
     memberVotes.set(`${self}/${action}/${target}`, vote)
     host.broadcast(vote)
@@ -1351,7 +1353,7 @@ export function createReplica(options: ReplicaOptions): Replica {
     tick,
 
     voteToRemove: (target) => castVote('delete', target),
-    voteToAdd: (target) => castVote('add', target),
+    voteToAdd: (target, cert) => castVote('add', target, cert),
 
     state: () => ({
       view,

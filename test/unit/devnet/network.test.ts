@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readConfigFile, resolveConfig } from '../../../src/config.ts'
-import { createNetwork, readNetwork } from '../../../src/devnet/network.ts'
+import { addVp, createNetwork, readNetwork } from '../../../src/devnet/network.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys } from '../../../src/p2p/identity.ts'
 
@@ -29,7 +29,7 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     const config = resolveConfig(readConfigFile(join(dir, node.hostname, 'keel.toml')))
     assert.is(config.node.hostname, node.hostname)
     assert.is(config.jsonrpc.port, node.jsonrpcPort)
-    assert.equal(config.network, { configDir: join(dir, node.hostname, 'config'), timers: 'test' })
+    assert.equal(config.network, { configDir: join(dir, node.hostname, 'config'), timers: 'test', genesisVps: [] })
     assert.equal(config.genesis.accounts, [{ address: plan.genesis.address, balance: plan.genesis.balance }])
     const peers = loadPeerConfig(config.network.configDir)
     assert.is(peers.self.hostname, node.hostname)
@@ -55,6 +55,41 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     () => assert.unreachable('three VPs tolerate no fault'),
     (error: Error) => assert.match(error.message, /at least 4 VPs/),
   )
+})
+
+test('add-vp: node5 with new = true, id = N = 5, an ECert of the same CA; the others learn its address, not a genesis VP', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'keel-devnet-')), 'network')
+  await createNetwork(dir, { vps: 4, nvps: 1, timers: 'test', jsonrpcPort: 0, p2pPort: 0, chain: { batchSize: 50 } })
+  const node = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
+  assert.equal([node.hostname, node.id, node.vp], ['node5', 5, true])
+  assert.equal(readNetwork(dir).nodes.at(-1), node)
+  const peers = loadPeerConfig(join(dir, 'node5', 'config'))
+  assert.equal([peers.self.id, peers.self.n, peers.self.new, peers.self.org, peers.self.vp], [5, 5, true, false, true])
+  assert.equal(
+    peers.nodes.map((n) => n.hostname),
+    ['node1', 'node2', 'node3', 'node4', 'node5'],
+  )
+  const identity = loadNodeIdentity(join(dir, 'node5', 'config', 'certs'))
+  assert.equal([identity.hostname, identity.role], ['node5', 'VP'])
+  assert.is(identity.caPem, loadNodeIdentity(join(dir, 'node1', 'config', 'certs')).caPem, 'the network CA issued it')
+  const config = resolveConfig(readConfigFile(join(dir, 'node5', 'keel.toml')))
+  assert.is(config.node.hostname, 'node5')
+  assert.is(config.chain.batchSize, 50, "the first VP's chain settings")
+  assert.equal(config.network.genesisVps, [1, 2, 3, 4], 'the genesis group, which its files cannot tell')
+  // a second one: its files list node5, the genesis group is still 1..4
+  const node6 = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
+  assert.equal([node6.hostname, node6.id], ['node6', 6])
+  assert.equal(
+    loadPeerConfig(join(dir, 'node6', 'config')).nodes.map((n) => n.id),
+    [1, 2, 3, 4, 5, 6],
+  )
+  assert.equal(resolveConfig(readConfigFile(join(dir, 'node6', 'keel.toml'))).network.genesisVps, [1, 2, 3, 4])
+  for (const other of ['node1', 'nvp1']) {
+    const theirs = loadPeerConfig(join(dir, other, 'config'))
+    assert.is(theirs.hosts.get('node5')?.port, node.p2pPort, `${other} can reach node5`)
+    assert.is(theirs.nodes.length, 4, `${other}'s [[nodes]] (the genesis group) unchanged`)
+    assert.ok(loadPeerKeys(join(dir, other, 'config', 'certs'), identity.ca).has('node5'), `${other} holds node5's certificate`)
+  }
 })
 
 test.run()

@@ -12,6 +12,7 @@ import {
   PEERCONFIG_FILE,
   PeerConfigError,
   parsePeerConfig,
+  rewriteOneShotFlags,
   writePeerConfigFiles,
 } from '../../../src/p2p/config.ts'
 
@@ -361,6 +362,20 @@ test('localNetworkPlan: NVPs may be named (node5, as in the conformance examples
     () => localNetworkPlan({ vps: 4, nvps: 1, nvpNames: ['node4'], ports: [1001, 1002, 1003, 1004, 1005] }),
     /host name node4 is used twice/,
   )
+})
+
+test('rewriteOneShotFlags: after a start new = false, org = false, rec = true (consensus.md §7); then the file is left alone', () => {
+  const input = localNetworkPlan({ vps: 5, ports: [1001, 1002, 1003, 1004, 1005] }).get('node5')!
+  const dir = mkdtempSync(join(tmpdir(), 'keel-peercfg-'))
+  writePeerConfigFiles(dir, { ...input, self: { ...input.self, new: true, org: false, rec: false } })
+  const first = loadPeerConfig(dir)
+  assert.equal([first.self.new, first.self.org, first.self.rec], [true, false, false])
+  assert.ok(rewriteOneShotFlags(dir, first))
+  const after = loadPeerConfig(dir)
+  assert.equal([after.self.new, after.self.org, after.self.rec], [false, false, true])
+  assert.equal({ ...after, self: first.self }, first, 'only the flags change')
+  assert.not.ok(rewriteOneShotFlags(dir, after), 'nothing to rewrite the second time')
+  rmSync(dir, { recursive: true })
 })
 
 test.run()
