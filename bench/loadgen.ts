@@ -47,6 +47,8 @@ export interface TxResult {
   latencyP50Ms: number
   latencyP99Ms: number
   wallSeconds: number
+  /** the load generator's own CPU over the run (it shares the machine with the node) */
+  loadgenCpuPercent: number
   firstBlock: number
   lastBlock: number
   hashes: string[]
@@ -155,6 +157,12 @@ const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 const round = (n: number, digits = 1): number => Math.round(n * 10 ** digits) / 10 ** digits
 
+/** CPU of this process since `cpu` was read at `at` (performance.now()), in % of one core */
+const cpuPercentSince = (cpu: NodeJS.CpuUsage, at: number): number => {
+  const used = process.cpuUsage(cpu)
+  return Math.round((used.user + used.system) / 10 / (performance.now() - at))
+}
+
 function report(progress: Progress): void {
   process.send?.({ type: 'progress', progress })
 }
@@ -239,6 +247,7 @@ async function runTransactions(
   let next = 0
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
+  const startedCpu = process.cpuUsage()
   const started = performance.now()
   // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
   await onConnections(job.submitUrls, job.concurrency, async (connection) => {
@@ -309,6 +318,7 @@ async function runTransactions(
     latencyP50Ms: round(percentile(latencies, 50)),
     latencyP99Ms: round(percentile(latencies, 99)),
     wallSeconds: round((lastCommit - started) / 1000, 2),
+    loadgenCpuPercent: cpuPercentSince(startedCpu, started),
     firstBlock: Math.min(...watch.blocks),
     lastBlock: Math.max(...watch.blocks),
     hashes: [...submittedAt.keys()],

@@ -241,7 +241,7 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers
   results[name] = { ...result, hashes: undefined, ...used }
   rows.push({
     workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
-    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}`,
+    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%`,
     rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     ...used,
