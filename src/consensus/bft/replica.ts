@@ -394,7 +394,14 @@ export function createReplica(options: ReplicaOptions): Replica {
 
   // ---- normal case ----
 
-  const propose = (): void => {
+  /** a group change is decided but its first seq is still ahead */
+  const changePending = (): boolean => {
+    const epochs = membership.epochs()
+    return epochs[epochs.length - 1].from > lastDelivered + 1
+  }
+
+  /** `emptyAllowed`: a batch with neither transactions nor votes may be proposed (see changePending) */
+  const propose = (emptyAllowed = false): void => {
     if (inViewChange || recovering || transferringTo !== undefined || retired() || observing) return
     // the first primary of a new group takes over at its first seq, once it delivered the one before
     if (seqNo < lastDelivered) seqNo = lastDelivered
@@ -405,7 +412,7 @@ export function createReplica(options: ReplicaOptions): Replica {
         .filter((vote) => !membership.settled({ ...vote.body, from: vote.from }))
         .slice(0, MAX_BATCH_VOTES)
       const txHashes = host.takeBatch(Math.min(options.batchSize, MAX_BATCH_TXS))
-      if (txHashes.length === 0 && votes.length === 0) return
+      if (txHashes.length === 0 && votes.length === 0 && !emptyAllowed) return
       memberVotes.clear()
       const now = BigInt(host.now()) * 1_000_000n
       const timestamp = now > lastTimestamp ? now : lastTimestamp + 1n
@@ -1171,6 +1178,9 @@ export function createReplica(options: ReplicaOptions): Replica {
       }
       const age = host.oldestPendingAgeMs()
       if (memberVotes.size > 0 || (age !== undefined && (age >= timers.batchMs || host.pendingCount() >= options.batchSize))) propose()
+      // a decided group change takes effect only once the chain reaches its boundary: an idle
+      // network would never get there, so the primary orders empty batches, one per tick, until it does
+      else if (seqNo === lastDelivered && changePending()) propose(true)
       if (seqNo === lastDelivered && now - lastPrimarySend > timers.nullRequestMs) {
         host.broadcast(sign<Heartbeat>({ type: 'heartbeat', view, seq: seqNo }))
         lastPrimarySend = now

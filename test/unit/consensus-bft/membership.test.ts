@@ -81,6 +81,23 @@ test('all five vote to remove the primary: every replica switches at the same se
   assertNoFork(sim, [2, 3, 4])
 })
 
+test('an idle network: the primary orders empty batches up to the boundary, so a decided change takes effect without transactions', () => {
+  const sim = createSim({ n: 5, seed: 52 })
+  sim.run(500)
+  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(5)
+  sim.run(20_000)
+  const epochs = sim.nodes.get(1)!.membership.epochs()
+  assert.is(epochs.length, 2, 'the change was decided')
+  for (const id of [1, 2, 3, 4]) {
+    assert.equal(sim.nodes.get(id)!.replica.state().members, [1, 2, 3, 4], `replica ${id} runs with the new group`)
+    assert.ok(height(sim, id) >= epochs[1].from - 1, `replica ${id} reached the boundary (${height(sim, id)})`)
+  }
+  const reached = height(sim, 1)
+  sim.run(5000)
+  assert.is(height(sim, 1), reached, 'no empty batch after the boundary')
+  assertNoFork(sim, [1, 2, 3, 4])
+})
+
 test('votes from fewer than all five: nothing changes', () => {
   const sim = createSim({ n: 5, seed: 52 })
   sim.run(500)
