@@ -224,7 +224,8 @@ export async function stopNodes(dir: string, plan: NetworkPlan, hostnames?: read
  *
  * The other nodes' hosts.toml get its address, and their certs/peers/ its certificate; their
  * peerconfig.toml [[nodes]] are left as they are: a node takes its files' VPs for the genesis group
- * (TODO(issue 6): the genesis group should come from the chain), and learns the new VP from the
+ * unless keel.toml genesisVps names it (genesis configuration, like the accounts; written into the
+ * new node's keel.toml, whose files list every VP), and learns the new VP from the
  * chain once the group votes it in. The running nodes need no restart: the new VP dials them (its
  * certificate is checked against the CA on the link), and asks each to vote it in.
  */

@@ -19,6 +19,10 @@ import type { BlockBatch } from '../store/index.ts'
 import { Channel } from './channels.ts'
 import { decodeTxs, encodeTxs } from './tx-relay.ts'
 
+/** why a proof may fail on an honest network: said with every refused proof */
+export const PROOF_HINT =
+  "; if every VP's blocks are refused so, this node's genesis VP group is not the chain's: set keel.toml [network] genesisVps (default: the VPs of peerconfig.toml)"
+
 export interface SyncedBlock {
   number: number
   hash: Hex
@@ -201,7 +205,7 @@ export function createBlockSync(options: BlockSyncOptions): BlockSync {
       if (block.number !== tip.number + 1) throw new SyncError(`${peer} sent block ${block.number} where ${tip.number + 1} was asked`)
       if (block.parentHash !== tip.hash)
         throw new SyncError(`${peer} sent block ${block.number} whose parent is not this node's block ${tip.number}`)
-      if (!options.verify(block)) throw new SyncError(`${peer} sent block ${block.number} without a valid commit proof`)
+      if (!options.verify(block)) throw new SyncError(`${peer} sent block ${block.number} without a valid commit proof${PROOF_HINT}`)
       await options.apply(block)
       applied++
     }

@@ -8,7 +8,7 @@
  */
 import type { Hex } from '../chain/types.ts'
 import type { Logger } from '../log.ts'
-import { type BlockSource, type BlockSync, decodeBlocks, readBlocks, type SyncedBlock } from './block-sync.ts'
+import { type BlockSource, type BlockSync, decodeBlocks, PROOF_HINT, readBlocks, type SyncedBlock } from './block-sync.ts'
 import { Channel } from './channels.ts'
 
 export interface PushNetwork {
@@ -54,7 +54,7 @@ export function createNvpFeed(options: NvpFeedOptions): NvpFeed {
     }
     const now = options.tip()
     if (block.parentHash !== now.hash) throw new Error(`block ${block.number} from ${from} does not follow this NVP's block ${now.number}`)
-    if (!options.verify(block)) throw new Error(`block ${block.number} from ${from} has no valid commit proof`)
+    if (!options.verify(block)) throw new Error(`block ${block.number} from ${from} has no valid commit proof${PROOF_HINT}`)
     await options.apply(block)
   }
 

@@ -54,8 +54,8 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
   // against the group of their block, and a VP that left the group is no longer followed
-  // TODO(issue 6): an NVP set up after VPs were added must be given genesisVps (its files list
-  // every VP); the genesis group belongs in the chain's genesis
+  // The genesis group is genesis configuration, like the genesis accounts: an NVP set up after VPs
+  // were added (its files list them all) is given the chain's first group in keel.toml genesisVps.
   const membership = membershipFromChain(
     options.genesisVps !== undefined && options.genesisVps.length > 0 ? options.genesisVps : peerConfig.nodes.map((node) => node.id),
     store,

@@ -249,7 +249,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   // one-shot flag is rewritten still knows it. Files that list VPs added later than genesis (a
   // second new VP's) need the genesis group from keel.toml (genesisVps: npm run network -- add-vp
   // writes it).
-  // TODO(issue 6): the genesis group belongs in the chain's genesis, not in each node's files
+  // The genesis group is genesis configuration, like the genesis accounts (keel.toml): a node given
+  // another one refuses the chain's proofs and says so (block-sync.ts PROOF_HINT).
   const isNew = peerConfig.self.new && peerConfig.self.vp
   const membership = membershipFromChain(
     options.genesisVps !== undefined && options.genesisVps.length > 0
