@@ -324,7 +324,12 @@ function startNetworkRole(options: {
     group:
       vp === undefined
         ? undefined
-        : { members: () => vp.replica.state().members, voteToRemove: (id) => vp.voteToRemove(id), idOf: (hostname) => vp.idOf(hostname) },
+        : {
+            members: () => vp.replica.state().members,
+            voteToRemove: (id) => vp.voteToRemove(id),
+            idOf: (hostname) => vp.idOf(hostname),
+            hostnameOf: (id) => vp.hostnameOf(id),
+          },
   })
   return {
     submitter: (vp ?? nvp)!.submitter,

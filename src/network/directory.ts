@@ -1,6 +1,7 @@
 /** node_getNodes / node_deleteVP / node_deleteNVP of a node in a network (src/api/node.ts's NodeDirectory). */
 import type { PeerInfo } from '../../generated/types.ts'
 import type { NodeDirectory } from '../api/node.ts'
+import { nodeHash } from '../crypto/hash.ts'
 import { InvalidParams } from '../errors.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import type { PeerNetwork } from '../p2p/network.ts'
@@ -19,6 +20,8 @@ export function networkDirectory(options: {
     voteToRemove(id: number): void
     /** a VP's id, also of VPs the chain added after this node's files were written */
     idOf(hostname: string): number | undefined
+    /** the host name of a VP of the group (idOf's reverse) */
+    hostnameOf(id: number): string | undefined
   }
 }): NodeDirectory {
   const { peerConfig, network, namespace } = options
@@ -68,8 +71,13 @@ export function networkDirectory(options: {
     deleteVP(hash) {
       if (self.vp && options.group !== undefined) {
         // this VP's vote; the VP leaves once every VP's vote is ordered (consensus.md §10.10, membership.ts)
-        const hostname = hash === network.self.nodeHash ? self.hostname : peerWithHash(hash, true)?.hostname
-        const id = hostname === undefined ? undefined : idOf(hostname)
+        // among the members, linked or not: a VP that is down can be voted out too
+        const group = options.group
+        const id = group.members().find((member) => {
+          const hostname = group.hostnameOf(member)
+          return hostname !== undefined && nodeHash(hostname, namespace) === hash
+        })
+        const hostname = id === undefined ? undefined : group.hostnameOf(id)
         if (id === undefined) {
           throw new InvalidParams(
             `no VP with hash ${hash} in this node's group (node_getNodes lists them; node_getNodeHash on a VP gives its hash)`,
