@@ -17,6 +17,7 @@ import {
   readNetwork,
 } from '../../src/devnet/network.ts'
 import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { sendTransfers } from './client-load.ts'
 import { type Wallet, wallet } from './wallet.ts'
 
 export interface ProcessNetwork {
@@ -30,6 +31,12 @@ export interface ProcessNetwork {
   addVp(): Promise<PlannedNode>
   /** starts (or restarts) one node and resolves once it listens */
   start(hostname: string): Promise<void>
+  /**
+   * `count` transfers from the genesis account spread over the nodes `targets` (client-load.ts);
+   * every accepted hash is kept in `accepted` for the audits (I3)
+   */
+  send(count: number, targets: readonly string[]): Promise<string[]>
+  readonly accepted: string[]
   /** URLs of the nodes whose process runs */
   live(): string[]
   killAll(): Promise<void>
@@ -40,6 +47,8 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
   const dir = join(mkdtempSync(join(tmpdir(), `keel-${name}-`)), 'network')
   const processes = new Map<string, NodeProcess>()
   let plan: NetworkPlan | undefined
+  let funder: Wallet | undefined
+  const accepted: string[] = []
   const nodeOf = (hostname: string) => {
     const node = plan?.nodes.find((n) => n.hostname === hostname)
     if (node === undefined) throw new Error(`no node ${hostname} in the network (create it first)`)
@@ -58,7 +67,8 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
         chain: { batchSize: 50, batchTimeoutMs: 20 },
       })
       const { privateKey } = JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
-      return { plan, funder: wallet(privateKey) }
+      funder = wallet(privateKey)
+      return { plan, funder }
     },
     urlOf,
     async addVp() {
@@ -75,6 +85,13 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
         ...(options.logs === true ? { logFile: join(dir, hostname, 'node.log') } : {}),
       })
       processes.set(hostname, process)
+    },
+    accepted,
+    async send(count, targets) {
+      if (funder === undefined) throw new Error('create the network first')
+      const hashes = await sendTransfers(funder, targets.map(urlOf), count)
+      accepted.push(...hashes)
+      return hashes
     },
     live: () => [...processes.entries()].filter(([, p]) => !p.hasExited()).map(([hostname]) => urlOf(hostname)),
     killAll: async () => void (await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))),

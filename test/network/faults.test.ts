@@ -2,15 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
-import { primaryAt, sendTransfers, sleep, waitCommitted } from '../helpers/client-load.ts'
+import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import type { Wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('faults')
 const { processes } = net
 let plan: NetworkPlan
-let funder: Wallet
-const accepted: string[] = []
+const { accepted, send } = net
 const VPS = ['node1', 'node2', 'node3', 'node4']
 /** the primary once the network runs: node1, unless a view change happened while the nodes started */
 let firstPrimary = 'node1'
@@ -20,19 +18,12 @@ const live = net.live
 
 const start = net.start
 
-/** `count` transfers from the genesis account spread over `targets` (client-load.ts), remembered for the final audit */
-async function send(count: number, targets: string[]): Promise<string[]> {
-  const hashes = await sendTransfers(funder, targets.map(urlOf), count)
-  accepted.push(...hashes)
-  return hashes
-}
-
 const committed = waitCommitted
 
 const primaryOf = primaryAt
 
 test.before(async () => {
-  ;({ plan, funder } = await net.create({ vps: 4, nvps: 1 }))
+  ;({ plan } = await net.create({ vps: 4, nvps: 1 }))
   await Promise.all(plan.nodes.map((node) => start(node.hostname)))
 })
 

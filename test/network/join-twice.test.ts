@@ -6,19 +6,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call } from '../helpers/audit.ts'
-import { sendTransfers, waitCommitted } from '../helpers/client-load.ts'
+import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import type { Wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('join-twice', { logs: true })
 const { processes, urlOf } = net
-let funder: Wallet
-const accepted: string[] = []
-async function send(count: number, targets: string[]) {
-  const hashes = await sendTransfers(funder, targets.map(urlOf), count)
-  accepted.push(...hashes)
-  return hashes
-}
+const { accepted, send } = net
 const vps = async (h: string) =>
   ((await call(urlOf(h), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
     .filter((n) => n.isvp)
@@ -39,7 +32,6 @@ async function addAndWait(name: string) {
 }
 test.before(async () => {
   const c = await net.create({ vps: 4 })
-  funder = c.funder
   await Promise.all(c.plan.nodes.map((n) => net.start(n.hostname)))
 })
 test.after(async () => net.killAll())

@@ -10,20 +10,12 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
-import { sendTransfers, waitCommitted } from '../helpers/client-load.ts'
+import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import type { Wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('join', { logs: true })
 const { processes, urlOf } = net
-let funder: Wallet
-const accepted: string[] = []
-
-async function send(count: number, targets: string[]): Promise<string[]> {
-  const hashes = await sendTransfers(funder, targets.map(urlOf), count)
-  accepted.push(...hashes)
-  return hashes
-}
+const { accepted, send } = net
 
 const vpsListedBy = async (hostname: string): Promise<string[]> =>
   ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
@@ -36,7 +28,6 @@ const consensusOf = async (hostname: string) =>
 
 test.before(async () => {
   const created = await net.create({ vps: 4, nvps: 1 })
-  funder = created.funder
   await Promise.all(created.plan.nodes.map((node) => net.start(node.hostname)))
 })
 

@@ -2,27 +2,18 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
-import { sendTransfers, waitCommitted } from '../helpers/client-load.ts'
+import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import type { Wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('members', { logs: true })
 const { processes } = net
 let plan: NetworkPlan
-let funder: Wallet
-const accepted: string[] = []
+const { accepted, send } = net
 const survivors = ['node1', 'node2', 'node3', 'node4']
 
 const urlOf = net.urlOf
 
 const start = net.start
-
-/** `count` transfers from the genesis account spread over `targets` (client-load.ts), remembered for the final audit */
-async function send(count: number, targets: string[]): Promise<string[]> {
-  const hashes = await sendTransfers(funder, targets.map(urlOf), count)
-  accepted.push(...hashes)
-  return hashes
-}
 
 const committed = waitCommitted
 
@@ -33,7 +24,7 @@ const vpsListedBy = async (hostname: string): Promise<string[]> =>
     .sort()
 
 test.before(async () => {
-  ;({ plan, funder } = await net.create({ vps: 5, nvps: 1 }))
+  ;({ plan } = await net.create({ vps: 5, nvps: 1 }))
   await Promise.all(plan.nodes.map((node) => start(node.hostname)))
 })
 
