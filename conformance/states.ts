@@ -134,7 +134,7 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
 }
 
 /** States no node can be put in yet: examples that need them are skipped under a deviation. */
-export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['viewChanged', 'fiveVps'])
+export const UNBUILDABLE: ReadonlySet<StateName> = new Set(['viewChanged'])
 
 export function stateOf(description: string | undefined): StateName {
   return PRECONDITIONS.find((precondition) => description?.includes(precondition.phrase))?.state ?? 'sample'
@@ -345,8 +345,8 @@ export function createStates(): States {
       return serving('veryLong', dataDir)
     },
     viewChanged: unbuildable('viewChanged'),
-    network: () => network(fresh()),
-    fiveVps: unbuildable('fiveVps'),
+    network: () => network(fresh(), 'network'),
+    fiveVps: () => network(fresh(), 'fiveVps'),
     archiveSubscribed: () => archiving('archiveSubscribed', { subscribe: true, snapshot: true }),
     snapshotting: () => archiving('snapshotting'),
     snapshotted: () => archiving('snapshotted', { snapshot: true }),
@@ -399,14 +399,16 @@ export function createStates(): States {
 const NETWORK_READY_MS = 180_000
 
 /**
- * Four VPs (node1-node4) and the NVP node5, each a process of its own (the files `npm run network`
- * writes, test timers, free ports), asked on node1. Ready once node1 is linked to the four others:
- * node_getNodes lists them all alive. Its nodes keep their own clocks; no submission example needs it.
+ * `network`: four VPs (node1-node4) and the NVP node5; `fiveVps`: five VPs (node1-node5). Each node
+ * a process of its own (the files `npm run network` writes, test timers, free ports), asked on
+ * node1. Ready once node1 is linked to the four others: node_getNodes lists them all alive. Its
+ * nodes keep their own clocks; no submission example needs it.
  */
-async function network(dir: string): Promise<State> {
+async function network(dir: string, name: 'network' | 'fiveVps'): Promise<State> {
   const startedAt = performance.now()
   const networkDir = join(dir, 'network')
-  const plan = await createNetwork(networkDir, { vps: 4, nvps: 1, nvpNames: ['node5'], timers: 'test', jsonrpcPort: 0, p2pPort: 0 })
+  const shape = name === 'network' ? { vps: 4, nvps: 1, nvpNames: ['node5'] } : { vps: 5, nvps: 0 }
+  const plan = await createNetwork(networkDir, { ...shape, timers: 'test', jsonrpcPort: 0, p2pPort: 0 })
   const started = await Promise.allSettled(
     plan.nodes.map((node) =>
       startNodeProcess({ configFile: join(networkDir, node.hostname, 'keel.toml'), port: node.jsonrpcPort, timeoutMs: NETWORK_READY_MS }),
@@ -435,9 +437,9 @@ async function network(dir: string): Promise<State> {
   // the time this state adds to a conformance run, printed (not asserted)
   const seconds = (from: number, to: number): string => ((to - from) / 1000).toFixed(1)
   console.log(
-    `\n  network state: 5 node processes listening after ${seconds(startedAt, listeningAt)} s, linked after ${seconds(startedAt, performance.now())} s`,
+    `\n  ${name} state: ${plan.nodes.length} node processes listening after ${seconds(startedAt, listeningAt)} s, linked after ${seconds(startedAt, performance.now())} s`,
   )
-  return { name: 'network', node: { url, stop }, clock: new PinnedClock(SERVE_TIME), restTime: SERVE_TIME, hashes: {} }
+  return { name, node: { url, stop }, clock: new PinnedClock(SERVE_TIME), restTime: SERVE_TIME, hashes: {} }
 }
 
 /**

@@ -62,6 +62,12 @@ test('kill -9 the primary under load: a new view, no fork, nothing accepted is l
   const backups = VPS.filter((vp) => vp !== killed)
   const before = await send(20, backups)
   const { view: viewBefore } = (await call(urlOf(backups[0]), 'node_getConsensusStatus', [])).result as { view: number }
+  // what an operator's client sees: the finished view change as a system status (the sub_ example's shape)
+  const subscription = (
+    await call(urlOf(backups[0]), 'sub_newSystemStatusSubscription', [
+      { modules: ['consensus'], subtypes: ['viewchange'], error_codes: [0] },
+    ])
+  ).result as string
   const killedAt = Date.now()
   await processes.get(killed)!.kill('SIGKILL')
   const after = await send(30, backups)
@@ -84,6 +90,21 @@ test('kill -9 the primary under load: a new view, no fork, nothing accepted is l
     },
   )
   assert.is(status.stableCheckpoint % 10, 0)
+  const changes = (await call(urlOf(backups[0]), 'sub_getSubscriptionChanges', [subscription])).result as Record<string, unknown>[]
+  assert.ok(changes.length >= 1, 'the finished view change reached the status subscription')
+  const last = changes[changes.length - 1]
+  assert.equal(
+    { ...last, message: undefined, date: undefined },
+    {
+      module: 'consensus',
+      status: true,
+      subType: 'viewchange',
+      errorCode: 0,
+      message: undefined,
+      date: undefined,
+    },
+  )
+  assert.match(last.message as string, new RegExp(`finished viewChange, primary=\\d+, view=${status.view}/height=\\d+`))
   await start(killed)
   await committed(await send(10, [killed]), live(), 60_000)
   await assertNoFork(live())
