@@ -46,6 +46,8 @@ export function serveForwardedTxs(options: { network: ForwardNetwork; submitter:
 export const DEFAULT_REFORWARD_AFTER_MS = 20_000
 /** forwarded transactions watched for an outcome at most; beyond it the oldest are no longer watched */
 const MAX_WATCHED = 100_000
+/** a VP admits a transaction up to a day after its timestamp (admission.ts): re-forwarding after that is pointless */
+const GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000
 
 export interface ForwardingSubmitter extends TxSubmitter {
   /** forwarded transactions still waiting for an outcome on this NVP */
@@ -77,7 +79,7 @@ export function forwardingSubmitter(options: {
   const { network, log } = options
   const reforwardAfterMs = options.reforwardAfterMs ?? DEFAULT_REFORWARD_AFTER_MS
   /** hash → what to send again, to whom it went last and when (insertion order: oldest first) */
-  const watched = new Map<string, { payload: Uint8Array; vp: string; at: number }>()
+  const watched = new Map<string, { payload: Uint8Array; vp: string; at: number; since: number }>()
 
   /** the VP's answer: the hash (checked against ours) or the VP's error */
   const forward = async (vp: string, payload: Uint8Array, hash: string): Promise<string> => {
@@ -104,6 +106,12 @@ export function forwardingSubmitter(options: {
       if (entry.at > due) break // the rest are younger
       watched.delete(hash)
       if (options.committed(hash)) continue
+      if (Date.now() - entry.since > GIVE_UP_AFTER_MS) {
+        log.error(
+          `${hash}, forwarded ${Math.round((Date.now() - entry.since) / 3_600_000)} h ago, never got an outcome: no longer forwarded`,
+        )
+        continue
+      }
       const vp = options.pickVp(entry.vp) ?? entry.vp
       // back at the end of the queue whatever the answer: only an outcome in a block ends the watch
       watched.set(hash, { ...entry, vp, at: Date.now() })
@@ -133,7 +141,7 @@ export function forwardingSubmitter(options: {
         watched.delete(oldest)
         log.warn(`more than ${MAX_WATCHED} forwarded transactions without an outcome: ${oldest} is no longer watched`)
       }
-      watched.set(hash, { payload, vp, at: Date.now() })
+      watched.set(hash, { payload, vp, at: Date.now(), since: Date.now() })
       return hash as `0x${string}`
     },
     signHash: (params) => options.local.signHash(params),
