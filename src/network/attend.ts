@@ -6,17 +6,9 @@
  * whose host name and id are nobody else's. Its add vote then carries the certificate, so every
  * node replaying the chain learns the new VP's host name and key (vp.ts admitAddVote, addedKeys).
  */
-import { type KeyObject, verify, type X509Certificate } from 'node:crypto'
-import { readVoteCert, voteCertOf } from '../p2p/identity.ts'
+import type { X509Certificate } from 'node:crypto'
+import { readVoteCert, verifyWithKey, voteCertOf } from '../p2p/identity.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
-
-const verifyWithKey = (key: KeyObject, bytes: Uint8Array, signature: Uint8Array): boolean => {
-  try {
-    return verify('sha256', bytes, { key, dsaEncoding: 'ieee-p1363' }, signature)
-  } catch {
-    return false
-  }
-}
 
 /** what a new VP signs in its ATTEND with its ECert key: the id it asks for and its host name */
 export const attendBytes = (id: number, hostname: string): Uint8Array => Buffer.from(stringifyJson(['keel-attend', id, hostname]))

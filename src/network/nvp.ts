@@ -20,10 +20,11 @@ import {
   addedKeys,
   admitAddVote,
   blockProofValid,
+  genesisGroup,
   membershipFromChain,
   recordMembership,
+  replicaVerifier,
   saveStartingGroup,
-  verifyWithKey,
   votesOf,
 } from './vp.ts'
 
@@ -54,28 +55,21 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
   // against the group of their block, and a VP that left the group is no longer followed
-  // The genesis group is genesis configuration, like the genesis accounts: an NVP set up after VPs
-  // were added (its files list them all) is given the chain's first group in keel.toml genesisVps.
-  const membership = membershipFromChain(
-    options.genesisVps !== undefined && options.genesisVps.length > 0 ? options.genesisVps : peerConfig.nodes.map((node) => node.id),
-    store,
-    { admit: admitAddVote(options.identity.ca) },
-  )
+  const membership = membershipFromChain(genesisGroup(peerConfig, options.genesisVps), store, {
+    admit: admitAddVote(options.identity.ca),
+  })
   const addedKey = addedKeys(membership, options.identity.ca)
   const isMember = (hostname: string): boolean => {
     const id = ids.get(hostname)
     return id !== undefined && membership.latest().includes(id)
   }
-  const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
-    // a VP the chain added signs its commits with the key its add votes carried
-    const added = addedKey(replica)
-    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
-    const hostname = peerConfig.nodes.find((node) => node.id === replica)?.hostname
-    return (
-      hostname !== undefined &&
-      (network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature))
-    )
-  }
+  const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
+  const verify = replicaVerifier({
+    hostnameOf: (id) => hostnames.get(id) ?? addedKey(id)?.hostname,
+    addedKey,
+    network,
+    peerKeys: options.peerKeys,
+  })
   /** the VPs linked now, in a random order (a forwarded transaction goes to any of them) */
   const linkedVps = (): string[] =>
     network

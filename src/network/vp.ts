@@ -6,7 +6,7 @@
  * VP for: relayed and forwarded transactions, a batch's missing transactions, blocks; and pushes
  * each new block to the NVPs linked to it.
  */
-import { type KeyObject, verify as verifySignature, type X509Certificate } from 'node:crypto'
+import type { KeyObject, X509Certificate } from 'node:crypto'
 import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, SignedTx } from '../chain/types.ts'
@@ -24,7 +24,7 @@ import { consensusStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
-import { type NodeIdentity, readVoteCert } from '../p2p/identity.ts'
+import { type NodeIdentity, readVoteCert, verifyWithKey } from '../p2p/identity.ts'
 import type { PeerIdentity, PeerNetwork } from '../p2p/network.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
@@ -73,16 +73,6 @@ export interface VpRole {
   submitter: TxSubmitter
   start(): Promise<void>
   stop(): Promise<void>
-}
-
-/** A P1363 ECDSA-SHA256 signature (the p2p layer's) checked with a known key. */
-export function verifyWithKey(key: KeyObject | undefined, bytes: Uint8Array, signature: Uint8Array): boolean {
-  if (key === undefined) return false
-  try {
-    return verifySignature('sha256', bytes, { key, dsaEncoding: 'ieee-p1363' }, signature)
-  } catch {
-    return false
-  }
 }
 
 /**
@@ -198,6 +188,41 @@ export function addedKeys(membership: Membership, ca: X509Certificate): (id: num
   }
 }
 
+/**
+ * The chain's first VP group: genesis configuration, like the genesis accounts — keel.toml
+ * `genesisVps`, by default the VPs of peerconfig.toml less this node when it is a new VP
+ * (`new = true`: its files list it, the chain does not yet). Files that list VPs added later (a
+ * second new VP's, an NVP set up afterwards) need genesisVps (`npm run network -- add-vp` writes
+ * it); a node given another group refuses the chain's proofs and says so (block-sync.ts PROOF_HINT).
+ */
+export function genesisGroup(peerConfig: PeerConfig, genesisVps: readonly number[] | undefined): readonly number[] {
+  if (genesisVps !== undefined && genesisVps.length > 0) return genesisVps
+  const isNew = peerConfig.self.new && peerConfig.self.vp
+  return peerConfig.nodes.map((node) => node.id).filter((id) => !isNew || id !== peerConfig.self.id)
+}
+
+/**
+ * How a VP or NVP checks a replica's signature: its own with its own key; a VP the chain added
+ * with the key its add votes carried, and no other; any other VP with its link's key or its
+ * certificate in certs/peers/ (so a signer that is down is still checked).
+ */
+export function replicaVerifier(options: {
+  hostnameOf(id: number): string | undefined
+  addedKey(id: number): { key: KeyObject } | undefined
+  network: Pick<PeerNetwork, 'verify'>
+  peerKeys: ReadonlyMap<string, KeyObject>
+  own?: { id: number; key: KeyObject }
+}): (replica: number, bytes: Uint8Array, signature: Uint8Array) => boolean {
+  return (replica, bytes, signature) => {
+    const hostname = options.hostnameOf(replica)
+    if (hostname === undefined) return false
+    if (replica === options.own?.id) return verifyWithKey(options.own.key, bytes, signature)
+    const added = options.addedKey(replica)
+    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
+    return options.network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature)
+  }
+}
+
 /** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
 export function recordMembership(
   membership: Membership,
@@ -244,21 +269,9 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const n = peerConfig.nodes.length
   const self = peerConfig.self.id
   const ca = options.identity.ca
-  // a new VP (`new = true`) is not in the genesis group: its own files list it, the chain does not
-  // yet. The group it starts from is saved at its first start (start()), so a restart after the
-  // one-shot flag is rewritten still knows it. Files that list VPs added later than genesis (a
-  // second new VP's) need the genesis group from keel.toml (genesisVps: npm run network -- add-vp
-  // writes it).
-  // The genesis group is genesis configuration, like the genesis accounts (keel.toml): a node given
-  // another one refuses the chain's proofs and says so (block-sync.ts PROOF_HINT).
-  const isNew = peerConfig.self.new && peerConfig.self.vp
-  const membership = membershipFromChain(
-    options.genesisVps !== undefined && options.genesisVps.length > 0
-      ? options.genesisVps
-      : peerConfig.nodes.map((node) => node.id).filter((id) => !isNew || id !== self),
-    store,
-    { admit: admitAddVote(ca) },
-  )
+  // the group it starts from is saved at its first start (start()), so a new VP's restart after the
+  // one-shot flag is rewritten still knows it
+  const membership = membershipFromChain(genesisGroup(peerConfig, options.genesisVps), store, { admit: admitAddVote(ca) })
   const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   /** binds a VP the chain added, or a new VP asking to join, to its id (false when either is taken by another) */
@@ -289,15 +302,13 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     if (votes.length > 0) learnAdded()
   }
   const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)
-  const verify = (replica: number, bytes: Uint8Array, signature: Uint8Array): boolean => {
-    const hostname = hostnames.get(replica)
-    if (hostname === undefined) return false
-    if (replica === self) return verifyWithKey(options.identity.cert.publicKey, bytes, signature)
-    // a VP the chain added: the key its add votes carried, and no other
-    const added = addedKey(replica)
-    if (added !== undefined) return verifyWithKey(added.key, bytes, signature)
-    return network.verify(hostname, bytes, signature) || verifyWithKey(options.peerKeys.get(hostname), bytes, signature)
-  }
+  const verify = replicaVerifier({
+    hostnameOf: (id) => hostnames.get(id),
+    addedKey,
+    network,
+    peerKeys: options.peerKeys,
+    own: { id: self, key: options.identity.cert.publicKey },
+  })
   const committed = (hash: Hex): SignedTx | undefined => (store.getTx(hash) ?? store.getInvalidTx(hash))?.tx
 
   type Send = { to: string | undefined; message: Signed }

@@ -16,7 +16,7 @@
  * - `ecert.cert` this node's certificate, `ecert.priv` its key (PKCS#8 PEM, mode 0600).
  * Each is written to a temporary file, fsynced and renamed, so a crash never leaves half a key.
  */
-import { createPrivateKey, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto'
+import { createPrivateKey, createPublicKey, type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { hyperchainName, randomSerial, yearsLater } from '../cert/ca.ts'
@@ -271,3 +271,13 @@ export function readVoteCert(certBase64: string, ca: X509Certificate): { hostnam
 
 /** An ECert as an add vote carries it: base64 DER. */
 export const voteCertOf = (cert: X509Certificate): string => cert.raw.toString('base64')
+
+/** A P1363 ECDSA-SHA256 signature (the p2p layer's) checked with a known key. */
+export function verifyWithKey(key: KeyObject | undefined, bytes: Uint8Array, signature: Uint8Array): boolean {
+  if (key === undefined) return false
+  try {
+    return verifySignature('sha256', bytes, { key, dsaEncoding: 'ieee-p1363' }, signature)
+  } catch {
+    return false
+  }
+}
