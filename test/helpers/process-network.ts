@@ -17,6 +17,7 @@ import {
   readNetwork,
 } from '../../src/devnet/network.ts'
 import { type NodeProcess, startNodeProcess } from '../../src/devnet/node-process.ts'
+import { call } from './audit.ts'
 import { sendTransfers } from './client-load.ts'
 import { type Wallet, wallet } from './wallet.ts'
 
@@ -26,7 +27,11 @@ export interface ProcessNetwork {
   readonly processes: Map<string, NodeProcess>
   /** writes the network's files; resolves with its plan and the funded genesis account */
   create(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<{ plan: NetworkPlan; funder: Wallet }>
+  /** create, then start every node; resolves once all listen */
+  up(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<NetworkPlan>
   urlOf(hostname: string): string
+  /** the VPs `hostname` lists in node_getNodes, sorted */
+  vpsListedBy(hostname: string): Promise<string[]>
   /** writes the files of the next VP (`new = true`, src/devnet/network.ts addVp), not started */
   addVp(): Promise<PlannedNode>
   /** starts (or restarts) one node and resolves once it listens */
@@ -55,12 +60,12 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
     return node
   }
   const urlOf = (hostname: string): string => nodeUrl(nodeOf(hostname))
-  return {
+  const network: ProcessNetwork = {
     dir,
     processes,
-    async create(network) {
+    async create(shape) {
       plan = await createNetwork(dir, {
-        ...network,
+        ...shape,
         timers: 'test',
         jsonrpcPort: 0,
         p2pPort: 0,
@@ -70,7 +75,17 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
       funder = wallet(privateKey)
       return { plan, funder }
     },
+    async up(shape) {
+      const created = await network.create(shape)
+      await Promise.all(created.plan.nodes.map((node) => network.start(node.hostname)))
+      return created.plan
+    },
     urlOf,
+    vpsListedBy: async (hostname) =>
+      ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
+        .filter((node) => node.isvp)
+        .map((node) => node.hostname)
+        .sort(),
     async addVp() {
       const node = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
       plan = readNetwork(dir)
@@ -96,4 +111,5 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
     live: () => [...processes.entries()].filter(([, p]) => !p.hasExited()).map(([hostname]) => urlOf(hostname)),
     killAll: async () => void (await Promise.all([...processes.values()].map((p) => p.kill('SIGKILL')))),
   }
+  return network
 }

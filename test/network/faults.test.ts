@@ -1,13 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 
 const net = processNetwork('faults')
 const { processes } = net
-let plan: NetworkPlan
 const { accepted, send } = net
 const VPS = ['node1', 'node2', 'node3', 'node4']
 /** the primary once the network runs: node1, unless a view change happened while the nodes started */
@@ -23,8 +21,7 @@ const committed = waitCommitted
 const primaryOf = primaryAt
 
 test.before(async () => {
-  ;({ plan } = await net.create({ vps: 4, nvps: 1 }))
-  await Promise.all(plan.nodes.map((node) => start(node.hostname)))
+  await net.up({ vps: 4, nvps: 1 })
 })
 
 test.after(async () => {

@@ -12,11 +12,7 @@ import { processNetwork } from '../helpers/process-network.ts'
 const net = processNetwork('join-twice', { logs: true })
 const { processes, urlOf } = net
 const { accepted, send } = net
-const vps = async (h: string) =>
-  ((await call(urlOf(h), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
-    .filter((n) => n.isvp)
-    .map((n) => n.hostname)
-    .sort()
+const vps = net.vpsListedBy
 const stateOf = async (h: string) => ((await call(urlOf(h), 'node_getConsensusStatus', [])).result as { state: string }).state
 async function addAndWait(name: string) {
   const node = await net.addVp()
@@ -31,8 +27,7 @@ async function addAndWait(name: string) {
   console.log(`  ${name} joined in ${Date.now() - t} ms`)
 }
 test.before(async () => {
-  const c = await net.create({ vps: 4 })
-  await Promise.all(c.plan.nodes.map((n) => net.start(n.hostname)))
+  await net.up({ vps: 4 })
 })
 test.after(async () => net.killAll())
 test('two adds, then node5 and node6 needed (N=6, quorum 4) with node3 and node4 down', async () => {

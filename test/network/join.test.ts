@@ -17,18 +17,13 @@ const net = processNetwork('join', { logs: true })
 const { processes, urlOf } = net
 const { accepted, send } = net
 
-const vpsListedBy = async (hostname: string): Promise<string[]> =>
-  ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
-    .filter((node) => node.isvp)
-    .map((node) => node.hostname)
-    .sort()
+const { vpsListedBy } = net
 
 const consensusOf = async (hostname: string) =>
   (await call(urlOf(hostname), 'node_getConsensusStatus', [])).result as { state: string; view: number; height: number }
 
 test.before(async () => {
-  const created = await net.create({ vps: 4, nvps: 1 })
-  await Promise.all(created.plan.nodes.map((node) => net.start(node.hostname)))
+  await net.up({ vps: 4, nvps: 1 })
 })
 
 test.after(async () => {

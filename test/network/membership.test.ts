@@ -1,13 +1,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 
 const net = processNetwork('members', { logs: true })
 const { processes } = net
-let plan: NetworkPlan
 const { accepted, send } = net
 const survivors = ['node1', 'node2', 'node3', 'node4']
 
@@ -17,15 +15,10 @@ const start = net.start
 
 const committed = waitCommitted
 
-const vpsListedBy = async (hostname: string): Promise<string[]> =>
-  ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
-    .filter((node) => node.isvp)
-    .map((node) => node.hostname)
-    .sort()
+const { vpsListedBy } = net
 
 test.before(async () => {
-  ;({ plan } = await net.create({ vps: 5, nvps: 1 }))
-  await Promise.all(plan.nodes.map((node) => start(node.hostname)))
+  await net.up({ vps: 5, nvps: 1 })
 })
 
 test.after(async () => {
