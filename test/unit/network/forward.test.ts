@@ -71,6 +71,11 @@ const unused: TxSubmitter = {
   signHash: () => '0x',
 }
 
+/** an NVP's submitter; simulations are never asked for, and nothing commits unless `committed` says so */
+const nvpSubmitter = (
+  options: Pick<Parameters<typeof forwardingSubmitter>[0], 'network' | 'pickVp'> & Partial<Parameters<typeof forwardingSubmitter>[0]>,
+) => forwardingSubmitter({ local: unused, committed: () => false, nowNs, log, ...options })
+
 const networkTo = (handler: Handler): ForwardNetwork => ({
   onRequest: () => assert.unreachable(),
   request: (_vp, _channel, payload) => handler({ hostname: 'nvp1', vp: false }, payload),
@@ -87,13 +92,10 @@ async function rejection(run: () => Promise<unknown>): Promise<{ code?: number; 
 
 test('a forwarded transaction is admitted and committed by the VP; its errors reach the NVP client as they are', async () => {
   const vp = await vpChain()
-  const nvp = forwardingSubmitter({
+  const nvp = nvpSubmitter({
     network: networkTo(vp.handler),
     pickVp: () => 'vp1',
-    local: unused,
     committed: (hash) => vp.store.getReceipt(hash as `0x${string}`) !== undefined,
-    nowNs,
-    log,
   })
   const bob = wallet().address
   const params = alice.transfer(bob, 7)
@@ -108,22 +110,14 @@ test('a forwarded transaction is admitted and committed by the VP; its errors re
 })
 
 test('no VP, or a VP that does not answer: -32006 (retry later), never a hash', async () => {
-  const none = forwardingSubmitter({
+  const none = nvpSubmitter({
     network: networkTo(() => Promise.reject(new Error('no VP is picked, none is asked'))),
     pickVp: () => undefined,
-    local: unused,
-    committed: () => false,
-    nowNs,
-    log,
   })
   assert.is((await rejection(() => none.submit('transfer', alice.transfer(wallet().address, 1)))).code, -32006)
-  const dead = forwardingSubmitter({
+  const dead = nvpSubmitter({
     network: { onRequest: () => undefined, request: () => Promise.reject(new Error('peer vp1 disconnected')) },
     pickVp: () => 'vp1',
-    local: unused,
-    committed: () => false,
-    nowNs,
-    log,
   })
   const error = await rejection(() => dead.submit('transfer', alice.transfer(wallet().address, 1)))
   assert.is(error.code, -32006)
@@ -146,15 +140,12 @@ test('a VP that answers the hash and drops the transaction: the NVP forwards it 
       return Buffer.from(JSON.stringify({ hash: decodeTxs(payload, { nowNs })[0].hash }))
     },
   }
-  const nvp = forwardingSubmitter({
+  const nvp = nvpSubmitter({
     network,
     // the Byzantine VP first, as long as it may be picked
     pickVp: (except) => ['byzantine', 'honest'].find((vp) => vp !== except),
-    local: unused,
     committed: (hash) => honest.store.getReceipt(hash as `0x${string}`) !== undefined,
     reforwardAfterMs: 100,
-    nowNs,
-    log,
   })
   const hash = await nvp.submit('transfer', alice.transfer(wallet().address, 5))
   assert.equal(asked, ['byzantine'])
@@ -172,13 +163,9 @@ test('a VP that answers the hash and drops the transaction: the NVP forwards it 
 })
 
 test("a VP answering a hash other than the transaction's own: -32006, never that hash", async () => {
-  const nvp = forwardingSubmitter({
+  const nvp = nvpSubmitter({
     network: { onRequest: () => undefined, request: async () => Buffer.from(JSON.stringify({ hash: `0x${'ab'.repeat(32)}` })) },
     pickVp: () => 'liar',
-    local: unused,
-    committed: () => false,
-    nowNs,
-    log,
   })
   const error = await rejection(() => nvp.submit('transfer', alice.transfer(wallet().address, 1)))
   assert.is(error.code, -32006)
