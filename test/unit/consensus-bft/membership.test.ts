@@ -25,6 +25,10 @@ const load = (sim: Sim, ms: number, perQuarterSecond = 15): string[] => {
 }
 
 /** the seqs at which each replica's group changed, and to what */
+/** every one of the five replicas votes to remove `target` */
+const allVoteToRemove = (sim: Sim, target: number) => {
+  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(target)
+}
 const epochsOf = (sim: Sim, id: number) => JSON.stringify(sim.nodes.get(id)!.membership.epochs())
 
 const vote = (from: number, target: number): Signed<MemberVote> => ({
@@ -57,7 +61,7 @@ test('all five vote to remove the primary: every replica switches at the same se
   const sim = createSim({ n: 5, seed: 51 })
   sim.run(500)
   load(sim, 2000)
-  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(1)
+  allVoteToRemove(sim, 1)
   load(sim, 12_000)
   const epochs = sim.nodes.get(2)!.membership.epochs()
   assert.is(epochs.length, 2, 'the group changed once')
@@ -84,7 +88,7 @@ test('all five vote to remove the primary: every replica switches at the same se
 test('an idle network: the primary orders empty batches up to the boundary, so a decided change takes effect without transactions', () => {
   const sim = createSim({ n: 5, seed: 52 })
   sim.run(500)
-  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(5)
+  allVoteToRemove(sim, 5)
   sim.run(20_000)
   const epochs = sim.nodes.get(1)!.membership.epochs()
   assert.is(epochs.length, 2, 'the change was decided')
@@ -128,7 +132,7 @@ test('replicas restarted after the change know the group: one down across it (st
   const sim = createSim({ n: 5, seed: 54 })
   sim.run(500)
   load(sim, 1000)
-  for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(5)
+  allVoteToRemove(sim, 5)
   load(sim, 3000)
   sim.crash(3) // misses the rest of the votes' effect and the switch
   load(sim, 10_000)
@@ -199,7 +203,7 @@ test('fuzz: 15 seeds of loss, delay and one crash/restart around a removal: ever
     sim.run(300)
     load(sim, 1000, 4)
     const target = 1 + (seed % 5)
-    for (const id of [1, 2, 3, 4, 5]) sim.nodes.get(id)!.replica.voteToRemove(target)
+    allVoteToRemove(sim, target)
     const victim = 1 + ((seed + 2) % 5)
     sim.run((seed % 7) * 300)
     sim.crash(victim)
