@@ -329,6 +329,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     },
   })
   let stopped = false
+  /** false while start() replays what the node already holds */
+  let started = false
 
   // deliveries and state transfers run one after another, in the order the replica asks
   let work: Promise<void> = Promise.resolve()
@@ -439,9 +441,16 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       log.warn('this VP was removed from the group: it takes no part in consensus any more and serves only the blocks it holds')
       return
     }
-    // only former members: a new VP asking to join is not a member yet
-    for (const [id, hostname] of hostnames) if (membership.known(id) && !members.includes(id)) network.forget(hostname)
+    // only former members: a new VP asking to join is not a member yet. The link stays for a
+    // view-change period so a removed VP still fetching the blocks up to the boundary reaches it and
+    // retires (else it stays "recovering" for ever, a few blocks short); a restart forgets at once.
+    for (const [id, hostname] of hostnames) {
+      if (!membership.known(id) || members.includes(id)) continue
+      if (!started) network.forget(hostname)
+      else forgetTimers.push(setTimeout(() => network.forget(hostname), options.timers.viewChangeMs))
+    }
   }
+  const forgetTimers: NodeJS.Timeout[] = []
 
   // ---- adding a VP (consensus.md §7, §10.10): ATTEND, then each member's add vote ----
 
@@ -558,6 +567,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       })
       // a restart after a group change: the blocks said who is in it
       if (membership.epochs().length > 1) leftGroup(replica.state().members)
+      started = true
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       const attendEvery = Math.max(1, Math.round(ATTEND_EVERY_MS / options.timers.tickMs))
@@ -571,6 +581,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     async stop() {
       stopped = true
       clearInterval(ticker)
+      for (const timer of forgetTimers) clearTimeout(timer)
       await outbox.drained()
       await work
     },
