@@ -303,7 +303,15 @@ function startNetworkRole(options: {
     : undefined
   // an NVP forwards a transaction again when it has no outcome after what a view change may take
   const reforwardAfterMs = 2 * timers.requestMs + timers.viewChangeMs
-  const nvp = vp === undefined ? createNvpRole({ ...common, reforwardAfterMs, log: log.child('nvp') }) : undefined
+  const nvp =
+    vp === undefined
+      ? createNvpRole({
+          ...common,
+          reforwardAfterMs,
+          hosts: () => loadPeerConfig(resolve(config.network.configDir)).hosts,
+          log: log.child('nvp'),
+        })
+      : undefined
   const directory = networkDirectory({
     peerConfig,
     network,

@@ -576,6 +576,45 @@ test('forget: the peer is disconnected, no longer dialled, and refused when it d
   assert.ok(linked(nvp, 'node3'))
 })
 
+test('addPeer: a node dials a VP its files do not list (the chain added it) from then on; a forgotten one is not dialled again', async () => {
+  const nvp = node('nvp1')
+  const hostOf = (hostname: string) => plan.get('nvp1')!.hosts.find((host) => host.hostname === hostname)!
+  nvp.net.addPeer('node2', hostOf('node2')) // forgotten above
+  await sleep(500)
+  assert.not.ok(linked(nvp, 'node2'))
+  // an NVP whose files list node1 only
+  const input = plan.get('nvp1')!
+  const port = await freePort()
+  const lone = startNode(
+    {
+      ...input,
+      self: { ...input.self, hostname: 'nvp2', n: 1 },
+      nodes: input.nodes.filter((entry) => entry.hostname === 'node1'),
+      hosts: [hostOf('node1'), { hostname: 'nvp2', ip: '127.0.0.1', port }],
+      addr: { domain: 'domain1', addrs: [{ domain: 'domain1', ip: '127.0.0.1', port }] },
+    },
+    await identityOf(ca, 'nvp2', 'NVP'),
+    limits,
+  )
+  extra.push(lone.net)
+  await lone.net.start()
+  await waitFor(() => linked(lone, 'node1'), 5000, 'nvp2 links node1')
+  await sleep(300)
+  assert.not.ok(linked(lone, 'node3'), 'node3 is not in its files')
+  lone.net.addPeer('node3', hostOf('node3'))
+  lone.net.addPeer('node3', hostOf('node3'))
+  await waitFor(() => linked(lone, 'node3'), 5000, 'nvp2 links node3 after addPeer')
+  assert.ok(lone.net.peers().find((peer) => peer.hostname === 'node3')!.vp)
+  assert.is(lone.logs.filter((line) => line.includes('dialling node3')).length, 1, 'a second addPeer changes nothing')
+  // it redials the added VP like a configured one
+  await node('node3').net.stop()
+  await waitFor(() => !linked(lone, 'node3'), 3000, 'nvp2 sees node3 gone')
+  const restarted = startNode(node('node3').input, node('node3').identity, limits)
+  nodes.set('node3', restarted)
+  await restarted.net.start()
+  await waitFor(() => linked(lone, 'node3'), 5000, 'nvp2 relinks the restarted node3')
+})
+
 test('bounds: a full outbound queue refuses and counts; the inbound rate cap and unknown channels drop and count; oversize frames close the link', async () => {
   const [portA, portB] = await Promise.all([freePort(), freePort()])
   const pair = localNetworkPlan({ vps: 2, ports: [portA, portB] })

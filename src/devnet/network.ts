@@ -226,8 +226,9 @@ export async function stopNodes(dir: string, plan: NetworkPlan, hostnames?: read
  * peerconfig.toml [[nodes]] are left as they are: a node takes its files' VPs for the genesis group
  * unless keel.toml genesisVps names it (genesis configuration, like the accounts; written into the
  * new node's keel.toml, whose files list every VP), and learns the new VP from the
- * chain once the group votes it in. The running nodes need no restart: the new VP dials them (its
- * certificate is checked against the CA on the link), and asks each to vote it in.
+ * chain once the group votes it in. The running nodes need no restart: the new VP dials the VPs (its
+ * certificate is checked against the CA on the link) and asks each to vote it in; an NVP dials it
+ * once the chain has voted it in, at the address hosts.toml gives.
  */
 export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPort?: number } = {}): Promise<PlannedNode> {
   const root = resolve(dir)

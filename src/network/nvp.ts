@@ -38,6 +38,8 @@ export interface NvpRoleOptions {
   genesisVps?: readonly number[]
   store: Store
   chain: Chain
+  /** hosts.toml now: where a VP the chain added listens (read again when one appears; operators add its line) */
+  hosts?(): ReadonlyMap<string, { ip: string; port: number }>
   /** forward.ts DEFAULT_REFORWARD_AFTER_MS unless given */
   reforwardAfterMs?: number
   nowNs(): bigint
@@ -59,11 +61,14 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     admit: admitAddVote(options.identity.ca),
   })
   const addedKey = addedKeys(membership, options.identity.ca)
+  const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
+  // a VP the chain added after this node's files were written is known by the certificate its add votes carried
   const isMember = (hostname: string): boolean => {
     const id = ids.get(hostname)
-    return id !== undefined && membership.latest().includes(id)
+    const group = membership.latest()
+    if (id !== undefined) return group.includes(id)
+    return group.some((member) => !hostnames.has(member) && addedKey(member)?.hostname === hostname)
   }
-  const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   const verify = replicaVerifier({
     hostnameOf: (id) => hostnames.get(id) ?? addedKey(id)?.hostname,
     addedKey,
@@ -82,9 +87,39 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
   }
   const replayDeps = { chain, committed: (hash: Hex) => store.getTx(hash) !== undefined || store.getInvalidTx(hash) !== undefined }
+  // a VP the chain added lists this NVP nowhere, so this NVP dials it: its host name comes from the
+  // certificate its add votes carried, its address from hosts.toml (read again, at most every 30 s)
+  const dialledAdded = new Set<string>()
+  let hostsReadAt = 0
+  const dialAddedVps = (): void => {
+    const missing = membership
+      .latest()
+      .filter((id) => !hostnames.has(id))
+      .map((id) => addedKey(id)?.hostname)
+      .filter((hostname): hostname is string => hostname !== undefined && !dialledAdded.has(hostname))
+    if (missing.length === 0 || options.hosts === undefined || Date.now() - hostsReadAt < 30_000) return
+    hostsReadAt = Date.now()
+    let hosts: ReadonlyMap<string, { ip: string; port: number }>
+    try {
+      hosts = options.hosts()
+    } catch (error) {
+      log.warn(`cannot read hosts.toml to reach the VPs the chain added (${missing.join(', ')}): ${(error as Error).message}`)
+      return
+    }
+    for (const hostname of missing) {
+      const address = hosts.get(hostname)
+      if (address === undefined) {
+        log.warn(`the chain added VP ${hostname} but hosts.toml has no line for it: add its address so this NVP can reach it`)
+        continue
+      }
+      dialledAdded.add(hostname)
+      network.addPeer(hostname, address)
+    }
+  }
   const apply = async (block: SyncedBlock): Promise<void> => {
     await applyBlock(block, replayDeps)
     recordMembership(membership, store, block.number, votesOf(block), log)
+    dialAddedVps()
   }
   const verifyBlock = (block: SyncedBlock): boolean => blockProofValid(block, membership.at(block.number), verify)
   const sync = createBlockSync({ network, tip, verify: verifyBlock, apply, nowNs: options.nowNs, log })
@@ -101,6 +136,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     submitter,
     async start() {
       await saveStartingGroup(membership, store)
+      dialAddedVps()
       createNvpFeed({
         network,
         tip,

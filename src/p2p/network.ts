@@ -128,6 +128,11 @@ export interface PeerNetwork {
   request(hostname: string, channel: number, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array>
   /** every other node: the configured VPs and whoever else is or was linked */
   peers(): PeerStatus[]
+  /**
+   * dial a VP this node's peerconfig.toml does not list (the chain added it) from now on, redialled
+   * like the configured ones; nothing when it is dialled already or was forgotten
+   */
+  addPeer(hostname: string, address: { ip: string; port: number }): void
   onPeerEvent(listener: (event: PeerEvent) => void): void
   /** disconnect it, stop dialling it and refuse it until restart (node_deleteNVP on a VP, node_deleteVP on an NVP) */
   forget(hostname: string): void
@@ -989,6 +994,22 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   onPeerEvent(listener: (event: PeerEvent) => void): void {
     this.listeners.push(listener)
+  }
+
+  addPeer(hostname: string, address: { ip: string; port: number }): void {
+    if (hostname === this.self.hostname || this.forgotten.has(hostname)) return
+    let entry = this.entries.get(hostname)
+    if (entry?.dialled) return
+    if (entry === undefined) {
+      entry = this.newEntry(hostname, 0, true, address.ip, address.port, true)
+      this.entries.set(hostname, entry)
+    } else {
+      entry.dialled = true
+      entry.ip = address.ip
+      entry.port = address.port
+    }
+    this.log?.info(`p2p: dialling ${hostname} at ${formatHostPort(address.ip, address.port)} from now on (a VP the chain added)`)
+    if (this.state === 'running') this.dial(entry)
   }
 
   forget(hostname: string): void {

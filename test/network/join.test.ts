@@ -88,4 +88,21 @@ test('restarted after the change, node5 (now rec = true) and node4 know the grou
   await assertSameOutcomes(live.map(urlOf), accepted)
 })
 
+test('the NVP forwards to and follows a VP the chain added: with its links to the other VPs deleted, it works through node5 alone', async () => {
+  for (const hostname of ['node1', 'node2', 'node4']) {
+    const hash = (await call(urlOf(hostname), 'node_getNodeHash', [])).result as string
+    const reply = await call(urlOf('nvp1'), 'node_deleteVP', [{ nodehash: hash }])
+    assert.is(reply.code, 0, `nvp1 deleting ${hostname}: ${reply.message}`)
+  }
+  const linked = ((await call(urlOf('nvp1'), 'node_getNodes', [])).result as { hostname: string; isvp: boolean; status: number }[])
+    .filter((node) => node.isvp && node.status === 0)
+    .map((node) => node.hostname)
+  assert.equal(linked, ['node5'], 'nvp1 links node5 only')
+  const live = ['node1', 'node2', 'node4', 'node5', 'nvp1']
+  const ms = await waitCommitted(await send(10, ['nvp1']), live.map(urlOf), 60_000)
+  console.log(`  10 transfers sent to nvp1 committed through node5 in ${ms} ms`)
+  await assertNoFork(live.map(urlOf))
+  await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
 test.run()
