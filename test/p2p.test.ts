@@ -560,7 +560,10 @@ test('forget: the peer is disconnected, no longer dialled, and refused when it d
   // nvp1 keeps dialling node1 and is refused each time
   await sleep(1200)
   assert.not.ok(linked(nvp, 'node1'))
-  assert.ok(n1.logs.some((l) => l.includes('nvp1 was forgotten')))
+  assert.ok(n1.logs.some((l) => l.includes('nvp1 was deleted on this node')))
+  // the refused peer learns why, once
+  const told = nvp.logs.filter((l) => l.includes('node1 refuses this node: nvp1 was deleted on this node (node_deleteVP'))
+  assert.is(told.length, 1, `nvp1 logs the refusal once: ${nvp.logs.filter((l) => l.includes('refuses')).join(' | ')}`)
   // an NVP forgetting a VP (node_deleteVP on an NVP) stops dialling it
   nvp.net.forget('node2')
   await waitFor(() => !linked(node('node2'), 'nvp1'), 2000, 'node2 sees nvp1 gone')

@@ -269,6 +269,8 @@ interface PeerEntry {
   port: number
   /** dialled by this node (a VP of its peerconfig) */
   dialled: boolean
+  /** the last reason the peer gave for refusing this node (logged once) */
+  refusal?: string
   link?: Link
   dialing?: Link
   dialTimer?: NodeJS.Timeout
@@ -385,7 +387,8 @@ class Link {
     }
   }
 
-  close(): void {
+  /** `refusal`: the accepting side tells the dialler why (a gRPC PERMISSION_DENIED status) */
+  close(refusal?: string): void {
     if (this.state === 'closed') return
     this.state = 'closed'
     clearTimeout(this.handshakeTimer)
@@ -395,6 +398,8 @@ class Link {
       if (this.client) {
         ;(this.stream as grpc.ClientDuplexStream<Buffer, Buffer>).cancel()
         this.client.close()
+      } else if (refusal !== undefined) {
+        this.stream.emit('error', { code: grpc.status.PERMISSION_DENIED, details: refusal })
       } else {
         ;(this.stream as grpc.ServerDuplexStream<Buffer, Buffer>).end()
       }
@@ -403,6 +408,9 @@ class Link {
     }
   }
 }
+
+const forgottenReason = (hostname: string): string =>
+  `${hostname} was deleted on this node (node_deleteVP, node_deleteNVP, or removed from the VP group)`
 
 export function createPeerNetwork(options: PeerNetworkOptions): PeerNetwork {
   return new GrpcPeerNetwork(options)
@@ -588,23 +596,34 @@ class GrpcPeerNetwork implements PeerNetwork {
       this.limits.handshakeTimeoutMs,
     )
     link.stream.on('data', (bytes: Buffer) => this.onFrame(link, bytes))
-    link.stream.on('error', (error: Error) => this.closeLink(link, `stream error: ${error.message}`))
+    link.stream.on('error', (error: Error & { code?: number; details?: string }) => {
+      if (link.dialer && error.code === grpc.status.PERMISSION_DENIED) this.refusedBy(link, error.details ?? error.message)
+      this.closeLink(link, `stream error: ${error.message}`)
+    })
     link.stream.on('end', () => this.closeLink(link, 'closed by the peer'))
     link.stream.on('close', () => this.closeLink(link, 'stream closed'))
     link.stream.on('cancelled', () => this.closeLink(link, 'cancelled by the peer'))
   }
 
-  private refuse(link: Link, reason: string): void {
+  private refuse(link: Link, reason: string, tellThePeer = false): void {
     if (link.state === 'closed') return
     this.handshakesRefused++
     this.log?.warn(`p2p: link ${link.label} refused: ${reason}`)
-    this.closeLink(link, reason)
+    this.closeLink(link, reason, tellThePeer ? reason : undefined)
   }
 
-  private closeLink(link: Link, reason: string): void {
+  /** logged once per reason: a dialled peer refuses this node and said why */
+  private refusedBy(link: Link, reason: string): void {
+    const entry = link.entry ?? (link.expected === undefined ? undefined : this.entries.get(link.expected))
+    if (entry === undefined || entry.refusal === reason) return
+    entry.refusal = reason
+    this.log?.warn(`p2p: ${entry.identity.hostname} refuses this node: ${reason}; it is dialled again with back-off`)
+  }
+
+  private closeLink(link: Link, reason: string, refusal?: string): void {
     if (link.state === 'closed') return
     const wasOpen = link.state === 'open'
-    link.close()
+    link.close(refusal)
     this.links.delete(link)
     const entry = link.entry
     if (entry && entry.dialing === link) {
@@ -696,7 +715,8 @@ class GrpcPeerNetwork implements PeerNetwork {
     if (frame.kind === 'hello' && !link.peerHello) {
       const problem = this.checkHello(link, frame)
       if (problem) {
-        this.refuse(link, problem)
+        // a deleted peer passed every check of its identity: it may learn why it is refused
+        this.refuse(link, problem, !link.dialer && problem === forgottenReason(frame.hostname))
         return
       }
       link.peerHello = frame
@@ -739,7 +759,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     if (hello.vp !== (facts.role === 'VP')) return `${hello.hostname} claims vp = ${hello.vp} but its certificate says ${facts.role}`
     if (link.dialer && hello.hostname !== link.expected) return `dialled ${link.expected} but ${hello.hostname} answered`
     if (hello.hostname === this.self.hostname) return 'a link to itself'
-    if (this.forgotten.has(hello.hostname)) return `${hello.hostname} was forgotten (deleted)`
+    if (this.forgotten.has(hello.hostname)) return forgottenReason(hello.hostname)
     if (!this.self.vp && !hello.vp) return `${hello.hostname} is an NVP; an NVP links to VPs only`
     link.peerCert = cert
     return undefined
@@ -755,6 +775,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       this.entries.set(hostname, entry)
     }
     link.entry = entry
+    entry.refusal = undefined
     if (entry.dialing === link) entry.dialing = undefined
     // the certificate decides the role; a VP's id comes from this node's peerconfig only
     const configured = this.options.config.nodes.find((node) => node.hostname === hostname)
