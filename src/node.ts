@@ -274,6 +274,7 @@ function startNetworkRole(options: {
     log: log.child('p2p'),
   })
   network.onPeerEvent((event) => {
+    if (event.kind === 'refused') return
     const role = event.peer.vp ? 'VP' : 'NVP'
     events.publishStatus(
       event.kind === 'connected'

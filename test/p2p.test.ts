@@ -24,6 +24,7 @@ import {
   type PeerIdentity,
   type PeerLimits,
   type PeerNetwork,
+  refusedAsDeleted,
 } from '../src/p2p/network.ts'
 import {
   authTranscript,
@@ -564,6 +565,10 @@ test('forget: the peer is disconnected, no longer dialled, and refused when it d
   // the refused peer learns why, once
   const told = nvp.logs.filter((l) => l.includes('node1 refuses this node: nvp1 was deleted on this node (node_deleteVP'))
   assert.is(told.length, 1, `nvp1 logs the refusal once: ${nvp.logs.filter((l) => l.includes('refuses')).join(' | ')}`)
+  const refused = nvp.events.filter((e) => e.kind === 'refused')
+  assert.is(refused.length, 1, 'one refused event')
+  assert.ok(refused[0].kind === 'refused' && refused[0].peer.hostname === 'node1' && refusedAsDeleted(refused[0].reason, 'nvp1'))
+  assert.not.ok(refusedAsDeleted(refused[0].kind === 'refused' ? refused[0].reason : '', 'node1'), 'the reason names the deleted node')
   // an NVP forgetting a VP (node_deleteVP on an NVP) stops dialling it
   nvp.net.forget('node2')
   await waitFor(() => !linked(node('node2'), 'nvp1'), 2000, 'node2 sees nvp1 gone')

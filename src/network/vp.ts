@@ -25,7 +25,7 @@ import type { StatusEvent } from '../events/types.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import { type NodeIdentity, readVoteCert, verifyWithKey } from '../p2p/identity.ts'
-import type { PeerIdentity, PeerNetwork } from '../p2p/network.ts'
+import { type PeerIdentity, type PeerNetwork, refusedAsDeleted } from '../p2p/network.ts'
 import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
 import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
@@ -535,6 +535,10 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       network.on(Channel.attend, onAttend)
       network.onPeerEvent((event) => {
         if (event.kind === 'connected' && event.peer.vp) attend(event.peer.hostname)
+        if (event.kind === 'refused' && refusedAsDeleted(event.reason, peerConfig.self.hostname)) {
+          const id = ids.get(event.peer.hostname)
+          if (id !== undefined) replica.removedBy(id)
+        }
       })
       network.on(Channel.consensus, (from, payload) => {
         const id = ids.get(from.hostname)

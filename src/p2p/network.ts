@@ -104,7 +104,8 @@ export interface PeerNetworkStats {
   byPeer: Record<string, PeerCounters>
 }
 
-export type PeerEvent = { kind: 'connected' | 'lost'; peer: PeerIdentity }
+/** `refused`: a peer this node dials refused it and said why (once per reason) */
+export type PeerEvent = { kind: 'connected' | 'lost'; peer: PeerIdentity } | { kind: 'refused'; peer: PeerIdentity; reason: string }
 
 export interface PeerNetwork {
   readonly self: PeerIdentity
@@ -412,6 +413,9 @@ class Link {
 const forgottenReason = (hostname: string): string =>
   `${hostname} was deleted on this node (node_deleteVP, node_deleteNVP, or removed from the VP group)`
 
+/** a refusal (PeerEvent `refused`) saying the peer deleted `hostname`, this node */
+export const refusedAsDeleted = (reason: string, hostname: string): boolean => reason === forgottenReason(hostname)
+
 export function createPeerNetwork(options: PeerNetworkOptions): PeerNetwork {
   return new GrpcPeerNetwork(options)
 }
@@ -618,6 +622,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     if (entry === undefined || entry.refusal === reason) return
     entry.refusal = reason
     this.log?.warn(`p2p: ${entry.identity.hostname} refuses this node: ${reason}; it is dialled again with back-off`)
+    this.emit({ kind: 'refused', peer: entry.identity, reason })
   }
 
   private closeLink(link: Link, reason: string, refusal?: string): void {

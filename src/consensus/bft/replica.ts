@@ -219,6 +219,11 @@ export interface Replica {
   voteToRemove(target: number): void
   /** this VP votes to add replica `target` to the group (resent until ordered, like a removal vote); `cert`: its ECert, base64 DER */
   voteToAdd(target: number, cert?: string): void
+  /**
+   * member `from` refuses this VP's links because it applied this VP's removal: f + 1 of them (one
+   * honest at least) retire it even without the blocks up to the boundary (it was down meanwhile)
+   */
+  removedBy(from: number): void
   state(): {
     view: number
     primary: number
@@ -277,8 +282,11 @@ export function createReplica(options: ReplicaOptions): Replica {
   const primaryOf = (view: number): number => primaryAt(view, lastDelivered + 1)
   /** a new VP not in the group yet: it only follows the chain (see ReplicaOptions.joining) */
   let observing = options.joining === true
+  /** members that said they applied this VP's removal (Replica.removedBy) */
+  const removedByMembers = new Set<number>()
+  let removedEarly = false
   /** removed from the group: this VP takes no part any more (it goes idle; its host keeps serving blocks) */
-  const retired = (): boolean => !observing && !current().includes(self)
+  const retired = (): boolean => !observing && (removedEarly || !current().includes(self))
   /** a new VP whose addition took effect starts taking part: first it learns the view, as after a restart */
   const checkJoined = (): void => {
     if (!observing || !current().includes(self)) return
@@ -1364,6 +1372,16 @@ export function createReplica(options: ReplicaOptions): Replica {
 
     voteToRemove: (target) => castVote('delete', target),
     voteToAdd: (target, cert) => castVote('add', target, cert),
+
+    removedBy(from) {
+      if (removedEarly || observing || from === self || !current().includes(from)) return
+      removedByMembers.add(from)
+      if (removedByMembers.size < faulty() + 1) return
+      removedEarly = true
+      host.log.warn(
+        `replica ${self}: replicas ${[...removedByMembers].join(', ')} (f + 1 members) applied its removal from the group and refuse its links: it retires at block ${lastExecuted}, without the blocks up to its removal, which it missed while down`,
+      )
+    },
 
     state: () => ({
       view,

@@ -151,6 +151,25 @@ test('replicas restarted after the change know the group: one down across it (st
   assertNoFork(sim, [1, 2, 3, 4, 5])
 })
 
+test('a VP whose removal it missed while down: f + 1 members saying they removed it retire it; one (perhaps the faulty one) does not', () => {
+  const sim = createSim({ n: 5, seed: 7 })
+  sim.run(500)
+  load(sim, 1000)
+  const five = sim.nodes.get(5)!.replica
+  five.removedBy(1)
+  five.removedBy(1)
+  five.removedBy(9) // no member
+  five.removedBy(5) // itself
+  assert.is.not(five.state().phase, 'retired')
+  five.removedBy(2)
+  assert.is(five.state().phase, 'retired')
+  const stoppedAt = height(sim, 5)
+  const sent = load(sim, 3000)
+  assert.ok(executedEverywhere(sim, [1, 2, 3, 4], sent), 'the other four go on')
+  assert.is(height(sim, 5), stoppedAt, 'the retired VP orders nothing any more')
+  assertNoFork(sim, [1, 2, 3, 4, 5])
+})
+
 test('a Byzantine primary cannot order votes the voters did not sign: its batch is refused, the group stays', () => {
   const sim = createSim({ n: 5, seed: 55 })
   sim.nodes.get(1)!.tamper = (_to, message) => {
