@@ -4,13 +4,14 @@
  */
 import { randomBytes, sign as signBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createConnection, createServer } from 'node:net'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connect as tlsConnect } from 'node:tls'
 import * as grpc from '@grpc/grpc-js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { freePorts } from '../src/devnet/network.ts'
 import { createLogger } from '../src/log.ts'
 import { loadPeerConfig, localNetworkPlan, type PeerConfigInput, writePeerConfigFiles } from '../src/p2p/config.ts'
 import { createNamespaceCa, issueNodeCert, type NamespaceCa, type NodeIdentity, nodeIdentityFrom } from '../src/p2p/identity.ts'
@@ -40,15 +41,8 @@ import {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+/** one port at a time: picked below the ephemeral range (src/devnet/network.ts freePorts) */
+const freePort = async (): Promise<number> => (await freePorts(1))[0]
 
 async function waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<number> {
   const started = performance.now()
@@ -94,7 +88,7 @@ const identityOf = async (authority: NamespaceCa, hostname: string, role: 'VP' |
   nodeIdentityFrom(authority, await issueNodeCert(authority, { hostname, role }))
 
 const limits: Partial<PeerLimits> = { keepaliveMs: 300, reconnectMinMs: 100, reconnectMaxMs: 800 }
-const ports = await Promise.all(Array.from({ length: 5 }, freePort))
+const ports = await freePorts(5)
 const plan = localNetworkPlan({ vps: 4, nvps: 1, ports })
 const nodes = new Map<string, Node>()
 for (const [hostname, input] of plan)
@@ -624,7 +618,7 @@ test('addPeer: a node dials a VP its files do not list (the chain added it) from
 })
 
 test('bounds: a full outbound queue refuses and counts; the inbound rate cap and unknown channels drop and count; oversize frames close the link', async () => {
-  const [portA, portB] = await Promise.all([freePort(), freePort()])
+  const [portA, portB] = await freePorts(2)
   const pair = localNetworkPlan({ vps: 2, ports: [portA, portB] })
   const tight: Partial<PeerLimits> = {
     ...limits,

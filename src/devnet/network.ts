@@ -63,8 +63,43 @@ export interface CreateNetworkOptions {
   chain?: { batchSize?: number; batchTimeoutMs?: number; poolCapacity?: number }
 }
 
-/** Free TCP ports on loopback, picked by binding port 0 (another process could take one before the node does). */
+/**
+ * Free TCP ports on loopback for nodes started a moment later. Picked below the system's range of
+ * ephemeral ports when it is known (Linux): a port found by binding port 0 comes from that range,
+ * and an outgoing connection of a node already running can take it before its own node binds it
+ * (CI saw EADDRINUSE so). Another process could still take one.
+ */
 export async function freePorts(count: number): Promise<number[]> {
+  const ephemeralFrom = firstEphemeralPort()
+  if (ephemeralFrom === undefined || ephemeralFrom < LOWEST_PICKED_PORT + 1000) return portsFromTheSystem(count)
+  const picked = new Set<number>()
+  for (let tries = 0; picked.size < count; tries++) {
+    if (tries > 50 * count) throw new Error(`no ${count} free ports found between ${LOWEST_PICKED_PORT} and ${ephemeralFrom}`)
+    const port = LOWEST_PICKED_PORT + Math.floor(Math.random() * (ephemeralFrom - LOWEST_PICKED_PORT))
+    if (!picked.has(port) && (await canListen(port))) picked.add(port)
+  }
+  return [...picked]
+}
+
+const LOWEST_PICKED_PORT = 10_000
+
+function firstEphemeralPort(): number | undefined {
+  try {
+    const first = Number.parseInt(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0], 10)
+    return Number.isInteger(first) ? first : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const canListen = (port: number): Promise<boolean> =>
+  new Promise((done) => {
+    const server = createServer()
+    server.once('error', () => done(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => done(true)))
+  })
+
+async function portsFromTheSystem(count: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: count },
