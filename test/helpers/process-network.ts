@@ -4,7 +4,7 @@
  * its own. `create` writes the files; a test may change them (proxies, a rogue node) before
  * `start`ing the nodes it wants.
  */
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
@@ -77,7 +77,18 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
     },
     async up(shape) {
       const created = await network.create(shape)
-      await Promise.all(created.plan.nodes.map((node) => network.start(node.hostname)))
+      try {
+        await Promise.all(created.plan.nodes.map((node) => network.start(node.hostname)))
+      } catch (error) {
+        // uvu drops what a before hook throws: say it here, with the end of each node's log
+        const tails = created.plan.nodes.map((node) => {
+          const file = join(dir, node.hostname, 'node.log')
+          const lines = existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-3) : []
+          return `  ${node.hostname}: ${lines.join('\n    ') || '(no log file)'}`
+        })
+        console.error(`network set-up failed: ${(error as Error).stack}\n${tails.join('\n')}`)
+        throw error
+      }
       return created.plan
     },
     urlOf,
