@@ -54,7 +54,6 @@ export interface NvpRole {
 
 export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const { peerConfig, network, store, chain, log } = options
-  const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
   // the VP group per block, from the votes the blocks ordered (membership.ts): proofs are checked
   // against the group of their block, and a VP that left the group is no longer followed
   const membership = membershipFromChain(genesisGroup(peerConfig, options.genesisVps), store, {
@@ -63,14 +62,10 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   const addedKey = addedKeys(membership, options.identity.ca)
   const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
   // a VP the chain added after this node's files were written is known by the certificate its add votes carried
-  const isMember = (hostname: string): boolean => {
-    const id = ids.get(hostname)
-    const group = membership.latest()
-    if (id !== undefined) return group.includes(id)
-    return group.some((member) => !hostnames.has(member) && addedKey(member)?.hostname === hostname)
-  }
+  const hostnameOf = (id: number): string | undefined => hostnames.get(id) ?? addedKey(id)?.hostname
+  const isMember = (hostname: string): boolean => membership.latest().some((id) => hostnameOf(id) === hostname)
   const verify = replicaVerifier({
-    hostnameOf: (id) => hostnames.get(id) ?? addedKey(id)?.hostname,
+    hostnameOf,
     addedKey,
     network,
     peerKeys: options.peerKeys,
@@ -95,7 +90,7 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
     const missing = membership
       .latest()
       .filter((id) => !hostnames.has(id))
-      .map((id) => addedKey(id)?.hostname)
+      .map(hostnameOf)
       .filter((hostname): hostname is string => hostname !== undefined && !dialledAdded.has(hostname))
     if (missing.length === 0 || options.hosts === undefined || Date.now() - hostsReadAt < 30_000) return
     hostsReadAt = Date.now()

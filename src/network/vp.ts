@@ -329,8 +329,6 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     },
   })
   let stopped = false
-  /** false while start() replays what the node already holds */
-  let started = false
 
   // deliveries and state transfers run one after another, in the order the replica asks
   let work: Promise<void> = Promise.resolve()
@@ -436,7 +434,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   })
 
   /** a VP that left the group is no longer linked (node_deleteVP "disconnects the VP peer"); this one, if removed, goes idle */
-  const leftGroup = (members: readonly number[]): void => {
+  const leftGroup = (members: readonly number[], forgetAtOnce = false): void => {
     if (!members.includes(self)) {
       log.warn('this VP was removed from the group: it takes no part in consensus any more and serves only the blocks it holds')
       return
@@ -446,7 +444,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     // retires (else it stays "recovering" for ever, a few blocks short); a restart forgets at once.
     for (const [id, hostname] of hostnames) {
       if (!membership.known(id) || members.includes(id)) continue
-      if (!started) network.forget(hostname)
+      if (forgetAtOnce) network.forget(hostname)
       else forgetTimers.push(setTimeout(() => network.forget(hostname), options.timers.viewChangeMs))
     }
   }
@@ -570,8 +568,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
         heightTime: header?.writeTime ?? 0n,
       })
       // a restart after a group change: the blocks said who is in it
-      if (membership.epochs().length > 1) leftGroup(replica.state().members)
-      started = true
+      if (membership.epochs().length > 1) leftGroup(replica.state().members, true)
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       const attendEvery = Math.max(1, Math.round(ATTEND_EVERY_MS / options.timers.tickMs))

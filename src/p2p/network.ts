@@ -618,7 +618,7 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   /** logged once per reason: a dialled peer refuses this node and said why */
   private refusedBy(link: Link, reason: string): void {
-    const entry = link.entry ?? (link.expected === undefined ? undefined : this.entries.get(link.expected))
+    const entry = link.entry
     if (entry === undefined || entry.refusal === reason) return
     entry.refusal = reason
     this.log?.warn(`p2p: ${entry.identity.hostname} refuses this node: ${reason}; it is dialled again with back-off`)

@@ -282,11 +282,10 @@ export function createReplica(options: ReplicaOptions): Replica {
   const primaryOf = (view: number): number => primaryAt(view, lastDelivered + 1)
   /** a new VP not in the group yet: it only follows the chain (see ReplicaOptions.joining) */
   let observing = options.joining === true
-  /** members that said they applied this VP's removal (Replica.removedBy) */
+  /** members that said they applied this VP's removal (Replica.removedBy); f + 1 of them retire it */
   const removedByMembers = new Set<number>()
-  let removedEarly = false
   /** removed from the group: this VP takes no part any more (it goes idle; its host keeps serving blocks) */
-  const retired = (): boolean => !observing && (removedEarly || !current().includes(self))
+  const retired = (): boolean => !observing && (removedByMembers.size > faulty() || !current().includes(self))
   /** a new VP whose addition took effect starts taking part: first it learns the view, as after a restart */
   const checkJoined = (): void => {
     if (!observing || !current().includes(self)) return
@@ -1374,10 +1373,9 @@ export function createReplica(options: ReplicaOptions): Replica {
     voteToAdd: (target, cert) => castVote('add', target, cert),
 
     removedBy(from) {
-      if (removedEarly || observing || from === self || !current().includes(from)) return
+      if (retired() || observing || from === self || !current().includes(from)) return
       removedByMembers.add(from)
-      if (removedByMembers.size < faulty() + 1) return
-      removedEarly = true
+      if (!retired()) return
       host.log.warn(
         `replica ${self}: replicas ${[...removedByMembers].join(', ')} (f + 1 members) applied its removal from the group and refuse its links: it retires at block ${lastExecuted}, without the blocks up to its removal, which it missed while down`,
       )
