@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { ConsensusStatus } from '../../generated/types.ts'
 import {
   addVp,
   type CreateNetworkOptions,
@@ -32,6 +33,8 @@ export interface ProcessNetwork {
   urlOf(hostname: string): string
   /** the VPs `hostname` lists in node_getNodes, sorted */
   vpsListedBy(hostname: string): Promise<string[]>
+  /** node_getConsensusStatus of `hostname` (state, view, height, …) */
+  consensusOf(hostname: string): Promise<ConsensusStatus>
   /** writes the files of the next VP (`new = true`, src/devnet/network.ts addVp), not started */
   addVp(): Promise<PlannedNode>
   /** starts (or restarts) one node and resolves once it listens */
@@ -97,6 +100,7 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
         .filter((node) => node.isvp)
         .map((node) => node.hostname)
         .sort(),
+    consensusOf: async (hostname) => (await call(urlOf(hostname), 'node_getConsensusStatus', [])).result as ConsensusStatus,
     async addVp() {
       const node = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })
       plan = readNetwork(dir)

@@ -5,7 +5,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { assertNoFork, assertSameOutcomes, call } from '../helpers/audit.ts'
+import { assertNoFork, assertSameOutcomes } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 
@@ -13,14 +13,13 @@ const net = processNetwork('join-twice', { logs: true })
 const { processes, urlOf } = net
 const { accepted, send } = net
 const vps = net.vpsListedBy
-const stateOf = async (h: string) => ((await call(urlOf(h), 'node_getConsensusStatus', [])).result as { state: string }).state
 async function addAndWait(name: string) {
   const node = await net.addVp()
   assert.is(node.hostname, name)
   const t = Date.now()
   await net.start(name)
   for (;;) {
-    if ((await vps('node1')).includes(name) && (await stateOf(name)) === 'normal') break
+    if ((await vps('node1')).includes(name) && (await net.consensusOf(name)).state === 'normal') break
     assert.ok(Date.now() - t < 120_000, `${name} not joined`)
     await send(3, ['node1', 'node2', 'node3', 'node4'])
   }

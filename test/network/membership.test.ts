@@ -19,9 +19,6 @@ const committed = waitCommitted
 
 const { vpsListedBy } = net
 
-const consensusState = async (hostname: string): Promise<string> =>
-  ((await call(urlOf(hostname), 'node_getConsensusStatus', [])).result as { state: string }).state
-
 test.before(async () => {
   await net.up({ vps: 5, nvps: 1 })
 })
@@ -72,7 +69,7 @@ test('node_deleteVP sent to all five VPs (four of them while node5 is down): the
   await new Promise((resolve) => setTimeout(resolve, 5000))
   await start('node5')
   const retiredBy = Date.now() + 60_000
-  while ((await consensusState('node5')) !== 'retired') {
+  while ((await net.consensusOf('node5')).state !== 'retired') {
     assert.ok(Date.now() < retiredBy, 'node5 does not report itself retired 60 s after its restart')
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
