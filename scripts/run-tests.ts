@@ -4,7 +4,7 @@
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
@@ -80,6 +80,10 @@ async function main(): Promise<void> {
   }
   const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
   const failed = sum('failed')
+  // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
+  if (process.env.NODE_V8_COVERAGE !== undefined) {
+    spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
+  }
   console.log(`${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped`)
   process.exitCode = failed > 0 || results.length === 0 ? 1 : 0
 }
