@@ -73,7 +73,7 @@ export interface StartOptions {
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  const log = options.log ?? createLogger({ level: config.log.level })
+  const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
