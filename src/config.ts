@@ -32,7 +32,7 @@ export interface KeelConfig {
     wsMaxSubscriptions: number
     /** largest WebSocket message accepted; a bigger one closes the connection with 1009 */
     wsMaxFrameBytes: number
-    /** messages waiting for a slow reader; one more → the connection is closed with 1008 */
+    /** messages waiting for a slow reader (in the socket's buffer and the queue); one more → the connection is closed with 1008 */
     wsMaxQueuedMessages: number
     /** bytes waiting for a slow reader (socket buffer plus queue); past it → closed with 1008 */
     wsMaxBufferedBytes: number
