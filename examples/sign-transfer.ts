@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { signString2017 } from '../src/crypto/sign-string.ts'
 import { addressFromPrivateKey, signSecp256k1 } from '../src/crypto/signature.ts'
-import { stringifyJson } from '../src/rpc/json.ts'
+import { stringifyJson } from '../src/wire/json.ts'
 
 const { values } = parseArgs({
   options: {
