@@ -9,7 +9,8 @@
  * System status: per dimension (modules, subtypes, error codes) a non-empty include list wins,
  * otherwise the value must not be in the exclude list; all three must pass.
  */
-import type { SystemStatusFilter } from '../../generated/types.ts'
+import type { BlockNumber, LogFilter, SystemStatusFilter } from '../../generated/types.ts'
+import { InvalidParams } from '../errors.ts'
 import type { SystemStatusMessage, WireLog } from './types.ts'
 
 export interface LogCriteria {
@@ -75,4 +76,21 @@ export function compileStatusFilter(filter: SystemStatusFilter | undefined): Sta
   const subType = dimension(filter?.subtypes, filter?.subtypes_exclude)
   const errorCode = dimension(codes(filter?.error_codes), codes(filter?.error_codes_exclude))
   return (message) => module(message.module) && subType(message.subType) && errorCode(Number(message.errorCode))
+}
+
+/** A block number of a filter; `latest` is the current head. Past 2^53 it is simply "no limit". */
+export function blockOf(raw: BlockNumber | undefined, latest: number): number | undefined {
+  if (raw === undefined) return undefined
+  if (raw === 'latest') return latest
+  const value = BigInt(raw)
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
+}
+
+/** The criteria of a log subscription (polled or pushed): bounds resolved against the head `latest`. */
+export function subscriptionCriteria(filter: LogFilter | undefined, latest: number): LogCriteria {
+  const fromBlock = blockOf(filter?.fromBlock, latest)
+  const toBlock = blockOf(filter?.toBlock, latest)
+  if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
+    throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
+  return compileLogCriteria(filter, { fromBlock, toBlock })
 }
