@@ -109,12 +109,12 @@ export const jsonrpcStatus = {
   }),
   stop: (): StatusEvent => ({ module: 'jsonrpc', status: true, subType: 'stop', errorCode: 0, message: 'JSON-RPC server stopping' }),
   overload: (message: string): StatusEvent => ({ module: 'jsonrpc', status: false, subType: 'overload', errorCode: -32006, message }),
-  overflow: (id: string, capacity: number): StatusEvent => ({
+  overflow: (id: string, capacity: number, bytes: number): StatusEvent => ({
     module: 'jsonrpc',
     status: false,
     subType: 'overflow',
     errorCode: -32006,
-    message: `subscription ${id} is not polled in time: its cache of ${capacity} items is full and loses its oldest items until it is polled`,
+    message: `subscription ${id} is not polled in time: its cache of ${capacity} items or ${bytes} bytes is full and loses its oldest items until it is polled`,
   }),
   slowConsumer: (message: string): StatusEvent => ({
     module: 'jsonrpc',
