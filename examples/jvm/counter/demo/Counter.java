@@ -2,11 +2,12 @@ package demo;
 
 import keel.contract.Contract;
 
-/** Named counters: increment("visits") → 1, 2, 3, … */
+/** Named counters: increment("visits") → 1, 2, 3, …; each increment emits an event. */
 public class Counter extends Contract {
   public long increment(String name) {
     long next = ledger.getLong(name) + 1;
     ledger.put(name, next);
+    emit("Incremented", Long.toString(next), name);
     return next;
   }
 
