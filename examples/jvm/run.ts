@@ -102,14 +102,18 @@ async function call(contract: string, method: string, ...args: string[]): Promis
   const payload = values.encoding === 'hvm' ? jvmCallPayload(method, ...(args as JvmArg[])) : jvmInvokeArgsPayload(method, ...args)
   const hash = (await client.request('contract_invokeContract', [sign({ to: contract, payload })])) as string
   const result = await receipt(hash)
-  console.log(`${method}(${args.map((a) => JSON.stringify(a)).join(', ')}) → ${JSON.stringify(jvmRetText(result.ret))} (${result.gasUsed} steps)`)
+  console.log(
+    `${method}(${args.map((a) => JSON.stringify(a)).join(', ')}) → ${JSON.stringify(jvmRetText(result.ret))} (${result.gasUsed} steps)`,
+  )
   return result
 }
 
 const contract = await compile()
 console.log(`compiled ${main}: ${[...contract.classes.keys()].join(', ')}`)
 const payload = values.encoding === 'hvm' ? jvmDeployPayload(contract) : jvmTarGzDeployPayload(contract)
-console.log(`deploy payload: ${(payload.length - 2) / 2} bytes (${values.encoding === 'hvm' ? 'HVM class stream' : '1.x InvokeArgs with a tar.gz'})`)
+console.log(
+  `deploy payload: ${(payload.length - 2) / 2} bytes (${values.encoding === 'hvm' ? 'HVM class stream' : '1.x InvokeArgs with a tar.gz'})`,
+)
 const deployHash = (await client.request('contract_deployContract', [sign({ payload })])) as string
 const deployed = await receipt(deployHash)
 const at = deployed.contractAddress
@@ -126,6 +130,8 @@ if (values.contract === 'counter') {
   await call(at, 'get', 'colour')
   await call(at, 'count')
   const { blockNumber } = set.log[0]
-  const logs = (await client.request('sub_getLogs', [{ fromBlock: blockNumber, addresses: [at], topics: [jvmTopic('Set')] }])) as Receipt['log']
+  const logs = (await client.request('sub_getLogs', [
+    { fromBlock: blockNumber, addresses: [at], topics: [jvmTopic('Set')] },
+  ])) as Receipt['log']
   for (const log of logs) console.log(`log Set: topic ${log.topics[1]} data ${JSON.stringify(Buffer.from(log.data, 'hex').toString())}`)
 }
