@@ -25,6 +25,8 @@ import { createEventHub, type EventHub } from './events/hub.ts'
 import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
+import { createJvmExecutor } from './exec/jvm/child.ts'
+import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { createNvpRole } from './network/nvp.ts'
@@ -102,7 +104,10 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
+  const jvmLog = log.child('jvm')
+  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
+  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
   const chain = createChain({
     store,
     executor,
@@ -235,6 +240,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       subscriptions.close()
       await network?.stop()
       await chain.stop()
+      await jvm.stop()
       await archive.close()
       await compiler.close()
       await verifyPool.close()
