@@ -225,6 +225,7 @@ export function childArgs(jar: string, heapMiB: number): string[] {
     // the call-depth limit (Meter.MAX_DEPTH) is reached long before this stack is
     '-Xss16m',
     '-XX:+UseSerialGC',
+    // C1 only: contract calls are short, and C2's background compiling cost more CPU than it saved (measured)
     '-XX:TieredStopAtLevel=1',
     '-Duser.language=en',
     '-Duser.country=US',
@@ -372,6 +373,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
                 return undefined
               }
               if ((incoming.op === 'result' || incoming.op === 'unknown') && incoming.id === id) return incoming
+              c.kill()
               throw new ChildDied(`the executor answered call ${id} with ${String(incoming.op)}`)
             },
             callTimeoutMs + KILL_GRACE_MS,
