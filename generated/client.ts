@@ -450,11 +450,12 @@ export interface KeelClientMethods {
   /**
    * Compile Solidity source.
    *
-   * Compiles the source with the node's Solidity compiler and returns, per contract, its ABI (JSON text), deployment code and name. A node without a compiler answers -32000 `the node has no Solidity compiler installed`; a compile failure answers -32000 with the compiler's first error.
+   * Compiles the source with the solc release its `pragma solidity` asks for: the newest of the node's releases (0.4.26, 0.5.17, 0.6.12, 0.7.6 and 0.8.37, the last of each line 0.4 to 0.8) that satisfies every `pragma solidity` of the source, read as npm semver ranges (`^0.5.0`, `>=0.4.22 <0.6.0`, `0.4.24`); a source without one compiles with 0.4.26, as Hyperchain's examples (no pragma, functions without visibility) expect. Returns, per contract, its ABI (JSON text, as that release writes it: `constant` and `payable` up to 0.5, `internalType` from 0.5), deployment code (0x hex; each release's default EVM target, all of which Keel's EVM runs) and name: the same three lists for every release. Compilation runs in a worker thread per release, loaded on first use and unloaded after 10 minutes unused, so other requests are served meanwhile; at most one compile per release and a few in all run at once (one less than the node's cores, 1 to 3), and up to 32 more wait. Errors, all -32000 unless said: no release accepts the pragmas: `no Solidity compiler of this node accepts `pragma solidity <expr>;`: it has solc <releases, newest first> (the newest release of each of 0.4 to 0.8); change the pragma to accept one of them`; a pragma that is no version expression: `compile failed: `pragma solidity <expr>;` is not a version expression (e.g. ^0.5.0 or >=0.4.22 <0.6.0)`; a compile error: `compile failed: <the compiler's first error>`; a compile over 60 s is stopped: `compile stopped: solc <release> took longer than 60 s on this source (the node's compile time limit)`; a node without a compiler: `the node has no Solidity compiler installed`. With the queue full: -32006 `System is too busy to response: <r> compilations running and <w> waiting, the most this node queues; send contract_compileContract again in a moment`.
    * @param sourceCode ContractSource
    * @returns compiled
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @example
    * ```ts
    * await client.contract_compileContract("contract Counter { uint public count; function increment() public { count += 1; } }")

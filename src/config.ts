@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
-import type { LogLevel } from './log.ts'
+import type { LogFormat, LogLevel } from './log.ts'
 
 export interface KeelConfig {
   node: {
@@ -32,7 +32,7 @@ export interface KeelConfig {
     wsMaxSubscriptions: number
     /** largest WebSocket message accepted; a bigger one closes the connection with 1009 */
     wsMaxFrameBytes: number
-    /** messages waiting for a slow reader; one more → the connection is closed with 1008 */
+    /** messages waiting for a slow reader (in the socket's buffer and the queue); one more → the connection is closed with 1008 */
     wsMaxQueuedMessages: number
     /** bytes waiting for a slow reader (socket buffer plus queue); past it → closed with 1008 */
     wsMaxBufferedBytes: number
@@ -94,7 +94,11 @@ export interface KeelConfig {
      */
     genesisVps: number[]
   }
-  log: { level: LogLevel }
+  log: {
+    level: LogLevel
+    /** "text" (the default) or "json": one JSON object per line (time, level, module, msg, fields) */
+    format: LogFormat
+  }
 }
 
 /** Limits follow reliability.md part B. */
@@ -130,7 +134,7 @@ export const defaultConfig: KeelConfig = {
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
-  log: { level: 'info' },
+  log: { level: 'info', format: 'text' },
 }
 
 export type ConfigOverrides = { [S in keyof KeelConfig]?: Partial<KeelConfig[S]> }
@@ -173,6 +177,10 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     throw new Error(`config: jvm.heapMiB must be an integer of at least 64, got ${resolved.jvm.heapMiB}`)
   if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
     throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
+    throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
+  if (resolved.log.format !== 'text' && resolved.log.format !== 'json')
+    throw new Error(`config: log.format must be "text" or "json", got ${JSON.stringify(resolved.log.format)}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }
