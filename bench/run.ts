@@ -4,8 +4,11 @@
  * and committed tx/s, p50/p99 submit→receipt latency, the node's CPU and peak RSS; a live progress
  * line while it runs; a JSON file and a markdown table at the end (bench-results/).
  *
- *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
+ *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm] [--transfers 30000] [--erc20 10000] [--jvm 10000]
  *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *
+ * `jvm` (not in the default list) is the ERC-20 transfer written as a Java contract (vmType JVM); its row,
+ * like the ERC-20 row, gives the node's CPU per committed transaction, the Java executor's share apart.
  *
  * `--rate` offers the transaction workloads at a fixed pace (latency at a given load) instead of as
  * fast as the node accepts them (throughput, and latency at saturation).
@@ -18,7 +21,7 @@
  * the log workload queries whatever blocks its transactions landed in.
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
@@ -40,6 +43,7 @@ export const benchCommand = {
     workloads: { type: 'string', value: 'list', default: 'transfers,erc20,reads,logs', description: 'which workloads, comma-separated' },
     transfers: { type: 'string', value: 'n', default: '30000', description: 'plain transfers to send' },
     erc20: { type: 'string', value: 'n', default: '10000', description: 'ERC-20 transfer() calls to send' },
+    jvm: { type: 'string', value: 'n', default: '10000', description: 'Java token transfer() calls to send (workload jvm)' },
     accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
     concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
     rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
@@ -136,10 +140,12 @@ function rssBytes(pids: number[]): number {
 interface Usage {
   cpuPercent: number | null
   peakRssMiB: number | null
+  /** CPU seconds the processes used over the run */
+  cpuSeconds: number | null
 }
 
 function sampleUsage(pids: number[]): { stop(): Usage; line(): string } {
-  if (pids.length === 0) return { stop: () => ({ cpuPercent: null, peakRssMiB: null }), line: () => '' }
+  if (pids.length === 0) return { stop: () => ({ cpuPercent: null, peakRssMiB: null, cpuSeconds: null }), line: () => '' }
   const startedCpu = cpuSeconds(pids)
   const started = performance.now()
   let peak = rssBytes(pids)
@@ -159,8 +165,9 @@ function sampleUsage(pids: number[]): { stop(): Usage; line(): string } {
   return {
     stop() {
       clearInterval(timer)
-      const cpu = ((cpuSeconds(pids) - startedCpu) / ((performance.now() - started) / 1000)) * 100
-      return { cpuPercent: Math.round(cpu), peakRssMiB: Math.round(peak / 2 ** 20) }
+      const used = cpuSeconds(pids) - startedCpu
+      const cpu = (used / ((performance.now() - started) / 1000)) * 100
+      return { cpuPercent: Math.round(cpu), peakRssMiB: Math.round(peak / 2 ** 20), cpuSeconds: used }
     },
     line: () => ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`,
   }
@@ -239,15 +246,39 @@ const fmt = (n: number): string => Math.round(n).toLocaleString('en')
 const rows: Row[] = []
 const results: Record<string, unknown> = {}
 
-async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers' | 'erc20', job: Job): Promise<TxResult> {
-  const usage = sampleUsage(target.pids)
+const WORKLOAD_NAMES = { transfers: 'plain transfers', erc20: 'ERC-20 transfer()', jvm: 'Java token transfer() (vmType JVM)' }
+
+/** The Java executor child of a local node (a process whose parent is the node and that runs keel.jvm.Main). */
+function executorPidOf(nodePid: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== nodePid) continue
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('keel.jvm.Main')) return Number(entry)
+    } catch {}
+  }
+  return undefined
+}
+
+async function measureTx(loadgen: ChildProcess, target: Target, name: keyof typeof WORKLOAD_NAMES, job: Job): Promise<TxResult> {
+  // the node's CPU includes its Java executor's; the executor's share is reported apart
+  const executors = target.pids.map(executorPidOf).filter((pid) => pid !== undefined)
+  const usage = sampleUsage([...target.pids, ...executors])
+  const executorUsage = sampleUsage(executors)
   const result = await runJob<TxResult>(loadgen, job, usage)
   const used = usage.stop()
+  const executorUsed = executorUsage.stop()
+  const perTx = (seconds: number | null): string => (seconds === null ? 'n/a' : fmt((seconds * 1e6) / Math.max(1, result.committed)))
+  const cpuPerTx =
+    used.cpuSeconds === null
+      ? ''
+      : `; node CPU ${perTx(used.cpuSeconds)} µs per committed transaction${executors.length === 0 ? '' : ` (${perTx(executorUsed.cpuSeconds)} µs of it in the Java executor)`}`
   // the hashes feed the read workload; the result file keeps the figures
-  results[name] = { ...result, hashes: undefined, ...used }
+  results[name] = { ...result, hashes: undefined, ...used, executorCpuSeconds: executorUsed.cpuSeconds }
   rows.push({
-    workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
-    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%`,
+    workload: WORKLOAD_NAMES[name],
+    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%${cpuPerTx}`,
     rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     ...used,
@@ -287,7 +318,8 @@ async function main(): Promise<void> {
   let hashes: string[] = []
   try {
     const needToken = workloads.includes('erc20')
-    const setup = await setUp(loadgen, target, needToken)
+    const needJvm = workloads.includes('jvm')
+    const setup = await setUp(loadgen, target, needToken, needJvm)
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
     if (needToken) {
@@ -298,6 +330,15 @@ async function main(): Promise<void> {
         token: setup.token as string,
       })
       if (hashes.length === 0) hashes = erc20.hashes
+    }
+    if (needJvm) {
+      const jvm = await measureTx(loadgen, target, 'jvm', {
+        kind: 'jvm',
+        ...common,
+        count: Number(values.jvm),
+        token: setup.jvmToken as string,
+      })
+      if (hashes.length === 0) hashes = jvm.hashes
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
@@ -340,7 +381,7 @@ const workloadOn = (target: Target) => ({
 })
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
-function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<SetupResult> {
+function setUp(loadgen: ChildProcess, target: Target, token: boolean, jvmToken = false): Promise<SetupResult> {
   return runJob<SetupResult>(loadgen, {
     kind: 'setup',
     url: target.url,
@@ -348,6 +389,7 @@ function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<S
     accounts: ACCOUNTS,
     funderKey: target.funderKey,
     token,
+    jvmToken,
   })
 }
 
