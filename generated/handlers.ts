@@ -149,7 +149,7 @@ export interface TxHandlers {
   /**
    * Valid transactions of a block range, newest block first.
    *
-   * Returns the transactions of blocks `from`..`to`: blocks in descending number order, each block's transactions in index order; [] when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
+   * Returns the transactions of blocks `from`..`to`: blocks in descending number order, each block's transactions in index order; [] when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
    * @param range RangeQuery
    * @returns transactions
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -192,7 +192,7 @@ export interface TxHandlers {
   /**
    * Transaction at an index of the block with this number.
    *
-   * A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. The index is a JSON integer, a decimal string or a 0x hex string; an index at or past the block's transaction count gives -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range`. A sample spells the method `tx_getTransactionsByBlockNumberAndIndex`; both spellings reach this method.
+   * A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. The index is a JSON integer, a decimal string or a 0x hex string; an index at or past the block's transaction count gives -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range`. A sample spells the method `tx_getTransactionsByBlockNumberAndIndex`; both spellings reach this method.
    *
    * Also reachable as `tx_getTransactionsByBlockNumberAndIndex`.
    * @param blockNumber BlockNumber
@@ -214,7 +214,7 @@ export interface TxHandlers {
   /**
    * Average transaction execution time over a block range, in ms.
    *
-   * Average of the execution times (ms) of the transactions in blocks `from`..`to`, as hex; `0x0` when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * Average of the execution times (ms) of the transactions in blocks `from`..`to`, as hex; `0x0` when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
    * @param range RangeQuery
    * @returns averageMs
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -250,7 +250,7 @@ export interface TxHandlers {
   /**
    * Number of transactions in the block with this number.
    *
-   * Returns the count as hex. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * Returns the count as hex. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
    * @param blockNumber BlockNumber
    * @returns count
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -338,7 +338,7 @@ export interface TxHandlers {
   /**
    * Transactions of a block range, one page at a time.
    *
-   * Pages through the transactions of blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page, and the page starts right after it. `hasmore` tells whether another page follows. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Pages through the transactions of blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page, and the page starts right after it. `hasmore` tells whether another page follows. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param query PagedRangeQuery
    * @returns page
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -371,11 +371,12 @@ export interface ContractHandlers {
   /**
    * Compile Solidity source.
    *
-   * Compiles the source with the node's Solidity compiler and returns, per contract, its ABI (JSON text), deployment code and name. A node without a compiler answers -32000 `the node has no Solidity compiler installed`; a compile failure answers -32000 with the compiler's first error.
+   * Compiles the source with the solc release its `pragma solidity` asks for: the newest of the node's releases (0.4.26, 0.5.17, 0.6.12, 0.7.6 and 0.8.37, the last of each line 0.4 to 0.8) that satisfies every `pragma solidity` of the source, read as npm semver ranges (`^0.5.0`, `>=0.4.22 <0.6.0`, `0.4.24`); a source without one compiles with 0.4.26, as Hyperchain's examples (no pragma, functions without visibility) expect. Returns, per contract, its ABI (JSON text, as that release writes it: `constant` and `payable` up to 0.5, `internalType` from 0.5), deployment code (0x hex; each release's default EVM target, all of which Keel's EVM runs) and name: the same three lists for every release. Compilation runs in a worker thread per release, loaded on first use and unloaded after 10 minutes unused, so other requests are served meanwhile; at most one compile per release and a few in all run at once (one less than the node's cores, 1 to 3), and up to 32 more wait. Errors, all -32000 unless said: no release accepts the pragmas: `no Solidity compiler of this node accepts `pragma solidity <expr>;`: it has solc <releases, newest first> (the newest release of each of 0.4 to 0.8); change the pragma to accept one of them`; a pragma that is no version expression: `compile failed: `pragma solidity <expr>;` is not a version expression (e.g. ^0.5.0 or >=0.4.22 <0.6.0)`; a compile error: `compile failed: <the compiler's first error>`; a compile over 60 s is stopped: `compile stopped: solc <release> took longer than 60 s on this source (the node's compile time limit)`; a node without a compiler: `the node has no Solidity compiler installed`. With the queue full: -32006 `System is too busy to response: <r> compilations running and <w> waiting, the most this node queues; send contract_compileContract again in a moment`.
    * @param sourceCode ContractSource
    * @returns compiled
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    */
   contract_compileContract(params: ContractCompileContractParams, context: CallContext): Answer<ContractCompileContractResult>
   /**
@@ -487,7 +488,7 @@ export interface BlockHandlers {
   /**
    * Blocks in a range, newest first.
    *
-   * Returns blocks `from`..`to` in descending number order. `isPlain` (default false) true leaves out the transactions; `transactions` is also left out when a block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Returns blocks `from`..`to` in descending number order. `isPlain` (default false) true leaves out the transactions; `transactions` is also left out when a block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param range BlockRangeQuery
    * @returns blocks
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -509,7 +510,7 @@ export interface BlockHandlers {
   /**
    * Block with this number.
    *
-   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
    * @param blockNumber BlockNumber
    * @param isPlain IsPlain
    * @returns block
@@ -521,7 +522,7 @@ export interface BlockHandlers {
   /**
    * Average time between blocks over a range, in ms.
    *
-   * Returns (writeTime(to) - writeTime(from)) / (to - from) in milliseconds as hex; `0x0` when `from` equals `to`. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * Returns (writeTime(to) - writeTime(from)) / (to - from) in milliseconds as hex; `0x0` when `from` equals `to`. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
    * @param range RangeQuery
    * @returns averageMs
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -568,7 +569,7 @@ export interface BlockHandlers {
   /**
    * Blocks for a list of numbers.
    *
-   * Returns the blocks in request order (numbers may repeat). `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Each number follows the block-number rules: A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * Returns the blocks in request order (numbers may repeat). `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Each number follows the block-number rules: A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
    * @param query BatchNumbersQuery
    * @returns blocks
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -579,7 +580,7 @@ export interface BlockHandlers {
   /**
    * Blocks of a range, one page at a time.
    *
-   * Pages through blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark.blkNum` is the last block of the previous page. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Pages through blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark.blkNum` is the last block of the previous page. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param query PagedBlockRangeQuery
    * @returns page
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -628,7 +629,7 @@ export interface SubHandlers {
   /**
    * Event logs already on the chain that match a filter.
    *
-   * `fromBlock` defaults to (and is raised to) the genesis block; `toBlock` defaults to (and is lowered to) the latest block; both ends are included. If after that `fromBlock` is above `toBlock`: -32602 `invalid params. current genesis <genesis>, current head <latest>` (decimal). `addresses` and `topics` as in sub_newEventSubscription. Logs come in block, transaction and log order. At most 5000 blocks per query (-32602 `range too large: at most 5000 blocks per log query, asked for <n>`) and 10000 logs per result (-32602 `result too large: at most 10000 logs per call; narrow the range`). On an empty chain: -32011 `There is no block generated!`.
+   * `fromBlock` defaults to (and is raised to) the genesis block; `toBlock` defaults to (and is lowered to) the latest block; both ends are included. If after that `fromBlock` is above `toBlock`: -32602 `invalid params. current genesis <genesis>, current head <latest>` (decimal). `addresses` and `topics` as in sub_newEventSubscription. Logs come in block, transaction and log order. At most 5000 blocks per query (-32602 `range too large: at most 5000 blocks per log query, asked for <n>`) and 10000 logs per result (-32602 `result too large: at most 10000 logs per call; narrow the range`). On an empty chain: -32011 `There is no block generated!` when no bound is a number; a numbered bound there gives the range check's -32602 `invalid params. current genesis 0, current head 0`.
    * @param filter LogFilter
    * @returns logs
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -2295,7 +2295,8 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32000
+      -32000,
+      -32006
     ]
   },
   contract_deployContract: {

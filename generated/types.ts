@@ -730,7 +730,7 @@ export type ContractCompileContractParams = [sourceCode: ContractSource]
 /** Result of `contract_compileContract`. */
 export type ContractCompileContractResult = CompileResult
 /** Codes `contract_compileContract` can answer besides 0. */
-export type ContractCompileContractError = -32602 | -32000
+export type ContractCompileContractError = -32602 | -32000 | -32006
 
 /** Positional params of `contract_deployContract`. */
 export type ContractDeployContractParams = [transaction: DeployTransaction]

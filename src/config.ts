@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
-import type { LogLevel } from './log.ts'
+import type { LogFormat, LogLevel } from './log.ts'
 
 export interface KeelConfig {
   node: {
@@ -85,7 +85,11 @@ export interface KeelConfig {
      */
     genesisVps: number[]
   }
-  log: { level: LogLevel }
+  log: {
+    level: LogLevel
+    /** "text" (the default) or "json": one JSON object per line (time, level, module, msg, fields) */
+    format: LogFormat
+  }
 }
 
 /** Limits follow reliability.md part B. */
@@ -120,7 +124,7 @@ export const defaultConfig: KeelConfig = {
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
-  log: { level: 'info' },
+  log: { level: 'info', format: 'text' },
 }
 
 export type ConfigOverrides = { [S in keyof KeelConfig]?: Partial<KeelConfig[S]> }
@@ -159,6 +163,10 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     new Set(genesisVps).size !== genesisVps.length
   )
     throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
+    throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
+  if (resolved.log.format !== 'text' && resolved.log.format !== 'json')
+    throw new Error(`config: log.format must be "text" or "json", got ${JSON.stringify(resolved.log.format)}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

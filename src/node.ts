@@ -8,7 +8,6 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
-import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers } from './api/index.ts'
 import type { NodeDirectory } from './api/node.ts'
 import type { TxSubmitter } from './api/submit.ts'
@@ -18,6 +17,7 @@ import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
+import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
 import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
@@ -68,12 +68,14 @@ export interface StartOptions {
   events?: PollingOverrides
   /** snapshot ids (tests pin the first one to replay examples); default 16 random bytes */
   newSnapshotId?: () => string
+  /** contract_compileContract's compilers: packages, concurrency, queue bound (tests); default every installed release */
+  compiler?: Omit<SolcPoolOptions, 'log'>
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  const log = options.log ?? createLogger({ level: config.log.level })
+  const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
@@ -140,13 +142,14 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
   })
+  const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
     submitter: network?.submitter ?? chain.submitter,
-    compiler: createSolcCompiler(),
+    compiler,
     subscriptions,
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
@@ -233,6 +236,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       await network?.stop()
       await chain.stop()
       await archive.close()
+      await compiler.close()
       await verifyPool.close()
       await stateHasher.close()
       await store.close()

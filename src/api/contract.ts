@@ -2,8 +2,8 @@
 import type { ContractHandlers } from '../../generated/handlers.ts'
 import type { Hex, StateReader } from '../chain/types.ts'
 import { ZERO_ADDRESS } from '../chain/types.ts'
+import type { Compiler } from '../compile/solc-pool.ts'
 import { accountNotExist, normaliseAddress } from './account.ts'
-import type { Compiler } from './compile.ts'
 import { toHex, wireBytes } from './format.ts'
 import type { TxSubmitter } from './submit.ts'
 

@@ -1,5 +1,5 @@
 /**
- * Filter rules of the Events section (node-jsonrpc-spec.md) and protocol.md §6.
+ * Filter rules of the spec's Events section (spec-notes.md) and protocol.md §6.
  *
  * Logs: `addresses` is a set of emitting contracts (case-insensitive, 0x optional); `topics` is
  * position-wise: a string must equal the log's topic at that position, a list matches any of its

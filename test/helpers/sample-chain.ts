@@ -28,7 +28,7 @@ import { join } from 'node:path'
 import { resolveConfig } from '../../src/config.ts'
 import { signString2017, type TxFields } from '../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../src/crypto/signature.ts'
-import { type KeelNode, startNode } from '../../src/node.ts'
+import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
 import { DEMO_ADDRESS, DEMO_PRIVATE_KEY, generatedTransfer2017, SDK_ADDRESS, SDK_PRIVATE_KEY } from '../unit/crypto/vectors.ts'
 import { envelope, post } from './node.ts'
 
@@ -238,6 +238,8 @@ export interface ChainNodeOptions {
   batchTimeoutMs?: number
   poolCapacity?: number
   genesis?: { accounts: { address: string; balance: string }[] }
+  /** the node's compilers (default every installed solc release; `packages: []` none) */
+  compiler?: StartOptions['compiler']
 }
 
 /**
@@ -256,7 +258,7 @@ export function startChainNode(options: ChainNodeOptions): Promise<KeelNode> {
       ...(options.poolCapacity === undefined ? {} : { poolCapacity: options.poolCapacity }),
     },
   })
-  return startNode(config, { nowNs: options.clock.nowNs, verifyWorkers: 0 })
+  return startNode(config, { nowNs: options.clock.nowNs, verifyWorkers: 0, compiler: options.compiler })
 }
 
 interface Reply {
@@ -354,8 +356,12 @@ export function copyDataDir(dataDir: string): string {
 }
 
 /** Starts a node that serves `dataDir` without ever cutting a block. */
-export function serve(dataDir: string, clock: PinnedClock, options: { poolCapacity?: number } = {}): Promise<KeelNode> {
-  return startChainNode({ dataDir, clock, batchSize: NEVER_BATCH, poolCapacity: options.poolCapacity })
+export function serve(
+  dataDir: string,
+  clock: PinnedClock,
+  options: { poolCapacity?: number; compiler?: StartOptions['compiler'] } = {},
+): Promise<KeelNode> {
+  return startChainNode({ dataDir, clock, batchSize: NEVER_BATCH, ...options })
 }
 
 /**

@@ -160,9 +160,20 @@ test('A7 params of the wrong shape', async () => {
 })
 
 test('A8 unknown methods → -32601; names are case-sensitive; rpc.discover answers the document', async () => {
-  for (const method of ['tx_nope', 'nope', 'a_b_c', 'TX_getTransactionsVersion', 'tx_GetTransactionsVersion', 'rpc.nope']) {
+  for (const method of ['tx_nope', 'nope', 'a_b_c', 'rpc.nope']) {
     const reply = await expectCode(envelope(method, []), -32601)
     assert.is(reply.message, `The method ${method} does not exist/is not available`)
+  }
+  // a near miss names the method meant; a case slip too, since names are case-sensitive
+  for (const [method, meant] of [
+    ['TX_getTransactionsVersion', 'tx_getTransactionsVersion'],
+    ['tx_GetTransactionsVersion', 'tx_getTransactionsVersion'],
+    ['tx_getTransactionVersion', 'tx_getTransactionsVersion'],
+    ['block_latestblock', 'block_latestBlock'],
+    ['tx_getTransactionReciept', 'tx_getTransactionReceipt'],
+  ]) {
+    const reply = await expectCode(envelope(method, []), -32601)
+    assert.is(reply.message, `The method ${method} does not exist/is not available (names are case-sensitive; did you mean ${meant}?)`)
   }
   const huge = await expectCode(envelope(`tx_${'x'.repeat(100 * 1024)}`, []), -32601)
   assert.ok(huge.message.length < 200, 'a huge method name is not echoed whole')
