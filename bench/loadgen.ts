@@ -15,6 +15,7 @@ import { artifact, calldata } from '../test/helpers/chain.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 /** what both transaction workloads take */
 interface TxJob {
@@ -74,27 +75,6 @@ export interface SetupResult {
 }
 
 export type Progress = { done: number; total: number; label: string }
-
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
-
-/** The ERC-20 transfer path: two balance slots, a Transfer event. */
-contract BenchToken {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
-
-    constructor() {
-        balanceOf[msg.sender] = 1e30;
-    }
-
-    function transfer(address to, uint256 amount) external returns (bool) {
-        require(balanceOf[msg.sender] >= amount, "balance too low");
-        balanceOf[msg.sender] -= amount;
-        balanceOf[to] += amount;
-        emit Transfer(msg.sender, to, amount);
-        return true;
-    }
-}`
 
 // ---- JSON-RPC over keep-alive connections (bench/raw-http.ts) ----
 
