@@ -30,7 +30,7 @@ import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { stringifyJson } from '../src/rpc/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
-import { cpuSeconds, rssBytes } from './proc.ts'
+import { cpuSeconds, residentOf } from './proc.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 import { TOKEN_SOURCE } from './token.ts'
@@ -389,7 +389,11 @@ async function main(): Promise<void> {
   const loadAtStart = loadAverage()
   console.error(`node ${node.url} (pid ${node.pid}); log ${join(dir, 'node.log')}; load average ${loadAtStart}`)
   const rpc = controlChannel(node.url)
-  const rss = (): number => rssBytes([node.pid]) / 2 ** 20
+  /** the node's resident memory in MiB: all, anonymous (heaps), file-backed (program, LMDB's mapped data file) */
+  const resident = (): { rss: number; anon: number; file: number } => {
+    const bytes = residentOf(node.pid)
+    return { rss: Math.round(bytes.rss / 2 ** 20), anon: Math.round(bytes.anon / 2 ** 20), file: Math.round(bytes.file / 2 ** 20) }
+  }
   try {
     // the token, and a share of it for every account
     const waitFor = async (hash: string): Promise<Reply> => {
@@ -456,6 +460,7 @@ async function main(): Promise<void> {
       }
       latencies.sort((a, b) => a - b)
       const readLatencies = readStats.latencies.splice(0).sort((a, b) => a - b)
+      const memory = resident()
       const row = {
         minute: minutes.length + 1,
         offered: load.offered - counted.offered,
@@ -465,7 +470,9 @@ async function main(): Promise<void> {
         p99Ms: Math.round(percentile(latencies, 99)),
         reads: readStats.requests - counted.reads,
         readP99Ms: Math.round(percentile(readLatencies, 99)),
-        rssMiB: Math.round(rss()),
+        rssMiB: memory.rss,
+        anonMiB: memory.anon,
+        fileMiB: memory.file,
         cpuPercent: Math.round(((cpu - lastCpu) / ((now - lastAt) / 1000)) * 100),
         height: Math.max(0, ...observed.blockNumbers.slice(-1)),
         load: loadAverage(),
@@ -475,10 +482,10 @@ async function main(): Promise<void> {
       lastCpu = cpu
       lastAt = now
       console.error(
-        `minute ${row.minute}: offered ${fmt(row.offered)}, accepted ${fmt(row.accepted)}, committed ${fmt(row.committed)}; p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; ${fmt(row.reads)} reads (p99 ${row.readP99Ms} ms); node RSS ${row.rssMiB} MiB, CPU ${row.cpuPercent}%; load ${row.load}`,
+        `minute ${row.minute}: offered ${fmt(row.offered)}, accepted ${fmt(row.accepted)}, committed ${fmt(row.committed)}; p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; ${fmt(row.reads)} reads (p99 ${row.readP99Ms} ms); node RSS ${row.rssMiB} MiB (anonymous ${row.anonMiB}, file ${row.fileMiB}), CPU ${row.cpuPercent}%; load ${row.load}`,
       )
     }
-    const rssAtStart = Math.round(rss())
+    const memoryAtStart = resident()
     const ticker = setInterval(report, 60_000)
     await Promise.all([
       submit(node.url, token, load, { until, rate, concurrency: CONCURRENCY }),
@@ -552,8 +559,10 @@ async function main(): Promise<void> {
       readBack: `${sample.length - readBackErrors}/${sample.length}`,
       statuses: Object.fromEntries(observed.statuses),
       webSocket: observed.closed ?? 'open to the end',
-      rssAtStartMiB: rssAtStart,
-      rssAtEndMiB: Math.round(rss()),
+      rssAtStartMiB: memoryAtStart.rss,
+      anonAtStartMiB: memoryAtStart.anon,
+      rssAtEndMiB: resident().rss,
+      anonAtEndMiB: resident().anon,
       maxPerSecond: Math.round(max),
       ratePerSecond: Math.round(rate),
       loadAverage: { start: loadAtStart, end: loadAverage() },
@@ -583,13 +592,13 @@ function writeResults(minutes: Record<string, number | string>[], summary: Recor
   const text = [
     `Soak ${date.slice(0, 16).replace('T', ' ')} UTC on ${machine}; \`${command}\`; load average ${(summary.loadAverage as { start: string }).start} at the start, ${(summary.loadAverage as { end: string }).end} at the end.`,
     '',
-    `Offered ${fmt(s.ratePerSecond)} tx/s (of a measured ${fmt(s.maxPerSecond)}): ${fmt(s.offered)} offered, ${fmt(s.accepted)} accepted, ${fmt(s.committed)} committed, **${s.lost} lost, ${s.duplicated} duplicated**, ${s.invalid} invalid, ${s.missingFromPush} missing from the push, ${s.refusedAfterRetries} refused after 10 tries, ${s.rejected} rejected, ${s.retries} retries; ${fmt(s.blocks)} blocks, ${s.blockGaps} gaps; ${fmt(s.contractCalls)} contract calls, ${fmt(s.logsPushed)} logs pushed, ${fmt(s.logsPolled)} polled, ${s.duplicateLogs} duplicate logs; polled block hashes not seen exactly once: ${s.polledBlocksNotOnce}; ${fmt(s.readRequests)} reads, ${s.readErrors} errors; read back ${s.readBack}; status events ${JSON.stringify(summary.statuses)}; node RSS ${s.rssAtStartMiB} → ${s.rssAtEndMiB} MiB.`,
+    `Offered ${fmt(s.ratePerSecond)} tx/s (of a measured ${fmt(s.maxPerSecond)}): ${fmt(s.offered)} offered, ${fmt(s.accepted)} accepted, ${fmt(s.committed)} committed, **${s.lost} lost, ${s.duplicated} duplicated**, ${s.invalid} invalid, ${s.missingFromPush} missing from the push, ${s.refusedAfterRetries} refused after 10 tries, ${s.rejected} rejected, ${s.retries} retries; ${fmt(s.blocks)} blocks, ${s.blockGaps} gaps; ${fmt(s.contractCalls)} contract calls, ${fmt(s.logsPushed)} logs pushed, ${fmt(s.logsPolled)} polled, ${s.duplicateLogs} duplicate logs; polled block hashes not seen exactly once: ${s.polledBlocksNotOnce}; ${fmt(s.readRequests)} reads, ${s.readErrors} errors; read back ${s.readBack}; status events ${JSON.stringify(summary.statuses)}; node RSS ${s.rssAtStartMiB} → ${s.rssAtEndMiB} MiB (anonymous ${s.anonAtStartMiB} → ${s.anonAtEndMiB} MiB).`,
     '',
-    '| minute | offered | accepted | committed | p50 / p99 submit→commit | reads (p99) | node RSS | node CPU | load average |',
+    '| minute | offered | accepted | committed | p50 / p99 submit→commit | reads (p99) | node RSS (anonymous, file) | node CPU | load average |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...minutes.map(
       (m) =>
-        `| ${m.minute} | ${fmt(m.offered as number)} | ${fmt(m.accepted as number)} | ${fmt(m.committed as number)} | ${m.p50Ms} / ${m.p99Ms} ms | ${fmt(m.reads as number)} (${m.readP99Ms} ms) | ${m.rssMiB} MiB | ${m.cpuPercent}% | ${m.load} |`,
+        `| ${m.minute} | ${fmt(m.offered as number)} | ${fmt(m.accepted as number)} | ${fmt(m.committed as number)} | ${m.p50Ms} / ${m.p99Ms} ms | ${fmt(m.reads as number)} (${m.readP99Ms} ms) | ${m.rssMiB} MiB (${m.anonMiB}, ${m.fileMiB}) | ${m.cpuPercent}% | ${m.load} |`,
     ),
   ].join('\n')
   const dir = join(repoRoot, values.out)
