@@ -130,7 +130,7 @@ export const schemas = {
   },
   "VmType": {
     "title": "VmType",
-    "description": "execution engine: EVM (default) or JVM; the SDK also sends TRANSFER for plain transfers",
+    "description": "execution engine: EVM (default) or JVM, any case; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them (HVM-encoded payloads are sent with JVM)",
     "type": "string",
     "enum": [
       "EVM",

@@ -49,6 +49,15 @@ export interface KeelConfig {
     /** gas budget of a whole block; later transactions fail deterministically */
     blockGasLimit: number
   }
+  /** the Java contract executor (docs/jvm.md): a child process started on the first JVM transaction */
+  jvm: {
+    /** JDK home directory holding bin/java and bin/javac; "" (the default): $JAVA_HOME, then PATH */
+    javaHome: string
+    /** the executor's heap, MiB */
+    heapMiB: number
+    /** wall-clock safety net per call, ms; the step budget (chain.txGasLimit) is the real limit */
+    callTimeoutMs: number
+  }
   archive: {
     /** blocks moved per LMDB transaction by archive_archive and archive_restore: bounds each transaction's size */
     batchBlocks: number
@@ -120,6 +129,7 @@ export const defaultConfig: KeelConfig = {
     txGasLimit: 10_000_000,
     blockGasLimit: 100_000_000,
   },
+  jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
@@ -167,6 +177,10 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
   if (resolved.log.format !== 'text' && resolved.log.format !== 'json')
     throw new Error(`config: log.format must be "text" or "json", got ${JSON.stringify(resolved.log.format)}`)
+  if (!Number.isInteger(resolved.jvm.heapMiB) || resolved.jvm.heapMiB < 64)
+    throw new Error(`config: jvm.heapMiB must be an integer of at least 64, got ${resolved.jvm.heapMiB}`)
+  if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
+    throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

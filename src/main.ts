@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { type CommandSpec, integerOption, isEntryModule, runCommand, UsageError, usageOf } from './cli/command.ts'
 import { type ConfigOverrides, readConfigFile, resolveConfig } from './config.ts'
 import type { LogFormat, LogLevel } from './log.ts'
-import { startNode } from './node.ts'
+import { type KeelNode, startNode } from './node.ts'
 
 export const startCommand = {
   name: 'keel start',
@@ -38,28 +38,37 @@ export async function runStart(argv: string[]): Promise<void> {
       if (values.config === undefined) throw new UsageError(`keel start: ${(error as Error).message}`, usageOf(startCommand))
       throw error
     }
-    const node = await startNode(config)
-    if (node.devAccount !== undefined) {
-      const keyFile = join(config.node.dataDir, config.node.namespace, 'genesis-account.json')
-      node.log.info(
-        `next, in another terminal: npx tsx examples/sign-transfer.ts --url ${node.url} --key-file ${keyFile} --to 0x3434343434343434343434343434343434343434 --value 100`,
-      )
-    }
+    // a signal during start-up stops the node once it has started, rather than killing it half-opened
+    let node: KeelNode | undefined
+    let signalDuringStart: string | undefined
     let stopping = false
     const stop = (signal: string): void => {
+      if (node === undefined) {
+        signalDuringStart ??= signal
+        return
+      }
       if (stopping) return
       stopping = true
-      node.log.info(`${signal} received, stopping`)
-      node.stop().then(
+      const running = node
+      running.log.info(`${signal} received, stopping`)
+      running.stop().then(
         () => process.exit(0),
         (error: unknown) => {
-          node.log.error('stop failed', error)
+          running.log.error('stop failed', error)
           process.exit(1)
         },
       )
     }
     process.on('SIGINT', () => stop('SIGINT'))
     process.on('SIGTERM', () => stop('SIGTERM'))
+    node = await startNode(config)
+    if (signalDuringStart !== undefined) return stop(signalDuringStart)
+    if (node.devAccount !== undefined) {
+      const keyFile = join(config.node.dataDir, config.node.namespace, 'genesis-account.json')
+      node.log.info(
+        `next, in another terminal: npx tsx examples/sign-transfer.ts --url ${node.url} --key-file ${keyFile} --to 0x3434343434343434343434343434343434343434 --value 100`,
+      )
+    }
   })
 }
 

@@ -10,7 +10,6 @@ import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createHandlers } from './api/index.ts'
 import type { NodeDirectory } from './api/node.ts'
-import type { TxSubmitter } from './api/submit.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa } from './cert/ca.ts'
 import { x509 } from './cert/x509.ts'
@@ -21,10 +20,13 @@ import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
 import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
+import type { TxSubmitter } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
+import { createJvmExecutor } from './exec/jvm/child.ts'
+import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { createNvpRole } from './network/nvp.ts'
@@ -34,13 +36,13 @@ import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identit
 import { createPeerNetwork } from './p2p/network.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
-import { parseJson } from './rpc/json.ts'
 import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
 import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
 import { openStore } from './store/index.ts'
 import { createStateHasher } from './store/state-hasher.ts'
+import { parseJson } from './wire/json.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -127,7 +129,10 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
+  const jvmLog = log.child('jvm')
+  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
+  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
   const events = createEventHub({ nowNs, log: log.child('events') })
   const chain = createChain({
     store,
@@ -262,6 +267,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       subscriptions.close()
       await network?.stop()
       await chain.stop()
+      await jvm.stop()
       await archive.close()
       await compiler.close()
       await verifyPool.close()

@@ -15,9 +15,9 @@
  * positions (a log has at most 4 topics), or when it is over 64 KiB as JSON. 1000 subscriptions
  * with filters at the limit hold about 100 MB.
  */
-import type { SystemStatusFilter } from '../../generated/types.ts'
+import type { BlockNumber, LogFilter, SystemStatusFilter } from '../../generated/types.ts'
 import { InvalidParams } from '../errors.ts'
-import { stringifyJson } from '../rpc/json.ts'
+import { stringifyJson } from '../wire/json.ts'
 import type { SystemStatusMessage, WireLog } from './types.ts'
 
 export const FILTER_LIMITS = {
@@ -116,4 +116,21 @@ export function compileStatusFilter(filter: SystemStatusFilter | undefined): Sta
   const subType = dimension(filter?.subtypes, filter?.subtypes_exclude)
   const errorCode = dimension(codes(filter?.error_codes), codes(filter?.error_codes_exclude))
   return (message) => module(message.module) && subType(message.subType) && errorCode(Number(message.errorCode))
+}
+
+/** A block number of a filter; `latest` is the current head. Past 2^53 it is simply "no limit". */
+export function blockOf(raw: BlockNumber | undefined, latest: number): number | undefined {
+  if (raw === undefined) return undefined
+  if (raw === 'latest') return latest
+  const value = BigInt(raw)
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
+}
+
+/** The criteria of a log subscription (polled or pushed): bounds resolved against the head `latest`. */
+export function subscriptionCriteria(filter: LogFilter | undefined, latest: number): LogCriteria {
+  const fromBlock = blockOf(filter?.fromBlock, latest)
+  const toBlock = blockOf(filter?.toBlock, latest)
+  if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
+    throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
+  return compileLogCriteria(filter, { fromBlock, toBlock })
 }

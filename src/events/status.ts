@@ -18,8 +18,8 @@
  * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
  * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
-import type { CommittedBlock } from '../chain/producer.ts'
-import { InvalidReason } from '../chain/types.ts'
+import type { CommittedBlock } from '../domain.ts'
+import { InvalidReason } from '../domain.ts'
 import { BUDGET_EXHAUSTED } from '../exec/executor.ts'
 import type { StatusEvent } from './types.ts'
 

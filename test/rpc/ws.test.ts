@@ -10,7 +10,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
 import type { KeelNode } from '../../src/node.ts'
-import { parseJson, stringifyJson } from '../../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../../src/wire/json.ts'
 import { Arrivals } from '../helpers/arrivals.ts'
 import {
   artifact,
