@@ -17,6 +17,7 @@ import { compileJava } from '../test/helpers/jvm.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 /** what both transaction workloads take */
 interface TxJob {
@@ -79,27 +80,6 @@ export interface SetupResult {
 }
 
 export type Progress = { done: number; total: number; label: string }
-
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
-
-/** The ERC-20 transfer path: two balance slots, a Transfer event. */
-contract BenchToken {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
-
-    constructor() {
-        balanceOf[msg.sender] = 1e30;
-    }
-
-    function transfer(address to, uint256 amount) external returns (bool) {
-        require(balanceOf[msg.sender] >= amount, "balance too low");
-        balanceOf[msg.sender] -= amount;
-        balanceOf[to] += amount;
-        emit Transfer(msg.sender, to, amount);
-        return true;
-    }
-}`
 
 /** The same transfer path in Java (vmType JVM): two ledger balances, a Transfer event. */
 const JVM_TOKEN_SOURCE = `package bench;

@@ -28,6 +28,7 @@ import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
+import { cpuSeconds, rssBytes } from './proc.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
@@ -111,30 +112,6 @@ function remoteTarget(): Target {
     funderKey: values.key,
     stop: async () => {},
   }
-}
-
-// ---- the node's CPU and memory, from /proc ----
-
-const CLOCK_TICKS = 100
-
-/** CPU seconds of all the processes together */
-function cpuSeconds(pids: number[]): number {
-  let sum = 0
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    sum += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
-  }
-  return sum
-}
-
-/** resident memory of the largest of the processes */
-function rssBytes(pids: number[]): number {
-  let largest = 0
-  for (const pid of pids) {
-    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-    if (match !== null) largest = Math.max(largest, Number(match[1]) * 1024)
-  }
-  return largest
 }
 
 interface Usage {

@@ -17,6 +17,7 @@
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
+import { failpoint } from '../failpoints.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
@@ -367,6 +368,7 @@ class LmdbStore implements Store {
   }
 
   private async commit(block: BlockCommit): Promise<void> {
+    failpoint('store.commitBlock')
     const { header, txs, receipts, invalid, changes } = block
     const number = header.number
     const expected = this.tip + 1
