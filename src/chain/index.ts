@@ -1,6 +1,7 @@
 /**
- * The chain of one VP node with solo ordering: admission → pool (durable, verified off the request
- * path) → solo orderer → block producer (execute, roots, one LMDB transaction).
+ * The chain of one VP node with solo ordering: admission → pool (signature checked, then durable in
+ * the pool log, then answered) → solo orderer → block producer (execute, roots, one LMDB
+ * transaction).
  */
 import type { TxFields } from '../crypto/sign-string.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
