@@ -71,7 +71,7 @@ export function formatTransaction(committed: CommittedTx): WireTransaction {
 }
 
 /** `extraId`: the ids a transaction was signed with (the SDK's data index), left out when it has none. */
-function extraIdField(tx: SignedTx): { extraId?: (number | bigint | string)[] } {
+export function extraIdField(tx: SignedTx): { extraId?: (number | bigint | string)[] } {
   const ids = extraIdsOf(tx)
   return ids.length === 0 ? {} : { extraId: ids.map((id) => (typeof id === 'bigint' ? wireInteger(id) : id)) }
 }

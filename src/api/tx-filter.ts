@@ -14,7 +14,7 @@ import { InvalidParams } from '../errors.ts'
 import { type ExtraId, extraIdKey, extraIdsOf, type IndexedTx } from '../store/index.ts'
 import { resolveBlockNumber } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatTransaction, wireInteger } from './format.ts'
+import { extraIdField, formatTransaction } from './format.ts'
 import { bookmarkOf } from './paging.ts'
 import { blockOrder, indexedAddress } from './tx-pages.ts'
 
@@ -114,17 +114,14 @@ export function createFilterTxHandlers(modules: { chain: ChainReader }): FilterT
     return typeof created === 'string' ? created : ZERO_ADDRESS
   }
 
-  const summary = (committed: CommittedTx): TransactionSummary => {
-    const ids = extraIdsOf(committed.tx)
-    return {
-      txHash: committed.tx.hash,
-      blkNum: committed.blockNumber,
-      txIndex: committed.txIndex,
-      from: committed.tx.from,
-      to: committed.tx.to ?? ZERO_ADDRESS,
-      ...(ids.length === 0 ? {} : { extraId: ids.map((id) => (typeof id === 'bigint' ? wireInteger(id) : id)) }),
-    }
-  }
+  const summary = (committed: CommittedTx): TransactionSummary => ({
+    txHash: committed.tx.hash,
+    blkNum: committed.blockNumber,
+    txIndex: committed.txIndex,
+    from: committed.tx.from,
+    to: committed.tx.to ?? ZERO_ADDRESS,
+    ...extraIdField(committed.tx),
+  })
 
   /** Runs a walk: candidates from `stream`, kept when `check` holds, a page of them and whether more match. */
   const collect = (
