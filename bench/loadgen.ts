@@ -10,7 +10,7 @@
  * `error`).
  */
 import WebSocket from 'ws'
-import { stringifyJson } from '../src/rpc/json.ts'
+import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'

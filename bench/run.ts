@@ -21,30 +21,36 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
+import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
-const { values } = parseArgs({
+export const benchCommand = {
+  name: 'keel bench',
+  synopsis: '[options]',
+  summary:
+    'Starts a node on a fresh data directory (or uses --url) and a load generator in its own process; prints a table and writes bench-results/.',
   options: {
-    url: { type: 'string' },
-    key: { type: 'string' },
-    pid: { type: 'string' },
-    workloads: { type: 'string', default: 'transfers,erc20,reads,logs' },
-    transfers: { type: 'string', default: '30000' },
-    erc20: { type: 'string', default: '10000' },
-    accounts: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '128' },
-    rate: { type: 'string' },
-    'read-seconds': { type: 'string', default: '10' },
-    'log-blocks': { type: 'string', default: '10000' },
-    'cpu-prof': { type: 'boolean', default: false },
-    out: { type: 'string', default: 'bench-results' },
+    url: { type: 'string', value: 'url[,url…]', description: 'measure running nodes instead (submissions go round them); needs --key' },
+    key: { type: 'string', value: 'hex', description: 'with --url: a funded private key' },
+    pid: { type: 'string', value: 'pid[,pid…]', description: "with --url: the nodes' processes, for their CPU and memory" },
+    workloads: { type: 'string', value: 'list', default: 'transfers,erc20,reads,logs', description: 'which workloads, comma-separated' },
+    transfers: { type: 'string', value: 'n', default: '30000', description: 'plain transfers to send' },
+    erc20: { type: 'string', value: 'n', default: '10000', description: 'ERC-20 transfer() calls to send' },
+    accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
+    concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
+    rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
+    'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
+    'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
+    'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
+    out: { type: 'string', value: 'dir', default: 'bench-results', description: 'where the results go' },
   },
-})
+} satisfies CommandSpec
+
+const { values } = parseOrExit(benchCommand, process.argv.slice(2))
 const workloads = values.workloads.split(',')
 const ACCOUNTS = Number(values.accounts)
 const CONCURRENCY = Number(values.concurrency)

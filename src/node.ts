@@ -13,7 +13,6 @@ import type { ChainReader } from './api/chain-reader.ts'
 import { createHandlers } from './api/index.ts'
 import { MISSING_FEATURES } from './api/missing-features.ts'
 import type { NodeDirectory, NodeStateReport } from './api/node.ts'
-import type { TxSubmitter } from './api/submit.ts'
 import type { ReceiptSigner } from './api/tx.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
@@ -21,15 +20,18 @@ import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
-import { RECORD_VERSION } from './chain/types.ts'
 import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
 import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
+import type { TxSubmitter } from './domain.ts'
+import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
+import { createJvmExecutor } from './exec/jvm/child.ts'
+import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { askNodeState, serveNodeState } from './network/node-state.ts'
@@ -40,13 +42,13 @@ import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identit
 import { createPeerNetwork } from './p2p/network.ts'
 import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
-import { parseJson } from './rpc/json.ts'
 import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
 import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
+import { parseJson } from './wire/json.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -121,7 +123,7 @@ export interface StartOptions {
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  const log = options.log ?? createLogger({ level: config.log.level })
+  const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
@@ -148,7 +150,10 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
+  const jvmLog = log.child('jvm')
+  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
+  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
   const chain = createChain({
     store,
     executor,
@@ -292,6 +297,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       subscriptions.close()
       await network?.stop()
       await chain.stop()
+      await jvm.stop()
       await archive.close()
       await compiler.close()
       await verifyPool.close()

@@ -4,7 +4,7 @@
  */
 import type { ConfigHandlers } from '../../generated/handlers.ts'
 import { InvalidParams } from '../errors.ts'
-import { stringifyJson } from '../rpc/json.ts'
+import { stringifyJson } from '../wire/json.ts'
 import type { NodeDirectory } from './node.ts'
 
 export interface ConfigModules {

@@ -3,8 +3,8 @@
  * answer -32601 "not implemented yet", never a made-up result (src/rpc/dispatch.ts).
  */
 import type { ArchiveService } from '../archive/service.ts'
-import type { Hex } from '../chain/types.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
+import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
 import { createArchiveHandlers } from './archive.ts'
@@ -16,7 +16,6 @@ import { createContractHandlers } from './contract.ts'
 import { createDidHandlers } from './did.ts'
 import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
-import type { TxSubmitter } from './submit.ts'
 import { createTxHandlers, type ProtocolInfo, type ReceiptSigner } from './tx.ts'
 import { createFilterTxHandlers } from './tx-filter.ts'
 import { createInvalidTxHandlers } from './tx-invalid.ts'

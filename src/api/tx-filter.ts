@@ -8,13 +8,12 @@
  */
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { ExtraIdItem, IndexPageMetadata, PagedIndexResult, TransactionSummary } from '../../generated/types.ts'
-import type { CommittedTx, Hex } from '../chain/types.ts'
-import { ZERO_ADDRESS } from '../chain/types.ts'
+import { type CommittedTx, type ExtraId, extraIdsOf, type Hex, ZERO_ADDRESS } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
-import { type ExtraId, extraIdKey, extraIdsOf, type IndexedTx } from '../store/index.ts'
+import { extraIdKey, type IndexedTx } from '../store/index.ts'
+import { extraIdField, formatTransaction } from '../wire/format.ts'
 import { resolveBlockNumber } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { extraIdField, formatTransaction } from './format.ts'
 import { bookmarkOf } from './paging.ts'
 import { blockOrder, indexedAddress } from './tx-pages.ts'
 

@@ -5,10 +5,10 @@
  */
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { InvalidTransaction, PositionedInvalidTransaction } from '../../generated/types.ts'
-import type { Hex, InvalidTx } from '../chain/types.ts'
+import type { Hex, InvalidTx } from '../domain.ts'
+import { formatInvalidTransaction, toHex, wireInteger } from '../wire/format.ts'
 import { resolveBlockNumber, resolveBlockRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatInvalidTransaction, toHex, wireInteger } from './format.ts'
 import { pagePositions } from './paging.ts'
 import { blockByHash, blocksWritten } from './tx.ts'
 

@@ -8,12 +8,12 @@
  */
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { PagingQuery, Transaction as WireTransaction } from '../../generated/types.ts'
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
 import { addressKey, type IndexedTx, type TxIndexName } from '../store/index.ts'
+import { formatTransaction, toHex } from '../wire/format.ts'
 import { resolveBlockNumber, resolveBlockRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatTransaction, toHex } from './format.ts'
 import { MAX_PAGE_SIZE } from './paging.ts'
 import { positionedInvalid } from './tx-invalid.ts'
 

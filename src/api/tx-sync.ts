@@ -4,10 +4,9 @@
  * against the latest state, never ordered).
  */
 import type { SimulateHandlers, TxHandlers } from '../../generated/handlers.ts'
-import type { Hex } from '../chain/types.ts'
+import type { Hex, TxSubmitter } from '../domain.ts'
 import { DataNotFound } from '../errors.ts'
 import type { ChainReader } from './chain-reader.ts'
-import type { TxSubmitter } from './submit.ts'
 import { receiptOf } from './tx.ts'
 
 export type SyncTxHandlers = Pick<TxHandlers, 'tx_sendTransactionReturnReceipt'>

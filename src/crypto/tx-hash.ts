@@ -197,8 +197,11 @@ function goFromHex(value: string): Uint8Array {
 
 const UINT64 = (1n << 64n) - 1n
 
-/** Minimal proto3 writer: varint (int64, two's complement for negatives) and length-delimited fields. */
-class ProtoWriter {
+/**
+ * Minimal proto3 writer: varint (int64, two's complement for negatives) and length-delimited
+ * fields; also writes the JVM payloads' InvokeArgs (src/exec/jvm/payload.ts).
+ */
+export class ProtoWriter {
   private chunks: number[] = []
 
   varint(field: number, value: bigint): void {
@@ -209,6 +212,11 @@ class ProtoWriter {
 
   bytes(field: number, value: Uint8Array | undefined): void {
     if (value === undefined || value.length === 0) return
+    this.element(field, value)
+  }
+
+  /** One element of a repeated bytes field: written even when empty. */
+  element(field: number, value: Uint8Array): void {
     this.rawVarint(BigInt((field << 3) | 2))
     this.rawVarint(BigInt(value.length))
     for (const byte of value) this.chunks.push(byte)

@@ -5,7 +5,7 @@
  * word: it is shown as the peer's, never used for anything else.
  */
 import type { NodeStateReport } from '../api/node.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { Channel } from './channels.ts'
 
 /** how long node_getNodeStates waits for each peer */

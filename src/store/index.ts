@@ -15,8 +15,8 @@
  *   progress) is what keeps readers and a restart consistent between them.
  */
 import { asBinary, type RootDatabase } from 'lmdb'
-import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import { keccak256 } from '../crypto/hash.ts'
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
@@ -59,7 +59,7 @@ export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
-export { addressKey, type ExtraId, extraIdKey, extraIdsOf, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
+export { addressKey, extraIdKey, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
   ArchivedBlock,

@@ -9,7 +9,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MISSING_FEATURES } from '../../src/api/missing-features.ts'
 import type { KeelNode } from '../../src/node.ts'
-import { stringifyJson } from '../../src/rpc/json.ts'
+import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post, rawRequest, startTestNode, waitForReceipt } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 

@@ -4,9 +4,9 @@
  * block's records, so the same function gives the entries commitBlock writes, the ones an archive
  * moves with its block, and the ones a store written before the indexes existed gets at open.
  */
-import type { CommittedTx, Hex, InvalidTx, Receipt, SignedTx } from '../../chain/types.ts'
-import { ZERO_ADDRESS } from '../../chain/types.ts'
+
 import { keccak256 } from '../../crypto/hash.ts'
+import { type CommittedTx, type ExtraId, extraIdsOf, type Hex, type InvalidTx, type Receipt, ZERO_ADDRESS } from '../../domain.ts'
 import { bytesToHex, tryFixedBytes, u32be } from '../codec.ts'
 import type { Db } from '../db.ts'
 import { Keyspace } from '../keyspace.ts'
@@ -14,9 +14,6 @@ import type { RawEntry } from '../types.ts'
 
 /** The indexes a query can walk: by sender, receiver or extra id (valid txs), by `to` (invalid txs). */
 export type TxIndexName = 'from' | 'receiver' | 'extraId' | 'invalidTo'
-/** One element of a transaction's extra id list: an int64 or a string. */
-export type ExtraId = bigint | string
-
 /** A transaction found through an index: where it sits (`index` counts invalid txs for invalidTo) and its hash. */
 export interface IndexedTx {
   block: number
@@ -27,20 +24,6 @@ export interface IndexedTx {
 /** strings up to this many UTF-8 bytes are kept as they are; longer ones by their Keccak-256 */
 const MAX_PLAIN_STRING = 255
 const INT64_OFFSET = 2n ** 63n
-
-/**
- * A transaction's extra ids as Hyperchain forms them: the int64 ids, then the string ids, in the
- * order signed (protocol.md §1: `extraIdInt64`, `extraIdString`). Malformed items are left out.
- */
-export function extraIdsOf(tx: Pick<SignedTx, 'signed'>): ExtraId[] {
-  const ints = tx.signed.extraIdInt64
-  const strings = tx.signed.extraIdString
-  const ids: ExtraId[] = []
-  if (Array.isArray(ints))
-    for (const id of ints) if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'bigint') ids.push(BigInt(id))
-  if (Array.isArray(strings)) for (const id of strings) if (typeof id === 'string') ids.push(id)
-  return ids
-}
 
 /** The key prefix of one extra id element (keyspace 32's comment). */
 export function extraIdKey(id: ExtraId): Buffer {

@@ -1,5 +1,7 @@
 /**
- * The chain's records, shared by the store, the executor, the pool and the API handlers.
+ * The domain types at the bottom of the layering: the chain's records and the interfaces between
+ * layers (the submission door, a committed block), shared by the store, the executor, the chain,
+ * the events, the network and the API handlers. It imports nothing.
  *
  * Conventions: addresses and hashes are lower-case `0x` hex strings; byte strings (payload, code,
  * return data) are lower-case `0x` hex strings (`0x` when empty); int64 quantities that may pass
@@ -51,6 +53,23 @@ export interface SignedTx {
    * does not otherwise hold. Bigint-safe.
    */
   signed: Record<string, unknown>
+}
+
+/** One element of a transaction's extra id list: an int64 or a string. */
+export type ExtraId = bigint | string
+
+/**
+ * A transaction's extra ids as Hyperchain forms them: the int64 ids, then the string ids, in the
+ * order signed (protocol.md §1: `extraIdInt64`, `extraIdString`). Malformed items are left out.
+ */
+export function extraIdsOf(tx: Pick<SignedTx, 'signed'>): ExtraId[] {
+  const ints = tx.signed.extraIdInt64
+  const strings = tx.signed.extraIdString
+  const ids: ExtraId[] = []
+  if (Array.isArray(ints))
+    for (const id of ints) if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'bigint') ids.push(BigInt(id))
+  if (Array.isArray(strings)) for (const id of strings) if (typeof id === 'string') ids.push(id)
+  return ids
 }
 
 /** Why a transaction was discarded, with its receipt code (spec "Invalid transaction"). */
@@ -105,7 +124,7 @@ export interface BlockHeader {
   receiptRoot: Hex
   merkleRoot: Hex
   version: string
-  /** bloom of the block's log addresses and topics (events/log-bloom.ts); absent in headers written before it existed */
+  /** bloom of the block's log addresses and topics (crypto/log-bloom.ts); absent in headers written before it existed */
   logsBloom?: Uint8Array
 }
 
@@ -172,4 +191,31 @@ export interface StateReader {
 export interface StateChange {
   key: Uint8Array
   value: Uint8Array | undefined
+}
+
+/** A block as committed: its header, its valid transactions with their receipts, and the transactions it discarded. */
+export interface CommittedBlock {
+  header: BlockHeader
+  txs: CommittedTx[]
+  receipts: Receipt[]
+  invalid: InvalidTx[]
+}
+
+/** The door through which signed transactions enter the chain (implemented in src/chain/ and src/network/). */
+export interface TxSubmitter {
+  /**
+   * Checks a submission (protocol.md §4), persists it and returns its hash at once; the outcome is
+   * read later from the receipt. Throws InvalidParams, SystemBusy or DuplicateTransaction.
+   */
+  submit(kind: TxKind, params: object): Promise<Hex>
+  /** The hash a client signs in the 2017 format (tx_getSignHash). */
+  signHash(params: object): Hex
+}
+
+/** The JSON-RPC method that submits each kind of transaction; a relayed one is checked against its params schema. */
+export const SUBMIT_METHOD: Readonly<Record<TxKind, string>> = {
+  transfer: 'tx_sendTransaction',
+  deploy: 'contract_deployContract',
+  invoke: 'contract_invokeContract',
+  maintain: 'contract_maintainContract',
 }

@@ -13,13 +13,13 @@ import type {
 import {
   type BlockHeader,
   type CommittedTx,
+  extraIdsOf,
   type InvalidTx,
   RECORD_VERSION,
   type Receipt,
   type SignedTx,
   ZERO_ADDRESS,
-} from '../chain/types.ts'
-import { extraIdsOf } from '../store/index.ts'
+} from '../domain.ts'
 
 export function toHex(value: number | bigint): string {
   return `0x${value.toString(16)}`
