@@ -34,6 +34,7 @@ import {
   copyDataDir,
   DEMO_ADDRESS,
   DEMO_PRIVATE_KEY,
+  extraIdBlock,
   freezeBlock,
   NEVER_BATCH,
   NEVER_MS,
@@ -46,6 +47,7 @@ import {
   sampleGenesis,
   serve,
   sign2017,
+  startChainNode,
   submit,
   writeLongChain,
   writeSampleBlocks,
@@ -60,6 +62,8 @@ export type StateName =
   | 'frozen'
   | 'noCompiler'
   | 'compilersBusy'
+  | 'committing'
+  | 'indexed'
   | 'archived'
   | 'subscriptionsFull'
   | 'subscribed'
@@ -91,6 +95,8 @@ export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
   { phrase: 'after contract_maintainContract with opcode 2', state: 'frozen' },
   { phrase: 'on a node without a Solidity compiler', state: 'noCompiler' },
   { phrase: 'while every compiler of the node is busy and its queue is full', state: 'compilersBusy' },
+  { phrase: 'on a node that writes each transaction into a block at once', state: 'committing' },
+  { phrase: 'on the sample chain plus block 4 with extra ids', state: 'indexed' },
   { phrase: 'after blocks 1 and 2 were archived', state: 'archived' },
   { phrase: 'on a chain of 5001 blocks', state: 'veryLong' },
   { phrase: 'with 1000 subscriptions active', state: 'subscriptionsFull' },
@@ -117,6 +123,9 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
   poolFull: 'a node whose pool (capacity 1) holds one transaction its orderer never cuts',
   frozen: 'the sample chain plus block 4, in which the deployer froze contract 0xaeccd2…',
   noCompiler: 'a node started with no solc package to load',
+  indexed:
+    'the sample chain plus block 4 (written at 1510000005000000000): three transactions of 0x17d8… with extra ids [7, "lot-42"], [7, 8] and ["lot-42", "batch-9"]',
+  committing: 'the sample chain (blocks 1-3) on a node of its own that cuts a block as soon as one transaction is verified',
   compilersBusy:
     'a node with one compiler (a stand-in for solc, test/fixtures/solc-stalled, whose compile never returns) and no queue, busy with a compile',
   archived: 'the sample chain after blocks 1 and 2 were archived',
@@ -146,6 +155,8 @@ export function stateOf(description: string | undefined): StateName {
 
 export const SUBMISSIONS: ReadonlySet<string> = new Set([
   'tx_sendTransaction',
+  'tx_sendTransactionReturnReceipt',
+  'simulate_invokeContract',
   'contract_deployContract',
   'contract_invokeContract',
   'contract_maintainContract',
@@ -322,6 +333,21 @@ export function createStates(): States {
       return { ...state, hashes: { ...hashes, ...freeze } }
     },
     noCompiler: () => serving('noCompiler', fresh(), { compiler: { packages: [] } }),
+    async indexed() {
+      const { archiveBase, hashes } = await sampleBlocksWritten()
+      const dataDir = copyDataDir(archiveBase)
+      dirs.push(dataDir)
+      const tagged = await commitBlock(dataDir, extraIdBlock)
+      return { ...(await serving('indexed', dataDir)), hashes: { ...hashes, ...tagged } }
+    },
+    async committing() {
+      const { archiveBase, hashes } = await sampleBlocksWritten()
+      const dataDir = copyDataDir(archiveBase)
+      dirs.push(dataDir)
+      const clock = new PinnedClock(SERVE_TIME)
+      const node = await startChainNode({ dataDir, clock, batchSize: 1 })
+      return { name: 'committing', node, clock, restTime: SERVE_TIME, hashes }
+    },
     async compilersBusy() {
       const stalled = fileURLToPath(new URL('../test/fixtures/solc-stalled', import.meta.url))
       const state = await serving('compilersBusy', fresh(), { compiler: { packages: [stalled], maxConcurrent: 1, maxWaiting: 0 } })

@@ -19,6 +19,34 @@ import type {
   TxGetTxAvgTimeByBlockNumberResult,
   TxGetTransactionReceiptParams,
   TxGetTransactionReceiptResult,
+  TxGetTransactionReceiptWithGasParams,
+  TxGetTransactionReceiptWithGasResult,
+  TxGetConfirmedTransactionReceiptParams,
+  TxGetConfirmedTransactionReceiptResult,
+  TxGetTransactionReceiptWithSignatureParams,
+  TxGetTransactionReceiptWithSignatureResult,
+  TxGetInvalidTransactionsByBlockHashParams,
+  TxGetInvalidTransactionsByBlockHashResult,
+  TxGetInvalidTransactionsByBlockNumberParams,
+  TxGetInvalidTransactionsByBlockNumberResult,
+  TxGetInvalidTransactionsCountParams,
+  TxGetInvalidTransactionsCountResult,
+  TxGetInvalidTransactionsWithLimitParams,
+  TxGetInvalidTransactionsWithLimitResult,
+  TxGetInvalidTransactionsCountByTimeParams,
+  TxGetInvalidTransactionsCountByTimeResult,
+  TxGetTransactionsCountByContractAddrParams,
+  TxGetTransactionsCountByContractAddrResult,
+  TxGetNextPageTransactionsParams,
+  TxGetNextPageTransactionsResult,
+  TxGetPrevPageTransactionsParams,
+  TxGetPrevPageTransactionsResult,
+  TxGetNextPageInvalidTransactionsParams,
+  TxGetNextPageInvalidTransactionsResult,
+  TxGetTransactionsByExtraIDParams,
+  TxGetTransactionsByExtraIDResult,
+  TxGetTransactionsByFilterParams,
+  TxGetTransactionsByFilterResult,
   TxGetBlockTransactionCountByHashParams,
   TxGetBlockTransactionCountByHashResult,
   TxGetBlockTransactionCountByNumberParams,
@@ -35,6 +63,8 @@ import type {
   TxGetBatchReceiptResult,
   TxSendTransactionParams,
   TxSendTransactionResult,
+  TxSendTransactionReturnReceiptParams,
+  TxSendTransactionReturnReceiptResult,
   TxGetGasPriceParams,
   TxGetGasPriceResult,
   TxGetTransactionsVersionParams,
@@ -65,6 +95,8 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  SimulateInvokeContractParams,
+  SimulateInvokeContractResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -109,6 +141,8 @@ import type {
   SubNewArchiveSubscriptionResult,
   NodeGetNodesParams,
   NodeGetNodesResult,
+  NodeGetNodeStatesParams,
+  NodeGetNodeStatesResult,
   NodeGetNodeHashParams,
   NodeGetNodeHashResult,
   NodeDeleteVPParams,
@@ -117,6 +151,22 @@ import type {
   NodeDeleteNVPResult,
   NodeGetConsensusStatusParams,
   NodeGetConsensusStatusResult,
+  DidGetChainIDParams,
+  DidGetChainIDResult,
+  VersionGetVersionsParams,
+  VersionGetVersionsResult,
+  VersionGetSupportedVersionByHostnameParams,
+  VersionGetSupportedVersionByHostnameResult,
+  VersionGetHyperchainVersionFromBinParams,
+  VersionGetHyperchainVersionFromBinResult,
+  ConfigGetConfigParams,
+  ConfigGetConfigResult,
+  ConfigGetGenesisInfoParams,
+  ConfigGetGenesisInfoResult,
+  ConfigGetHostsParams,
+  ConfigGetHostsResult,
+  ConfigGetVSetParams,
+  ConfigGetVSetResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -238,6 +288,162 @@ export interface TxHandlers {
    */
   tx_getTransactionReceipt(params: TxGetTransactionReceiptParams, context: CallContext): Answer<TxGetTransactionReceiptResult>
   /**
+   * Receipt of a transaction, with the gas it used (the SDK's getTransactionReceiptWithGas).
+   *
+   * The receipt of tx_getTransactionReceipt, whose `gasUsed` already gives the gas this transaction used; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getTransactionReceiptWithGas(params: TxGetTransactionReceiptWithGasParams, context: CallContext): Answer<TxGetTransactionReceiptWithGasResult>
+  /**
+   * Receipt of a transaction whose block is final.
+   *
+   * The receipt of tx_getTransactionReceipt. Keel's blocks are final once written (solo ordering, or BFT consensus with a commit certificate), so a receipt is confirmed as soon as it exists; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getConfirmedTransactionReceipt(params: TxGetConfirmedTransactionReceiptParams, context: CallContext): Answer<TxGetConfirmedTransactionReceiptResult>
+  /**
+   * Receipt of a transaction, signed by the node that answers.
+   *
+   * Returns {hostname, signature, result}: `result` is the receipt of tx_getTransactionReceipt, `hostname` the answering node, and `signature` 0x + the 64-byte r‖s (IEEE P1363) of an ECDSA P-256 / SHA-256 signature over the UTF-8 bytes of `result` written as compact JSON in the key order shown (JSON.stringify of the parsed `result` reproduces them). The key is the node's ECert key in a network (certs/ecert.cert beside peerconfig.toml holds its certificate) and the node's TCert CA key (tcert-ca.crt in its data directory) for a node running alone. The same errors as tx_getTransactionReceipt. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns signed
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getTransactionReceiptWithSignature(params: TxGetTransactionReceiptWithSignatureParams, context: CallContext): Answer<TxGetTransactionReceiptWithSignatureResult>
+  /**
+   * Transactions discarded in the block with this hash.
+   *
+   * The invalid transactions recorded in the block, in execution order ([] when none). Unknown block: -32001 `Not found block hash 0x<hash>`.
+   * @param blockHash Hash
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  tx_getInvalidTransactionsByBlockHash(params: TxGetInvalidTransactionsByBlockHashParams, context: CallContext): Answer<TxGetInvalidTransactionsByBlockHashResult>
+  /**
+   * Transactions discarded in the block with this number.
+   *
+   * The invalid transactions recorded in the block, in execution order ([] when none). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param blockNumber BlockNumber
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getInvalidTransactionsByBlockNumber(params: TxGetInvalidTransactionsByBlockNumberParams, context: CallContext): Answer<TxGetInvalidTransactionsByBlockNumberResult>
+  /**
+   * Number of discarded transactions on the chain.
+   *
+   * Returns {count, timestamp}: the invalid transactions the live store holds (those of archived blocks not counted), and the time of the answer in ns.
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getInvalidTransactionsCount(params: TxGetInvalidTransactionsCountParams, context: CallContext): Answer<TxGetInvalidTransactionsCountResult>
+  /**
+   * Discarded transactions of a block range, one page at a time.
+   *
+   * Pages through the invalid transactions of blocks `from`..`to` (each block's in execution order) as tx_getTransactionsWithLimit pages valid ones: ascending unless `metadata.backward`; `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page (`txIndex` counting the block's invalid transactions). Each item carries its `blockNumber` and `txIndex` (Keel's addition: Hyperchain's invalid transactions have no position), so the last one is the next bookmark. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * @param query PagedRangeQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getInvalidTransactionsWithLimit(params: TxGetInvalidTransactionsWithLimitParams, context: CallContext): Answer<TxGetInvalidTransactionsWithLimitResult>
+  /**
+   * Number of discarded transactions in the blocks written in a time window.
+   *
+   * Counts the invalid transactions recorded in the blocks whose writeTime lies in the window (as tx_getTransactionsCountByTime counts valid ones), as hex. Both ends are included; `0x0` for an empty window. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param window TimeRangeQuery
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getInvalidTransactionsCountByTime(params: TxGetInvalidTransactionsCountByTimeParams, context: CallContext): Answer<TxGetInvalidTransactionsCountByTimeResult>
+  /**
+   * Number of a contract's transactions in a block range, and where the last one is.
+   *
+   * Counts the valid transactions of blocks `from`..`to` whose receiver is `address`. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). Returns {count, lastIndex, lastBlockNum} (hex): the count, and the index and block number of the last one (`0x0` both when none). No span limit (an index is walked). `txExtra` true (counting extra data) is not supported: -32602 ``txExtra: true is not supported: Keel counts transactions, send false``. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>`.
+   * @param query ContractTxCountQuery
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getTransactionsCountByContractAddr(params: TxGetTransactionsCountByContractAddrParams, context: CallContext): Answer<TxGetTransactionsCountByContractAddrResult>
+  /**
+   * The page of transactions after a given one.
+   *
+   * Valid transactions in chain order from a given position (the SDK's getNextPageTransactions; every number may be a decimal string). `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). With `address`, only transactions whose receiver is that address count. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `blkNumber` outside `minBlkNumber`..`maxBlkNumber` gives -32602 `Invalid params. 'blkNumber' <n> is out of range, it must be in the range <min> to <max>`; a `txIndex` past the block's transactions gives -32602 `Invalid params. 'txIndex' <i> is out of range, and now the number of transactions of block <n> is <count>`; `cName` gives -32602: Keel has no contract name service (use `address`). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getNextPageTransactions(params: TxGetNextPageTransactionsParams, context: CallContext): Answer<TxGetNextPageTransactionsResult>
+  /**
+   * The page of transactions before a given one.
+   *
+   * Valid transactions in reverse chain order from a given position (the SDK's getPrevPageTransactions). `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). With `address`, only transactions whose receiver is that address count. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `blkNumber` outside `minBlkNumber`..`maxBlkNumber` gives -32602 `Invalid params. 'blkNumber' <n> is out of range, it must be in the range <min> to <max>`; a `txIndex` past the block's transactions gives -32602 `Invalid params. 'txIndex' <i> is out of range, and now the number of transactions of block <n> is <count>`; `cName` gives -32602: Keel has no contract name service (use `address`). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getPrevPageTransactions(params: TxGetPrevPageTransactionsParams, context: CallContext): Answer<TxGetPrevPageTransactionsResult>
+  /**
+   * The page of discarded transactions after a given one.
+   *
+   * tx_getNextPageTransactions over the discarded transactions: `txIndex` counts a block's invalid transactions (execution order), and each item carries its `blockNumber` and `txIndex` so the next call can start from it. With `address`, the invalid transactions whose `to` is that address. `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getNextPageInvalidTransactions(params: TxGetNextPageInvalidTransactionsParams, context: CallContext): Answer<TxGetNextPageInvalidTransactionsResult>
+  /**
+   * Transactions whose extra ids match, one page at a time.
+   *
+   * Walks the valid transactions carrying extra ids (the `extraIdInt64` then `extraIdString` values they were signed with). `filter.extraId` (required, 1 to 32 items, integers and strings) and `mode`: 0 (the default) the transaction's extra ids equal the list, in order; 1 it holds every item, in any order; 2 it holds at least one. `filter.txTo`: and its receiver is that address. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `detail` false (the default) gives summaries {txHash, blkNum, txIndex, from, to, extraId}; true gives whole transactions. `metadata` (the SDK sends `metaData`): `pagesize` (default and at most 5000, as Hyperchain), `bookmark` {blkNum, txIndex}, the transaction the page starts after (not included), and `backward`: false (the default) walks from the latest block down, true from the genesis up; without a bookmark the walk starts at that end. `hasmore` tells whether more transactions match. A filter whose page would need more than 100000 transactions examined stops early: the page so far with `hasmore` true, or, when nothing matched yet, -32602 `the filter examined 100000 transactions without filling the page; narrow it`. `mode` outside 0..2 gives -32602 `invalid mode <m>: 0 (the same ids in order), 1 (all of them) or 2 (any of them)`.
+   * @param query ExtraIdQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByExtraID(params: TxGetTransactionsByExtraIDParams, context: CallContext): Answer<TxGetTransactionsByExtraIDResult>
+  /**
+   * Transactions matching a filter, one page at a time.
+   *
+   * Walks the valid transactions that match `filter`: `txHash`, `blkNumber`, `txIndex` (its index in its block), `txFrom` (sender), `txTo` (receiver; A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address)), `extraId` (the same ids in order); `mode` 0 (the default): every field given matches, 1: at least one does. A filter must name a field: -32602 `the filter names no field: give txHash, blkNumber, txIndex, txFrom, txTo or extraId`. `detail` false (the default) gives summaries {txHash, blkNum, txIndex, from, to, extraId}; true gives whole transactions. `metadata` (the SDK sends `metaData`): `pagesize` (default and at most 5000, as Hyperchain), `bookmark` {blkNum, txIndex}, the transaction the page starts after (not included), and `backward`: false (the default) walks from the latest block down, true from the genesis up; without a bookmark the walk starts at that end. `hasmore` tells whether more transactions match. A filter whose page would need more than 100000 transactions examined stops early: the page so far with `hasmore` true, or, when nothing matched yet, -32602 `the filter examined 100000 transactions without filling the page; narrow it`. `mode` outside 0..1 gives -32602 `invalid mode <m>: 0 (every field matches) or 1 (any field matches)`.
+   * @param query TxFilterQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByFilter(params: TxGetTransactionsByFilterParams, context: CallContext): Answer<TxGetTransactionsByFilterResult>
+  /**
    * Number of transactions in the block with this hash.
    *
    * Returns the count as hex. Unknown block: -32001 `Not found block hash 0x<hash>`.
@@ -319,6 +525,20 @@ export interface TxHandlers {
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
    */
   tx_sendTransaction(params: TxSendTransactionParams, context: CallContext): Answer<TxSendTransactionResult>
+  /**
+   * Submit a signed plain transfer and answer with its receipt.
+   *
+   * Submits like tx_sendTransaction (the same checks and errors: -32602, -32006, -32007), then waits for the outcome and answers as tx_getTransactionReceipt: the receipt, or the failure (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`). The wait is bounded (10 s): a transaction without an outcome by then answers -32001 `Not found receipt 0x<hash>: accepted, but no outcome after <s> s; ask tx_getTransactionReceipt for it later` and keeps its place in the pool. The SDK's grpcSendTxReturnReceipt sends this method over HTTP.
+   * @param transaction TransferTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   */
+  tx_sendTransactionReturnReceipt(params: TxSendTransactionReturnReceiptParams, context: CallContext): Answer<TxSendTransactionReturnReceiptResult>
   /**
    * Gas price, as a JSON integer.
    *
@@ -472,6 +692,21 @@ export interface ContractHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   contract_getDeployedList(params: ContractGetDeployedListParams, context: CallContext): Answer<ContractGetDeployedListResult>
+}
+
+/** Handlers of the `simulate_` service. */
+export interface SimulateHandlers {
+  /**
+   * Run a signed contract call without ordering it, and answer with its receipt.
+   *
+   * contract_invokeContract with `simulate` true (whatever the params say): the call runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (the SDK's `.simulate()` sends this method and reads the receipt from the reply). The receipt names the next block number and the zero block hash; tx_getTransactionReceipt finds it too, for a while. A failed call answers its failure as tx_getTransactionReceipt does (-32003 `SIGFAILED`, -32005 `INVOKE_CONTRACT_FAILED`). The submission checks of contract_invokeContract apply (-32602).
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   */
+  simulate_invokeContract(params: SimulateInvokeContractParams, context: CallContext): Answer<SimulateInvokeContractResult>
 }
 
 /** Handlers of the `block_` service. */
@@ -690,6 +925,14 @@ export interface NodeHandlers {
    */
   node_getNodes(params: NodeGetNodesParams, context: CallContext): Answer<NodeGetNodesResult>
   /**
+   * Each node's state, height and latest block, in its own words.
+   *
+   * One entry per node this node knows (node_getNodes' order, this node first): id, hash, hostname, `status` (its consensus state in capitals: NORMAL, VIEWCHANGE, RECOVERING, STATETRANSFER, JOINING, RETIRED, FOLLOWING for an NVP), `view`, `blockHeight` (hex) and `blockHash` of its latest block. Each other node is asked over its peer link (2 s at most); one that does not answer is listed with `status` UNREACHABLE (linked but silent), PENDING (being dialled) or STOPPED (not linked), and no view or block. A node running alone lists only itself.
+   * @returns states
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_getNodeStates(params: NodeGetNodeStatesParams, context: CallContext): Answer<NodeGetNodeStatesResult>
+  /**
    * Hash of the node that answers.
    *
    * The node hash is the lower-case hex, without 0x, of Keccak-256(hostname + namespace). Used to remove a VP: read the hash on that node, then send node_deleteVP with it to every VP.
@@ -725,6 +968,87 @@ export interface NodeHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   node_getConsensusStatus(params: NodeGetConsensusStatusParams, context: CallContext): Answer<NodeGetConsensusStatusResult>
+}
+
+/** Handlers of the `did_` service. */
+export interface DidHandlers {
+  /**
+   * The chain id DID account names use.
+   *
+   * The official SDK asks it at every start to name DID accounts `did:hpc:<chainId>:<suffix>`. Keel's chain id is its namespace. Keel has no DID documents or credentials (README "The official SDK"): those methods answer -32601 naming the feature.
+   * @returns chainId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  did_getChainID(params: DidGetChainIDParams, context: CallContext): Answer<DidGetChainIDResult>
+}
+
+/** Handlers of the `version_` service. */
+export interface VersionHandlers {
+  /**
+   * The versions the chain runs and could upgrade to.
+   *
+   * `runningHyperchainVersions` maps this node's release (`keel-<version>`) to the versions of each format it runs: tx_version (the transaction format tx_getTransactionsVersion reports, the SDK's sign string), block_version (written into blocks, transactions and receipts), encode_version (Keel's ledger layout), consensus_version and rbft_version (Keel's RBFT messages) and noxbft_version (empty: no NoxBFT). Keel has no system upgrade, so `availableHyperchainVersions` is empty.
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  version_getVersions(params: VersionGetVersionsParams, context: CallContext): Answer<VersionGetVersionsResult>
+  /**
+   * The versions a node of the namespace runs.
+   *
+   * For this node, or another node it asks over its peer link (as node_getNodeStates does): each kind of version as a list (one version each: Keel runs one of each). A host name no node has: -32602 `no node <hostname> in this namespace: node_getNodes lists the host names this node knows`; a node that does not answer: -32001 `Not found versions of <hostname>: it did not answer (node_getNodeStates shows its state)`.
+   * @param hostname NodeHostname
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  version_getSupportedVersionByHostname(params: VersionGetSupportedVersionByHostnameParams, context: CallContext): Answer<VersionGetSupportedVersionByHostnameResult>
+  /**
+   * The versions of a release.
+   *
+   * The versions (as in version_getVersions) of the release named, when this node knows it; Keel knows only its own release (`keel-<version>`). Another name: -32001 `Not found version <name>: this node runs keel-<version> and knows no other release`.
+   * @param release ReleaseName
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  version_getHyperchainVersionFromBin(params: VersionGetHyperchainVersionFromBinParams, context: CallContext): Answer<VersionGetHyperchainVersionFromBinResult>
+}
+
+/** Handlers of the `config_` service. */
+export interface ConfigHandlers {
+  /**
+   * The node's configuration.
+   *
+   * The node's effective configuration (defaults, the --config file and flags) as TOML, in the layout of README "Configuration". It holds no secret: keys live in files of their own.
+   * @returns config
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getConfig(params: ConfigGetConfigParams, context: CallContext): Answer<ConfigGetConfigResult>
+  /**
+   * The genesis of the chain.
+   *
+   * JSON text: {namespace, accounts: [{address, balance}]}, the accounts the genesis funded (balances as decimal strings).
+   * @returns genesis
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getGenesisInfo(params: ConfigGetGenesisInfoParams, context: CallContext): Answer<ConfigGetGenesisInfoResult>
+  /**
+   * The peer addresses of the nodes of a role.
+   *
+   * Host name → `ip:port` (the peer port, as node_getNodes shows it) of the VPs (`vp`) or NVPs (`nvp`) this node knows; a node running alone has no peer port (0). Another role: -32602 `invalid role <role>: use vp or nvp`.
+   * @param role NodeRole
+   * @returns hosts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getHosts(params: ConfigGetHostsParams, context: CallContext): Answer<ConfigGetHostsResult>
+  /**
+   * The validator set.
+   *
+   * JSON text: the host names of the VPs of the group, by id.
+   * @returns vset
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getVSet(params: ConfigGetVSetParams, context: CallContext): Answer<ConfigGetVSetResult>
 }
 
 /** Handlers of the `cert_` service. */
@@ -845,4 +1169,4 @@ export interface ArchiveHandlers {
 }
 
 /** Every handler of the node, one interface per service prefix. */
-export type Handlers = TxHandlers & ContractHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & CertHandlers & ArchiveHandlers
+export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers

@@ -2,16 +2,20 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
-import type { KeyObject } from 'node:crypto'
+import { type KeyObject, webcrypto } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stringify as stringifyToml } from 'smol-toml'
 import { aliases, methods, schemas } from '../generated/methods.ts'
+import type { ChainVersion } from '../generated/types.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createHandlers } from './api/index.ts'
-import type { NodeDirectory } from './api/node.ts'
+import { MISSING_FEATURES } from './api/missing-features.ts'
+import type { NodeDirectory, NodeStateReport } from './api/node.ts'
+import type { ReceiptSigner } from './api/tx.ts'
 import { createArchiveService } from './archive/service.ts'
-import { loadOrCreateNodeCa } from './cert/ca.ts'
+import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
 import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
@@ -21,6 +25,7 @@ import type { KeelConfig } from './config.ts'
 import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
+import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
@@ -29,6 +34,7 @@ import { createJvmExecutor } from './exec/jvm/child.ts'
 import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
+import { askNodeState, serveNodeState } from './network/node-state.ts'
 import { createNvpRole } from './network/nvp.ts'
 import { createVpRole } from './network/vp.ts'
 import { loadPeerConfig, type PeerConfig, rewriteOneShotFlags } from './p2p/config.ts'
@@ -40,7 +46,8 @@ import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
 import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
-import { openStore } from './store/index.ts'
+import { openStore, ZERO_HASH } from './store/index.ts'
+import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
 import { parseJson } from './wire/json.ts'
 
@@ -48,6 +55,43 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Version string reported by tx_getTransactionsVersion (sdk-wire.md §2 recommends ≥ 3.6). */
 export const TX_VERSION = '4.1'
+
+/** This build, as version_getVersions names it. */
+const KEEL_RELEASE = `keel-${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}`
+
+/**
+ * The version of each format this build runs (version_getVersions): the transaction format the
+ * SDK signs, the version written into records, the ledger layout, Keel's RBFT messages (their
+ * first version), and no NoxBFT.
+ */
+const CHAIN_VERSION: ChainVersion = {
+  tx_version: TX_VERSION,
+  block_version: RECORD_VERSION,
+  encode_version: String(SCHEMA_VERSION),
+  consensus_version: '1',
+  rbft_version: '1',
+  noxbft_version: '',
+}
+
+/** What this node says of itself (node_getNodeStates, and its peers' Channel.nodeState requests). */
+function stateReport(store: Pick<Store, 'height' | 'getBlock'>, consensus: { state: string; view: number | bigint }): NodeStateReport {
+  const height = store.height()
+  return {
+    state: consensus.state,
+    view: Number(consensus.view),
+    height,
+    hash: store.getBlock(height)?.hash ?? ZERO_HASH,
+    versions: { ...CHAIN_VERSION },
+  }
+}
+
+/** A node running alone signs receipts with its TCert CA key (tcert-ca.crt holds the certificate). */
+function caSigner(hostname: string, ca: NodeCa): ReceiptSigner {
+  return {
+    hostname,
+    sign: async (bytes) => new Uint8Array(await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, ca.privateKey, bytes)),
+  }
+}
 
 export interface KeelNode {
   readonly config: KeelConfig
@@ -73,6 +117,8 @@ export interface StartOptions {
   newSnapshotId?: () => string
   /** contract_compileContract's compilers: packages, concurrency, queue bound (tests); default every installed release */
   compiler?: Omit<SolcPoolOptions, 'log'>
+  /** how long tx_sendTransactionReturnReceipt waits for an outcome (default 10 s) */
+  receiptWaitMs?: number
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
@@ -174,6 +220,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     for (const status of executorStatuses(block)) events.publishStatus(status)
   })
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
+  const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
@@ -186,12 +233,22 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
     archive,
+    signer: network?.signer ?? caSigner(config.node.hostname, ca),
+    onBlock: (listener) => events.onBlock(() => listener()),
+    receiptWaitMs: options.receiptWaitMs,
+    selfState,
+    versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    config: {
+      configText: () => stringifyToml(config),
+      genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },
+    },
   })
   const dispatcher = createDispatcher({
     methods,
     aliases,
     schemas,
     handlers,
+    missingFeatures: MISSING_FEATURES,
     document: parseJson(documentText, { maxDepth: 512 }),
     defaultNamespace: config.node.namespace,
     isKnownNamespace: (namespace) => namespace === config.node.namespace,
@@ -302,7 +359,14 @@ function startNetworkRole(options: {
   events: EventHub
   nowNs: () => bigint
   log: Logger
-}): { submitter: TxSubmitter; directory: NodeDirectory; start(): Promise<void>; stop(): Promise<void> } {
+}): {
+  submitter: TxSubmitter
+  directory: NodeDirectory
+  signer: ReceiptSigner
+  selfState(): NodeStateReport
+  start(): Promise<void>
+  stop(): Promise<void>
+} {
   const { peerConfig, config, events, log } = options
   const network = createPeerNetwork({
     config: peerConfig,
@@ -354,6 +418,7 @@ function startNetworkRole(options: {
     peerConfig,
     network,
     namespace: config.node.namespace,
+    askState: (hostname) => askNodeState(network, hostname),
     primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
     consensus: () => {
       if (vp === undefined) return { role: 'nvp', state: 'following', view: options.store.getBlockBatch(options.store.height())?.view ?? 0 }
@@ -377,9 +442,13 @@ function startNetworkRole(options: {
             hostnameOf: (id) => vp.hostnameOf(id),
           },
   })
+  const selfState = (): NodeStateReport => stateReport(options.store, directory.consensus())
+  serveNodeState(network, selfState)
   return {
     submitter: (vp ?? nvp)!.submitter,
     directory,
+    selfState,
+    signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
     async start() {
       await network.start()
       await (vp ?? nvp)!.start()

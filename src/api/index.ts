@@ -11,10 +11,17 @@ import { createArchiveHandlers } from './archive.ts'
 import { createBlockHandlers } from './block.ts'
 import { type CertModules, createCertHandlers } from './cert.ts'
 import type { ChainReader } from './chain-reader.ts'
+import { type ConfigModules, createConfigHandlers } from './config.ts'
 import { createContractHandlers } from './contract.ts'
-import { createNodeHandlers, type NodeDirectory, type NodeIdentity } from './node.ts'
+import { createDidHandlers } from './did.ts'
+import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
-import { createTxHandlers, type ProtocolInfo } from './tx.ts'
+import { createTxHandlers, type ProtocolInfo, type ReceiptSigner } from './tx.ts'
+import { createFilterTxHandlers } from './tx-filter.ts'
+import { createInvalidTxHandlers } from './tx-invalid.ts'
+import { createPageTxHandlers } from './tx-pages.ts'
+import { createSyncTxHandlers } from './tx-sync.ts'
+import { createVersionHandlers, type VersionModules } from './version.ts'
 
 export interface ApiModules {
   identity: NodeIdentity
@@ -29,12 +36,27 @@ export interface ApiModules {
   subscriptions: PollingSubscriptions
   cert: CertModules
   archive: ArchiveService
+  /** signs tx_getTransactionReceiptWithSignature's answers */
+  signer: ReceiptSigner
+  /** calls `listener` after each block this node writes; returns the unsubscribe function */
+  onBlock(listener: () => void): () => void
+  /** tx_sendTransactionReturnReceipt's bound (default 10 s) */
+  receiptWaitMs?: number
+  /** this node's own state report (node_getNodeStates; its peers ask for it too) */
+  selfState(): NodeStateReport
+  versions: Omit<VersionModules, 'hostname' | 'directory'>
+  config: Omit<ConfigModules, 'directory'>
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
   const state = () => modules.chain.state
+  const directory = modules.directory ?? aloneDirectory(modules.identity)
   return {
     ...createTxHandlers(modules),
+    ...createInvalidTxHandlers(modules),
+    ...createSyncTxHandlers(modules),
+    ...createPageTxHandlers(modules),
+    ...createFilterTxHandlers(modules),
     ...createBlockHandlers(modules),
     ...createContractHandlers({
       state,
@@ -43,7 +65,10 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
       compiler: modules.compiler,
     }),
     ...createAccountHandlers({ state }),
-    ...createNodeHandlers(modules),
+    ...createNodeHandlers({ ...modules, directory }),
+    ...createDidHandlers({ namespace: modules.identity.namespace }),
+    ...createVersionHandlers({ ...modules.versions, hostname: modules.identity.hostname, directory }),
+    ...createConfigHandlers({ ...modules.config, directory }),
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),

@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   schemas: Readonly<Record<string, unknown>>
   /** handlers built so far; a method without one answers -32601 "not implemented yet" */
   handlers: Readonly<Record<string, unknown>>
+  /** methods Keel knows but cannot serve, with the feature each needs: -32601 names it */
+  missingFeatures?: Readonly<Record<string, string>>
   /** the OpenRPC document `rpc.discover` returns */
   document: unknown
   defaultNamespace: string
@@ -146,6 +148,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (requested === 'rpc.discover') return options.document
     const name = canonicalName(requested)
     if (name === undefined) {
+      const missing = options.missingFeatures
+      if (missing !== undefined && Object.hasOwn(missing, requested))
+        throw new MethodNotFound(`The method ${requested} is not available: Keel has no ${missing[requested]} yet`)
       const suggestion = requested.length > 80 ? undefined : closestMethodName(requested, knownNames)
       throw new MethodNotFound(
         `The method ${truncate(requested, 80)} does not exist/is not available${suggestion === undefined ? '' : ` (names are case-sensitive; did you mean ${suggestion}?)`}`,

@@ -35,6 +35,7 @@ import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
+import { type IndexedTx, indexEntries, TxIndexesRepo, type TxIndexName } from './repos/tx-indexes.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
@@ -60,6 +61,7 @@ export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
+export { addressKey, extraIdKey, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
   ArchivedBlock,
@@ -87,12 +89,19 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
     else if (schema !== SCHEMA_VERSION)
       throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
-    return new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
+    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
+    await store.ensureTxIndexes()
+    return store
   } catch (error) {
     await root.close()
     throw error
   }
 }
+
+/** meta 'txIndexes' once keyspaces 30–33 hold every live block */
+const TX_INDEXES_VERSION = 1
+/** blocks indexed per LMDB transaction when a store written before the indexes is opened */
+const INDEX_BATCH_BLOCKS = 500
 
 /** A stateRootAfter result kept for the commitBlock that usually follows with the same changes. */
 interface RootPlan {
@@ -115,6 +124,7 @@ class LmdbStore implements Store {
   private readonly blockBatches: BlockBatchesRepo
   private readonly world: WorldStateRepo
   private readonly archive: ArchiveRepo
+  private readonly txIndexes: TxIndexesRepo
   /** LMDB database by keyspace number, for raw entries */
   private readonly bySpace: Map<number, { db: Db; uint32: boolean }>
   readonly state: StateReader
@@ -152,6 +162,7 @@ class LmdbStore implements Store {
     this.world = new WorldStateRepo(dbs)
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
     this.archived = this.archive.record()
+    this.txIndexes = new TxIndexesRepo(dbs)
     this.bySpace = new Map(
       (Object.keys(Keyspace) as KeyspaceName[]).map((name) => [
         Keyspace[name],
@@ -255,12 +266,54 @@ class LmdbStore implements Store {
     return this.txs.count()
   }
 
+  countInvalidTxs(): number {
+    return this.invalidTxs.count()
+  }
+
   listInvalidTxHashes(limit: number): Hex[] {
     return this.invalidTxs.list(limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
   }
 
   getDeployedList(creator: Hex): Hex[] {
     return this.deployed.list(creator)
+  }
+
+  *scanTxIndex(index: TxIndexName, prefix: Buffer, from: number, to: number, backward: boolean): Generator<IndexedTx> {
+    const low = Math.max(from, this.archived.genesis, 1)
+    const high = Math.min(to, this.tip)
+    for (const found of this.txIndexes.scan(index, prefix, low, high, backward)) if (this.live(found.block)) yield found
+  }
+
+  /**
+   * Builds keyspaces 30–33 for every live block of a store written before they existed (or whose
+   * build was cut short), a batch of blocks per LMDB transaction; then records that they hold all.
+   */
+  async ensureTxIndexes(): Promise<void> {
+    if (this.meta.txIndexes() === TX_INDEXES_VERSION) return
+    if (this.tip > 0) {
+      await this.txIndexes.clear()
+      for (let first = this.archived.genesis; first <= this.tip; first += INDEX_BATCH_BLOCKS) {
+        const last = Math.min(this.tip, first + INDEX_BATCH_BLOCKS - 1)
+        await this.env.transaction(() => {
+          for (let number = first; number <= last; number++) for (const entry of this.storedIndexEntries(number)) this.putRaw(entry)
+        })
+      }
+    }
+    await this.meta.putTxIndexes(TX_INDEXES_VERSION)
+  }
+
+  /** The index entries of a stored block, from its records. */
+  private storedIndexEntries(number: number): RawEntry[] {
+    const txs = this.blockTxs.validHashes(number).map((hash) => this.txs.get(hash)!)
+    const receipts = txs.map(({ tx }) => this.receipts.get(tx.hash)!)
+    const invalid = this.blockTxs.invalidHashes(number).map((hash) => this.invalidTxs.get(hash)!)
+    return indexEntries(number, txs, receipts, invalid)
+  }
+
+  /** inside a write transaction */
+  private putRaw(entry: RawEntry): void {
+    const { db, key } = this.placeOf(entry)
+    db.putSync(key, asBinary(entry.value))
   }
 
   // ---- TCerts
@@ -410,6 +463,7 @@ class LmdbStore implements Store {
       throw new Error(`commitBlock: header.merkleRoot ${header.merkleRoot} is not the state root after the block's changes (${root})`)
     }
     const deployments = this.deploymentsOf(diffs, changes, receipts)
+    const indexed = indexEntries(number, txs, receipts, invalid)
 
     await this.env.childTransaction(() => {
       this.blocks.put(header)
@@ -427,6 +481,7 @@ class LmdbStore implements Store {
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
       for (const { creator, address } of deployments) this.deployed.append(creator, address)
+      for (const entry of indexed) this.putRaw(entry)
       this.meta.putLanes(lanes)
     })
     this.tip = number
@@ -578,6 +633,7 @@ class LmdbStore implements Store {
       raw('invalidTxs', key)
       empty('invalidTxTime', timeKey(this.invalidTxs.get(hash)!.tx.timestamp, 'invalid tx.timestamp', key))
     }
+    entries.push(...this.storedIndexEntries(number))
     return { number, entries }
   }
 
@@ -638,10 +694,9 @@ class LmdbStore implements Store {
     this.assertOpen()
     await this.env.transaction(() => {
       for (const block of blocks) {
-        for (const entry of block.entries) {
-          const { db, key } = this.placeOf(entry)
-          db.putSync(key, asBinary(entry.value))
-        }
+        for (const entry of block.entries) this.putRaw(entry)
+        // an archive written before keyspaces 30–33 existed holds none of their entries
+        for (const entry of this.storedIndexEntries(block.number)) this.putRaw(entry)
         for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
       }
     })

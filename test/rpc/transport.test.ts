@@ -7,6 +7,7 @@ import { request } from 'node:http'
 import { connect } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { MISSING_FEATURES } from '../../src/api/missing-features.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post, rawRequest, startTestNode, waitForReceipt } from '../helpers/node.ts'
@@ -174,6 +175,11 @@ test('A8 unknown methods → -32601; names are case-sensitive; rpc.discover answ
   ]) {
     const reply = await expectCode(envelope(method, []), -32601)
     assert.is(reply.message, `The method ${method} does not exist/is not available (names are case-sensitive; did you mean ${meant}?)`)
+  }
+  // an SDK method that needs a feature Keel lacks says which (src/api/missing-features.ts)
+  for (const [method, feature] of Object.entries(MISSING_FEATURES)) {
+    const reply = await expectCode(envelope(method, []), -32601)
+    assert.is(reply.message, `The method ${method} is not available: Keel has no ${feature} yet`)
   }
   const huge = await expectCode(envelope(`tx_${'x'.repeat(100 * 1024)}`, []), -32601)
   assert.ok(huge.message.length < 200, 'a huge method name is not echoed whole')

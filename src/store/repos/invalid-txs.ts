@@ -19,6 +19,10 @@ export class InvalidTxsRepo {
     return this.invalid.doesExist(key)
   }
 
+  count(): number {
+    return (this.invalid.getStats() as { entryCount: number }).entryCount
+  }
+
   /** inside a write transaction */
   put(key: Buffer, tx: InvalidTx): void {
     this.invalid.putSync(key, tx)
