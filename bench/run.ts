@@ -317,28 +317,16 @@ async function main(): Promise<void> {
   const common = workloadOn(target)
   let hashes: string[] = []
   try {
-    const needToken = workloads.includes('erc20')
-    const needJvm = workloads.includes('jvm')
-    const setup = await setUp(loadgen, target, needToken, needJvm)
+    const setup = await setUp(loadgen, target, workloads.includes('erc20'), workloads.includes('jvm'))
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
-    if (needToken) {
-      const erc20 = await measureTx(loadgen, target, 'erc20', {
-        kind: 'erc20',
-        ...common,
-        count: Number(values.erc20),
-        token: setup.token as string,
-      })
-      if (hashes.length === 0) hashes = erc20.hashes
-    }
-    if (needJvm) {
-      const jvm = await measureTx(loadgen, target, 'jvm', {
-        kind: 'jvm',
-        ...common,
-        count: Number(values.jvm),
-        token: setup.jvmToken as string,
-      })
-      if (hashes.length === 0) hashes = jvm.hashes
+    for (const [kind, token] of [
+      ['erc20', setup.token],
+      ['jvm', setup.jvmToken],
+    ] as const) {
+      if (!workloads.includes(kind)) continue
+      const result = await measureTx(loadgen, target, kind, { kind, ...common, count: Number(values[kind]), token: token as string })
+      if (hashes.length === 0) hashes = result.hashes
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
