@@ -11,7 +11,7 @@
  */
 import WebSocket from 'ws'
 import { jvmCallPayload, jvmDeployPayload } from '../sdk/jvm.ts'
-import { stringifyJson } from '../src/rpc/json.ts'
+import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { compileJava } from '../test/helpers/jvm.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
-import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { wallet } from '../test/helpers/wallet.ts'
 
 const { values } = parseArgs({ options: { txs: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '64' } } })

@@ -129,7 +129,7 @@ function tsType(schema: JsonSchema, indent: string): string {
     case 'number':
       return 'number'
     case 'integer':
-      // int64 values above 2^53 arrive as bigint from the lossless parser (src/rpc/json.ts)
+      // int64 values above 2^53 arrive as bigint from the lossless parser (src/wire/json.ts)
       return schema.maximum !== undefined && schema.maximum <= MAX_SAFE ? 'number' : 'number | bigint'
     case 'array':
       if (schema.prefixItems !== undefined) return `[${schema.prefixItems.map((item) => tsType(item, indent)).join(', ')}]`
@@ -212,7 +212,7 @@ export function renderHandlers(document: OpenRpcDocument): string {
   const names = new Set(document.methods.map((method) => typeBaseName(method.name)))
   let out = HEADER
   out += "\nimport type { CallContext } from '../src/rpc/context.ts'\n"
-  out += "import type { JsonText } from '../src/rpc/json.ts'\n"
+  out += "import type { JsonText } from '../src/wire/json.ts'\n"
   out += `import type {\n${[...names].flatMap((base) => [`  ${base}Params,`, `  ${base}Result,`]).join('\n')}\n} from './types.ts'\n`
   out += '\n/** A handler may answer synchronously or with a promise, with its result or the JSON text of it. */\n'
   out += 'export type Answer<T> = T | JsonText<T> | Promise<T | JsonText<T>>\n'

@@ -18,7 +18,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { signStringFormatB, type TxFields } from '../src/crypto/sign-string.ts'
 import { checkTransactionSignature, signSecp256k1 } from '../src/crypto/signature.ts'
-import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { rpc, SAMPLE_CONTRACT, SDK_PRIVATE_KEY, sampleBlocks, T0 } from '../test/helpers/sample-chain.ts'
 import { createStates, replayIn, type StateName, SUBMISSIONS, stateOf, UNBUILDABLE } from './states.ts'
 

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import { signString2017 } from '../src/crypto/sign-string.ts'
 import { addressFromPrivateKey, signSecp256k1 } from '../src/crypto/signature.ts'
-import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { exampleOptions, explainConnectionFailure, fail } from './options.ts'
 
 const options = exampleOptions({

@@ -820,7 +820,7 @@ export interface KeelClientMethods {
   /**
    * Items cached by a subscription since the previous poll.
    *
-   * Returns and clears the items cached since the previous call, oldest first; [] when nothing is pending (a spec sample shows {}; Keel always answers an array). Items are block hashes or Blocks, Logs, SystemStatusMessages or ArchiveEvents, according to the subscription. Unknown or expired id: -32012 `required subscription does not existed or has expired`.
+   * Returns and clears the items cached since the previous call, oldest first; [] when nothing is pending (a spec sample shows {}; Keel always answers an array). Items are block hashes or Blocks, Logs, SystemStatusMessages or ArchiveEvents, according to the subscription. A subscription caches at most 1000 blocks (10000 logs, 1000 status messages, 1000 archive events) and 16 MiB (items counted as their JSON size); past either it loses its oldest items and the node raises a jsonrpc `overflow` system status naming it. Unknown or expired id: -32012 `required subscription does not existed or has expired`.
    * @param subscriptionId SubscriptionId
    * @returns changes
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -639,7 +639,7 @@ export const schemas = {
   },
   "LogFilter": {
     "title": "LogFilter",
-    "description": "event log criteria; every key is optional and absent means no limit",
+    "description": "event log criteria; every key is optional and absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 addresses, at most 4 topic positions (a log has at most 4 topics), at most 1000 alternative topics at one position, at most 65536 bytes as JSON",
     "type": "object",
     "properties": {
       "fromBlock": {
@@ -685,7 +685,7 @@ export const schemas = {
   },
   "SystemStatusFilter": {
     "title": "SystemStatusFilter",
-    "description": "system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit",
+    "description": "system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 entries in each list, at most 65536 bytes as JSON",
     "type": "object",
     "properties": {
       "modules": {

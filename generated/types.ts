@@ -233,7 +233,7 @@ export type TopicFilterEntry = Hash | TopicAlternatives | null
 /** position-wise topic conditions, all of which must hold */
 export type TopicFilter = Array<TopicFilterEntry>
 
-/** event log criteria; every key is optional and absent means no limit */
+/** event log criteria; every key is optional and absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 addresses, at most 4 topic positions (a log has at most 4 topics), at most 1000 alternative topics at one position, at most 65536 bytes as JSON */
 export interface LogFilter {
   fromBlock?: BlockNumber
   toBlock?: BlockNumber
@@ -250,7 +250,7 @@ export type SubtypeList = Array<string>
 /** numeric system status codes */
 export type StatusCodeList = Array<number | bigint>
 
-/** system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit */
+/** system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 entries in each list, at most 65536 bytes as JSON */
 export interface SystemStatusFilter {
   modules?: ModuleList
   modules_exclude?: ModuleList

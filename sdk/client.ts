@@ -9,7 +9,7 @@
  */
 import type { KeelClientMethods } from '../generated/client.ts'
 import { methods } from '../generated/methods.ts'
-import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 
 /** A reply envelope of the Hyperchain dialect. */
 export interface Envelope {

@@ -14,7 +14,7 @@
  * `wsTransport(url, { headersFor: tcertSigner({ tcert, privateKey }) })` (sdk/tcert.ts).
  */
 import WebSocket from 'ws'
-import { parseJson, stringifyJson } from '../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import type { Transport } from './client.ts'
 
 export interface WsTransportOptions {

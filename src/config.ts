@@ -173,14 +173,14 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     new Set(genesisVps).size !== genesisVps.length
   )
     throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
-  if (!Number.isInteger(resolved.jvm.heapMiB) || resolved.jvm.heapMiB < 64)
-    throw new Error(`config: jvm.heapMiB must be an integer of at least 64, got ${resolved.jvm.heapMiB}`)
-  if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
-    throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
     throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
   if (resolved.log.format !== 'text' && resolved.log.format !== 'json')
     throw new Error(`config: log.format must be "text" or "json", got ${JSON.stringify(resolved.log.format)}`)
+  if (!Number.isInteger(resolved.jvm.heapMiB) || resolved.jvm.heapMiB < 64)
+    throw new Error(`config: jvm.heapMiB must be an integer of at least 64, got ${resolved.jvm.heapMiB}`)
+  if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
+    throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

@@ -1,8 +1,8 @@
 /** Handlers of the `account_` service, and the address rules the contract queries share. */
 import type { AccountHandlers } from '../../generated/handlers.ts'
-import type { Hex, StateReader } from '../chain/types.ts'
+import type { Hex, StateReader } from '../domain.ts'
 import { AccountNotExist } from '../errors.ts'
-import { toHex } from './format.ts'
+import { toHex } from '../wire/format.ts'
 
 /** Addresses arrive with or without 0x and in any case; records use 0x + lower case. */
 export function normaliseAddress(raw: string): Hex {

@@ -1,8 +1,8 @@
 /** The "Not found" answers of the query services for data that archive_archive moved out (-32001). */
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 import { DataNotFound } from '../errors.ts'
+import { toHex } from '../wire/format.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { toHex } from './format.ts'
 
 /**
  * `Not found <what> <key>`, plus, when `archivedBlock` is an archived block's number, where it

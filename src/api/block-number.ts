@@ -8,7 +8,7 @@
  */
 import type { BlockNumber } from '../../generated/types.ts'
 import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
-import { toHex } from './format.ts'
+import { toHex } from '../wire/format.ts'
 
 export interface ChainBounds {
   /** latest block number; 0 before the first block */

@@ -1,13 +1,13 @@
 /** Handlers of the `block_` service. */
 import type { BlockHandlers } from '../../generated/handlers.ts'
 import type { Block, BlockList, BlockNumber, PagedBlocks } from '../../generated/types.ts'
-import type { BlockHeader } from '../chain/types.ts'
+import type { BlockHeader } from '../domain.ts'
 import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
-import { JsonText, stringifyJson } from '../rpc/json.ts'
+import { formatBlock, toHex } from '../wire/format.ts'
+import { JsonText, stringifyJson } from '../wire/json.ts'
 import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatBlock, toHex } from './format.ts'
 import { MAX_BATCH_ITEMS, pageOf } from './paging.ts'
 
 /** full block renderings kept (blocks are immutable once committed) */

@@ -1,5 +1,5 @@
 /** What the query handlers read: the committed chain (implemented by the store, src/store/). */
-import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../chain/types.ts'
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../domain.ts'
 import type { ArchiveRecord } from '../store/index.ts'
 import type { ChainBounds } from './block-number.ts'
 

@@ -3,8 +3,8 @@
  * answer -32601 "not implemented yet", never a made-up result (src/rpc/dispatch.ts).
  */
 import type { ArchiveService } from '../archive/service.ts'
-import type { Hex } from '../chain/types.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
+import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
 import { createArchiveHandlers } from './archive.ts'
@@ -14,7 +14,6 @@ import type { ChainReader } from './chain-reader.ts'
 import { createContractHandlers } from './contract.ts'
 import { createNodeHandlers, type NodeDirectory, type NodeIdentity } from './node.ts'
 import { createSubHandlers } from './sub.ts'
-import type { TxSubmitter } from './submit.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
 
 export interface ApiModules {

@@ -4,33 +4,16 @@
  */
 import type { SubHandlers } from '../../generated/handlers.ts'
 import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
+import { bloomQuery } from '../crypto/log-bloom.ts'
 import { InvalidParams, NoBlockGenerated } from '../errors.ts'
-import { compileLogCriteria, compileStatusFilter, type LogCriteria, matchLog } from '../events/filters.ts'
-import { bloomQuery } from '../events/log-bloom.ts'
+import { blockOf, compileLogCriteria, compileStatusFilter, matchLog, subscriptionCriteria } from '../events/filters.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
+import { formatReceipt } from '../wire/format.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatReceipt } from './format.ts'
 
 /** Most blocks one sub_getLogs call may span, and most logs it may return (reliability.md part B). */
 export const MAX_LOG_RANGE = 5000
 export const MAX_LOG_RESULTS = 10_000
-
-/** A block number of a filter; `latest` is the current head. Past 2^53 it is simply "no limit". */
-function blockOf(raw: BlockNumber | undefined, latest: number): number | undefined {
-  if (raw === undefined) return undefined
-  if (raw === 'latest') return latest
-  const value = BigInt(raw)
-  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value)
-}
-
-/** The criteria of a log subscription (polled or pushed): bounds resolved against the head `latest`. */
-export function subscriptionCriteria(filter: LogFilter | undefined, latest: number): LogCriteria {
-  const fromBlock = blockOf(filter?.fromBlock, latest)
-  const toBlock = blockOf(filter?.toBlock, latest)
-  if (fromBlock !== undefined && toBlock !== undefined && toBlock < fromBlock)
-    throw new InvalidParams(`invalid params: toBlock ${toBlock} is below fromBlock ${fromBlock}`)
-  return compileLogCriteria(filter, { fromBlock, toBlock })
-}
 
 export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers {
   const { chain, subscriptions } = modules

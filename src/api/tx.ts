@@ -1,15 +1,14 @@
 /** Handlers of the `tx_` service. */
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
-import type { Hex, InvalidTx } from '../chain/types.ts'
-import { InvalidReason } from '../chain/types.ts'
+import type { Hex, InvalidTx, TxSubmitter } from '../domain.ts'
+import { InvalidReason } from '../domain.ts'
 import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
+import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from '../wire/format.ts'
 import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from './format.ts'
 import { MAX_BATCH_ITEMS, pagePositions } from './paging.ts'
-import type { TxSubmitter } from './submit.ts'
 
 export interface ProtocolInfo {
   /** transaction format version reported to SDKs (sdk-wire.md §2: must start with a positive integer) */

@@ -31,7 +31,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ArchiveEvent, SnapshotManifest } from '../../generated/types.ts'
-import type { CommittedBlock } from '../chain/producer.ts'
+import type { CommittedBlock } from '../domain.ts'
 import { SnapshotArchiveFailed } from '../errors.ts'
 import { archiveStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'

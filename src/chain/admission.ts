@@ -6,8 +6,8 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
 import { transactionHash } from '../crypto/tx-hash.ts'
+import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
-import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType } from './types.ts'
 
 const ZERO_ADDRESS_HEX = /^(0x)?0{40}$/i
 const FIVE_MINUTES_NS = 5n * 60n * 1_000_000_000n

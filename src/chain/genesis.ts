@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
-import type { Hex } from './types.ts'
+import type { Hex } from '../domain.ts'
 
 /** What the generated account starts with: 10^15, well inside int64. */
 export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n

@@ -2,23 +2,25 @@
  * The chain of one VP node with solo ordering: admission → pool (durable, verified off the request
  * path) → solo orderer → block producer (execute, roots, one LMDB transaction).
  */
-import type { TxSubmitter } from '../api/submit.ts'
 import type { TxFields } from '../crypto/sign-string.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
+import {
+  type CommittedBlock,
+  type ExecutionOutcome,
+  type Hex,
+  type InvalidTx,
+  type Receipt,
+  type SignedTx,
+  type StateReader,
+  type TxSubmitter,
+  ZERO_HASH,
+} from '../domain.ts'
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type ReadyTx, type SignatureVerifier, type TxPool } from './pool.ts'
-import {
-  type BlockExecutor,
-  type BlockStore,
-  type CommittedBlock,
-  createBlockProducer,
-  type ProduceOptions,
-  receiptOf,
-} from './producer.ts'
+import { type BlockExecutor, type BlockStore, createBlockProducer, type ProduceOptions, receiptOf } from './producer.ts'
 import { createSoloOrderer } from './solo.ts'
-import { type ExecutionOutcome, type Hex, type InvalidTx, type Receipt, type SignedTx, type StateReader, ZERO_HASH } from './types.ts'
 
 export interface ChainStore extends BlockStore, PendingStore {}
 

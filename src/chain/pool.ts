@@ -6,10 +6,11 @@
  * kill -9 (decision 8); on restart the pending table is reloaded. Duplicates are keyed on the tx
  * hash and on (from, sign hash), across the pool and the chain (decision 4).
  */
+
+import type { Hex, SignedTx } from '../domain.ts'
 import { DuplicateTransaction, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { DuplicateTxError } from '../store/index.ts'
-import type { Hex, SignedTx } from './types.ts'
 
 export interface PendingStore {
   hasTx(hash: Hex): boolean

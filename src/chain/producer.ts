@@ -4,14 +4,11 @@
  * parent and the block time, so another node executing the same batch reaches the same block.
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { logsBloom } from '../crypto/log-bloom.ts'
 import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
-import { logsBloom } from '../events/log-bloom.ts'
-import type { Logger } from '../log.ts'
-import type { StateHasher } from '../store/state-hasher.ts'
-import type { WorldChanges } from '../store/types.ts'
-import type { ReadyTx } from './pool.ts'
 import {
   type BlockHeader,
+  type CommittedBlock,
   type CommittedTx,
   type ExecutionOutcome,
   type Hex,
@@ -21,7 +18,11 @@ import {
   type StateReader,
   ZERO_ADDRESS,
   ZERO_HASH,
-} from './types.ts'
+} from '../domain.ts'
+import type { Logger } from '../log.ts'
+import type { StateHasher } from '../store/state-hasher.ts'
+import type { WorldChanges } from '../store/types.ts'
+import type { ReadyTx } from './pool.ts'
 
 export interface BlockExecutor {
   executeBlock(
@@ -44,13 +45,6 @@ export interface BlockStore {
     changes: WorldChanges
     batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
   }): Promise<void>
-}
-
-export interface CommittedBlock {
-  header: BlockHeader
-  txs: CommittedTx[]
-  receipts: Receipt[]
-  invalid: InvalidTx[]
 }
 
 /** How a block ordered by consensus is produced (solo ordering passes none of it). */

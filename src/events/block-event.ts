@@ -1,7 +1,7 @@
 /** A committed block → the shared, lazily formatted BlockEvent every subscriber reads. */
 import type { Block, Log as WireLog } from '../../generated/types.ts'
-import { formatBlock, formatReceipt } from '../api/format.ts'
-import type { CommittedBlock } from '../chain/producer.ts'
+import type { CommittedBlock } from '../domain.ts'
+import { formatBlock, formatReceipt } from '../wire/format.ts'
 import type { BlockEvent } from './types.ts'
 
 export function blockEventOf(block: CommittedBlock): BlockEvent {

@@ -3,7 +3,7 @@
  * system-status events, and consumers (polling subscriptions, later WebSocket push) listen. A
  * listener that throws is logged and does not stop the others.
  */
-import type { CommittedBlock } from '../chain/producer.ts'
+import type { CommittedBlock } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import { blockEventOf } from './block-event.ts'
 import { formatStatusDate } from './status.ts'

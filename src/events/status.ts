@@ -17,8 +17,8 @@
  * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
  * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
-import type { CommittedBlock } from '../chain/producer.ts'
-import { InvalidReason } from '../chain/types.ts'
+import type { CommittedBlock } from '../domain.ts'
+import { InvalidReason } from '../domain.ts'
 import { BUDGET_EXHAUSTED } from '../exec/executor.ts'
 import type { StatusEvent } from './types.ts'
 
@@ -109,12 +109,12 @@ export const jsonrpcStatus = {
   }),
   stop: (): StatusEvent => ({ module: 'jsonrpc', status: true, subType: 'stop', errorCode: 0, message: 'JSON-RPC server stopping' }),
   overload: (message: string): StatusEvent => ({ module: 'jsonrpc', status: false, subType: 'overload', errorCode: -32006, message }),
-  overflow: (id: string, capacity: number): StatusEvent => ({
+  overflow: (id: string, capacity: number, bytes: number): StatusEvent => ({
     module: 'jsonrpc',
     status: false,
     subType: 'overflow',
     errorCode: -32006,
-    message: `subscription ${id} is not polled in time: its cache of ${capacity} items is full and loses its oldest items until it is polled`,
+    message: `subscription ${id} is not polled in time: its cache of ${capacity} items or ${bytes} bytes is full and loses its oldest items until it is polled`,
   }),
   slowConsumer: (message: string): StatusEvent => ({
     module: 'jsonrpc',

@@ -1,6 +1,6 @@
 /** What the event service carries: block events from the chain and system-status events from the modules. */
 import type { ArchiveEvent, Block, SystemStatusMessage, Log as WireLog } from '../../generated/types.ts'
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 
 /** A system-status event as a module raises it (protocol.md §6); `date` is added when it reaches a subscription. */
 export interface StatusEvent {

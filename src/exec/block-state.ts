@@ -12,7 +12,7 @@
  * Conventions: addresses lower-case `0x` hex; storage slots and values 32-byte lower-case `0x`
  * hex, with zero reported by `getStorage` as the 32-byte zero word.
  */
-import type { Account, ContractMeta, Hex, StateReader } from '../chain/types.ts'
+import type { Account, ContractMeta, Hex, StateReader } from '../domain.ts'
 import type { WorldChanges } from './changes.ts'
 
 /** 32-byte zero word, the value of every unset storage slot. */

@@ -5,7 +5,7 @@
  * lower-case `0x` hex; every map is in ascending key order (so two nodes hand the store the
  * same sequence). Storage slots and values are 32-byte `0x` hex; a value of `0x` deletes the slot.
  */
-import type { Account, ContractMeta, Hex } from '../chain/types.ts'
+import type { Account, ContractMeta, Hex } from '../domain.ts'
 
 export interface WorldChanges {
   /** full new value per changed account */

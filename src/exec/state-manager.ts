@@ -22,8 +22,8 @@ import {
   type PrefixedHexString,
   setLengthLeft,
 } from '@ethereumjs/util'
-import type { Hex } from '../chain/types.ts'
 import { keccak256 } from '../crypto/hash.ts'
+import type { Hex } from '../domain.ts'
 import { type BlockState, ZERO_WORD } from './block-state.ts'
 
 interface CodeEntry {

@@ -8,7 +8,7 @@
  */
 import type { X509Certificate } from 'node:crypto'
 import { readVoteCert, verifyWithKey, voteCertOf } from '../p2p/identity.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 
 /** what a new VP signs in its ATTEND with its ECert key: the id it asks for and its host name */
 export const attendBytes = (id: number, hostname: string): Uint8Array => Buffer.from(stringifyJson(['keel-attend', id, hostname]))

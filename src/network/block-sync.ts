@@ -12,10 +12,10 @@
  * The fetch walks forward from the local tip and each block must name the tip as its parent,
  * so a peer cannot splice in a block of another chain; it stops at the target and checks its hash.
  */
-import type { Hex, SignedTx } from '../chain/types.ts'
+import type { Hex, SignedTx } from '../domain.ts'
 import type { Logger } from '../log.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch } from '../store/index.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { Channel } from './channels.ts'
 import { decodeTxs, encodeTxs } from './tx-relay.ts'
 

@@ -5,11 +5,12 @@
  * again to another VP while it has no outcome. Simulations run on the NVP itself: they change
  * nothing and need no VP.
  */
-import type { TxSubmitter } from '../api/submit.ts'
+
 import { admitTransaction } from '../chain/admission.ts'
+import type { TxSubmitter } from '../domain.ts'
 import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { Channel } from './channels.ts'
 import { decodeTxs, encodeTxs } from './tx-relay.ts'
 

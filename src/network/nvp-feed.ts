@@ -6,7 +6,7 @@
  * parent from the VPs (block-sync.ts), then applies the pushed block. The NVP trusts no single VP:
  * the proof and the replay decide.
  */
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import { type BlockSource, type BlockSync, decodeBlocks, PROOF_HINT, readBlocks, type SyncedBlock } from './block-sync.ts'
 import { Channel } from './channels.ts'

@@ -4,9 +4,8 @@
  * hash; it hands its clients' transactions to a VP (forward.ts) and answers every query itself.
  */
 import type { KeyObject } from 'node:crypto'
-import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
-import type { Hex } from '../chain/types.ts'
+import type { Hex, TxSubmitter } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import type { NodeIdentity } from '../p2p/identity.ts'

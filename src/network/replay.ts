@@ -1,7 +1,7 @@
 /** Turning a batch (committed here, or a proven block from a peer) into the producer's input. */
 import type { Chain } from '../chain/index.ts'
 import type { ReadyTx } from '../chain/pool.ts'
-import type { Hex, SignedTx } from '../chain/types.ts'
+import type { Hex, SignedTx } from '../domain.ts'
 import type { SyncedBlock } from './block-sync.ts'
 
 /**

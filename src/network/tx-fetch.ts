@@ -5,10 +5,10 @@
  * another transaction.
  */
 import type { TxPool } from '../chain/pool.ts'
-import type { Hex, SignedTx } from '../chain/types.ts'
+import type { Hex, SignedTx } from '../domain.ts'
 import { DuplicateTransaction } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { Channel } from './channels.ts'
 import { decodeTxs, encodeTxs } from './tx-relay.ts'
 

@@ -7,14 +7,14 @@
  * can relay only what a client could have sent.
  */
 import { methods, schemas } from '../../generated/methods.ts'
-import { SUBMIT_METHOD } from '../api/submit.ts'
 import { admitTransaction } from '../chain/admission.ts'
 import type { TxPool } from '../chain/pool.ts'
-import type { SignedTx, TxKind } from '../chain/types.ts'
+import type { SignedTx, TxKind } from '../domain.ts'
+import { SUBMIT_METHOD } from '../domain.ts'
 import { DuplicateTransaction } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
 import { compileParamChecker, type ParamChecker } from '../rpc/params.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { Channel } from './channels.ts'
 
 /** the part of the peer network the relay uses (src/p2p's PeerNetwork has it) */

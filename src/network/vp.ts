@@ -7,9 +7,7 @@
  * each new block to the NVPs linked to it.
  */
 import type { KeyObject, X509Certificate } from 'node:crypto'
-import type { TxSubmitter } from '../api/submit.ts'
 import type { Chain } from '../chain/index.ts'
-import type { Hex, SignedTx } from '../chain/types.ts'
 import { createMembership, type Membership, type MembershipOptions, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
 import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
@@ -19,6 +17,7 @@ import {
   type Replica,
   verifyCommitCertificate,
 } from '../consensus/bft/replica.ts'
+import type { Hex, SignedTx, TxSubmitter } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
 import { consensusStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
@@ -26,8 +25,8 @@ import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import { type NodeIdentity, readVoteCert, verifyWithKey } from '../p2p/identity.ts'
 import { type PeerIdentity, type PeerNetwork, refusedAsDeleted } from '../p2p/network.ts'
-import { parseJson, stringifyJson } from '../rpc/json.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
+import { parseJson, stringifyJson } from '../wire/json.ts'
 import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
 import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
 import { Channel } from './channels.ts'

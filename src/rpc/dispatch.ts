@@ -7,8 +7,8 @@
  */
 import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
 import type { Logger } from '../log.ts'
+import { stringifyJson } from '../wire/json.ts'
 import type { CallContext } from './context.ts'
-import { stringifyJson } from './json.ts'
 import type { MethodSpec } from './method-spec.ts'
 import { compileParamChecker, type ParamChecker } from './params.ts'
 

@@ -12,8 +12,8 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { InternalError, InvalidRequest, ParseError, type RpcError } from '../errors.ts'
 import type { Logger } from '../log.ts'
+import { JsonDepthError, JsonSyntaxError, parseJson } from '../wire/json.ts'
 import type { Dispatcher } from './dispatch.ts'
-import { JsonDepthError, JsonSyntaxError, parseJson } from './json.ts'
 import type { TcertCheck } from './tcert-check.ts'
 
 export interface HttpLimits {

@@ -1,7 +1,7 @@
 /** Byte-level helpers for keys: hex <-> bytes, fixed-width keys, order-preserving time keys. */
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 
-export { ZERO_HASH } from '../chain/types.ts'
+export { ZERO_HASH } from '../domain.ts'
 export const EMPTY = Buffer.alloc(0)
 
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/
@@ -73,4 +73,9 @@ export function u32be(n: number): Buffer {
 function preview(value: unknown): string {
   const text = typeof value === 'string' ? value : String(value)
   return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+/** a block number that fits the u32 keys of the block keyspaces */
+export function isBlockNumber(n: number): boolean {
+  return Number.isInteger(n) && n >= 0 && n <= 0xffffffff
 }

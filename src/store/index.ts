@@ -15,8 +15,8 @@
  *   progress) is what keeps readers and a restart consistent between them.
  */
 import { asBinary, type RootDatabase } from 'lmdb'
-import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
 import { keccak256 } from '../crypto/hash.ts'
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'

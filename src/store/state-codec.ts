@@ -3,7 +3,7 @@
  * state hash (state-hash.ts) of an entry about to be replaced is computed from the bytes already
  * in LMDB, without decoding and re-encoding. Changing any of these encodings changes every root.
  */
-import type { Account, ContractMeta, ContractStatus, VmType } from '../chain/types.ts'
+import type { Account, ContractMeta, ContractStatus, VmType } from '../domain.ts'
 import { bytesToHex, fixedBytes, time64, u32be } from './codec.ts'
 
 /** Entry kinds; the byte prefixes the entry in the state hash, so equal bytes of two kinds never collide. */

@@ -24,8 +24,8 @@
  */
 import { createHash } from 'node:crypto'
 import { endianness } from 'node:os'
-import type { Hex } from '../chain/types.ts'
 import { keccak256 } from '../crypto/hash.ts'
+import type { Hex } from '../domain.ts'
 import { bytesToHex } from './codec.ts'
 import type { EntryKindValue } from './state-codec.ts'
 

@@ -1,6 +1,6 @@
 /** The store's public types (re-exported by index.ts). */
 
-import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../chain/types.ts'
+import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'

@@ -2,7 +2,7 @@
  * Turning WorldChanges into entry diffs (old and new canonical bytes per changed key) and the
  * lane vector they produce. Only keys whose bytes really change are hashed and written.
  */
-import type { Hex } from '../chain/types.ts'
+import type { Hex } from '../domain.ts'
 import { bytesToHex, fixedBytes, hexToBytes, word32 } from './codec.ts'
 import { Keyspace } from './keyspace.ts'
 import { keyspaceOfKind, type WorldStateRepo } from './repos/world-state.ts'

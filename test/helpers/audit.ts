@@ -4,7 +4,7 @@
  * checks across nodes: I1 no fork, I3 one outcome per accepted hash, the same on every node.
  */
 import * as assert from 'uvu/assert'
-import { stringifyJson } from '../../src/rpc/json.ts'
+import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post } from './node.ts'
 
 export interface Reply {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ConfigOverrides, resolveConfig } from '../../src/config.ts'
 import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
-import { parseJson, stringifyJson } from '../../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../../src/wire/json.ts'
 
 /** A node on 127.0.0.1:0 with its own fresh data directory (unless the overrides name one). */
 export async function startTestNode(overrides: ConfigOverrides = {}, options: StartOptions = {}): Promise<KeelNode> {

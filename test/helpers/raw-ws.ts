@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
-import { parseJson, stringifyJson } from '../../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../../src/wire/json.ts'
 
 export interface RawEnvelope {
   id?: unknown

@@ -8,7 +8,7 @@ import { connect } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
-import { stringifyJson } from '../../src/rpc/json.ts'
+import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post, rawRequest, startTestNode, waitForReceipt } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 

@@ -10,7 +10,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
 import type { KeelNode } from '../../src/node.ts'
-import { parseJson, stringifyJson } from '../../src/rpc/json.ts'
+import { parseJson, stringifyJson } from '../../src/wire/json.ts'
 import {
   artifact,
   call,
@@ -325,6 +325,15 @@ test('logs push: addresses, topics with null wildcard and OR lists, block bounds
 
   await first.fails('sub_subscribe', ['logs', { fromBlock: 10, toBlock: 9 }], -32602, 'invalid params: toBlock 9 is below fromBlock 10')
   await first.fails('sub_subscribe', ['logs', { topics: ['0x01'] }], -32602)
+  // the bounds of a filter a subscription keeps (src/events/filters.ts)
+  const many = Array.from({ length: 1001 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`)
+  await first.fails(
+    'sub_subscribe',
+    ['logs', { addresses: many }],
+    -32602,
+    'invalid params: a log filter may list at most 1000 addresses; got 1001',
+  )
+  await first.fails('sub_subscribe', ['systemStatus', { modules: many }], -32602, /at most 1000 modules; got 1001/)
   await first.close()
   await second.close()
 })

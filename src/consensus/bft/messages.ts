@@ -10,8 +10,8 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Hex } from '../../chain/types.ts'
-import { parseJson, stringifyJson } from '../../rpc/json.ts'
+import type { Hex } from '../../domain.ts'
+import { parseJson, stringifyJson } from '../../wire/json.ts'
 
 export type { Hex }
 

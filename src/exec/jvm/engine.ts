@@ -11,9 +11,9 @@
  * JVM stack or heap exhausted, executor unavailable) charges the whole budget.
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx } from '../../chain/types.ts'
 import { keccak256 } from '../../crypto/hash.ts'
 import { contractAddress } from '../../crypto/tx-hash.ts'
+import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx } from '../../domain.ts'
 import type { Logger } from '../../log.ts'
 import type { BlockState } from '../block-state.ts'
 import type { JvmCall, JvmCallResult, JvmCode, JvmExecutor } from './child.ts'

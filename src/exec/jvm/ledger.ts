@@ -10,8 +10,8 @@
  * An absent key is a zero head word. JVM contracts never run EVM code, so no EVM layout can clash.
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import type { Hex } from '../../chain/types.ts'
 import { keccak256 } from '../../crypto/hash.ts'
+import type { Hex } from '../../domain.ts'
 import { type BlockState, ZERO_WORD } from '../block-state.ts'
 
 const LONG_MARK = 0x80

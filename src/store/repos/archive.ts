@@ -2,7 +2,7 @@
  * Meta 'archive', keyspaces 21 `snapshotRequests` and 22 `archivedTxs`: what archive_archive moved
  * out of the live store, the operation in progress, and the snapshots still waiting for their block.
  */
-import type { Hex } from '../../chain/types.ts'
+import type { Hex } from '../../domain.ts'
 import { tryFixedBytes, u32be } from '../codec.ts'
 import type { Db } from '../db.ts'
 

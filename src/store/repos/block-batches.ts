@@ -5,10 +5,9 @@
  * committed it: the proof signs the batch as named. Another node replays the block from this (state transfer, NVP sync) and checks
  * the proof; solo blocks have no entry.
  */
-import type { Hex } from '../../chain/types.ts'
-import { unpackHex } from '../codec.ts'
+import type { Hex } from '../../domain.ts'
+import { isBlockNumber, unpackHex } from '../codec.ts'
 import type { Db } from '../db.ts'
-import { isBlockNumber } from './blocks.ts'
 
 export interface BlockBatch {
   /** consensus view the batch was committed in */

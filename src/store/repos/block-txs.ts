@@ -1,8 +1,7 @@
 /** Keyspaces 4 `blockTxs`, 5 `blockInvalidTxs`: each block's tx hashes, packed as 32-byte runs. */
-import type { Hex } from '../../chain/types.ts'
-import { unpackHex } from '../codec.ts'
+import type { Hex } from '../../domain.ts'
+import { isBlockNumber, unpackHex } from '../codec.ts'
 import type { Db } from '../db.ts'
-import { isBlockNumber } from './blocks.ts'
 
 export class BlockTxsRepo {
   constructor(

@@ -1,13 +1,9 @@
 /** Keyspaces 2 `blocks`, 3 `blockByHash`, 12 `blockTime`: block headers and their lookups, written together. */
-import type { BlockHeader, Hex } from '../../chain/types.ts'
-import { EMPTY, fixedBytes, tryFixedBytes, u32be } from '../codec.ts'
+import type { BlockHeader, Hex } from '../../domain.ts'
+import { EMPTY, fixedBytes, isBlockNumber, tryFixedBytes, u32be } from '../codec.ts'
 import type { Db } from '../db.ts'
 import type { BlocksByTime } from '../types.ts'
 import { keysInTime, timeKey } from './time-index.ts'
-
-export function isBlockNumber(n: number): boolean {
-  return Number.isInteger(n) && n >= 0 && n <= 0xffffffff
-}
 
 export class BlocksRepo {
   constructor(

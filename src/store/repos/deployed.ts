@@ -1,5 +1,5 @@
 /** Keyspace 15 `deployed`: each creator's contracts in deployment order. */
-import type { Hex } from '../../chain/types.ts'
+import type { Hex } from '../../domain.ts'
 import { bytesToHex, fixedBytes, tryFixedBytes, u32be } from '../codec.ts'
 import type { Db } from '../db.ts'
 

@@ -1,5 +1,5 @@
 /** Keyspaces 8 `invalidTxs` and 11 `invalidTxTime`: discarded txs and their timestamp index. */
-import type { Hex, InvalidTx } from '../../chain/types.ts'
+import type { Hex, InvalidTx } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
 import type { Db } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'

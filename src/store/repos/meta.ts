@@ -1,5 +1,5 @@
 /** Keyspace 1 `meta`: schema version, world-state lanes, genesis record. */
-import type { Hex } from '../../chain/types.ts'
+import type { Hex } from '../../domain.ts'
 import type { Db } from '../db.ts'
 import { lanesFromBytes, lanesToBytes } from '../state-hash.ts'
 

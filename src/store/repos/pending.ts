@@ -1,6 +1,6 @@
 /** Keyspaces 13 `pending` and 14 `pendingByHash`: txs accepted but not yet in a block, in arrival order. */
 import { asBinary } from 'lmdb'
-import type { SignedTx } from '../../chain/types.ts'
+import type { SignedTx } from '../../domain.ts'
 import type { Db } from '../db.ts'
 
 export class PendingRepo {

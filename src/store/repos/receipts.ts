@@ -1,5 +1,5 @@
 /** Keyspace 7 `receipts`. */
-import type { Hex, Receipt } from '../../chain/types.ts'
+import type { Hex, Receipt } from '../../domain.ts'
 import { tryFixedBytes } from '../codec.ts'
 import type { Db } from '../db.ts'
 

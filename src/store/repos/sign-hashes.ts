@@ -1,5 +1,5 @@
 /** Keyspace 9 `signHashes`: (from, signHash) -> tx hash over pending, committed and invalid txs (ARCHITECTURE.md decision 4). */
-import type { Hex } from '../../chain/types.ts'
+import type { Hex } from '../../domain.ts'
 import { bytesToHex, fixedBytes, tryFixedBytes } from '../codec.ts'
 import type { Db } from '../db.ts'
 

@@ -1,5 +1,5 @@
 /** Keyspaces 6 `txs` and 10 `txTime`: committed valid txs and their timestamp index. */
-import type { CommittedTx, Hex } from '../../chain/types.ts'
+import type { CommittedTx, Hex } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
 import type { Db } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'

@@ -2,7 +2,7 @@
  * Keyspaces 16 `accounts`, 17 `code`, 18 `storage`, 19 `contracts`: the world state as of the
  * latest committed block, stored in the canonical encodings of state-codec.ts.
  */
-import type { Account, ContractMeta, Hex, StateReader } from '../../chain/types.ts'
+import type { Account, ContractMeta, Hex, StateReader } from '../../domain.ts'
 import { bytesToHex, tryFixedBytes, word32 } from '../codec.ts'
 import type { Db } from '../db.ts'
 import { decodeAccount, decodeContractMeta, EntryKind, type EntryKindValue } from '../state-codec.ts'

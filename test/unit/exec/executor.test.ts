@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ExecutionOutcome } from '../../../src/chain/types.ts'
+import type { ExecutionOutcome } from '../../../src/domain.ts'
 import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNAVAILABLE } from '../../../src/exec/executor.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, maintainTx, mkTx, OTHER, topic, transferTx, word } from './helpers.ts'
 

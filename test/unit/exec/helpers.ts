@@ -4,8 +4,8 @@
  */
 import { createRequire } from 'node:module'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Account, ContractMeta, Hex, SignedTx, StateReader } from '../../../src/chain/types.ts'
 import { keccak256 } from '../../../src/crypto/hash.ts'
+import type { Account, ContractMeta, Hex, SignedTx, StateReader } from '../../../src/domain.ts'
 import type { WorldChanges } from '../../../src/exec/changes.ts'
 
 /** The deployer of the protocol.md §2 vector. */

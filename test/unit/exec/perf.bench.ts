@@ -6,8 +6,8 @@
  */
 
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { Hex } from '../../../src/chain/types.ts'
 import { keccak256 } from '../../../src/crypto/hash.ts'
+import type { Hex } from '../../../src/domain.ts'
 import { createExecutor } from '../../../src/exec/executor.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, transferTx, word } from './helpers.ts'
 

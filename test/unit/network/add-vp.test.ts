@@ -19,7 +19,7 @@ import {
 import { type AttendContext, attendBytes, checkAttend, encodeAttend } from '../../../src/network/attend.ts'
 import { addedKeys, admitAddVote, decodeProof, encodeProof } from '../../../src/network/vp.ts'
 import { createNamespaceCa, type IssuedCert, issueNodeCert, voteCertOf } from '../../../src/p2p/identity.ts'
-import { stringifyJson } from '../../../src/rpc/json.ts'
+import { stringifyJson } from '../../../src/wire/json.ts'
 
 const ca = await createNamespaceCa({ namespace: 'global' })
 const caCert = new X509Certificate(ca.certPem)

@@ -8,7 +8,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
-import type { Hex } from '../../../src/chain/types.ts'
+import type { Hex } from '../../../src/domain.ts'
 import { createLogger } from '../../../src/log.ts'
 import { createBlockSync, decodeBlocks, readBlocks, SyncError, type SyncNetwork, serveBlocks } from '../../../src/network/block-sync.ts'
 import { Channel } from '../../../src/network/channels.ts'

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx } from '../../../src/chain/types.ts'
+import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx } from '../../../src/domain.ts'
 import { type BlockCommit, emptyChanges, type Store, type WorldChanges, ZERO_HASH } from '../../../src/store/index.ts'
 
 export function tempDir(name: string): string {

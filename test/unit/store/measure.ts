@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs'
 import { Packr } from 'msgpackr' // lmdb's own encoder (a dependency of lmdb), for record sizes
-import type { Account, Hex } from '../../../src/chain/types.ts'
+import type { Account, Hex } from '../../../src/domain.ts'
 import { openStore } from '../../../src/store/index.ts'
 import { addr, changes, makeTx, nextBlock, tempDir, word } from './fixtures.ts'
 

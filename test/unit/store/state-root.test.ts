@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import { keccak_256, shake256 } from '@noble/hashes/sha3.js'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Hex } from '../../../src/chain/types.ts'
+import type { Hex } from '../../../src/domain.ts'
 import { EMPTY_STATE_ROOT, hashedEntryCount, openStore, type Store } from '../../../src/store/index.ts'
 import { addr, changes, commitNext, nextBlock, tempDir, word } from './fixtures.ts'
 

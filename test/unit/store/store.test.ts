@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ContractMeta, Hex } from '../../../src/chain/types.ts'
+import type { ContractMeta, Hex } from '../../../src/domain.ts'
 import { openEnvironment, openKeyspaces } from '../../../src/store/db.ts'
 import { DuplicateTxError, EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
 import { addr, changes, commitNext, hexOf, makeTx, nextBlock, T0, tempDir, word } from './fixtures.ts'

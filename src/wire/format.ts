@@ -10,15 +10,7 @@ import type {
   Receipt as WireReceipt,
   Transaction as WireTransaction,
 } from '../../generated/types.ts'
-import {
-  type BlockHeader,
-  type CommittedTx,
-  type InvalidTx,
-  RECORD_VERSION,
-  type Receipt,
-  type SignedTx,
-  ZERO_ADDRESS,
-} from '../chain/types.ts'
+import { type BlockHeader, type CommittedTx, type InvalidTx, RECORD_VERSION, type Receipt, type SignedTx, ZERO_ADDRESS } from '../domain.ts'
 
 export function toHex(value: number | bigint): string {
   return `0x${value.toString(16)}`

@@ -1,5 +1,7 @@
 /**
- * The chain's records, shared by the store, the executor, the pool and the API handlers.
+ * The domain types at the bottom of the layering: the chain's records and the interfaces between
+ * layers (the submission door, a committed block), shared by the store, the executor, the chain,
+ * the events, the network and the API handlers. It imports nothing.
  *
  * Conventions: addresses and hashes are lower-case `0x` hex strings; byte strings (payload, code,
  * return data) are lower-case `0x` hex strings (`0x` when empty); int64 quantities that may pass
@@ -105,7 +107,7 @@ export interface BlockHeader {
   receiptRoot: Hex
   merkleRoot: Hex
   version: string
-  /** bloom of the block's log addresses and topics (events/log-bloom.ts); absent in headers written before it existed */
+  /** bloom of the block's log addresses and topics (crypto/log-bloom.ts); absent in headers written before it existed */
   logsBloom?: Uint8Array
 }
 
@@ -172,4 +174,31 @@ export interface StateReader {
 export interface StateChange {
   key: Uint8Array
   value: Uint8Array | undefined
+}
+
+/** A block as committed: its header, its valid transactions with their receipts, and the transactions it discarded. */
+export interface CommittedBlock {
+  header: BlockHeader
+  txs: CommittedTx[]
+  receipts: Receipt[]
+  invalid: InvalidTx[]
+}
+
+/** The door through which signed transactions enter the chain (implemented in src/chain/ and src/network/). */
+export interface TxSubmitter {
+  /**
+   * Checks a submission (protocol.md §4), persists it and returns its hash at once; the outcome is
+   * read later from the receipt. Throws InvalidParams, SystemBusy or DuplicateTransaction.
+   */
+  submit(kind: TxKind, params: object): Promise<Hex>
+  /** The hash a client signs in the 2017 format (tx_getSignHash). */
+  signHash(params: object): Hex
+}
+
+/** The JSON-RPC method that submits each kind of transaction; a relayed one is checked against its params schema. */
+export const SUBMIT_METHOD: Readonly<Record<TxKind, string>> = {
+  transfer: 'tx_sendTransaction',
+  deploy: 'contract_deployContract',
+  invoke: 'contract_invokeContract',
+  maintain: 'contract_maintainContract',
 }

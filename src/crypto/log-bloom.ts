@@ -8,9 +8,8 @@
  * existed) is always scanned.
  */
 import { hexToBytes } from '@noble/hashes/utils.js'
-import type { Hex, Log } from '../chain/types.ts'
-import { keccak256 } from '../crypto/hash.ts'
-import type { LogCriteria } from './filters.ts'
+import type { Hex, Log } from '../domain.ts'
+import { keccak256 } from './hash.ts'
 
 export const BLOOM_BYTES = 256
 
@@ -39,7 +38,10 @@ export function logsBloom(logs: readonly Pick<Log, 'address' | 'topics'>[]): Uin
  * A test of a bloom against the criteria's addresses and topics (block bounds are the caller's):
  * false means no log of the block can match; true means it may.
  */
-export function bloomQuery(criteria: LogCriteria): (bloom: Uint8Array) => boolean {
+export function bloomQuery(criteria: {
+  addresses?: ReadonlySet<string>
+  topics?: readonly (ReadonlySet<string> | undefined)[]
+}): (bloom: Uint8Array) => boolean {
   const alternatives: [number, number][][][] = []
   if (criteria.addresses !== undefined && criteria.addresses.size > 0)
     alternatives.push([...criteria.addresses].map((a) => bitsOf(a as Hex)))

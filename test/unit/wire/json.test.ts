@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { JsonDepthError, JsonSyntaxError, JsonText, parseJson, stringifyJson } from '../../../src/rpc/json.ts'
+import { JsonDepthError, JsonSyntaxError, JsonText, parseJson, stringifyJson } from '../../../src/wire/json.ts'
 
 const parse = (text: string) => parseJson(text, { maxDepth: 64 })
 
