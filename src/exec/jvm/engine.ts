@@ -120,7 +120,10 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     const canonical = encodeClassStream(decoded.code)
     const entry: CodeEntry = { code: hex(canonical), hash: hex(keccak256(canonical)), decoded: decoded.code }
     const loaded = await executor.load(entry.hash, entry.decoded)
-    if (!loaded.ok) return { refused: `contract refused: ${loaded.error}`, steps: 0n }
+    if (!loaded.ok) {
+      if (loaded.local) log.warn(`a JVM contract could not be loaded on this node: ${loaded.error}`)
+      return { refused: loaded.local ? loaded.error : `contract refused: ${loaded.error}`, steps: 0n }
+    }
     const initSteps = BigInt(loaded.initSteps)
     if (initSteps > stepLimit) return { refused: 'execution budget exhausted (time-out): class initialisers', steps: stepLimit }
     return { entry, initArgs: decoded.initArgs, initSteps }
