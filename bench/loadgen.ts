@@ -17,6 +17,7 @@ import { compileJava } from '../test/helpers/jvm.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 /** what both transaction workloads take */
 interface TxJob {
@@ -49,6 +50,9 @@ export interface TxResult {
   committedPerSecond: number
   latencyP50Ms: number
   latencyP99Ms: number
+  /** submission → its answer, which the node sends once the transaction is durable: p50/p99 of the accepted ones */
+  answerP50Ms: number
+  answerP99Ms: number
   wallSeconds: number
   /** the load generator's own CPU over the run (it shares the machine with the node) */
   loadgenCpuPercent: number
@@ -80,26 +84,10 @@ export interface SetupResult {
 
 export type Progress = { done: number; total: number; label: string }
 
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
-
-/** The ERC-20 transfer path: two balance slots, a Transfer event. */
-contract BenchToken {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
-
-    constructor() {
-        balanceOf[msg.sender] = 1e30;
-    }
-
-    function transfer(address to, uint256 amount) external returns (bool) {
-        require(balanceOf[msg.sender] >= amount, "balance too low");
-        balanceOf[msg.sender] -= amount;
-        balanceOf[to] += amount;
-        emit Transfer(msg.sender, to, amount);
-        return true;
-    }
-}`
+/** a workload's clock starts (after signing): the parent measures the node from here */
+function clockStarts(): void {
+  process.send?.({ type: 'clock' })
+}
 
 /** The same transfer path in Java (vmType JVM): two ledger balances, a Transfer event. */
 const JVM_TOKEN_SOURCE = `package bench;
@@ -268,12 +256,14 @@ async function runTransactions(
   const bodies = signed.map((tx) => stringifyJson([tx]))
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
+  const answerTimes: number[] = []
   let accepted = 0
   let rejected = 0
   let firstRejection: string | undefined
   let next = 0
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
+  clockStarts()
   const startedCpu = process.cpuUsage()
   const started = performance.now()
   // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
@@ -293,6 +283,7 @@ async function runTransactions(
         submittedAt.set(reply.result as string, sentAt)
         accepted++
         lastAccept = performance.now()
+        answerTimes.push(lastAccept - sentAt)
       } else {
         rejected++
         firstRejection ??= `${reply.code} ${reply.message}`
@@ -334,6 +325,7 @@ async function runTransactions(
       throw new Error(`transaction ${hash} was accepted but has no receipt and no invalid record 10 s after the last commit`)
   }
   latencies.sort((a, b) => a - b)
+  answerTimes.sort((a, b) => a - b)
   return {
     submitted: signed.length,
     accepted,
@@ -344,6 +336,8 @@ async function runTransactions(
     committedPerSecond: round(latencies.length / ((lastCommit - started) / 1000)),
     latencyP50Ms: round(percentile(latencies, 50)),
     latencyP99Ms: round(percentile(latencies, 99)),
+    answerP50Ms: round(percentile(answerTimes, 50), 2),
+    answerP99Ms: round(percentile(answerTimes, 99), 2),
     wallSeconds: round((lastCommit - started) / 1000, 2),
     loadgenCpuPercent: cpuPercentSince(startedCpu, started),
     firstBlock: Math.min(...watch.blocks),
@@ -458,6 +452,7 @@ async function runReads(
   let firstError: string | undefined
   let items = 0
   let issued = 0
+  clockStarts()
   const started = performance.now()
   const deadline = started + seconds * 1000
   const progress = setInterval(() => report({ label, done: latencies.length, total: 0 }), 500)

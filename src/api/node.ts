@@ -29,13 +29,22 @@ export function createNodeHandlers(modules: {
   identity: NodeIdentity
   directory?: NodeDirectory
   chain: { height(): number }
+  /** why ordering stopped for good, once it has (src/chain/index.ts Chain.halted) */
+  ordering?: { halted(): string | undefined }
 }): NodeHandlers {
   const hash = nodeHash(modules.identity.hostname, modules.identity.namespace)
   const directory = modules.directory ?? aloneDirectory(modules.identity, hash)
   return {
     node_getNodes: () => directory.nodes(),
     node_getNodeHash: () => hash,
-    node_getConsensusStatus: () => ({ ...directory.consensus(), height: modules.chain.height() }),
+    node_getConsensusStatus: () => {
+      const reason = modules.ordering?.halted()
+      return {
+        ...directory.consensus(),
+        ...(reason === undefined ? {} : { state: 'stopped' as const, reason }),
+        height: modules.chain.height(),
+      }
+    },
     node_deleteVP: ([{ nodehash }]) => {
       directory.deleteVP(nodehash.toLowerCase())
       return `successful request to delete vp node, hash ${nodehash.toLowerCase()}`
