@@ -303,8 +303,7 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: keyof type
   const executorUsed = executorUsage.stop()
   // the CPU column counts the executor in; the detail says its share
   const executorShare = perOp(executorUsed, result.committed)
-  const cpuPerTx =
-    executors.length === 0 || executorShare === null ? '' : `; ${fmt(executorShare)} µs CPU per transaction in the Java executor`
+  const cpuPerTx = name !== 'jvm' || executorShare === null ? '' : `; ${fmt(executorShare)} µs CPU per transaction in the Java executor`
   // the hashes feed the read workload; the result file keeps the figures
   results[name] = {
     ...result,
