@@ -494,28 +494,22 @@ async function run(job: Job): Promise<unknown> {
       )
       return runTransactions(job, 'tx_sendTransaction', signed, 'transfers')
     }
-    case 'erc20': {
-      const accounts = accountsOf(job.seed, job.accounts)
-      const signed = signAll(job.count, 'erc20', (i) =>
-        sdkTransaction(accounts[i % accounts.length], {
-          kind: 'invoke',
-          to: job.token,
-          payload: calldata('transfer(address,uint256)', accounts[(i * 7 + 1) % accounts.length].address as `0x${string}`, 1n),
-        }),
-      )
-      return runTransactions(job, 'contract_invokeContract', signed, 'erc20')
-    }
+    case 'erc20':
     case 'jvm': {
+      // the same token transfer among the accounts, in Solidity or in Java
       const accounts = accountsOf(job.seed, job.accounts)
-      const signed = signAll(job.count, 'jvm', (i) =>
+      const payload = (to: string): string =>
+        job.kind === 'erc20' ? calldata('transfer(address,uint256)', to as `0x${string}`, 1n) : jvmCallPayload('transfer', to, 1)
+      const vmType = job.kind === 'erc20' ? 'EVM' : 'JVM'
+      const signed = signAll(job.count, job.kind, (i) =>
         sdkTransaction(accounts[i % accounts.length], {
           kind: 'invoke',
           to: job.token,
-          payload: jvmCallPayload('transfer', accounts[(i * 7 + 1) % accounts.length].address, 1),
-          vmType: 'JVM',
+          payload: payload(accounts[(i * 7 + 1) % accounts.length].address),
+          vmType,
         }),
       )
-      return runTransactions(job, 'contract_invokeContract', signed, 'jvm')
+      return runTransactions(job, 'contract_invokeContract', signed, job.kind)
     }
     case 'reads': {
       const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)

@@ -31,12 +31,13 @@
  *   npm run bench -- --url … --pid … --loop-stats /tmp/loops
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
+import { executorPidOf } from '../test/helpers/jvm.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
@@ -292,19 +293,6 @@ const results: Record<string, unknown> = {}
 
 const WORKLOAD_NAMES = { transfers: 'plain transfers', erc20: 'ERC-20 transfer()', jvm: 'Java token transfer() (vmType JVM)' }
 
-/** The Java executor child of a local node (a process whose parent is the node and that runs keel.jvm.Main). */
-function executorPidOf(nodePid: number): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== nodePid) continue
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('keel.jvm.Main')) return Number(entry)
-    } catch {}
-  }
-  return undefined
-}
-
 async function measureTx(loadgen: ChildProcess, target: Target, name: keyof typeof WORKLOAD_NAMES, job: Job): Promise<TxResult> {
   // the node's CPU includes its Java executor's; the executor's share is reported apart
   const executors = target.pids.map(executorPidOf).filter((pid) => pid !== undefined)
@@ -313,11 +301,9 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: keyof type
   const result = await runJob<TxResult>(loadgen, job, usage)
   const used = usage.stop()
   const executorUsed = executorUsage.stop()
-  const perTx = (seconds: number | null): string => (seconds === null ? 'n/a' : fmt((seconds * 1e6) / Math.max(1, result.committed)))
-  const cpuPerTx =
-    used.cpuSeconds === null
-      ? ''
-      : `; node CPU ${perTx(used.cpuSeconds)} µs per committed transaction${executors.length === 0 ? '' : ` (${perTx(executorUsed.cpuSeconds)} µs of it in the Java executor)`}`
+  // the CPU column counts the executor in; the detail says its share
+  const executorShare = perOp(executorUsed, result.committed)
+  const cpuPerTx = name !== 'jvm' || executorShare === null ? '' : `; ${fmt(executorShare)} µs CPU per transaction in the Java executor`
   // the hashes feed the read workload; the result file keeps the figures
   results[name] = {
     ...result,
@@ -371,28 +357,16 @@ async function main(): Promise<void> {
   const common = workloadOn(target)
   let hashes: string[] = []
   try {
-    const needToken = workloads.includes('erc20')
-    const needJvm = workloads.includes('jvm')
-    const setup = await setUp(loadgen, target, needToken, needJvm)
+    const setup = await setUp(loadgen, target, workloads.includes('erc20'), workloads.includes('jvm'))
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
-    if (needToken) {
-      const erc20 = await measureTx(loadgen, target, 'erc20', {
-        kind: 'erc20',
-        ...common,
-        count: Number(values.erc20),
-        token: setup.token as string,
-      })
-      if (hashes.length === 0) hashes = erc20.hashes
-    }
-    if (needJvm) {
-      const jvm = await measureTx(loadgen, target, 'jvm', {
-        kind: 'jvm',
-        ...common,
-        count: Number(values.jvm),
-        token: setup.jvmToken as string,
-      })
-      if (hashes.length === 0) hashes = jvm.hashes
+    for (const [kind, token] of [
+      ['erc20', setup.token],
+      ['jvm', setup.jvmToken],
+    ] as const) {
+      if (!workloads.includes(kind)) continue
+      const result = await measureTx(loadgen, target, kind, { kind, ...common, count: Number(values[kind]), token: token as string })
+      if (hashes.length === 0) hashes = result.hashes
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)

@@ -57,6 +57,22 @@ test('client.ts reads KEEL_URL', async () => {
   assert.match(result.stdout, /transaction format version 4\.1/)
 })
 
+test('jvm/run.ts compiles, deploys and calls the Java examples in both encodings (README "Java contracts")', async () => {
+  const counter = await example('jvm/run.ts', ['--url', node.url, '--key-file', keyFile, '--contract', 'counter'])
+  assert.is(counter.code, 0, counter.stderr)
+  assert.match(
+    counter.stdout,
+    /^compiled demo\.Counter: demo\/Counter\ndeploy payload: \d+ bytes \(HVM class stream\)\ndeployed at 0x[0-9a-f]{40} /,
+  )
+  assert.match(counter.stdout, /increment\("visits"\) → "1" \(\d+ steps\)\nincrement\("visits"\) → "2"/)
+  assert.match(counter.stdout, /value\("visits"\) → "42"/)
+  const kv = await example('jvm/run.ts', ['--url', node.url, '--key-file', keyFile, '--contract', 'kv', '--encoding', '1x'])
+  assert.is(kv.code, 0, kv.stderr)
+  assert.match(kv.stdout, /1\.x InvokeArgs with a tar\.gz/)
+  assert.match(kv.stdout, /get\("colour"\) → "blue"/)
+  assert.match(kv.stdout, /log Set: topic 0x[0-9a-f]{64} data "blue"\nlog Set: topic 0x[0-9a-f]{64} data "round"/)
+})
+
 test('a missing key file or a node that does not answer: one line saying what to do, exit 1', async () => {
   const noKey = await example('sign-transfer.ts', ['--url', node.url, '--key-file', join(repoRoot, 'no-such-key.json')])
   assert.is(noKey.code, 1)
@@ -64,7 +80,7 @@ test('a missing key file or a node that does not answer: one line saying what to
   assert.is(noKey.stderr.trim().split('\n').length, 1)
   const [closedPort] = await freePorts(1)
   const refusedLine = `no Keel node answers at http://127.0.0.1:${closedPort} (ECONNREFUSED): start one with \`npm start\`, or pass --url`
-  for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts']) {
+  for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts', 'jvm/run.ts']) {
     const refused = await example(file, ['--url', `http://127.0.0.1:${closedPort}`, '--key-file', keyFile])
     assert.is(refused.code, 1, file)
     assert.ok(refused.stderr.startsWith(refusedLine), `${file}: ${refused.stderr}`)

@@ -569,7 +569,8 @@ class Engine {
     run: (jvm: JvmEngine, run: JvmRun) => Promise<ExecutionOutcome>,
   ): Promise<ExecutionOutcome> {
     if (this.jvmEngine === undefined) return failure(invalidMsg, JVM_UNAVAILABLE, 0n, t0)
-    const gas = this.gasLimitFor(0n)
+    // at least one step: a block whose gas is spent does not start a JVM call, as for EVM
+    const gas = this.gasLimitFor(1n)
     if (typeof gas === 'string') return failure(invalidMsg, gas, 0n, t0)
     const outcome = await run(this.jvmEngine, { state: this.s, from, context, stepLimit: gas.limit, t0 })
     this.charge(BigInt(outcome.gasUsed))

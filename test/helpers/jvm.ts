@@ -45,3 +45,18 @@ export async function compileExample(name: string, main: string): Promise<JavaCo
   walk(root, '')
   return compileJava(sources, main)
 }
+
+/** The Java executor child of node process `nodePid` (its parent is the node; it runs keel.jvm.Main), if one runs. */
+export function executorPidOf(nodePid: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== nodePid) continue
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('keel.jvm.Main')) return Number(entry)
+    } catch {
+      // the process ended while it was read
+    }
+  }
+  return undefined
+}

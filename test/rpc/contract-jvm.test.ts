@@ -6,9 +6,9 @@
  * and a killed executor. docs/jvm.md describes what is tested here.
  */
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { cpuSeconds } from '../../bench/node-usage.ts'
 import {
   type JavaContract,
   type JvmArg,
@@ -22,7 +22,7 @@ import {
 import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, fails, ok, type Reply, receiptOf, SUBMIT, send, sleep, type WireReceipt, type WireTx } from '../helpers/chain.ts'
-import { compileExample, compileJava } from '../helpers/jvm.ts'
+import { compileExample, compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { startTestNode } from '../helpers/node.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
 
@@ -393,37 +393,19 @@ test('no state outlives a call: instance fields start afresh, a static array is 
   assert.is(await callText(owner, at, 'fresh'), '1,1')
 })
 
-/** The node's executor child: the java process this test process started through its in-process node. */
-function executorPid(): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('keel.jvm.Main')) return Number(entry)
-    } catch {}
-  }
-  return undefined
-}
-
-const cpuTicks = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-
 test('the executor killed in the middle of a call: the node starts a new one and runs the call again; the result is the undisturbed one', async () => {
   const at = (await deployJvm(owner, jvmDeployPayload(testing))).contractAddress
   // each ledger read is a round trip to the node: 30,000 of them take a while
   const reads = 30_000
   const undisturbed = (await invokeJvm(owner, at, jvmCallPayload('scan', 'a', reads))).reply
   assert.is(undisturbed.code, 0, undisturbed.message)
-  const first = executorPid()
+  const first = executorPidOf(process.pid)
   assert.ok(first !== undefined, 'the executor runs')
-  const before = cpuTicks(first as number)
+  const before = cpuSeconds([first as number])
   const hash = await ok<string>(url, SUBMIT.invoke, [owner.invoke(at, jvmCallPayload('scan', 'b', reads), JVM)])
   // wait until the call is well under way (the child has worked a little), then kill it
   const deadline = Date.now() + 20_000
-  while (cpuTicks(first as number) - before < 10 && Date.now() < deadline) await sleep(5)
+  while (cpuSeconds([first as number]) - before < 0.1 && Date.now() < deadline) await sleep(5)
   execFileSync('kill', ['-KILL', String(first)])
   const receipt = await receiptOf(url, hash, 60_000)
   assert.is(receipt.code, 0, `the call succeeded after the kill: ${receipt.message}`)
@@ -432,7 +414,7 @@ test('the executor killed in the middle of a call: the node starts a new one and
   assert.is(jvmRetText(killed.ret), `0/${reads}`)
   assert.is(killed.ret, calm.ret)
   assert.is(killed.gasUsed, calm.gasUsed, 'the same steps as the undisturbed call')
-  const second = executorPid()
+  const second = executorPidOf(process.pid)
   assert.ok(second !== undefined && second !== first, 'a new executor runs')
   const tx = await ok<WireTx>(url, 'tx_getTransactionByHash', [hash])
   assert.is(tx.invalid, undefined)

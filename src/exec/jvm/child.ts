@@ -63,7 +63,8 @@ export type JvmCallResult =
   | { ok: true; ret: Uint8Array; writes: [string, Uint8Array | null][]; events: JvmEvent[]; steps: number }
   | { ok: false; kind: string; error: string; steps: number }
 
-export type JvmLoadResult = { ok: true; initSteps: number } | { ok: false; error: string }
+/** `local`: the failure is this machine's (no JDK, the executor keeps dying, a time-out), not the code's */
+export type JvmLoadResult = { ok: true; initSteps: number } | { ok: false; error: string; local?: true }
 
 export interface JvmExecutorOptions {
   /** JDK home ('' = $JAVA_HOME, then PATH) */
@@ -332,11 +333,11 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
   const loadSerially = async (hash: string, code: JvmCode): Promise<JvmLoadResult> => {
     try {
       const result = await withChild((c) => loadOn(c, hash, code), 'a contract load')
-      return 'unavailable' in result ? { ok: false, error: `the Java executor is unavailable: ${result.unavailable}` } : result
+      return 'unavailable' in result ? { ok: false, error: `the Java executor is unavailable: ${result.unavailable}`, local: true } : result
     } catch (error) {
       if (error instanceof CallTimeout) {
         child?.kill()
-        return { ok: false, error: 'loading the contract timed out' }
+        return { ok: false, error: 'loading the contract timed out', local: true }
       }
       throw error
     }

@@ -57,7 +57,8 @@ interface CodeEntry {
   decoded: JvmCode
 }
 
-const CODE_CACHE_MAX = 256
+/** decoded codes kept (each at most 512 KiB) */
+const CODE_CACHE_MAX = 64
 
 export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
   const codes = new Map<Hex, CodeEntry>()
@@ -104,6 +105,30 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     read: (key) => readValue(run.state, address, key),
   })
 
+  /** Deploy or upgrade code: decoded, made canonical, loaded (scanned, instrumented, initialised) by the executor. */
+  const prepare = async (
+    payload: Hex,
+    stepLimit: bigint,
+  ): Promise<{ entry: CodeEntry; initArgs: string[]; initSteps: bigint } | { refused: string; steps: bigint }> => {
+    let decoded: ReturnType<typeof decodeDeployPayload>
+    try {
+      decoded = decodeDeployPayload(payloadBytes(payload))
+    } catch (error) {
+      if (error instanceof PayloadError) return { refused: error.message, steps: 0n }
+      throw error
+    }
+    const canonical = encodeClassStream(decoded.code)
+    const entry: CodeEntry = { code: hex(canonical), hash: hex(keccak256(canonical)), decoded: decoded.code }
+    const loaded = await executor.load(entry.hash, entry.decoded)
+    if (!loaded.ok) {
+      if (loaded.local) log.warn(`a JVM contract could not be loaded on this node: ${loaded.error}`)
+      return { refused: loaded.local ? loaded.error : `contract refused: ${loaded.error}`, steps: 0n }
+    }
+    const initSteps = BigInt(loaded.initSteps)
+    if (initSteps > stepLimit) return { refused: 'execution budget exhausted (time-out): class initialisers', steps: stepLimit }
+    return { entry, initArgs: decoded.initArgs, initSteps }
+  }
+
   const describe = (result: Extract<JvmCallResult, { ok: false }>): string =>
     result.kind === 'budget' ? `execution budget exhausted (time-out): ${result.error}` : result.error
 
@@ -111,20 +136,9 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     async deploy(tx, run) {
       const F = 'DEPLOY_CONTRACT_FAILED'
       const { state, from, t0 } = run
-      let decoded: ReturnType<typeof decodeDeployPayload>
-      try {
-        decoded = decodeDeployPayload(payloadBytes(tx.payload))
-      } catch (error) {
-        if (error instanceof PayloadError) return failure(F, error.message, 0n, t0)
-        throw error
-      }
-      const canonical = encodeClassStream(decoded.code)
-      const code = hex(canonical)
-      const entry: CodeEntry = { code, hash: hex(keccak256(canonical)), decoded: decoded.code }
-      const loaded = await executor.load(entry.hash, entry.decoded)
-      if (!loaded.ok) return failure(F, `contract refused: ${loaded.error}`, 0n, t0)
-      const initSteps = BigInt(loaded.initSteps)
-      if (initSteps > run.stepLimit) return failure(F, 'execution budget exhausted (time-out): class initialisers', run.stepLimit, t0)
+      const prepared = await prepare(tx.payload, run.stepLimit)
+      if ('refused' in prepared) return failure(F, prepared.refused, prepared.steps, t0)
+      const { entry, initArgs, initSteps } = prepared
 
       const account = state.getAccount(from)
       const nonce = account?.nonce ?? 0n
@@ -134,8 +148,8 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       const result = await executor.call({
         ...callRequest(run, address, entry, tx.hash, run.stepLimit - initSteps),
         method: 'onInit',
-        args: { form: 'strings', args: decoded.initArgs },
-        optional: decoded.initArgs.length === 0,
+        args: { form: 'strings', args: initArgs },
+        optional: initArgs.length === 0,
       })
       if (!result.ok)
         return failure(
@@ -146,7 +160,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         )
 
       state.putAccount(from, { balance: account?.balance ?? 0n, nonce: nonce + 1n })
-      state.putCode(address, code)
+      state.putCode(address, entry.code)
       const meta: ContractMeta = {
         creator: from,
         createdAt: run.context.timestamp,
@@ -161,7 +175,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         ok: true,
         contractAddress: address,
         gasUsed: Number(initSteps + BigInt(result.steps)),
-        ret: code,
+        ret: entry.code,
         logs: logsOf(address, result),
         executeTimeNs: elapsed(t0),
       }
@@ -195,23 +209,12 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     async upgrade(tx, to, run) {
       const F = 'INVOKE_CONTRACT_FAILED'
       const { state, t0 } = run
-      let decoded: ReturnType<typeof decodeDeployPayload>
-      try {
-        decoded = decodeDeployPayload(payloadBytes(tx.payload))
-      } catch (error) {
-        if (error instanceof PayloadError) return failure(F, `upgrade failed: ${error.message}`, 0n, t0)
-        throw error
-      }
-      const canonical = encodeClassStream(decoded.code)
-      const entry: CodeEntry = { code: hex(canonical), hash: hex(keccak256(canonical)), decoded: decoded.code }
       // the new code must load (scan, instrument, initialise) before it replaces the old; storage stays
-      const loaded = await executor.load(entry.hash, entry.decoded)
-      if (!loaded.ok) return failure(F, `upgrade failed: contract refused: ${loaded.error}`, 0n, t0)
-      if (BigInt(loaded.initSteps) > run.stepLimit)
-        return failure(F, 'upgrade failed: execution budget exhausted (time-out): class initialisers', run.stepLimit, t0)
-      state.putCode(to, entry.code)
-      codes.set(to, entry)
-      return { ok: true, contractAddress: null, gasUsed: loaded.initSteps, ret: '0x', logs: [], executeTimeNs: elapsed(t0) }
+      const prepared = await prepare(tx.payload, run.stepLimit)
+      if ('refused' in prepared) return failure(F, `upgrade failed: ${prepared.refused}`, prepared.steps, t0)
+      state.putCode(to, prepared.entry.code)
+      codes.set(to, prepared.entry)
+      return { ok: true, contractAddress: null, gasUsed: Number(prepared.initSteps), ret: '0x', logs: [], executeTimeNs: elapsed(t0) }
     },
 
     pid: () => executor.pid(),

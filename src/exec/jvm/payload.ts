@@ -100,29 +100,58 @@ export function encodeClassStream(code: JvmCode): Uint8Array {
   return concat(parts)
 }
 
-function decodeClassStream(bytes: Uint8Array): JvmCode {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let p = 4
-  const need = (n: number): void => {
-    if (p + n > bytes.length) throw new PayloadError('the class stream (FEFFFBCD…) is truncated')
+/** Big-endian fields of the HVM streams, after their 4-byte magic; running past the end is a PayloadError naming `what`. */
+class StreamReader {
+  private readonly view: DataView
+  private p = 4
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly what: string,
+  ) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   }
-  need(2)
-  const mainLength = view.getUint16(p)
-  p += 2
-  need(mainLength)
-  const main = fromUtf8(bytes.subarray(p, p + mainLength))
-  p += mainLength
+
+  get more(): boolean {
+    return this.p < this.bytes.length
+  }
+
+  private need(n: number): void {
+    if (this.p + n > this.bytes.length) throw new PayloadError(`the ${this.what} is truncated`)
+  }
+
+  u16(): number {
+    this.need(2)
+    this.p += 2
+    return this.view.getUint16(this.p - 2)
+  }
+
+  u32(): number {
+    this.need(4)
+    this.p += 4
+    return this.view.getUint32(this.p - 4)
+  }
+
+  bytesOf(length: number): Uint8Array {
+    this.need(length)
+    this.p += length
+    return this.bytes.slice(this.p - length, this.p)
+  }
+
+  text(length: number): string {
+    return fromUtf8(this.bytesOf(length))
+  }
+}
+
+function decodeClassStream(bytes: Uint8Array): JvmCode {
+  const r = new StreamReader(bytes, 'class stream (FEFFFBCD…)')
+  const main = r.text(r.u16())
   const classes = new Map<string, Uint8Array>()
-  while (p < bytes.length) {
-    need(6)
-    const classLength = view.getUint32(p)
-    const nameLength = view.getUint16(p + 4)
-    p += 6
-    need(classLength + nameLength)
-    const classBytes = bytes.slice(p, p + classLength)
-    const name = fromUtf8(bytes.subarray(p + classLength, p + classLength + nameLength)).replace(/\.class$/, '')
-    p += classLength + nameLength
-    addClass(classes, name, classBytes)
+  while (r.more) {
+    const classLength = r.u32()
+    const nameLength = r.u16()
+    const classBytes = r.bytesOf(classLength)
+    addClass(classes, r.text(nameLength).replace(/\.class$/, ''), classBytes)
   }
   return finish(main.replaceAll('/', '.'), classes)
 }
@@ -336,29 +365,13 @@ export function encodeMethodCall(method: string, args: { type: string; value: st
 }
 
 function decodeMethodCall(bytes: Uint8Array): DecodedCall {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let p = 4
-  const need = (n: number): void => {
-    if (p + n > bytes.length) throw new PayloadError('the method call (FEFFFBCE…) is truncated')
-  }
-  need(2)
-  const nameLength = view.getUint16(p)
-  p += 2
-  need(nameLength)
-  const method = fromUtf8(bytes.subarray(p, p + nameLength))
-  p += nameLength
+  const r = new StreamReader(bytes, 'method call (FEFFFBCE…)')
+  const method = r.text(r.u16())
   const args: { type: string; value: string }[] = []
-  while (p < bytes.length) {
-    need(6)
-    const typeLength = view.getUint16(p)
-    const valueLength = view.getUint32(p + 2)
-    p += 6
-    need(typeLength + valueLength)
-    args.push({
-      type: fromUtf8(bytes.subarray(p, p + typeLength)),
-      value: fromUtf8(bytes.subarray(p + typeLength, p + typeLength + valueLength)),
-    })
-    p += typeLength + valueLength
+  while (r.more) {
+    const typeLength = r.u16()
+    const valueLength = r.u32()
+    args.push({ type: r.text(typeLength), value: r.text(valueLength) })
   }
   if (method === '') throw new PayloadError('the method call names no method')
   return { method, args: { form: 'typed', args } }

@@ -148,6 +148,29 @@ test('step counts repeat exactly; a spent budget stops a finally block too; the 
   assert.ok(!short.ok && short.kind === 'budget', 'one step less does not')
 })
 
+test('functions inherited from a package-private base class are callable', async () => {
+  const child = await compileJava(
+    {
+      't/Base.java': 'package t;\nabstract class Base { public String hello(String who) { return "hello " + who; } }\n',
+      't/Child.java': 'package t;\npublic class Child extends Base { public String bye() { return "bye"; } }\n',
+    },
+    't.Child',
+  )
+  const hash = '0x6368696c64000000'
+  assert.ok((await executor.load(hash, child)).ok)
+  const result = await executor.call({
+    hash,
+    code: () => child,
+    method: 'hello',
+    args: { form: 'strings', args: ['you'] },
+    ctx: { sender: '0x01', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
+    steps: 100_000,
+    read: () => undefined,
+  })
+  assert.ok(result.ok, JSON.stringify(result))
+  assert.is(Buffer.from(result.ok ? result.ret : new Uint8Array()).toString(), 'hello you')
+})
+
 test('a killed child is replaced and reloads the code when a call needs it', async () => {
   const pid = executor.pid()
   assert.ok(pid !== undefined)

@@ -127,6 +127,8 @@ final class Contracts {
     Constructor<?> constructor;
     try {
       constructor = mainType.getConstructor();
+      // the executor calls into classes that need not be public (a package-private base class)
+      constructor.setAccessible(true);
     } catch (NoSuchMethodException e) {
       throw new Refused("the main class " + main + " needs a public constructor without parameters");
     }
@@ -134,6 +136,7 @@ final class Contracts {
     for (Class<?> k = mainType; k != null && k.getClassLoader() == loader; k = k.getSuperclass()) {
       for (Method m : k.getDeclaredMethods()) {
         if (!Modifier.isPublic(m.getModifiers()) || m.isSynthetic() || m.isBridge()) continue;
+        m.setAccessible(true);
         List<Method> same = loaded.functions.computeIfAbsent(m.getName(), x -> new ArrayList<>());
         boolean overridden = false;
         for (Method known : same) overridden |= java.util.Arrays.equals(known.getParameterTypes(), m.getParameterTypes());
