@@ -10,11 +10,14 @@
  * `error`).
  */
 import WebSocket from 'ws'
+import { jvmCallPayload, jvmDeployPayload } from '../sdk/jvm.ts'
 import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
+import { compileJava } from '../test/helpers/jvm.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 /** what both transaction workloads take */
 interface TxJob {
@@ -30,9 +33,10 @@ interface TxJob {
 }
 
 export type Job =
-  | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
+  | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean; jvmToken?: boolean }
   | ({ kind: 'transfers' } & TxJob)
   | ({ kind: 'erc20'; token: string } & TxJob)
+  | ({ kind: 'jvm'; token: string } & TxJob)
   | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
@@ -46,6 +50,9 @@ export interface TxResult {
   committedPerSecond: number
   latencyP50Ms: number
   latencyP99Ms: number
+  /** submission → its answer, which the node sends once the transaction is durable: p50/p99 of the accepted ones */
+  answerP50Ms: number
+  answerP99Ms: number
   wallSeconds: number
   /** the load generator's own CPU over the run (it shares the machine with the node) */
   loadgenCpuPercent: number
@@ -70,31 +77,39 @@ export interface ReadResult {
 
 export interface SetupResult {
   token?: string
+  /** the Java token's address (the jvm workload) */
+  jvmToken?: string
   fundedAccounts: number
 }
 
 export type Progress = { done: number; total: number; label: string }
 
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
+/** a workload's clock starts (after signing): the parent measures the node from here */
+function clockStarts(): void {
+  process.send?.({ type: 'clock' })
+}
 
-/** The ERC-20 transfer path: two balance slots, a Transfer event. */
-contract BenchToken {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
+/** The same transfer path in Java (vmType JVM): two ledger balances, a Transfer event. */
+const JVM_TOKEN_SOURCE = `package bench;
 
-    constructor() {
-        balanceOf[msg.sender] = 1e30;
-    }
+import keel.contract.Contract;
 
-    function transfer(address to, uint256 amount) external returns (bool) {
-        require(balanceOf[msg.sender] >= amount, "balance too low");
-        balanceOf[msg.sender] -= amount;
-        balanceOf[to] += amount;
-        emit Transfer(msg.sender, to, amount);
-        return true;
-    }
-}`
+public class Token extends Contract {
+  public void onInit() {
+    ledger.put(sender(), 1_000_000_000_000_000_000L);
+  }
+
+  public boolean transfer(String to, long amount) {
+    String from = sender();
+    long balance = ledger.getLong(from);
+    require(balance >= amount, "balance too low");
+    ledger.put(from, balance - amount);
+    ledger.put(to, ledger.getLong(to) + amount);
+    emit("Transfer", Long.toString(amount), from, to);
+    return true;
+  }
+}
+`
 
 // ---- JSON-RPC over keep-alive connections (bench/raw-http.ts) ----
 
@@ -241,12 +256,14 @@ async function runTransactions(
   const bodies = signed.map((tx) => stringifyJson([tx]))
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
+  const answerTimes: number[] = []
   let accepted = 0
   let rejected = 0
   let firstRejection: string | undefined
   let next = 0
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
+  clockStarts()
   const startedCpu = process.cpuUsage()
   const started = performance.now()
   // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
@@ -266,6 +283,7 @@ async function runTransactions(
         submittedAt.set(reply.result as string, sentAt)
         accepted++
         lastAccept = performance.now()
+        answerTimes.push(lastAccept - sentAt)
       } else {
         rejected++
         firstRejection ??= `${reply.code} ${reply.message}`
@@ -307,6 +325,7 @@ async function runTransactions(
       throw new Error(`transaction ${hash} was accepted but has no receipt and no invalid record 10 s after the last commit`)
   }
   latencies.sort((a, b) => a - b)
+  answerTimes.sort((a, b) => a - b)
   return {
     submitted: signed.length,
     accepted,
@@ -317,6 +336,8 @@ async function runTransactions(
     committedPerSecond: round(latencies.length / ((lastCommit - started) / 1000)),
     latencyP50Ms: round(percentile(latencies, 50)),
     latencyP99Ms: round(percentile(latencies, 99)),
+    answerP50Ms: round(percentile(answerTimes, 50), 2),
+    answerP99Ms: round(percentile(answerTimes, 99), 2),
     wallSeconds: round((lastCommit - started) / 1000, 2),
     loadgenCpuPercent: cpuPercentSince(startedCpu, started),
     firstBlock: Math.min(...watch.blocks),
@@ -368,26 +389,52 @@ async function setup(job: Extract<Job, { kind: 'setup' }>): Promise<SetupResult>
     for (const hash of hashes) await waitForReceipt(job.url, hash)
     fundedAccounts = accounts.length
   }
-  if (!job.token) return { fundedAccounts }
-  const { bin } = artifact(TOKEN_SOURCE, 'BenchToken')
+  const token = job.token
+    ? await deployToken(job.url, deployer, accounts, 'EVM', artifact(TOKEN_SOURCE, 'BenchToken').bin, (to) =>
+        calldata('transfer(address,uint256)', to as `0x${string}`, 10n ** 24n),
+      )
+    : undefined
+  const jvmToken = job.jvmToken
+    ? await deployToken(
+        job.url,
+        deployer,
+        accounts,
+        'JVM',
+        jvmDeployPayload(await compileJava({ 'bench/Token.java': JVM_TOKEN_SOURCE }, 'bench.Token')),
+        (to) => jvmCallPayload('transfer', to, 10n ** 12n),
+      )
+    : undefined
+  return { token, jvmToken, fundedAccounts }
+}
+
+/** Deploys a token from the first account and gives every other account a share; its address. */
+async function deployToken(
+  url: string,
+  deployer: SdkAccount,
+  accounts: SdkAccount[],
+  vmType: 'EVM' | 'JVM',
+  code: string,
+  share: (to: string) => string,
+): Promise<string> {
   const deployed = await waitForReceipt(
-    job.url,
-    (await ok(job.url, 'contract_deployContract', [sdkTransaction(deployer, { kind: 'deploy', payload: bin })])) as string,
+    url,
+    (await ok(url, 'contract_deployContract', [sdkTransaction(deployer, { kind: 'deploy', payload: code, vmType })])) as string,
   )
-  if (deployed.code !== 0) throw new Error(`token deployment failed: ${deployed.code} ${deployed.message}`)
+  if (deployed.code !== 0) throw new Error(`${vmType} token deployment failed: ${deployed.code} ${deployed.message}`)
   const token = (deployed.result as { contractAddress: string }).contractAddress
   const hashes: string[] = []
   for (const account of accounts.slice(1)) {
-    const payload = calldata('transfer(address,uint256)', account.address as `0x${string}`, 10n ** 24n)
     hashes.push(
-      (await ok(job.url, 'contract_invokeContract', [sdkTransaction(deployer, { kind: 'invoke', to: token, payload })])) as string,
+      (await ok(url, 'contract_invokeContract', [
+        sdkTransaction(deployer, { kind: 'invoke', to: token, payload: share(account.address), vmType }),
+      ])) as string,
     )
   }
   for (const hash of hashes) {
-    const reply = await waitForReceipt(job.url, hash)
-    if (reply.code !== 0) throw new Error(`token distribution failed: ${reply.code} ${reply.message}`)
+    const reply = await waitForReceipt(url, hash)
+    if (reply.code !== 0) throw new Error(`${vmType} token distribution failed: ${reply.code} ${reply.message}`)
   }
-  return { token, fundedAccounts }
+  return token
 }
 
 // ---- read workloads ----
@@ -405,6 +452,7 @@ async function runReads(
   let firstError: string | undefined
   let items = 0
   let issued = 0
+  clockStarts()
   const started = performance.now()
   const deadline = started + seconds * 1000
   const progress = setInterval(() => report({ label, done: latencies.length, total: 0 }), 500)
@@ -456,6 +504,18 @@ async function run(job: Job): Promise<unknown> {
         }),
       )
       return runTransactions(job, 'contract_invokeContract', signed, 'erc20')
+    }
+    case 'jvm': {
+      const accounts = accountsOf(job.seed, job.accounts)
+      const signed = signAll(job.count, 'jvm', (i) =>
+        sdkTransaction(accounts[i % accounts.length], {
+          kind: 'invoke',
+          to: job.token,
+          payload: jvmCallPayload('transfer', accounts[(i * 7 + 1) % accounts.length].address, 1),
+          vmType: 'JVM',
+        }),
+      )
+      return runTransactions(job, 'contract_invokeContract', signed, 'jvm')
     }
     case 'reads': {
       const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)

@@ -1,11 +1,21 @@
 /**
  * `npm run bench`: starts a node on a fresh data directory (or uses `--url`), runs the workloads
  * through a load generator in its own process (bench/loadgen.ts), and prints per workload accepted
- * and committed tx/s, p50/p99 submit→receipt latency, the node's CPU and peak RSS; a live progress
- * line while it runs; a JSON file and a markdown table at the end (bench-results/).
+ * and committed tx/s, p50/p99 submit→commit latency, p50/p99 submit→answer (the node answers once
+ * the transaction is durable), the node's CPU per committed transaction (all threads, /proc), the
+ * cores it kept busy, each thread's event-loop lag p99 and busy share (bench/loop-monitor.cjs,
+ * preloaded into the node) and peak RSS; a live progress line while it runs; a JSON file and a
+ * markdown table at the end (bench-results/).
  *
- *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
+ *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm] [--transfers 30000] [--erc20 10000] [--jvm 10000]
  *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *                 [--node-repo <checkout>] [--label <name>]
+ *
+ * `--node-repo` runs the node of another checkout (its src/main.ts, its node_modules) under this
+ * bench, so an older commit is measured side by side with this one on the same machine.
+ *
+ * `jvm` (not in the default list) is the ERC-20 transfer written as a Java contract (vmType JVM); its row,
+ * like the ERC-20 row, gives the node's CPU per committed transaction, the Java executor's share apart.
  *
  * `--rate` offers the transaction workloads at a fixed pace (latency at a given load) instead of as
  * fast as the node accepts them (throughput, and latency at saturation).
@@ -15,16 +25,20 @@
  * With `--url` the same workloads run against that node: the 1,000 accounts are funded from `--key`
  * first, the node's CPU and RSS are read only when `--pid` names its process on this machine (a list:
  * the CPU of all of them summed, the RSS of the largest), and
- * the log workload queries whatever blocks its transactions landed in.
+ * the log workload queries whatever blocks its transactions landed in. The loop lag of such nodes is
+ * read when they were started with the monitor preloaded and `--loop-stats` names its directory:
+ *   KEEL_LOOP_STATS_DIR=/tmp/loops NODE_OPTIONS="--require $PWD/bench/loop-monitor.cjs" npm run network -- up …
+ *   npm run bench -- --url … --pid … --loop-stats /tmp/loops
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
+import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
@@ -40,12 +54,24 @@ export const benchCommand = {
     workloads: { type: 'string', value: 'list', default: 'transfers,erc20,reads,logs', description: 'which workloads, comma-separated' },
     transfers: { type: 'string', value: 'n', default: '30000', description: 'plain transfers to send' },
     erc20: { type: 'string', value: 'n', default: '10000', description: 'ERC-20 transfer() calls to send' },
+    jvm: { type: 'string', value: 'n', default: '10000', description: 'Java token transfer() calls to send (workload jvm)' },
     accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
     concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
     rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
     'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
+    'node-repo': {
+      type: 'string',
+      value: 'checkout',
+      description: "run another checkout's node (its src/main.ts, its node_modules) under this bench, side by side",
+    },
+    'loop-stats': {
+      type: 'string',
+      value: 'dir',
+      description: 'with --url: where nodes started with bench/loop-monitor.cjs write their event-loop lines',
+    },
+    label: { type: 'string', value: 'name', description: 'a name for this run in the results' },
     out: { type: 'string', value: 'dir', default: 'bench-results', description: 'where the results go' },
   },
 } satisfies CommandSpec
@@ -56,6 +82,10 @@ const ACCOUNTS = Number(values.accounts)
 const CONCURRENCY = Number(values.concurrency)
 const SEED = `keel-bench-${Date.now()}`
 const repoRoot = join(import.meta.dirname, '..')
+const loopMonitor = join(import.meta.dirname, 'loop-monitor.cjs')
+/** where the nodes' threads write their loop figures (bench/loop-monitor.cjs) */
+const loopStatsDir = values['loop-stats'] ?? (values.url === undefined ? mkdtempSync(join(tmpdir(), 'keel-bench-loops-')) : undefined)
+if (values.url === undefined && loopStatsDir !== undefined) process.env.KEEL_LOOP_STATS_DIR = loopStatsDir
 
 // ---- the node under test ----
 
@@ -75,14 +105,15 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
   const configFile = join(dir, 'keel.toml')
   const genesis = Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount(SEED, i).address, balance: 10n ** 15n }))
   writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })
-  const profileDir = join(repoRoot, values.out, 'profiles')
+  const profileDir = join(resolve(repoRoot, values.out), 'profiles')
   if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
   // the node's log is kept beside its data: after a run that went wrong it is the first thing to read
   const node: NodeProcess = await startNodeProcess({
     configFile,
     logLevel: 'info',
     logFile: join(dir, 'node.log'),
-    nodeArgs: values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArgs: ['--require', loopMonitor, ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    ...(values['node-repo'] === undefined ? {} : { repoRoot: values['node-repo'] }),
   })
   console.log(`node log: ${join(dir, 'node.log')}`)
   return {
@@ -109,44 +140,41 @@ function remoteTarget(): Target {
   }
 }
 
-// ---- the node's CPU and memory, from /proc ----
-
-const CLOCK_TICKS = 100
-
-/** CPU seconds of all the processes together */
-function cpuSeconds(pids: number[]): number {
-  let sum = 0
-  for (const pid of pids) {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    sum += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
-  }
-  return sum
-}
-
-/** resident memory of the largest of the processes */
-function rssBytes(pids: number[]): number {
-  let largest = 0
-  for (const pid of pids) {
-    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-    if (match !== null) largest = Math.max(largest, Number(match[1]) * 1024)
-  }
-  return largest
-}
+// ---- what a workload cost the node (bench/node-usage.ts) ----
 
 interface Usage {
+  /** CPU of every node thread over the workload, in % of one core */
   cpuPercent: number | null
+  /** CPU seconds of the node over the workload (all threads, all processes given) */
+  cpuSeconds: number | null
+  /** CPU seconds per wall second: how many cores the node kept busy */
+  coresBusy: number | null
   peakRssMiB: number | null
+  threads: ThreadLoad[]
+  /** load average of the machine at the end (it is shared) */
+  loadAverage: string
 }
 
-function sampleUsage(pids: number[]): { stop(): Usage; line(): string } {
-  if (pids.length === 0) return { stop: () => ({ cpuPercent: null, peakRssMiB: null }), line: () => '' }
-  const startedCpu = cpuSeconds(pids)
-  const started = performance.now()
-  let peak = rssBytes(pids)
-  let lastCpu = startedCpu
+/** Samples the node from the workload's clock start (`begin`, when the load generator says so) to `stop`. */
+function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): string } {
+  let startedCpu = 0
+  let started = performance.now()
+  let startedAt = Date.now()
+  let peak = pids.length === 0 ? 0 : rssBytes(pids)
+  let lastCpu = 0
   let lastAt = started
   let recentCpu = 0
+  const begin = (): void => {
+    if (pids.length === 0) return
+    startedCpu = cpuSeconds(pids)
+    started = performance.now()
+    startedAt = Date.now()
+    lastCpu = startedCpu
+    lastAt = started
+  }
+  begin()
   const timer = setInterval(() => {
+    if (pids.length === 0) return
     try {
       peak = Math.max(peak, rssBytes(pids))
       const cpu = cpuSeconds(pids)
@@ -157,12 +185,26 @@ function sampleUsage(pids: number[]): { stop(): Usage; line(): string } {
     } catch {}
   }, 200)
   return {
+    begin,
     stop() {
       clearInterval(timer)
-      const cpu = ((cpuSeconds(pids) - startedCpu) / ((performance.now() - started) / 1000)) * 100
-      return { cpuPercent: Math.round(cpu), peakRssMiB: Math.round(peak / 2 ** 20) }
+      const loadAverage = os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')
+      if (pids.length === 0) return { cpuPercent: null, cpuSeconds: null, coresBusy: null, peakRssMiB: null, threads: [], loadAverage }
+      const used = cpuSeconds(pids) - startedCpu
+      const wall = (performance.now() - started) / 1000
+      return {
+        cpuPercent: Math.round((used / wall) * 100),
+        cpuSeconds: used,
+        coresBusy: Math.round((used / wall) * 100) / 100,
+        peakRssMiB: Math.round(peak / 2 ** 20),
+        threads: threadLoads(loopStatsDir, pids, startedAt, Date.now()),
+        loadAverage,
+      }
     },
-    line: () => ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`,
+    line: () => (pids.length === 0 ? '' : ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`),
   }
 }
 
@@ -175,7 +217,7 @@ function startLoadgen(): ChildProcess {
   })
 }
 
-function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }): Promise<T> {
+function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { begin(): void; line(): string }): Promise<T> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     let lastLogged = 0
@@ -191,6 +233,10 @@ function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }):
         at: performance.now(),
         what:
           message.progress === undefined ? message.type : `${message.progress.label} ${message.progress.done}/${message.progress.total}`,
+      }
+      if (message.type === 'clock') {
+        usage?.begin()
+        return
       }
       if (message.type === 'progress' && message.progress !== undefined) {
         const { label, done, total } = message.progress
@@ -226,30 +272,67 @@ function runJob<T>(loadgen: ChildProcess, job: Job, usage?: { line(): string }):
 
 // ---- the run ----
 
-interface Row {
+interface Row extends Usage {
   workload: string
   detail: string
   rate: string
   latency: string
-  cpuPercent: number | null
-  peakRssMiB: number | null
+  /** submit → answer (durable), transaction workloads only */
+  answer: string
+  /** node CPU per committed transaction or per request, µs */
+  cpuPerOpUs: number | null
 }
+
+const perOp = (usage: Usage, ops: number): number | null =>
+  usage.cpuSeconds === null || ops === 0 ? null : Math.round((usage.cpuSeconds * 1e6) / ops)
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en')
 const rows: Row[] = []
 const results: Record<string, unknown> = {}
 
-async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers' | 'erc20', job: Job): Promise<TxResult> {
-  const usage = sampleUsage(target.pids)
+const WORKLOAD_NAMES = { transfers: 'plain transfers', erc20: 'ERC-20 transfer()', jvm: 'Java token transfer() (vmType JVM)' }
+
+/** The Java executor child of a local node (a process whose parent is the node and that runs keel.jvm.Main). */
+function executorPidOf(nodePid: number): number | undefined {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== nodePid) continue
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('keel.jvm.Main')) return Number(entry)
+    } catch {}
+  }
+  return undefined
+}
+
+async function measureTx(loadgen: ChildProcess, target: Target, name: keyof typeof WORKLOAD_NAMES, job: Job): Promise<TxResult> {
+  // the node's CPU includes its Java executor's; the executor's share is reported apart
+  const executors = target.pids.map(executorPidOf).filter((pid) => pid !== undefined)
+  const usage = sampleUsage([...target.pids, ...executors])
+  const executorUsage = sampleUsage(executors)
   const result = await runJob<TxResult>(loadgen, job, usage)
   const used = usage.stop()
+  const executorUsed = executorUsage.stop()
+  const perTx = (seconds: number | null): string => (seconds === null ? 'n/a' : fmt((seconds * 1e6) / Math.max(1, result.committed)))
+  const cpuPerTx =
+    used.cpuSeconds === null
+      ? ''
+      : `; node CPU ${perTx(used.cpuSeconds)} µs per committed transaction${executors.length === 0 ? '' : ` (${perTx(executorUsed.cpuSeconds)} µs of it in the Java executor)`}`
   // the hashes feed the read workload; the result file keeps the figures
-  results[name] = { ...result, hashes: undefined, ...used }
+  results[name] = {
+    ...result,
+    hashes: undefined,
+    ...used,
+    cpuPerTxUs: perOp(used, result.committed),
+    executorCpuSeconds: executorUsed.cpuSeconds,
+  }
   rows.push({
-    workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
-    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%`,
+    workload: WORKLOAD_NAMES[name],
+    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%${cpuPerTx}`,
     rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
+    answer: `${result.answerP50Ms} / ${result.answerP99Ms} ms`,
+    cpuPerOpUs: perOp(used, result.committed),
     ...used,
   })
   if (result.firstRejection !== undefined) console.error(`${name}: first rejection: ${result.firstRejection}`)
@@ -266,12 +349,14 @@ async function measureReads(
   const usage = sampleUsage(target.pids)
   const result = await runJob<ReadResult>(loadgen, job, usage)
   const used = usage.stop()
-  results[name] = { ...result, ...used }
+  results[name] = { ...result, ...used, cpuPerRequestUs: perOp(used, result.requests) }
   rows.push({
     workload: name,
     detail: detail(result),
     rate: `**${fmt(result.requestsPerSecond)} requests/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
+    answer: '',
+    cpuPerOpUs: perOp(used, result.requests),
     ...used,
   })
   if (result.firstError !== undefined) console.error(`${name}: ${result.errors} errors, first: ${result.firstError}`)
@@ -287,7 +372,8 @@ async function main(): Promise<void> {
   let hashes: string[] = []
   try {
     const needToken = workloads.includes('erc20')
-    const setup = await setUp(loadgen, target, needToken)
+    const needJvm = workloads.includes('jvm')
+    const setup = await setUp(loadgen, target, needToken, needJvm)
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
     if (needToken) {
@@ -298,6 +384,15 @@ async function main(): Promise<void> {
         token: setup.token as string,
       })
       if (hashes.length === 0) hashes = erc20.hashes
+    }
+    if (needJvm) {
+      const jvm = await measureTx(loadgen, target, 'jvm', {
+        kind: 'jvm',
+        ...common,
+        count: Number(values.jvm),
+        token: setup.jvmToken as string,
+      })
+      if (hashes.length === 0) hashes = jvm.hashes
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
@@ -340,7 +435,7 @@ const workloadOn = (target: Target) => ({
 })
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
-function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<SetupResult> {
+function setUp(loadgen: ChildProcess, target: Target, token: boolean, jvmToken = false): Promise<SetupResult> {
   return runJob<SetupResult>(loadgen, {
     kind: 'setup',
     url: target.url,
@@ -348,6 +443,7 @@ function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<S
     accounts: ACCOUNTS,
     funderKey: target.funderKey,
     token,
+    jvmToken,
   })
 }
 
@@ -392,21 +488,23 @@ function report(): void {
   const date = new Date().toISOString()
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim()
+  const label = values.label === undefined ? '' : ` (${values.label})`
   const table = [
-    `Measured ${date.slice(0, 10)} on ${machine}; \`${command}\`; the node and the load generator share the machine.`,
+    `Measured ${date.slice(0, 10)} on ${machine}${label}; \`${command}\`; the node and the load generator share the machine.`,
     '',
-    '| workload | rate | p50 / p99 latency | node CPU | node peak RSS | detail |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| workload | rate | p50 / p99 submit → commit (reads: → answer) | p50 / p99 submit → answer (durable) | node CPU per tx or request | cores busy | event-loop lag p99 per thread (busy share) | node peak RSS | load average | detail |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
-      (r) => `| ${r.workload} | ${r.rate} | ${r.latency} | ${r.cpuPercent ?? 'n/a'}% | ${r.peakRssMiB ?? 'n/a'} MiB | ${r.detail} |`,
+      (r) =>
+        `| ${r.workload} | ${r.rate} | ${r.latency} | ${r.answer} | ${r.cpuPerOpUs === null ? 'n/a' : `**${fmt(r.cpuPerOpUs)} µs**`} | ${r.coresBusy ?? 'n/a'} of ${os.cpus().length} | ${formatLoads(r.threads) || 'n/a'} | ${r.peakRssMiB ?? 'n/a'} MiB | ${r.loadAverage} | ${r.detail} |`,
     ),
   ].join('\n')
-  const dir = join(repoRoot, values.out)
+  const dir = resolve(repoRoot, values.out)
   mkdirSync(dir, { recursive: true })
   const stem = join(dir, `bench-${date.replace(/[:.]/g, '-')}`)
   writeFileSync(
     `${stem}.json`,
-    `${JSON.stringify({ date, machine, command, concurrency: CONCURRENCY, accounts: ACCOUNTS, results }, null, 2)}\n`,
+    `${JSON.stringify({ date, machine, command, label: values.label, concurrency: CONCURRENCY, accounts: ACCOUNTS, results }, null, 2)}\n`,
   )
   writeFileSync(`${stem}.md`, `${table}\n`)
   console.log(`\n${table}\n\nwritten: ${stem}.json, ${stem}.md`)

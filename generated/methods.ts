@@ -1577,7 +1577,7 @@ export const schemas = {
       },
       "state": {
         "title": "ConsensusState",
-        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal.",
+        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks; stopped: ordering stopped for good after a fault (a block could not be committed, consensus records could not be written; `reason` says which): the node serves reads and answers -32006 to new transactions until it is restarted. A VP answers -32006 to new transactions in every state but normal.",
         "type": "string",
         "enum": [
           "normal",
@@ -1586,7 +1586,8 @@ export const schemas = {
           "stateTransfer",
           "joining",
           "retired",
-          "following"
+          "following",
+          "stopped"
         ]
       },
       "view": {
@@ -1611,6 +1612,11 @@ export const schemas = {
         "description": "a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10)",
         "type": "integer",
         "minimum": 0
+      },
+      "reason": {
+        "title": "StoppedReason",
+        "description": "when `state` is stopped: why ordering stopped, as the node logged it",
+        "type": "string"
       }
     },
     "additionalProperties": false

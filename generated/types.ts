@@ -519,8 +519,8 @@ export type PeerInfoList = Array<PeerInfo>
 export interface ConsensusStatus {
   /** solo: orders its own blocks (no network); vp: takes part in ordering; nvp: follows the VPs' proven blocks */
   role: "solo" | "vp" | "nvp"
-  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal. */
-  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "joining" | "retired" | "following"
+  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks; stopped: ordering stopped for good after a fault (a block could not be committed, consensus records could not be written; `reason` says which): the node serves reads and answers -32006 to new transactions until it is restarted. A VP answers -32006 to new transactions in every state but normal. */
+  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "joining" | "retired" | "following" | "stopped"
   /** a VP: the view it runs or is changing to; an NVP: the view its latest block was ordered in (0 before any) */
   view: number | bigint
   /** host name of the primary of `view`; absent on an NVP */
@@ -529,6 +529,8 @@ export interface ConsensusStatus {
   height: number | bigint
   /** a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10) */
   stableCheckpoint?: number | bigint
+  /** when `state` is stopped: why ordering stopped, as the node logged it */
+  reason?: string
 }
 
 /** the issued transaction certificate */

@@ -27,7 +27,7 @@ import { createVerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
 import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
+import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
@@ -44,6 +44,7 @@ import { createDispatcher } from './rpc/dispatch.ts'
 import { createRpcHttpServer } from './rpc/http.ts'
 import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
 import { createRpcWsServer } from './rpc/ws.ts'
+import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
@@ -122,7 +123,31 @@ export interface StartOptions {
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
+/**
+ * Starts a node on its data directory, which it locks first (store/data-dir-lock.ts): a second
+ * process on the same directory fails here, naming the PID that holds it. stop() gives it up.
+ */
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
+  const lock = lockDataDir(resolve(config.node.dataDir, config.node.namespace))
+  try {
+    const node = await startLockedNode(config, options)
+    return {
+      ...node,
+      stop: async () => {
+        try {
+          await node.stop()
+        } finally {
+          lock.release()
+        }
+      },
+    }
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+async function startLockedNode(config: KeelConfig, options: StartOptions): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
@@ -154,6 +179,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   const jvmLog = log.child('jvm')
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
+  const events = createEventHub({ nowNs, log: log.child('events') })
   const chain = createChain({
     store,
     executor,
@@ -165,8 +191,8 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     nowNs,
     log: log.child('chain'),
     ordering: inNetwork === undefined ? 'solo' : 'consensus',
+    onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
   })
-  const events = createEventHub({ nowNs, log: log.child('events') })
   const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
   // simulated transactions are not in the store; their outcomes answer receipt queries too
   const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
@@ -200,6 +226,7 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
+    ordering: chain,
     submitter: network?.submitter ?? chain.submitter,
     compiler,
     subscriptions,

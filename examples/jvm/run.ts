@@ -5,15 +5,14 @@
  *   npx tsx examples/jvm/run.ts --contract counter            # HVM encoding (FEFFFBCD… / FEFFFBCE…)
  *   npx tsx examples/jvm/run.ts --contract kv --encoding 1x   # 1.x: tar.gz in InvokeArgs, InvokeArgs calls
  *
- * The key defaults to the generated genesis account of `npm start` (data/global/genesis-account.json);
- * `--url` (default http://127.0.0.1:8081) names the node.
+ * Like every example it takes --url (or KEEL_URL) and --key-file (default: the genesis account
+ * `npm start` generated); it needs a JDK 17 (javac) to compile the contract.
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import { createClient } from '../../sdk/index.ts'
 import {
   type JavaContract,
@@ -28,24 +27,30 @@ import {
 } from '../../sdk/jvm.ts'
 import { signString2017 } from '../../src/crypto/sign-string.ts'
 import { addressFromPrivateKey, signSecp256k1 } from '../../src/crypto/signature.ts'
-import { ensureExecutor, jdkTool } from '../../src/exec/jvm/build.ts'
+import { ensureExecutor, JdkMissingError, jdkTool } from '../../src/exec/jvm/build.ts'
+import { exampleOptions, explainConnectionFailure, fail } from '../options.ts'
 
-const { values } = parseArgs({
-  options: {
-    url: { type: 'string', default: 'http://127.0.0.1:8081' },
-    key: { type: 'string' },
-    'key-file': { type: 'string', default: 'data/global/genesis-account.json' },
-    contract: { type: 'string', default: 'counter' },
-    encoding: { type: 'string', default: 'hvm' },
-  },
+const options = exampleOptions({
+  contract: { type: 'string', default: 'counter' },
+  encoding: { type: 'string', default: 'hvm' },
 })
+const values = options.values as { contract: string; encoding: string }
 const MAINS: Record<string, string> = { counter: 'demo.Counter', kv: 'demo.KeyValue' }
 const main = MAINS[values.contract]
-if (main === undefined) throw new Error(`--contract is counter or kv, not ${values.contract}`)
-if (values.encoding !== 'hvm' && values.encoding !== '1x') throw new Error(`--encoding is hvm or 1x, not ${values.encoding}`)
-const privateKey = values.key ?? (JSON.parse(readFileSync(values['key-file'], 'utf8')) as { privateKey: string }).privateKey
+if (main === undefined) fail(`--contract is counter or kv, not ${values.contract}`)
+if (values.encoding !== 'hvm' && values.encoding !== '1x') fail(`--encoding is hvm or 1x, not ${values.encoding}`)
+const privateKey = options.privateKey()
 const from = addressFromPrivateKey(privateKey)
-const client = createClient({ url: values.url })
+const client = createClient({
+  transport: {
+    async request(body) {
+      const response = await fetch(options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((error) =>
+        explainConnectionFailure(options.url, error),
+      )
+      return response.text()
+    },
+  },
+})
 
 /** javac against the contract API (build/jvm/keel-executor.jar, built first when missing). */
 async function compile(): Promise<JavaContract> {
@@ -108,7 +113,7 @@ async function call(contract: string, method: string, ...args: string[]): Promis
   return result
 }
 
-const contract = await compile()
+const contract = await compile().catch((error) => fail(error instanceof JdkMissingError ? error.message : String(error)))
 console.log(`compiled ${main}: ${[...contract.classes.keys()].join(', ')}`)
 const payload = values.encoding === 'hvm' ? jvmDeployPayload(contract) : jvmTarGzDeployPayload(contract)
 console.log(

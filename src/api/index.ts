@@ -30,6 +30,8 @@ export interface ApiModules {
   directory?: NodeDirectory
   protocol: ProtocolInfo
   chain: ChainReader
+  /** why ordering stopped for good, once it has */
+  ordering?: { halted(): string | undefined }
   submitter: TxSubmitter
   compiler: Compiler
   subscriptions: PollingSubscriptions

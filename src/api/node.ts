@@ -58,6 +58,8 @@ export function createNodeHandlers(modules: {
   identity: NodeIdentity
   directory?: NodeDirectory
   chain: { height(): number }
+  /** why ordering stopped for good, once it has (src/chain/index.ts Chain.halted) */
+  ordering?: { halted(): string | undefined }
   /** this node's own report (what it answers its peers too) */
   selfState(): NodeStateReport
 }): NodeHandlers {
@@ -71,7 +73,14 @@ export function createNodeHandlers(modules: {
       return [nodeState(self, modules.selfState()), ...peers.map(({ peer, report }) => nodeState(peer, report))]
     },
     node_getNodeHash: () => hash,
-    node_getConsensusStatus: () => ({ ...directory.consensus(), height: modules.chain.height() }),
+    node_getConsensusStatus: () => {
+      const reason = modules.ordering?.halted()
+      return {
+        ...directory.consensus(),
+        ...(reason === undefined ? {} : { state: 'stopped' as const, reason }),
+        height: modules.chain.height(),
+      }
+    },
     node_deleteVP: ([{ nodehash }]) => {
       directory.deleteVP(nodehash.toLowerCase())
       return `successful request to delete vp node, hash ${nodehash.toLowerCase()}`

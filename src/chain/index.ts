@@ -1,6 +1,7 @@
 /**
- * The chain of one VP node with solo ordering: admission → pool (durable, verified off the request
- * path) → solo orderer → block producer (execute, roots, one LMDB transaction).
+ * The chain of one VP node with solo ordering: admission → pool (signature checked, then durable in
+ * the pool log, then answered) → solo orderer → block producer (execute, roots, one LMDB
+ * transaction).
  */
 import type { TxFields } from '../crypto/sign-string.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
@@ -15,6 +16,7 @@ import {
   type TxSubmitter,
   ZERO_HASH,
 } from '../domain.ts'
+import { SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
@@ -43,6 +45,8 @@ export interface ChainOptions {
    * produced and when (chain.produce); no orderer runs here.
    */
   ordering?: 'solo' | 'consensus'
+  /** told once when ordering stops for good (see Chain.halt) */
+  onHalt?: (reason: string) => void
 }
 
 /** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
@@ -57,6 +61,14 @@ export interface Chain {
   /** receipt or discard record of a simulated transaction */
   simulation(hash: Hex): { receipt?: Receipt; invalid?: InvalidTx } | undefined
   onBlock(listener: (block: CommittedBlock) => void): void
+  /**
+   * Ordering stopped for good (a block could not be committed, consensus records could not be
+   * written): new transactions are refused with -32006 saying why, rather than answered with a
+   * hash this node will not order; what the pool holds stays in the store for the next start.
+   */
+  halt(reason: string): void
+  /** why ordering stopped, once it has */
+  halted(): string | undefined
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -91,6 +103,14 @@ export function createChain(options: ChainOptions): Chain {
     return block
   }
 
+  let haltReason: string | undefined
+  const halt = (reason: string): void => {
+    if (haltReason !== undefined) return
+    haltReason = reason
+    log.error(`ordering stopped: ${reason}; new transactions are refused until the node is restarted`)
+    options.onHalt?.(reason)
+  }
+
   const orderer =
     options.ordering === 'consensus'
       ? undefined
@@ -100,6 +120,7 @@ export function createChain(options: ChainOptions): Chain {
           batchTimeoutMs: options.batchTimeoutMs,
           log: log.child('solo'),
           produce,
+          onStopped: (error) => halt(`block ${store.height() + 1} could not be committed (${(error as Error).message ?? String(error)})`),
         })
 
   const simulate = async (tx: SignedTx): Promise<Hex> => {
@@ -126,6 +147,10 @@ export function createChain(options: ChainOptions): Chain {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
         if (tx.simulate) return simulate(tx)
+        if (haltReason !== undefined)
+          throw new SystemBusy(
+            `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
+          )
         await pool.add(tx)
         return tx.hash
       },
@@ -135,6 +160,8 @@ export function createChain(options: ChainOptions): Chain {
     onBlock(listener) {
       listeners.push(listener)
     },
+    halt,
+    halted: () => haltReason,
     async start() {
       const restored = await pool.restore()
       if (restored > 0) log.info(`restored ${restored} pending transactions from the store`)

@@ -1,22 +1,29 @@
 /**
- * The transaction pool: duplicate detection, back-pressure, durability and batched signature
- * verification off the request path.
+ * The transaction pool: duplicate detection, back-pressure, batched signature verification and
+ * durability.
  *
- * A submission is answered only after its LMDB write commits, so a hash that was returned survives
- * kill -9 (decision 8); on restart the pending table is reloaded. Duplicates are keyed on the tx
- * hash and on (from, sign hash), across the pool and the chain (decision 4).
+ * A transaction is admitted in this order: its signature is checked (the verify pool, batched;
+ * or it arrives checked by the request thread that decoded it), it reserves its hash and its
+ * (from, sign hash) against the pool and the chain (decision 4), it is appended to the pool log,
+ * and only once that group commit is on disk does `add` resolve and the hash get answered, so a
+ * hash that was returned survives kill -9 (decision 8). The log is a group commit of its own
+ * (src/store/pool-log.ts): an admission waits for one fsync, never for a block commit. On restart
+ * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
-
 import type { Hex, SignedTx } from '../domain.ts'
 import { DuplicateTransaction, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { DuplicateTxError } from '../store/index.ts'
+import type { PoolLog } from '../store/pool-log.ts'
+import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
 
 export interface PendingStore {
+  /** committed, valid or invalid */
   hasTx(hash: Hex): boolean
   findBySignHash(from: Hex, signHash: Hex): Hex | undefined
-  putPending(tx: SignedTx): Promise<void>
-  getPending(): SignedTx[]
+  readonly poolLog: PoolLog
+  /** pending txs an older store layout kept in LMDB (moved into the log at restore) */
+  legacyPending(): SignedTx[]
+  dropLegacyPending(): Promise<void>
 }
 
 /** Verifies signatures of many transactions at once; true where the signature recovers `from`. */
@@ -31,11 +38,25 @@ export interface ReadyTx {
 
 interface Entry {
   tx: SignedTx
-  /** undefined until the verifier answers */
+  /** undefined until the verifier answers (only transactions restored from an older store layout wait for it) */
   signatureValid: boolean | undefined
   arrivedAt: number
   /** in a batch being ordered: out of the queue until it commits or is given back */
   taken: boolean
+  /** the pool-log segment holding it, once it is on disk */
+  segment?: number
+  /** a block committed it before its log append finished (a peer's batch named it) */
+  settled?: boolean
+}
+
+/** What `add` may be told about a transaction it is given. */
+export interface AddOptions {
+  /** relayed by a peer: not refused for a full pool (see TxPool.add) */
+  fromPeer?: boolean
+  /** its signature was checked already (by the request thread that decoded it) */
+  signatureValid?: boolean
+  /** its bytes as wire/tx-codec.ts encodeAdmitted wrote them with this check, when the caller has them */
+  record?: Uint8Array
 }
 
 export interface TxPool {
@@ -44,7 +65,7 @@ export interface TxPool {
    * (`fromPeer`) is not refused for a full pool: the peer that admitted it already answered the
    * client, and every VP must hold it to order it (consensus.md §3 step 2).
    */
-  add(tx: SignedTx, options?: { fromPeer?: boolean }): Promise<void>
+  add(tx: SignedTx, options?: AddOptions): Promise<void>
   /** The pooled transaction with this hash (waiting or taken), and its signature check once known. */
   get(hash: Hex): { tx: SignedTx; signatureValid: boolean | undefined } | undefined
   /** Transactions waiting (not taken) that arrived more than `olderThanMs` ago, oldest first, at most `max`. */
@@ -61,7 +82,7 @@ export interface TxPool {
   settle(hashes: readonly Hex[]): void
   /** Transactions admitted and not yet in a block. */
   size(): number
-  /** Reloads the durable pending table after a restart. */
+  /** Replays the pool log after a restart: what no block holds is pending again, in arrival order. */
   restore(): Promise<number>
   /** Called whenever transactions become ready. */
   onReady(listener: () => void): void
@@ -72,24 +93,27 @@ export interface PoolOptions {
   verifier: SignatureVerifier
   /** most transactions waiting at once; past it submissions get -32006 */
   capacity: number
-  /** largest batch handed to the verifier */
+  /** largest batch handed to the verifier at once */
   verifyBatch: number
   log: Logger
 }
 
 const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
 
+/** verifier batches in flight at once: enough to keep every verify worker busy */
+const VERIFY_IN_FLIGHT = 4
+
 export function createTxPool(options: PoolOptions): TxPool {
   const { store, verifier, log } = options
+  const poolLog = store.poolLog
   const byHash = new Map<Hex, Entry>()
   const bySign = new Map<string, Hex>()
   const queue: Entry[] = []
   let head = 0
   /** entries after `head` settled or taken while still queued: skipped, dropped by compact() */
   let dead = 0
-  const toVerify: Entry[] = []
-  let verifying = false
-  let retryAfterMs = 0
+  const toVerify: { tx: SignedTx; done(valid: boolean): void }[] = []
+  let verifying = 0
   const listeners: (() => void)[] = []
 
   const notify = (): void => {
@@ -97,48 +121,61 @@ export function createTxPool(options: PoolOptions): TxPool {
   }
 
   const pump = (): void => {
-    if (verifying || toVerify.length === 0) return
-    verifying = true
-    const batch = toVerify.splice(0, options.verifyBatch)
-    verifier
-      .verify(batch.map((entry) => entry.tx))
-      .then(
-        (results) => {
-          for (const [i, entry] of batch.entries()) entry.signatureValid = results[i] === true
-        },
-        (error: unknown) => {
-          // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
-          // after a pause (a closed verifier fails at once; unref'd so a stopped node can exit)
-          log.error('signature verification failed; retrying the batch in 1 s', error)
-          toVerify.unshift(...batch)
-          retryAfterMs = 1000
-        },
-      )
-      .finally(() => {
-        verifying = false
-        notify()
-        if (toVerify.length === 0) return
-        if (retryAfterMs === 0) setImmediate(pump)
-        else setTimeout(pump, retryAfterMs).unref()
-        retryAfterMs = 0
-      })
+    while (verifying < VERIFY_IN_FLIGHT && toVerify.length > 0) {
+      const batch = toVerify.splice(0, options.verifyBatch)
+      verifying++
+      verifier
+        .verify(batch.map((item) => item.tx))
+        .then(
+          (results) => {
+            for (const [i, item] of batch.entries()) item.done(results[i] === true)
+          },
+          (error: unknown) => {
+            // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
+            // after a pause (a closed verifier fails at once; unref'd so a stopped node can exit)
+            log.error('signature verification failed; retrying the batch in 1 s', error)
+            setTimeout(() => {
+              toVerify.unshift(...batch)
+              pump()
+            }, 1000).unref()
+          },
+        )
+        .finally(() => {
+          verifying--
+          pump()
+        })
+    }
   }
 
-  const enqueue = (entry: Entry): void => {
-    queue.push(entry)
-    toVerify.push(entry)
-    if (!verifying) setImmediate(pump)
-  }
+  /** the signature check of one transaction, batched with the others of this turn */
+  const check = (tx: SignedTx): Promise<boolean> =>
+    new Promise((resolve) => {
+      toVerify.push({ tx, done: resolve })
+      if (toVerify.length === 1) setImmediate(pump)
+    })
 
-  const reserve = (tx: SignedTx): Entry => {
+  const refuseDuplicate = (tx: SignedTx): void => {
     if (byHash.has(tx.hash) || store.hasTx(tx.hash)) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     if (bySign.has(signKey(tx)) || store.findBySignHash(tx.from, tx.signHash) !== undefined) {
       throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     }
-    const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now(), taken: false }
+  }
+
+  const reserve = (tx: SignedTx, signatureValid: boolean | undefined): Entry => {
+    refuseDuplicate(tx)
+    const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false }
     byHash.set(tx.hash, entry)
     bySign.set(signKey(tx), tx.hash)
     return entry
+  }
+
+  const enqueue = (entry: Entry): void => {
+    queue.push(entry)
+    if (entry.signatureValid !== undefined) return
+    void check(entry.tx).then((valid) => {
+      entry.signatureValid = valid
+      notify()
+    })
   }
 
   /** an entry still waiting in the queue */
@@ -168,18 +205,32 @@ export function createTxPool(options: PoolOptions): TxPool {
   return {
     async add(tx, addOptions = {}) {
       if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
-      // reserved before the await, so two copies racing in cannot both pass
-      const entry = reserve(tx)
+      // a copy already known is refused before its signature costs anything
+      refuseDuplicate(tx)
+      const signatureValid = addOptions.signatureValid ?? (await check(tx))
+      // reserved before the log append, checked again: a copy may have raced in during the check
+      const entry = reserve(tx, signatureValid)
+      let segment: number
       try {
-        await store.putPending(tx)
+        segment = await poolLog.append(
+          addOptions.record !== undefined && addOptions.signatureValid !== undefined
+            ? addOptions.record
+            : encodeAdmitted(tx, signatureValid),
+        )
       } catch (error) {
-        byHash.delete(tx.hash)
-        bySign.delete(signKey(tx))
-        // the store checks again inside its write transaction, so a copy that raced in is caught here
-        if (error instanceof DuplicateTxError) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
+        if (byHash.get(tx.hash) === entry) {
+          byHash.delete(tx.hash)
+          bySign.delete(signKey(tx))
+        }
         throw error
       }
+      if (entry.settled === true) {
+        poolLog.release(segment)
+        return
+      }
+      entry.segment = segment
       enqueue(entry)
+      notify()
     },
     get(hash) {
       const entry = byHash.get(hash)
@@ -241,22 +292,41 @@ export function createTxPool(options: PoolOptions): TxPool {
         const entry = byHash.get(hash)
         if (entry === undefined) continue
         // still queued (a peer's batch committed it): it becomes a dead queue slot
-        if (!entry.taken) dead++
+        if (!entry.taken && entry.segment !== undefined) dead++
         byHash.delete(hash)
         bySign.delete(signKey(entry.tx))
+        if (entry.segment === undefined) entry.settled = true
+        else poolLog.release(entry.segment)
       }
       compact()
     },
     size: () => byHash.size,
     async restore() {
-      const pending = store.getPending()
-      for (const tx of pending) {
-        if (byHash.has(tx.hash)) continue
-        const entry: Entry = { tx, signatureValid: undefined, arrivedAt: Date.now(), taken: false }
+      const found: { tx: SignedTx; signatureValid: boolean | undefined; record?: Uint8Array }[] = []
+      const legacy = store.legacyPending()
+      for (const tx of legacy) found.push({ tx, signatureValid: undefined })
+      for (const { payload } of poolLog.replay()) {
+        try {
+          found.push({ ...decodeAdmitted(payload), record: payload })
+        } catch (error) {
+          log.warn(`pool log: a record that is no transaction skipped (${(error as Error).message})`)
+        }
+      }
+      const seen = new Set<Hex>()
+      const pending = found.filter(({ tx }) => {
+        if (seen.has(tx.hash) || byHash.has(tx.hash) || store.hasTx(tx.hash)) return false
+        seen.add(tx.hash)
+        return true
+      })
+      const segment = await poolLog.compact(pending.map((item) => item.record ?? encodeAdmitted(item.tx, item.signatureValid)))
+      if (legacy.length > 0) await store.dropLegacyPending()
+      for (const { tx, signatureValid } of pending) {
+        const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false, segment }
         byHash.set(tx.hash, entry)
         bySign.set(signKey(tx), tx.hash)
         enqueue(entry)
       }
+      if (pending.length > 0) notify()
       return pending.length
     },
     onReady(listener) {

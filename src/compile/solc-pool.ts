@@ -121,7 +121,7 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
 
   const loaded = async (slot: Slot): Promise<Worker> => {
     if (slot.worker !== undefined) return slot.worker
-    const started = await startWorker<WorkerReady>(workerFile, { packageName: slot.packageName }, startTimeoutMs)
+    const started = await startWorker<WorkerReady>(workerFile, { packageName: slot.packageName }, startTimeoutMs, `solc ${slot.release}`)
     if (started === undefined)
       throw new NodeError(`solc ${slot.release} could not be started on this node within ${startTimeoutMs / 1000} s`)
     if (started.ready.loadError !== undefined) {

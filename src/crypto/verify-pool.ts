@@ -169,6 +169,6 @@ async function startVerifyWorker(
   nodeVersion: string | undefined,
   timeoutMs: number,
 ): Promise<{ worker: Worker; backend: string } | undefined> {
-  const started = await startWorker<{ ready: true; backend?: string }>(source, { nodeVersion }, timeoutMs)
+  const started = await startWorker<{ ready: true; backend?: string }>(source, { nodeVersion }, timeoutMs, 'verify')
   return started === undefined ? undefined : { worker: started.worker, backend: started.ready.backend ?? 'unknown' }
 }

@@ -11,8 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-const repoRoot = join(import.meta.dirname, '..', '..')
-const mainFile = join(repoRoot, 'src', 'main.ts')
+const thisRepo = join(import.meta.dirname, '..', '..')
 /** keep this much of the child's output for error messages */
 const OUTPUT_KEEP_CHARS = 64 * 1024
 
@@ -58,15 +57,18 @@ export interface StartNodeProcessOptions {
   logFile?: string
   /** the node keeps running when this process exits (needs `logFile`) */
   detached?: boolean
+  /** the checkout whose src/main.ts runs (default this one): the bench measures an older commit beside this one */
+  repoRoot?: string
 }
 
 /** Starts src/main.ts in a child process and resolves once it listens; rejects (killing the child) on exit or timeout. */
 export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise<NodeProcess> {
+  const repoRoot = options.repoRoot ?? thisRepo
   const args = [
     ...(options.nodeArgs ?? []),
     '--import',
     'tsx',
-    mainFile,
+    join(repoRoot, 'src', 'main.ts'),
     '--port',
     String(options.port ?? 0),
     '--log-level',

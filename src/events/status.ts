@@ -14,6 +14,7 @@
  * | consensus | true  | `viewchange`   | 0                             | a view change finished (Hyperchain's message: replica, primary, view, height) |
  * | consensus | false | `recovery`     | -1                            | this VP is recovering (restart, lag, or a checkpoint it disagrees with) |
  * | consensus | true  | `recovery`     | 0                             | recovery finished; the VP takes part again |
+ * | consensus | false | `stopped`      | -32006                        | ordering stopped for good (a block could not be committed, consensus records could not be written); new transactions are refused until a restart |
  * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
  * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
@@ -72,6 +73,13 @@ export const consensusStatus = {
     subType: 'recovery',
     errorCode: 0,
     message: `recovered at view ${view}, height ${height}`,
+  }),
+  orderingStopped: (reason: string): StatusEvent => ({
+    module: 'consensus',
+    status: false,
+    subType: 'stopped',
+    errorCode: -32006,
+    message: `ordering stopped: ${reason}; new transactions are refused until the node is restarted`,
   }),
   membershipChanged: (from: number, members: readonly string[]): StatusEvent => ({
     module: 'consensus',

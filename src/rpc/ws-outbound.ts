@@ -42,83 +42,80 @@ export interface Outbound {
 /** the size on the wire of an unmasked (server-to-client) frame carrying `payload` bytes */
 const frameSize = (payload: number): number => payload + (payload < 126 ? 2 : payload < 65_536 ? 4 : 10)
 
-export function createOutbound(ws: WebSocket, limits: OutboundLimits, onCut: (why: string) => void): Outbound {
-  let queue: Buffer[] = []
-  let queueHead = 0
-  let queuedBytes = 0
-  // frame sizes of messages handed to the socket, oldest first, not yet known to be taken by the kernel
-  let inSocket: number[] = []
-  let inSocketHead = 0
-  let inSocketBytes = 0
-  let cut = false
+/** A FIFO that keeps the sum of its items' sizes; taking from the front is O(1). */
+class SizedFifo<T> {
+  private items: T[] = []
+  private head = 0
+  bytes = 0
+  constructor(private readonly sizeOf: (item: T) => number) {}
+  get length(): number {
+    return this.items.length - this.head
+  }
+  front(): T {
+    return this.items[this.head]
+  }
+  push(item: T): void {
+    this.items.push(item)
+    this.bytes += this.sizeOf(item)
+  }
+  shift(): T {
+    const item = this.items[this.head++]
+    this.bytes -= this.sizeOf(item)
+    if (this.head === this.items.length) this.clear()
+    else if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return item
+  }
+  clear(): void {
+    this.items = []
+    this.head = 0
+    this.bytes = 0
+  }
+}
 
-  const queued = (): number => queue.length - queueHead
+export function createOutbound(ws: WebSocket, limits: OutboundLimits, onCut: (why: string) => void): Outbound {
+  const queue = new SizedFifo<Buffer>((bytes) => bytes.length)
+  // frame sizes of messages handed to the socket, oldest first, not yet known to be taken by the kernel
+  const inSocket = new SizedFifo<number>((size) => size)
+  let cut = false
 
   /** forgets the frames the kernel has taken: the socket's buffer holds only the newest bytes written */
   const settle = (): void => {
     const buffered = ws.bufferedAmount
-    while (inSocketHead < inSocket.length && inSocketBytes - inSocket[inSocketHead] >= buffered) {
-      inSocketBytes -= inSocket[inSocketHead]
-      inSocketHead++
-    }
-    if (inSocketHead === inSocket.length) {
-      inSocket = []
-      inSocketHead = 0
-    } else if (inSocketHead > 1024 && inSocketHead * 2 > inSocket.length) {
-      inSocket = inSocket.slice(inSocketHead)
-      inSocketHead = 0
-    }
+    while (inSocket.length > 0 && inSocket.bytes - inSocket.front() >= buffered) inSocket.shift()
   }
 
   const afterWrite = (error?: Error | null): void => {
     // Node calls write callbacks with null on success
     if (error != null || cut) return
     settle()
-    if (queued() > 0) flush()
+    if (queue.length > 0) flush()
   }
 
   const send = (bytes: Buffer): void => {
     inSocket.push(frameSize(bytes.length))
-    inSocketBytes += inSocket[inSocket.length - 1]
     ws.send(bytes, { binary: false }, afterWrite)
   }
 
   const flush = (): void => {
-    while (queued() > 0 && ws.readyState === ws.OPEN && ws.bufferedAmount < WRITE_HIGH_WATER) {
-      const bytes = queue[queueHead] as Buffer
-      queueHead++
-      queuedBytes -= bytes.length
-      send(bytes)
-    }
-    if (queueHead === queue.length) {
-      queue = []
-      queueHead = 0
-    } else if (queueHead > 1024 && queueHead * 2 > queue.length) {
-      queue = queue.slice(queueHead)
-      queueHead = 0
-    }
+    while (queue.length > 0 && ws.readyState === ws.OPEN && ws.bufferedAmount < WRITE_HIGH_WATER) send(queue.shift())
   }
 
-  const clear = (): void => {
-    queue = []
-    queueHead = 0
-    queuedBytes = 0
-  }
+  const clear = (): void => queue.clear()
 
   const waiting = (): { messages: number; bytes: number } => {
     settle()
-    return { messages: inSocket.length - inSocketHead + queued(), bytes: ws.bufferedAmount + queuedBytes }
+    return { messages: inSocket.length + queue.length, bytes: ws.bufferedAmount + queue.bytes }
   }
 
   return {
     write(text) {
       if (cut || ws.readyState !== ws.OPEN) return
       const bytes = Buffer.from(text, 'utf8')
-      if (queued() === 0 && ws.bufferedAmount < WRITE_HIGH_WATER) send(bytes)
-      else {
-        queue.push(bytes)
-        queuedBytes += bytes.length
-      }
+      if (queue.length === 0 && ws.bufferedAmount < WRITE_HIGH_WATER) send(bytes)
+      else queue.push(bytes)
       const { messages, bytes: waitingBytes } = waiting()
       let why: string | undefined
       if (messages > limits.maxMessages) why = `more than ${limits.maxMessages} messages waiting to be read`

@@ -2,10 +2,10 @@
  * Keel's storage layer: one LMDB environment (lmdb-js), keyspace.ts for the layout, one
  * repository per keyspace in ./repos, the world-state root in state-hash.ts.
  *
+ * Pending transactions are not in LMDB: they become durable in the pool log (pool-log.ts, a group
+ * commit of its own), so a submission never waits behind a block commit.
+ *
  * Writes:
- * - putPending: an async lmdb-js transaction callback per tx; callbacks queued in the same event
- *   turn share one LMDB commit, and the promise resolves at that commit (overlappingSync: visible
- *   and kept across kill -9; `flushed()` waits for the fsync too, reliability.md A6).
  * - commitBlock / initGenesis: an lmdb-js *child* transaction, so an exception anywhere inside
  *   (an unencodable record, a failed check) aborts everything the block wrote, while txs queued in
  *   the same batch still commit. They run one at a time, in call order.
@@ -17,9 +17,11 @@
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
+import { failpoint } from '../failpoints.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
+import { openPoolLog, type PoolLog } from './pool-log.ts'
 import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
 import { type BlockBatch, BlockBatchesRepo } from './repos/block-batches.ts'
 import { BlockTxsRepo } from './repos/block-txs.ts'
@@ -39,24 +41,24 @@ import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
-import {
-  type ArchivedBlock,
-  type BlockCommit,
-  type BlocksByTime,
-  DuplicateTxError,
-  type GenesisAccount,
-  type IndexedTx,
-  type OpenStoreOptions,
-  type RawEntry,
-  type Store,
-  type TxIndexName,
-  type WorldChanges,
-  type WorldSnapshot,
+import type {
+  ArchivedBlock,
+  BlockCommit,
+  BlocksByTime,
+  GenesisAccount,
+  IndexedTx,
+  OpenStoreOptions,
+  RawEntry,
+  Store,
+  TxIndexName,
+  WorldChanges,
+  WorldSnapshot,
 } from './types.ts'
 import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
+export type { PoolLog } from './pool-log.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
@@ -76,7 +78,6 @@ export type {
   WorldChanges,
   WorldSnapshot,
 } from './types.ts'
-export { DuplicateTxError } from './types.ts'
 export { rootOfEntries } from './world.ts'
 
 /**
@@ -92,7 +93,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
     else if (schema !== SCHEMA_VERSION)
       throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
-    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus))
+    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
     await store.ensureTxIndexes()
     return store
   } catch (error) {
@@ -139,7 +140,6 @@ class LmdbStore implements Store {
   /** bumped by every state write, so a RootPlan from before it is not reused */
   private stateVersion = 0
   private plan: RootPlan | undefined
-  private nextSeq: number
   /** commitBlock/initGenesis calls not finished yet */
   private writesInFlight = 0
   private queue: Promise<void> = Promise.resolve()
@@ -150,6 +150,7 @@ class LmdbStore implements Store {
     private readonly env: RootDatabase,
     private readonly dbs: Dbs,
     private readonly consensusLog: ConsensusLogRepo,
+    readonly poolLog: PoolLog,
   ) {
     this.meta = new MetaRepo(dbs.meta)
     this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
@@ -178,7 +179,6 @@ class LmdbStore implements Store {
     this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
     this.lanes = this.meta.lanes() ?? emptyLanes()
     this.root = lanesRoot(this.lanes)
-    this.nextSeq = this.pending.nextSeq()
     if (this.tip > 0) {
       const expected = this.blocks.get(this.tip)!.merkleRoot.toLowerCase()
       if (expected !== this.root)
@@ -251,7 +251,7 @@ class LmdbStore implements Store {
   }
 
   private hasKey(key: Buffer): boolean {
-    return this.txs.has(key) || this.invalidTxs.has(key) || this.pending.has(key) || this.archive.hasArchivedTx(key)
+    return this.txs.has(key) || this.invalidTxs.has(key) || this.archive.hasArchivedTx(key)
   }
 
   findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
@@ -390,31 +390,15 @@ class LmdbStore implements Store {
     return applyDiffs(this.lanes, diffs)
   }
 
-  // ---- pending
+  // ---- pending (an older layout's; the pool log holds them now)
 
-  async putPending(tx: SignedTx): Promise<void> {
-    this.assertOpen()
-    const key = fixedBytes(tx.hash, 32, 'tx.hash')
-    const sign = signKey(tx.from, tx.signHash)
-    const encoded = this.pending.encode(tx)
-    const seq = this.nextSeq++
-    // runs inside the shared batch transaction: checks and writes are atomic with respect to
-    // commitBlock and other putPending calls; it throws before writing anything
-    await this.env.transaction(() => {
-      if (this.hasKey(key)) throw new DuplicateTxError(bytesToHex(key), 'hash')
-      const other = this.signHashes.findKey(sign)
-      if (other !== undefined) throw new DuplicateTxError(other, 'signHash')
-      this.pending.put(seq, key, encoded)
-      this.signHashes.putIfAbsent(sign, key)
-    })
-  }
-
-  getPending(): SignedTx[] {
+  legacyPending(): SignedTx[] {
     return this.pending.all()
   }
 
-  pendingCount(): number {
-    return this.pending.count()
+  async dropLegacyPending(): Promise<void> {
+    this.assertOpen()
+    await this.env.transaction(() => this.pending.clear())
   }
 
   // ---- commit
@@ -424,6 +408,7 @@ class LmdbStore implements Store {
   }
 
   private async commit(block: BlockCommit): Promise<void> {
+    failpoint('store.commitBlock')
     const { header, txs, receipts, invalid, changes } = block
     const number = header.number
     const expected = this.tip + 1
@@ -493,12 +478,10 @@ class LmdbStore implements Store {
         this.txs.put(validKeys[i], txs[i])
         this.receipts.put(validKeys[i], receipts[i])
         this.signHashes.putIfAbsent(validSignKeys[i], validKeys[i])
-        this.pending.remove(validKeys[i])
       }
       for (let i = 0; i < invalid.length; i++) {
         this.invalidTxs.put(invalidKeys[i], invalid[i])
         this.signHashes.putIfAbsent(invalidSignKeys[i], invalidKeys[i])
-        this.pending.remove(invalidKeys[i])
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
       for (const { creator, address } of deployments) this.deployed.append(creator, address)
@@ -755,6 +738,7 @@ class LmdbStore implements Store {
     if (this.closed) return
     this.closed = true
     await this.queue
+    await this.poolLog.close()
     await this.consensusLog.close()
     await this.env.close()
   }

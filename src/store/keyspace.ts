@@ -32,7 +32,7 @@ export const Keyspace = {
   receipts: 7,
   /** hash32 tx hash -> InvalidTx (msgpack) */
   invalidTxs: 8,
-  /** addr20 from ‖ hash32 signHash -> hash32 tx hash, for pending, committed and invalid txs (duplicate detection, ARCHITECTURE.md decision 4) */
+  /** addr20 from ‖ hash32 signHash -> hash32 tx hash, for committed and invalid txs (duplicate detection, ARCHITECTURE.md decision 4; the pool keeps pending ones; older layouts wrote pending ones too) */
   signHashes: 9,
   /** time64 tx timestamp ‖ hash32 tx hash -> empty (committed valid txs) */
   txTime: 10,
@@ -40,9 +40,13 @@ export const Keyspace = {
   invalidTxTime: 11,
   /** time64 block writeTime ‖ u32be block number -> empty */
   blockTime: 12,
-  /** arrival sequence number (lmdb-js ordered number key) -> SignedTx (msgpack); pending txs in arrival order */
+  /**
+   * arrival sequence number (lmdb-js ordered number key) -> SignedTx (msgpack); pending txs in arrival order.
+   * Retired for new records (issue 14): pending txs are durable in the pool log (`<ledger>/pool`, pool-log.ts),
+   * a group commit of its own; entries found here (an older layout) are moved there at start, then removed.
+   */
   pending: 13,
-  /** hash32 tx hash -> arrival sequence number (msgpack) */
+  /** hash32 tx hash -> arrival sequence number (msgpack). Retired with 13. */
   pendingByHash: 14,
   /** addr20 creator ‖ u32be deployment index -> addr20 contract address */
   deployed: 15,

@@ -29,6 +29,7 @@ export async function createStateHasher(options: StateHasherOptions): Promise<St
         options.workerFile ?? new URL('./state-hash-worker.ts', import.meta.url),
         undefined,
         options.startTimeoutMs ?? 10_000,
+        'state-hash',
       )
     : undefined
   let worker: Worker | undefined = started?.worker

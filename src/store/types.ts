@@ -1,6 +1,7 @@
 /** The store's public types (re-exported by index.ts). */
 
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
+import type { PoolLog } from './pool-log.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'
@@ -114,9 +115,9 @@ export interface Store {
   getTx(hash: Hex): CommittedTx | undefined
   getReceipt(hash: Hex): Receipt | undefined
   getInvalidTx(hash: Hex): InvalidTx | undefined
-  /** committed, invalid or pending */
+  /** committed (valid or invalid, live or archived); a pending tx is the pool's (src/chain/pool.ts) */
   hasTx(hash: Hex): boolean
-  /** hash of any committed, invalid or pending tx with this (from, signHash): the duplicate-detection key */
+  /** hash of any committed or invalid tx with this (from, signHash): with the pool's, the duplicate-detection key */
   findBySignHash(from: Hex, signHash: Hex): Hex | undefined
 
   /** committed valid txs with timestamp in [startNs, endNs], in time order (then by hash), at most `limit` */
@@ -157,14 +158,14 @@ export interface Store {
   /** the current world-state root: the latest block's merkleRoot, or the genesis (or empty) state's root before any block */
   stateRoot(): Hex
 
+  /** where pending transactions become durable before they are answered (pool-log.ts, `<ledger>/pool`) */
+  readonly poolLog: PoolLog
   /**
-   * Durably records a pending tx; resolves once LMDB committed it (concurrent calls share a commit).
-   * Rejects with DuplicateTxError when the hash or (from, signHash) is already pending, committed or invalid.
+   * pending txs a store of an older layout kept in keyspaces 13/14, in arrival order; the pool
+   * moves them into its log, then calls dropLegacyPending
    */
-  putPending(tx: SignedTx): Promise<void>
-  /** pending txs in arrival order */
-  getPending(): SignedTx[]
-  pendingCount(): number
+  legacyPending(): SignedTx[]
+  dropLegacyPending(): Promise<void>
 
   /** the root after applying `changes` to the latest committed state; writes nothing */
   stateRootAfter(changes: WorldChanges): Hex
@@ -172,7 +173,7 @@ export interface Store {
   stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex>
   /**
    * Writes the block, its txs, receipts, invalid txs, indexes, deployments, state changes and the
-   * new root in ONE LMDB transaction, and removes those txs from the pending table. Throws (writing
+   * new root in ONE LMDB transaction. Throws (writing
    * nothing) unless header.number is height() + 1, header.parentHash is the previous block's hash
    * (ZERO_HASH for block 1), header.merkleRoot equals the root after `changes`, and the txs and
    * receipts carry this block's number, hash and their index. Calls run one at a time, in order.
@@ -208,17 +209,4 @@ export interface Store {
   /** resolves when every write so far is fsynced (commits resolve earlier, at LMDB commit) */
   flushed(): Promise<void>
   close(): Promise<void>
-}
-
-/** A tx whose hash, or (from, signHash), is already pending, committed or invalid (-32007 at the API). */
-export class DuplicateTxError extends Error {
-  override readonly name = 'DuplicateTxError'
-  constructor(
-    /** hash of the tx already stored */
-    readonly existingHash: Hex,
-    /** which key matched */
-    readonly matchedBy: 'hash' | 'signHash',
-  ) {
-    super(`Repeated transaction ${existingHash}`)
-  }
 }

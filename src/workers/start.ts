@@ -13,9 +13,12 @@ export interface StartedWorker<Ready> {
 
 export async function startWorker<Ready extends { ready: true }>(
   source: URL,
-  workerData: unknown,
+  data: Record<string, unknown> | undefined,
   timeoutMs: number,
+  /** what the thread does, for its name in profiles and the bench's per-thread figures (bench/loop-monitor.cjs) */
+  threadName: string,
 ): Promise<StartedWorker<Ready> | undefined> {
+  const workerData = { ...data, threadName }
   let worker: Worker
   try {
     if (source.pathname.endsWith('.ts')) {

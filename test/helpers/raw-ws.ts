@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { parseJson, stringifyJson } from '../../src/wire/json.ts'
+import { Arrivals } from './arrivals.ts'
 
 export interface RawEnvelope {
   id?: unknown
@@ -28,13 +29,13 @@ export class RawWsClient {
   ended = false
   private pending: Buffer = Buffer.alloc(0)
   private nextId = 1
-  private readonly waiters = new Set<() => void>()
+  private readonly arrivals = new Arrivals()
 
   private constructor(readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => this.take(chunk))
     const end = (): void => {
       this.ended = true
-      this.wake()
+      this.arrivals.wake()
     }
     socket.on('end', end)
     socket.on('close', end)
@@ -132,28 +133,11 @@ export class RawWsClient {
 
   /** resolves when `predicate` holds; rejects after `timeoutMs` */
   until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    if (predicate()) return Promise.resolve()
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(wake)
-        reject(new Error(`timed out waiting for ${what}`))
-      }, timeoutMs)
-      const wake = (): void => {
-        if (!predicate()) return
-        clearTimeout(timer)
-        this.waiters.delete(wake)
-        resolve()
-      }
-      this.waiters.add(wake)
-    })
+    return this.arrivals.until(predicate, what, timeoutMs)
   }
 
   destroy(): void {
     this.socket.destroy()
-  }
-
-  private wake(): void {
-    for (const waiter of [...this.waiters]) waiter()
   }
 
   private take(chunk: Buffer): void {
@@ -185,6 +169,6 @@ export class RawWsClient {
         if (!this.socket.destroyed) this.sendFrame(0x8, Buffer.from(payload.subarray(0, 2)))
       }
     }
-    this.wake()
+    this.arrivals.wake()
   }
 }

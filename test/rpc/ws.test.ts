@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
 import type { KeelNode } from '../../src/node.ts'
 import { parseJson, stringifyJson } from '../../src/wire/json.ts'
+import { Arrivals } from '../helpers/arrivals.ts'
 import {
   artifact,
   call,
@@ -56,12 +57,12 @@ class Client {
   readonly messages: Envelope[] = []
   readonly closed: Promise<{ code: number; reason: string }>
   private nextId = 1
-  private waiters = new Set<() => void>()
+  private readonly arrivals = new Arrivals()
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: Buffer) => {
       this.messages.push(parseJson(data.toString('utf8'), { maxDepth: 512 }) as unknown as Envelope)
-      for (const wake of this.waiters) wake()
+      this.arrivals.wake()
     })
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
   }
@@ -76,21 +77,8 @@ class Client {
   }
 
   /** resolves when `predicate` holds over the messages received so far */
-  async until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    if (predicate()) return
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(wake)
-        reject(new Error(`timed out waiting for ${what}`))
-      }, timeoutMs)
-      const wake = (): void => {
-        if (!predicate()) return
-        clearTimeout(timer)
-        this.waiters.delete(wake)
-        resolve()
-      }
-      this.waiters.add(wake)
-    })
+  until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    return this.arrivals.until(predicate, what, timeoutMs)
   }
 
   sendRaw(text: string | Buffer): void {

@@ -225,6 +225,7 @@ export function childArgs(jar: string, heapMiB: number): string[] {
     // the call-depth limit (Meter.MAX_DEPTH) is reached long before this stack is
     '-Xss16m',
     '-XX:+UseSerialGC',
+    // C1 only: contract calls are short, and C2's background compiling cost more CPU than it saved (measured)
     '-XX:TieredStopAtLevel=1',
     '-Duser.language=en',
     '-Duser.country=US',
@@ -248,6 +249,13 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
   let stopped = false
   let failures = 0
   let nextId = 1
+  // the child serves one request at a time: callers queue (the node's executor already runs one block at a time)
+  let queue: Promise<unknown> = Promise.resolve()
+  const serially = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work)
+    queue = next.catch(() => undefined)
+    return next
+  }
 
   const spawnChild = async (): Promise<Child> => {
     if (failures > 0) {
@@ -321,93 +329,95 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
     return { unavailable: `the executor died ${MAX_ATTEMPTS} times during ${what} (last: ${lastError})` }
   }
 
-  return {
-    async load(hash, code) {
-      try {
-        const result = await withChild((c) => loadOn(c, hash, code), 'a contract load')
-        return 'unavailable' in result ? { ok: false, error: `the Java executor is unavailable: ${result.unavailable}` } : result
-      } catch (error) {
-        if (error instanceof CallTimeout) {
-          child?.kill()
-          return { ok: false, error: 'loading the contract timed out' }
-        }
-        throw error
+  const loadSerially = async (hash: string, code: JvmCode): Promise<JvmLoadResult> => {
+    try {
+      const result = await withChild((c) => loadOn(c, hash, code), 'a contract load')
+      return 'unavailable' in result ? { ok: false, error: `the Java executor is unavailable: ${result.unavailable}` } : result
+    } catch (error) {
+      if (error instanceof CallTimeout) {
+        child?.kill()
+        return { ok: false, error: 'loading the contract timed out' }
       }
-    },
+      throw error
+    }
+  }
 
-    async call(request) {
-      const run = async (c: Child): Promise<JvmCallResult> => {
-        for (;;) {
-          if (!c.loaded.has(request.hash)) {
-            const loaded = await loadOn(c, request.hash, request.code())
-            if (!loaded.ok)
-              return { ok: false, kind: 'unavailable', error: `the contract's code no longer loads: ${loaded.error}`, steps: 0 }
-          }
-          const id = nextId++
-          const frame = await c.exchange(
-            {
-              op: 'call',
-              id,
-              hash: request.hash,
-              method: request.method,
-              form: request.args.form,
-              args: request.args.args,
-              ctx: request.ctx,
-              steps: request.steps,
-              memory: callMemory,
-              timeoutMs: callTimeoutMs,
-              optional: request.optional === true,
-            },
-            (incoming) => {
-              if (incoming.op === 'get' && incoming.id === id) {
-                let value: Uint8Array | undefined
-                try {
-                  value = request.read(String(incoming.key))
-                } catch (error) {
-                  // a local read failure: the child waits for an answer it will not get
-                  c.kill()
-                  throw error
-                }
-                c.send({ op: 'value', id, value: value === undefined ? null : b64(value) })
-                return undefined
+  const callSerially = async (request: JvmCall): Promise<JvmCallResult> => {
+    const run = async (c: Child): Promise<JvmCallResult> => {
+      for (;;) {
+        if (!c.loaded.has(request.hash)) {
+          const loaded = await loadOn(c, request.hash, request.code())
+          if (!loaded.ok) return { ok: false, kind: 'unavailable', error: `the contract's code no longer loads: ${loaded.error}`, steps: 0 }
+        }
+        const id = nextId++
+        const frame = await c.exchange(
+          {
+            op: 'call',
+            id,
+            hash: request.hash,
+            method: request.method,
+            form: request.args.form,
+            args: request.args.args,
+            ctx: request.ctx,
+            steps: request.steps,
+            memory: callMemory,
+            timeoutMs: callTimeoutMs,
+            optional: request.optional === true,
+          },
+          (incoming) => {
+            if (incoming.op === 'get' && incoming.id === id) {
+              let value: Uint8Array | undefined
+              try {
+                value = request.read(String(incoming.key))
+              } catch (error) {
+                // a local read failure: the child waits for an answer it will not get
+                c.kill()
+                throw error
               }
-              if ((incoming.op === 'result' || incoming.op === 'unknown') && incoming.id === id) return incoming
-              throw new ChildDied(`the executor answered call ${id} with ${String(incoming.op)}`)
-            },
-            callTimeoutMs + KILL_GRACE_MS,
-          )
-          if (frame.op === 'unknown') {
-            // evicted from the executor's cache: load it again
-            c.loaded.delete(request.hash)
-            continue
-          }
-          if (frame.ok !== true) return { ok: false, kind: String(frame.kind), error: String(frame.error), steps: Number(frame.steps) }
-          return {
-            ok: true,
-            ret: unb64(String(frame.ret)),
-            writes: (frame.writes as [string, string | null][]).map(([key, value]) => [key, value === null ? null : unb64(value)]),
-            events: (frame.events as { name: string; data: string; topics: string[] }[]).map((e) => ({
-              name: e.name,
-              data: unb64(e.data),
-              topics: e.topics,
-            })),
-            steps: Number(frame.steps),
-          }
+              c.send({ op: 'value', id, value: value === undefined ? null : b64(value) })
+              return undefined
+            }
+            if ((incoming.op === 'result' || incoming.op === 'unknown') && incoming.id === id) return incoming
+            c.kill()
+            throw new ChildDied(`the executor answered call ${id} with ${String(incoming.op)}`)
+          },
+          callTimeoutMs + KILL_GRACE_MS,
+        )
+        if (frame.op === 'unknown') {
+          // evicted from the executor's cache: load it again
+          c.loaded.delete(request.hash)
+          continue
+        }
+        if (frame.ok !== true) return { ok: false, kind: String(frame.kind), error: String(frame.error), steps: Number(frame.steps) }
+        return {
+          ok: true,
+          ret: unb64(String(frame.ret)),
+          writes: (frame.writes as [string, string | null][]).map(([key, value]) => [key, value === null ? null : unb64(value)]),
+          events: (frame.events as { name: string; data: string; topics: string[] }[]).map((e) => ({
+            name: e.name,
+            data: unb64(e.data),
+            topics: e.topics,
+          })),
+          steps: Number(frame.steps),
         }
       }
-      try {
-        const result = await withChild(run, `call ${request.method}`)
-        return 'unavailable' in result ? { ok: false, kind: 'unavailable', error: result.unavailable, steps: request.steps } : result
-      } catch (error) {
-        if (error instanceof CallTimeout) {
-          log.warn(`call ${request.method} of ${request.ctx.self} ran past its ${callTimeoutMs} ms deadline; killing the executor`)
-          child?.kill()
-          return { ok: false, kind: 'timeout', error: `wall-clock time-out after ${callTimeoutMs} ms`, steps: request.steps }
-        }
-        throw error
+    }
+    try {
+      const result = await withChild(run, `call ${request.method}`)
+      return 'unavailable' in result ? { ok: false, kind: 'unavailable', error: result.unavailable, steps: request.steps } : result
+    } catch (error) {
+      if (error instanceof CallTimeout) {
+        log.warn(`call ${request.method} of ${request.ctx.self} ran past its ${callTimeoutMs} ms deadline; killing the executor`)
+        child?.kill()
+        return { ok: false, kind: 'timeout', error: `wall-clock time-out after ${callTimeoutMs} ms`, steps: request.steps }
       }
-    },
+      throw error
+    }
+  }
 
+  return {
+    load: (hash, code) => serially(() => loadSerially(hash, code)),
+    call: (request) => serially(() => callSerially(request)),
     pid: () => (child?.dead === undefined ? child?.proc.pid : undefined),
 
     async stop() {

@@ -1,5 +1,8 @@
-/** Keyspaces 13 `pending` and 14 `pendingByHash`: txs accepted but not yet in a block, in arrival order. */
-import { asBinary } from 'lmdb'
+/**
+ * Keyspaces 13 `pending` and 14 `pendingByHash`, retired: pending txs of an older store layout, in
+ * arrival order. The pool log (../pool-log.ts) holds pending txs now; the pool moves what it finds
+ * here into its log at start, then clears these.
+ */
 import type { SignedTx } from '../../domain.ts'
 import type { Db } from '../db.ts'
 
@@ -9,42 +12,15 @@ export class PendingRepo {
     private readonly byHash: Db,
   ) {}
 
-  /** next free sequence number (one past the highest stored) */
-  nextSeq(): number {
-    for (const key of this.bySeq.getKeys({ reverse: true, limit: 1 })) return (key as number) + 1
-    return 1
-  }
-
-  /** msgpack bytes of a tx, made before the write transaction so an unencodable tx fails alone */
-  encode(tx: SignedTx): Buffer {
-    return Buffer.from((this.bySeq as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder.encode(tx))
-  }
-
-  has(key: Buffer): boolean {
-    return this.byHash.doesExist(key)
-  }
-
-  /** inside a write transaction */
-  put(seq: number, key: Buffer, encoded: Buffer): void {
-    this.bySeq.putSync(seq, asBinary(encoded))
-    this.byHash.putSync(key, seq)
-  }
-
-  /** inside a write transaction; no-op for a tx that was never pending here */
-  remove(key: Buffer): void {
-    const seq: number | undefined = this.byHash.get(key)
-    if (seq === undefined) return
-    this.bySeq.removeSync(seq)
-    this.byHash.removeSync(key)
-  }
-
   all(): SignedTx[] {
     const out: SignedTx[] = []
     for (const { value } of this.bySeq.getRange({})) out.push(value)
     return out
   }
 
-  count(): number {
-    return (this.byHash.getStats() as { entryCount: number }).entryCount
+  /** inside a write transaction */
+  clear(): void {
+    for (const key of this.bySeq.getKeys({})) this.bySeq.removeSync(key)
+    for (const key of this.byHash.getKeys({})) this.byHash.removeSync(key)
   }
 }

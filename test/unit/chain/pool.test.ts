@@ -1,6 +1,8 @@
 /**
- * The pool as consensus uses it: a peer's batch settles transactions still queued here, a view
- * change gives taken ones back, relayed transactions pass a full pool. Real store and verifier.
+ * The pool: admission (signature checked, duplicates refused, durable in the pool log before `add`
+ * resolves), restore after a restart, and the pool as consensus uses it: a peer's batch settles
+ * transactions still queued here, a view change gives taken ones back, relayed transactions pass a
+ * full pool. Real store and verifier.
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -10,9 +12,10 @@ import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
 import { signatureVerifier } from '../../../src/chain/index.ts'
 import { createTxPool, type TxPool } from '../../../src/chain/pool.ts'
-import { createVerifyPool } from '../../../src/crypto/verify-pool.ts'
+import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import type { SignedTx } from '../../../src/domain.ts'
 import { createLogger } from '../../../src/log.ts'
+import { openEnvironment, openKeyspaces } from '../../../src/store/db.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'
 import { wallet } from '../../helpers/wallet.ts'
 
@@ -22,19 +25,18 @@ const signed = (count: number): SignedTx[] =>
     admitTransaction('transfer', sender.transfer(wallet().address, 1), { nowNs: () => BigInt(Date.now()) * 1_000_000n }),
   )
 
-async function withPool(capacity: number, run: (pool: TxPool, store: Store) => Promise<void>): Promise<void> {
-  const store = await openStore(join(mkdtempSync(join(tmpdir(), 'keel-pool-')), 'ledger'))
+const newPool = (store: Store, verifyPool: VerifyPool, capacity: number): TxPool =>
+  createTxPool({ store, verifier: signatureVerifier(verifyPool), capacity, verifyBatch: 64, log: createLogger({ level: 'silent' }) })
+
+async function withPool(capacity: number, run: (pool: TxPool, store: Store, path: string) => Promise<void>): Promise<void> {
+  const path = join(mkdtempSync(join(tmpdir(), 'keel-pool-')), 'ledger')
+  const store = await openStore(path)
   await store.initGenesis([{ address: sender.address, balance: 10n ** 18n }])
   const verifyPool = await createVerifyPool({ workers: 0 })
-  const pool = createTxPool({
-    store,
-    verifier: signatureVerifier(verifyPool),
-    capacity,
-    verifyBatch: 64,
-    log: createLogger({ level: 'silent' }),
-  })
+  const pool = newPool(store, verifyPool, capacity)
+  await pool.restore()
   try {
-    await run(pool, store)
+    await run(pool, store, path)
   } finally {
     await verifyPool.close()
     await store.close()
@@ -150,11 +152,99 @@ test('a verifier that fails (closed at shutdown) is retried after a pause, not i
     },
   }
   const pool = createTxPool({ store, verifier: counting, capacity: 10, verifyBatch: 64, log: createLogger({ level: 'silent' }) })
-  await pool.add(signed(1)[0])
+  await pool.restore()
+  let answered = false
+  void pool.add(signed(1)[0]).then(() => {
+    answered = true
+  })
   await new Promise((resolve) => setTimeout(resolve, 300))
   assert.is(attempts, 1, 'one attempt, the retry waits a second')
+  assert.not.ok(answered, 'a transaction is answered only once its signature was checked')
   assert.is(pool.readyCount(), 0, 'an unverified transaction is never handed out')
   await store.close()
+})
+
+test('add resolves once the transaction is in the pool log; a restart restores the pending ones in order, not those a block holds', async () => {
+  await withPool(100, async (pool, store, path) => {
+    const txs = signed(5)
+    const forged = { ...signed(1)[0], signature: `0x00${'11'.repeat(65)}` }
+    for (const tx of [...txs, forged]) await pool.add(tx)
+    assert.is(pool.get(forged.hash)?.signatureValid, false, 'a bad signature is admitted, to be recorded as SIGFAILED')
+    await store.close()
+    const reopened = await openStore(path)
+    const verifyPool = await createVerifyPool({ workers: 0 })
+    const again = newPool(reopened, verifyPool, 100)
+    assert.is(await again.restore(), 6)
+    assert.equal(
+      again.take(10).map((ready) => [ready.tx.hash, ready.signatureValid]),
+      [...txs.map((tx) => [tx.hash, true]), [forged.hash, false]],
+    )
+    const restored = again.get(txs[0].hash)!.tx
+    assert.equal(restored, txs[0], 'every field back, bigints and the signed params included')
+    await verifyPool.close()
+    await reopened.close()
+  })
+})
+
+test('a repeated hash or (from, sign hash) is refused with -32007, pending or not; of two copies racing in one wins', async () => {
+  await withPool(100, async (pool) => {
+    const [tx, other] = signed(2)
+    await pool.add(tx)
+    await rejectsWith(() => pool.add(tx), -32007)
+    await rejectsWith(() => pool.add({ ...tx, hash: `0x${'ab'.repeat(32)}` }), -32007)
+    const results = await Promise.allSettled([pool.add(other), pool.add(other)])
+    assert.equal(
+      results.map((result) => result.status),
+      ['fulfilled', 'rejected'],
+    )
+    assert.is(pool.size(), 2)
+  })
+})
+
+test('pending transactions an older store layout kept in LMDB (keyspaces 13/14) move into the pool log at restore', async () => {
+  const path = join(mkdtempSync(join(tmpdir(), 'keel-pool-legacy-')), 'ledger')
+  const [old1, old2] = signed(2)
+  const root = openEnvironment(path, undefined)
+  const dbs = openKeyspaces(root)
+  await root.transaction(() => {
+    for (const [seq, tx] of [old1, old2].entries()) {
+      dbs.pending.putSync(seq + 1, tx)
+      dbs.pendingByHash.putSync(Buffer.from(tx.hash.slice(2), 'hex'), seq + 1)
+    }
+  })
+  await root.close()
+  const store = await openStore(path)
+  await store.initGenesis([{ address: sender.address, balance: 10n ** 18n }])
+  const verifyPool = await createVerifyPool({ workers: 0 })
+  const pool = newPool(store, verifyPool, 10)
+  assert.is(await pool.restore(), 2)
+  await verified(pool, 2)
+  assert.equal(
+    pool.take(10).map((ready) => ready.tx.hash),
+    [old1.hash, old2.hash],
+  )
+  assert.equal(store.legacyPending(), [], 'moved, not copied')
+  await store.close()
+  const reopened = await openStore(path)
+  const again = newPool(reopened, verifyPool, 10)
+  assert.is(await again.restore(), 2, 'now from the pool log')
+  await verifyPool.close()
+  await reopened.close()
+})
+
+test('a transaction that cannot be encoded is refused and holds nothing', async () => {
+  await withPool(100, async (pool) => {
+    const [tx] = signed(1)
+    try {
+      await pool.add({ ...tx, signed: { ...tx.signed, s: Symbol('x') } }, { signatureValid: true })
+      assert.unreachable()
+    } catch (error) {
+      assert.not.instance(error, assert.Assertion)
+    }
+    assert.is(pool.get(tx.hash), undefined)
+    await pool.add(tx)
+    assert.is(pool.size(), 1)
+  })
 })
 
 test.run()

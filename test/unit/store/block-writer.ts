@@ -10,7 +10,6 @@ const store = await openStore(process.argv[2])
 for (;;) {
   const n = store.height() + 1
   const valid = Array.from({ length: 200 }, (_, i) => makeTx(`b${n}:${i}`))
-  await Promise.all(valid.slice(0, 100).map((tx) => store.putPending(tx)))
   const accounts = Array.from({ length: 400 }, (_, i) => [addr(`acct${i}`), { balance: BigInt(n * 1000 + i), nonce: BigInt(n) }] as const)
   await commitNext(store, { valid, changes: changes({ accounts: accounts.map(([a, v]) => [a, v]) }) })
   process.stdout.write(`${n}\n`)

@@ -1,12 +1,13 @@
 /**
  * Store measurements (not a test; run on demand):  npx tsx test/unit/store/measure.ts
- * pending puts/s at 1000 concurrent puts, commitBlock of 500-tx blocks, state-root cost per
+ * pool-log appends/s at 1000 concurrent appends, commitBlock of 500-tx blocks, state-root cost per
  * changed key, read cost of a committed tx and a receipt.
  */
 import { rmSync } from 'node:fs'
 import { Packr } from 'msgpackr' // lmdb's own encoder (a dependency of lmdb), for record sizes
 import type { Account, Hex } from '../../../src/domain.ts'
 import { openStore } from '../../../src/store/index.ts'
+import { encodeAdmitted } from '../../../src/wire/tx-codec.ts'
 import { addr, changes, makeTx, nextBlock, tempDir, word } from './fixtures.ts'
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -17,29 +18,31 @@ const store = await openStore(dir)
 const ACCOUNTS = 10_000
 await store.initGenesis(Array.from({ length: ACCOUNTS }, (_, i) => ({ address: addr(`acct${i}`), balance: 10n ** 24n })))
 
-// 1. pending puts, 1000 concurrent
+// 1. pool-log appends (group commits), 1000 concurrent
+await store.poolLog.compact([])
+const pending = []
 const putRates: number[] = []
 for (let round = 0; round < 12; round++) {
   const txs = Array.from({ length: 1000 }, (_, i) => makeTx(`p${round}:${i}`))
+  pending.push(...txs)
   const t = performance.now()
-  await Promise.all(txs.map((tx) => store.putPending(tx)))
+  await Promise.all(txs.map((tx) => store.poolLog.append(encodeAdmitted(tx, true))))
   putRates.push(1000 / ((performance.now() - t) / 1000))
 }
 console.log(
-  `putPending, 1000 concurrent: median ${fmt(median(putRates.slice(2)), 0)} puts/s (min ${fmt(Math.min(...putRates.slice(2)), 0)}, max ${fmt(Math.max(...putRates.slice(2)), 0)}) over 10 rounds`,
+  `pool-log append, 1000 concurrent: median ${fmt(median(putRates.slice(2)), 0)} puts/s (min ${fmt(Math.min(...putRates.slice(2)), 0)}, max ${fmt(Math.max(...putRates.slice(2)), 0)}) over 10 rounds`,
 )
 const sequential: number[] = []
 for (let i = 0; i < 200; i++) {
   const t = performance.now()
-  await store.putPending(makeTx(`seq${i}`))
+  await store.poolLog.append(encodeAdmitted(makeTx(`seq${i}`), true))
   sequential.push(performance.now() - t)
 }
 console.log(
-  `putPending, one at a time: median ${fmt(median(sequential) * 1000, 0)} µs per put (${fmt(1000 / median(sequential), 0)} puts/s)`,
+  `pool-log append, one at a time: median ${fmt(median(sequential) * 1000, 0)} µs per put (${fmt(1000 / median(sequential), 0)} puts/s)`,
 )
 
-// 2. commitBlock, 500-tx blocks: 500 senders + 500 recipients changed, all 500 txs were pending
-const pending = store.getPending()
+// 2. commitBlock, 500-tx blocks: 500 senders + 500 recipients changed
 let cursor = 0
 const rootMs: number[] = []
 const commitMs: number[] = []

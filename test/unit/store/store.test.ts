@@ -3,7 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ContractMeta, Hex } from '../../../src/domain.ts'
 import { openEnvironment, openKeyspaces } from '../../../src/store/db.ts'
-import { DuplicateTxError, EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
+import { EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
 import { addr, changes, commitNext, hexOf, makeTx, nextBlock, T0, tempDir, word } from './fixtures.ts'
 
 const dir = tempDir('main')
@@ -26,14 +26,13 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-test('a fresh store: no block, empty state root, nothing pending', () => {
+test("a fresh store: no block, empty state root, nothing pending (the pool log is the pool's: test/unit/chain/pool.test.ts)", () => {
   assert.is(store.height(), 0)
   assert.is(store.genesisNumber(), 0)
   assert.is(store.getBlock(1), undefined)
   assert.is(store.getBlock(0), undefined)
   assert.is(store.stateRoot(), EMPTY_STATE_ROOT)
-  assert.is(store.pendingCount(), 0)
-  assert.equal(store.getPending(), [])
+  assert.equal(store.legacyPending(), [])
   assert.is(store.countTxs(), 0)
   assert.equal(store.blocksByTime(0n, 2n ** 63n), { count: 0 })
 })
@@ -68,73 +67,6 @@ const t1 = makeTx('t1', { timestamp: T0 + 10n })
 const t2 = makeTx('t2', { timestamp: T0 + 30n, kind: 'deploy', to: null })
 const t3 = makeTx('t3', { timestamp: T0 + 20n })
 const bad1 = makeTx('bad1', { timestamp: T0 + 15n })
-
-test('putPending keeps arrival order and round-trips every field, bigints included', async () => {
-  await Promise.all([store.putPending(t1), store.putPending(t2), store.putPending(bad1)])
-  assert.is(store.pendingCount(), 3)
-  assert.equal(store.getPending(), [t1, t2, bad1])
-  const got = store.getPending()[0]
-  assert.is(got.timestamp, T0 + 10n)
-  assert.is(got.nonce, 9_007_199_254_740_993n)
-  assert.is(got.value, 2n ** 62n + 7n)
-  assert.is((got.signed as { big: bigint }).big, 2n ** 70n)
-  assert.ok(store.hasTx(t1.hash))
-  assert.ok(store.hasTx(t1.hash.toUpperCase().replace('0X', '0x')))
-  assert.is(store.findBySignHash(t1.from, t1.signHash), t1.hash)
-  assert.is(store.findBySignHash(t1.from, hexOf('other')), undefined)
-})
-
-test('putPending refuses a repeated hash or a repeated (from, signHash), pending or not', async () => {
-  try {
-    await store.putPending(t1)
-    assert.unreachable()
-  } catch (error) {
-    assert.instance(error, DuplicateTxError)
-    assert.is((error as DuplicateTxError).matchedBy, 'hash')
-    assert.is((error as DuplicateTxError).existingHash, t1.hash)
-  }
-  try {
-    await store.putPending({ ...t1, hash: hexOf('t1 with s flipped') })
-    assert.unreachable()
-  } catch (error) {
-    assert.instance(error, DuplicateTxError)
-    assert.is((error as DuplicateTxError).matchedBy, 'signHash')
-    assert.is((error as DuplicateTxError).existingHash, t1.hash)
-  }
-  assert.is(store.pendingCount(), 3)
-})
-
-test('concurrent putPending calls in one batch: the second copy of a tx is refused, the others commit', async () => {
-  const x = makeTx('batch-x')
-  const y = makeTx('batch-y')
-  const results = await Promise.allSettled([store.putPending(x), store.putPending(x), store.putPending(y)])
-  assert.equal(
-    results.map((r) => r.status),
-    ['fulfilled', 'rejected', 'fulfilled'],
-  )
-  assert.instance((results[1] as PromiseRejectedResult).reason, DuplicateTxError)
-  assert.equal(
-    store.getPending().map((t) => t.hash),
-    [t1.hash, t2.hash, bad1.hash, x.hash, y.hash],
-  )
-})
-
-test('putPending refuses a tx whose fields cannot be stored, and stores nothing for it', async () => {
-  try {
-    await store.putPending(makeTx('bad-hash', { hash: '0x1234' }))
-    assert.unreachable()
-  } catch (error) {
-    assert.match((error as Error).message, /tx.hash: expected 32 bytes/)
-  }
-  try {
-    await store.putPending(makeTx('symbol', { signed: { s: Symbol('x') } }))
-    assert.unreachable()
-  } catch (error) {
-    assert.match((error as Error).message, /symbol/)
-  }
-  assert.not.ok(store.hasTx(makeTx('symbol').hash))
-  assert.is(store.pendingCount(), 5)
-})
 
 const creator = addr('creator')
 const c1 = addr('contract1')
@@ -192,13 +124,6 @@ test('commitBlock writes header, txs, receipts, invalid txs, indexes and state; 
   assert.not.ok(store.hasTx(hexOf('unknown')))
   assert.not.ok(store.hasTx('0x12'))
   assert.is(store.findBySignHash(bad1.from, bad1.signHash), bad1.hash)
-
-  assert.equal(
-    store.getPending().map((t) => t.hash),
-    [makeTx('batch-x').hash, makeTx('batch-y').hash],
-    'only the txs outside the block stay pending',
-  )
-  assert.is(store.pendingCount(), 2)
   assert.is(store.countTxs(), 2)
 
   assert.equal(store.state.getAccount(alice), { balance: huge - 5n, nonce: 2n })
@@ -216,7 +141,6 @@ test('commitBlock writes header, txs, receipts, invalid txs, indexes and state; 
 
 test('a later block: txs not seen as pending, state updates and deletions, deployment list grows', async () => {
   const c3 = addr('contract3')
-  await store.putPending(t3)
   const block = await commitNext(store, {
     valid: [t3, makeTx('remote', { timestamp: T0 + 40n })],
     changes: changes({
@@ -231,7 +155,6 @@ test('a later block: txs not seen as pending, state updates and deletions, deplo
   })
   assert.is(store.height(), 2)
   assert.is(block.header.parentHash, store.getBlock(1)!.hash)
-  assert.is(store.pendingCount(), 2)
   assert.is(store.countTxs(), 4)
   assert.is(store.state.getCode(c2), '0x')
   assert.is(store.state.getStorage(c1, word(1)), word(0))
@@ -284,15 +207,12 @@ test('commitBlock refuses a wrong number, a wrong parent, a wrong merkleRoot and
   assert.is(store.height(), 2)
   await store.commitBlock(good)
   assert.is(store.height(), 3)
-  // batch-x and batch-y stay pending until a block takes them
   await commitNext(store, { invalid: [makeTx('batch-x'), makeTx('batch-y')] })
-  assert.is(store.pendingCount(), 0)
+  assert.ok(store.hasTx(makeTx('batch-x').hash))
 })
 
-test('a commit that fails midway (a record the encoder cannot encode) leaves the store unchanged; pending writes in the same batch survive', async () => {
-  const pendingTx = makeTx('atomic-pending', { timestamp: T0 + 500n })
+test('a commit that fails midway (a record the encoder cannot encode) leaves the store unchanged; other writes in the same batch survive', async () => {
   const inBlock = makeTx('atomic-in-block', { timestamp: T0 + 600n })
-  await store.putPending(inBlock)
   const carol = addr('carol')
   const block = nextBlock(store, {
     valid: [inBlock, makeTx('atomic-2', { timestamp: T0 + 601n })],
@@ -308,10 +228,10 @@ test('a commit that fails midway (a record the encoder cannot encode) leaves the
     blocks: store.blocksByTime(0n, 2n ** 63n - 1n),
     byTime: store.txHashesByTime(0n, 2n ** 63n - 1n, 100),
   }
-  const [commit, pend] = await Promise.allSettled([store.commitBlock(block), store.putPending(pendingTx)])
+  const [commit, other] = await Promise.allSettled([store.commitBlock(block), store.putSnapshotRequest(1_000_000, 'atomic-other')])
   assert.is(commit.status, 'rejected')
   assert.match(String((commit as PromiseRejectedResult).reason), /symbol/i)
-  assert.is(pend.status, 'fulfilled')
+  assert.is(other.status, 'fulfilled')
 
   assert.is(store.height(), snapshot.height)
   assert.is(store.stateRoot(), snapshot.root)
@@ -325,20 +245,14 @@ test('a commit that fails midway (a record the encoder cannot encode) leaves the
   assert.is(store.getReceipt(inBlock.hash), undefined)
   assert.is(store.state.getAccount(carol), undefined)
   assert.is(store.state.getStorage(carol, word(5)), word(0))
-  assert.equal(
-    store.getPending().map((t) => t.hash),
-    [inBlock.hash, pendingTx.hash],
-  )
+  assert.equal(store.snapshotRequests(), [{ height: 1_000_000, snapshotId: 'atomic-other' }])
+  await store.removeSnapshotRequest(1_000_000)
 
   // the same block, repaired, commits
   block.receipts[1].ret = '0x'
   await store.commitBlock(block)
   assert.is(store.height(), snapshot.height + 1)
   assert.equal(store.state.getAccount(carol), { balance: 77n, nonce: 0n })
-  assert.equal(
-    store.getPending().map((t) => t.hash),
-    [pendingTx.hash],
-  )
 })
 
 test('stateRootAfter writes nothing and refuses to run while a commit is in flight', async () => {
@@ -378,7 +292,6 @@ test('reopening after close keeps everything', async () => {
     tx: store.getTx(t1.hash),
     receipt: store.getReceipt(t2.hash),
     invalid: store.getInvalidTx(bad1.hash),
-    pending: store.getPending(),
     deployed: store.getDeployedList(creator),
     alice: store.state.getAccount(alice),
     meta: store.state.getContractMeta(c1),
@@ -397,7 +310,6 @@ test('reopening after close keeps everything', async () => {
       tx: store.getTx(t1.hash),
       receipt: store.getReceipt(t2.hash),
       invalid: store.getInvalidTx(bad1.hash),
-      pending: store.getPending(),
       deployed: store.getDeployedList(creator),
       alice: store.state.getAccount(alice),
       meta: store.state.getContractMeta(c1),
@@ -409,10 +321,7 @@ test('reopening after close keeps everything', async () => {
   assert.is(store.getBlock(1)!.writeTime, T0 + 1_000_000_000n)
   assert.is(store.getTx(t1.hash)!.executeTimeNs, 5_000_000_123)
   assert.is(store.state.getAccount(alice)!.balance, huge - 5n)
-  // pending sequence numbers continue after the reopen
   const late = makeTx('after-reopen')
-  await store.putPending(late)
-  assert.is(store.getPending().at(-1)!.hash, late.hash)
   // the genesis record survives: the same alloc is still a no-op, another still throws
   await store.initGenesis(alloc)
   try {
@@ -423,7 +332,7 @@ test('reopening after close keeps everything', async () => {
   }
   // and the chain continues
   await commitNext(store, { valid: [late] })
-  assert.is(store.pendingCount(), 1)
+  assert.ok(store.hasTx(late.hash))
   await store.flushed()
 })
 

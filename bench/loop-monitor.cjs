@@ -1,0 +1,33 @@
+/**
+ * Preloaded into a node under test, in every thread: `node --require bench/loop-monitor.cjs …`
+ * (a CommonJS file, because `--require` preloads run in worker threads too and `--import` ones do
+ * not on Node 20). With KEEL_LOOP_STATS_DIR set, each thread appends one line a second to
+ * `<dir>/<pid>-<threadId>.jsonl`: its event-loop delay distribution over that second (percentile →
+ * ns, from perf_hooks.monitorEventLoopDelay) and its event-loop utilisation. bench/run.ts merges
+ * the lines of a workload's window into a lag p99 and a busy share per thread. Without the variable
+ * it does nothing, so the same flag can sit in NODE_OPTIONS of a whole local network.
+ */
+const dir = process.env.KEEL_LOOP_STATS_DIR
+if (dir !== undefined && dir !== '') {
+  const { appendFileSync } = require('node:fs')
+  const { join } = require('node:path')
+  const { monitorEventLoopDelay, performance } = require('node:perf_hooks')
+  const { isMainThread, threadId, workerData } = require('node:worker_threads')
+  // Node's own threads (the module loader's hooks under tsx) carry no name: they are listed as `node`
+  const name = isMainThread ? 'main' : `${workerData?.threadName ?? 'node'} ${threadId}`
+  const file = join(dir, `${process.pid}-${threadId}.jsonl`)
+  // 5 ms: fine enough to see a 10 ms stall, cheap enough (one timer) not to cost the thread anything measurable
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  delay.enable()
+  let utilisation = performance.eventLoopUtilization()
+  setInterval(() => {
+    const now = performance.eventLoopUtilization()
+    const busy = performance.eventLoopUtilization(now, utilisation).utilization
+    utilisation = now
+    const line = { t: Date.now(), name, count: delay.count, percentiles: [...delay.percentiles.entries()], busy }
+    delay.reset()
+    try {
+      appendFileSync(file, `${JSON.stringify(line)}\n`)
+    } catch {}
+  }, 1000).unref()
+}

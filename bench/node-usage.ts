@@ -1,0 +1,108 @@
+/**
+ * What a workload cost the node processes under test, read from outside them: CPU seconds of every
+ * thread (/proc/<pid>/stat: utime + stime of the whole process), peak RSS, and, when the nodes run
+ * with bench/loop-monitor.cjs preloaded, each thread's event-loop lag p99 and busy share over the
+ * workload's window (the monitor's per-second lines, merged).
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const CLOCK_TICKS = 100
+/** the loop monitor's timer period: a delay sample of exactly this is no lag */
+const MONITOR_RESOLUTION_NS = 5_000_000
+
+/** CPU seconds of all the processes together (every thread) */
+export function cpuSeconds(pids: readonly number[]): number {
+  let sum = 0
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    sum += (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime, fields 14 and 15
+  }
+  return sum
+}
+
+/** resident memory of the largest of the processes */
+export function rssBytes(pids: readonly number[]): number {
+  return Math.max(0, ...pids.map((pid) => residentOf(pid).rss))
+}
+
+/**
+ * resident memory of one process, whole and split: anonymous (heaps, buffers: where a leak shows)
+ * and file-backed (the program, and LMDB's data file mapped in, which grows with the chain)
+ */
+export function residentOf(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = (name: string): number => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024
+  return { rss: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile') }
+}
+
+/** one thread over a window: lag p99 (ms) and the share of the window its event loop was busy */
+export interface ThreadLoad {
+  thread: string
+  lagP99Ms: number
+  busy: number
+}
+
+interface MonitorLine {
+  t: number
+  name: string
+  count: number
+  percentiles: [number, number][]
+  busy: number
+}
+
+/**
+ * Per thread of `pids`, the lines the loop monitor wrote in [fromMs, toMs] merged: each second's
+ * distribution weighted by its sample count; lag = delay − the monitor's timer period.
+ */
+export function threadLoads(dir: string | undefined, pids: readonly number[], fromMs: number, toMs: number): ThreadLoad[] {
+  if (dir === undefined) return []
+  let files: string[]
+  try {
+    files = readdirSync(dir)
+  } catch {
+    return []
+  }
+  const loads: ThreadLoad[] = []
+  for (const [index, pid] of pids.entries()) {
+    for (const file of files.filter((f) => f.startsWith(`${pid}-`) && f.endsWith('.jsonl')).sort()) {
+      const lines = readFileSync(join(dir, file), 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as MonitorLine)
+        // a line covers the second before its time
+        .filter((line) => line.t - 1000 >= fromMs - 500 && line.t <= toMs + 500)
+      if (lines.length === 0) continue
+      const prefix = pids.length > 1 ? `node ${index + 1} ` : ''
+      loads.push({
+        thread: `${prefix}${lines[0].name}`,
+        lagP99Ms: Math.round(Math.max(0, mergedPercentile(lines, 99) - MONITOR_RESOLUTION_NS) / 1e4) / 100,
+        busy: Math.round((lines.reduce((sum, line) => sum + line.busy, 0) / lines.length) * 100) / 100,
+      })
+    }
+  }
+  return loads
+}
+
+/** the p-th percentile of several histograms given as percentile → value steps, weighted by their counts */
+function mergedPercentile(lines: readonly MonitorLine[], p: number): number {
+  const total = lines.reduce((sum, line) => sum + line.count, 0)
+  if (total === 0) return 0
+  const candidates = [...new Set(lines.flatMap((line) => line.percentiles.map(([, value]) => value)))].sort((a, b) => a - b)
+  // share of a line's samples at or below `value`: the highest percentile whose value is ≤ it
+  const below = (line: MonitorLine, value: number): number => {
+    let share = 0
+    for (const [percentile, at] of line.percentiles) if (at <= value) share = percentile / 100
+    return share
+  }
+  for (const value of candidates) {
+    const covered = lines.reduce((sum, line) => sum + line.count * below(line, value), 0)
+    if (covered >= (total * p) / 100) return value
+  }
+  return candidates[candidates.length - 1]
+}
+
+/** "main 12.3 ms (0.95 busy) · verify 1 0.2 ms (0.40)" */
+export function formatLoads(loads: readonly ThreadLoad[]): string {
+  return loads.map((load) => `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)})`).join(' · ')
+}

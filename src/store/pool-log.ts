@@ -1,0 +1,243 @@
+/**
+ * The pool log: where an admitted transaction becomes durable before its hash is answered
+ * (ARCHITECTURE.md decisions 8 and 11). Append-only segment files in `<ledger>/pool/`, one record
+ * per transaction: `u32 length ‖ u32 CRC-32 ‖ payload`. Records appended while a write is in
+ * flight are written together by the next one (group commit: one `writev` and one `fdatasync` on
+ * libuv's thread pool), so a submission waits for one fsync of its own group, never for a block
+ * commit or another group's work, and the thread that appends never blocks on the disk.
+ *
+ * A segment is deleted once every record in it is released (its transaction reached a block) and
+ * it is no longer the one appended to; a new segment starts past SEGMENT_BYTES. At open, `replay`
+ * reads every segment in order and stops a segment at its first torn or damaged record (the tail a
+ * kill -9 can leave; nothing after it was ever answered). The caller then rewrites what is still
+ * pending with `compact` into a fresh segment and the old ones go.
+ */
+import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
+import { join } from 'node:path'
+
+/** the pool log's directory inside the ledger's */
+export const POOL_LOG_DIR = 'pool'
+/** a segment past this size is closed and a new one started */
+const SEGMENT_BYTES = 64 * 1024 * 1024
+/** most bytes one group writes (a larger backlog is written by the next group) */
+const GROUP_BYTES = 8 * 1024 * 1024
+const HEADER_BYTES = 8
+const SEGMENT_NAME = /^seg-(\d{10})\.log$/
+
+export interface PoolLogRecord {
+  segment: number
+  payload: Uint8Array
+}
+
+export interface PoolLog {
+  /**
+   * Appends one record; resolves with its segment once the record is on disk (fsynced). The
+   * segment is what `release` takes when the record's transaction no longer needs it.
+   */
+  append(payload: Uint8Array): Promise<number>
+  /** one record of `segment` is no longer needed */
+  release(segment: number): void
+  /** records of the segments found at open, in order (call once, before any append) */
+  replay(): PoolLogRecord[]
+  /**
+   * Writes `payloads` (what is still pending of the replayed records) into a new segment, syncs it
+   * and removes every segment found at open; resolves with the new segment.
+   */
+  compact(payloads: readonly Uint8Array[]): Promise<number>
+  close(): Promise<void>
+}
+
+interface Segment {
+  number: number
+  fd: number
+  bytes: number
+  /** records not released yet */
+  live: number
+}
+
+interface Waiting {
+  record: Buffer[]
+  bytes: number
+  resolve(segment: number): void
+  reject(error: Error): void
+}
+
+export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number } = {}): PoolLog {
+  const segmentBytes = options.segmentBytes ?? SEGMENT_BYTES
+  const dir = join(ledgerPath, POOL_LOG_DIR)
+  mkdirSync(dir, { recursive: true })
+  const found = readdirSync(dir)
+    .map((name) => SEGMENT_NAME.exec(name))
+    .filter((match) => match !== null)
+    .map((match) => Number(match[1]))
+    .sort((a, b) => a - b)
+  const segments = new Map<number, Segment>()
+  let nextNumber = (found.at(-1) ?? 0) + 1
+  let active: Segment | undefined
+  let queue: Waiting[] = []
+  let writing = false
+  let closed = false
+  let failed: Error | undefined
+  let idle: (() => void) | undefined
+
+  const pathOf = (number: number): string => join(dir, `seg-${String(number).padStart(10, '0')}.log`)
+
+  const syncDir = (): void => {
+    const fd = openSync(dir, 'r')
+    try {
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  const startSegment = (): Segment => {
+    const number = nextNumber++
+    const segment: Segment = { number, fd: openSync(pathOf(number), 'a'), bytes: 0, live: 0 }
+    segments.set(number, segment)
+    // the new file's name must survive a power loss too, not only its bytes
+    syncDir()
+    return segment
+  }
+
+  const drop = (segment: Segment): void => {
+    segments.delete(segment.number)
+    closeSync(segment.fd)
+    unlinkSync(pathOf(segment.number))
+  }
+
+  const retireIfDone = (segment: Segment): void => {
+    if (segment !== active && segment.live <= 0 && segments.has(segment.number)) drop(segment)
+  }
+
+  /** writes everything queued as one group; the next group starts when this one is on disk */
+  const flush = (): void => {
+    if (writing || queue.length === 0) return
+    if (failed !== undefined) {
+      for (const waiting of queue.splice(0)) waiting.reject(failed)
+      return
+    }
+    writing = true
+    if (active === undefined || active.bytes >= segmentBytes) {
+      const previous = active
+      active = startSegment()
+      if (previous !== undefined) retireIfDone(previous)
+    }
+    const segment = active
+    let bytes = 0
+    let count = 0
+    while (count < queue.length && (count === 0 || bytes + queue[count].bytes <= GROUP_BYTES)) bytes += queue[count++].bytes
+    const group = queue.slice(0, count)
+    queue = queue.slice(count)
+    segment.bytes += bytes
+    segment.live += group.length
+    const buffers = group.flatMap((waiting) => waiting.record)
+    const done = (error: NodeJS.ErrnoException | null): void => {
+      writing = false
+      if (error !== null) {
+        // a log that failed a write cannot say what reached the disk: every later append fails too
+        failed = new Error(`pool log: ${error.message}`, { cause: error })
+        segment.live -= group.length
+        for (const waiting of group) waiting.reject(failed)
+      } else for (const waiting of group) waiting.resolve(segment.number)
+      if (queue.length > 0) flush()
+      else idle?.()
+    }
+    writev(segment.fd, buffers, (error) => {
+      if (error !== null) return done(error)
+      fdatasync(segment.fd, done)
+    })
+  }
+
+  const frame = (payload: Uint8Array): Buffer[] => {
+    const header = Buffer.allocUnsafe(HEADER_BYTES)
+    header.writeUInt32LE(payload.length, 0)
+    header.writeUInt32LE(crc32(payload), 4)
+    return [header, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)]
+  }
+
+  return {
+    append(payload) {
+      if (closed) return Promise.reject(new Error('pool log is closed'))
+      return new Promise((resolve, reject) => {
+        queue.push({ record: frame(payload), bytes: payload.length + HEADER_BYTES, resolve, reject })
+        // records appended in the same run of this thread go out together
+        if (queue.length === 1) queueMicrotask(flush)
+      })
+    },
+
+    release(number) {
+      const segment = segments.get(number)
+      if (segment === undefined) return
+      segment.live--
+      retireIfDone(segment)
+    },
+
+    replay() {
+      const records: PoolLogRecord[] = []
+      for (const number of found) {
+        const bytes = readFileSync(pathOf(number))
+        let offset = 0
+        while (offset + HEADER_BYTES <= bytes.length) {
+          const length = bytes.readUInt32LE(offset)
+          const end = offset + HEADER_BYTES + length
+          if (end > bytes.length) break
+          const payload = bytes.subarray(offset + HEADER_BYTES, end)
+          if (crc32(payload) !== bytes.readUInt32LE(offset + 4)) break
+          records.push({ segment: number, payload })
+          offset = end
+        }
+      }
+      return records
+    },
+
+    async compact(payloads) {
+      const before = [...found]
+      found.length = 0
+      const segment = startSegment()
+      active = segment
+      if (payloads.length > 0) {
+        await new Promise<void>((resolve, reject) => {
+          const buffers = payloads.flatMap(frame)
+          writev(segment.fd, buffers, (error) => {
+            if (error !== null) return reject(error)
+            fdatasync(segment.fd, (syncError) => (syncError === null ? resolve() : reject(syncError)))
+          })
+        })
+        segment.bytes = payloads.reduce((sum, payload) => sum + payload.length + HEADER_BYTES, 0)
+        segment.live = payloads.length
+      }
+      for (const number of before) unlinkSync(pathOf(number))
+      if (before.length > 0) syncDir()
+      return segment.number
+    },
+
+    async close() {
+      if (closed) return
+      closed = true
+      if (writing || queue.length > 0)
+        await new Promise<void>((resolve) => {
+          idle = resolve
+        })
+      for (const segment of segments.values()) closeSync(segment.fd)
+      segments.clear()
+    },
+  }
+}
+
+const CRC_TABLE = (() => {
+  const table = new Int32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    table[n] = c
+  }
+  return table
+})()
+
+/** CRC-32 (IEEE), as zlib computes it (Node 20 has no zlib.crc32) */
+export function crc32(bytes: Uint8Array): number {
+  let crc = -1
+  for (let i = 0; i < bytes.length; i++) crc = CRC_TABLE[(crc ^ bytes[i]) & 0xff] ^ (crc >>> 8)
+  return (crc ^ -1) >>> 0
+}

@@ -1,0 +1,91 @@
+/**
+ * The binary form of an admitted transaction, made once where it is admitted and carried as is: in
+ * the message from a request thread to the chain thread, in the pool log (src/store/pool-log.ts)
+ * and in a relay to peers. msgpack (msgpackr) of the SignedTx, with bigints kept as bigints (and
+ * numbers as numbers), so the params object the client signed comes back exactly; decoding checks
+ * the shape, so bytes from a peer or a damaged log cannot become a malformed record.
+ *
+ * An admitted transaction travels with its signature check when it has had one:
+ * `[flag byte][msgpack]`, flag 0 not checked yet, 1 valid, 2 invalid.
+ */
+import { Packr } from 'msgpackr'
+import type { SignedTx } from '../domain.ts'
+
+const packr = new Packr({ useRecords: false, useBigIntExtension: true, mapsAsObjects: true } as ConstructorParameters<typeof Packr>[0])
+
+const KINDS = new Set(['transfer', 'deploy', 'invoke', 'maintain'])
+const HEX = /^0x[0-9a-f]*$/
+
+export class TxDecodeError extends Error {
+  override name = 'TxDecodeError'
+}
+
+export function encodeTx(tx: SignedTx): Uint8Array {
+  return packr.pack(tx)
+}
+
+export function decodeTx(bytes: Uint8Array): SignedTx {
+  let value: unknown
+  try {
+    value = packr.unpack(bytes)
+  } catch (error) {
+    throw new TxDecodeError(`not a transaction record: ${(error as Error).message}`)
+  }
+  return checkedTx(value)
+}
+
+/** A checked transaction's bytes with its signature check: undefined (not checked yet), true or false. */
+export function encodeAdmitted(tx: SignedTx, signatureValid: boolean | undefined): Uint8Array {
+  const body = packr.pack(tx)
+  const out = new Uint8Array(body.length + 1)
+  out[0] = signatureValid === undefined ? 0 : signatureValid ? 1 : 2
+  out.set(body, 1)
+  return out
+}
+
+export function decodeAdmitted(bytes: Uint8Array): { tx: SignedTx; signatureValid: boolean | undefined } {
+  if (bytes.length < 2 || bytes[0] > 2) throw new TxDecodeError('not an admitted transaction record')
+  return { tx: decodeTx(bytes.subarray(1)), signatureValid: bytes[0] === 0 ? undefined : bytes[0] === 1 }
+}
+
+const isHex = (value: unknown, bytes?: number): value is string =>
+  typeof value === 'string' && HEX.test(value) && (bytes === undefined || value.length === 2 + 2 * bytes)
+const isInteger = (value: unknown): value is bigint => typeof value === 'bigint'
+
+function checkedTx(value: unknown): SignedTx {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TxDecodeError('a transaction record is a map')
+  const tx = value as Record<string, unknown>
+  const problem = !isHex(tx.hash, 32)
+    ? 'hash'
+    : typeof tx.kind !== 'string' || !KINDS.has(tx.kind)
+      ? 'kind'
+      : !isHex(tx.from, 20)
+        ? 'from'
+        : !(tx.to === null || isHex(tx.to, 20))
+          ? 'to'
+          : !isInteger(tx.value)
+            ? 'value'
+            : !isHex(tx.payload)
+              ? 'payload'
+              : !isInteger(tx.timestamp)
+                ? 'timestamp'
+                : !isInteger(tx.nonce)
+                  ? 'nonce'
+                  : typeof tx.extra !== 'string'
+                    ? 'extra'
+                    : typeof tx.opcode !== 'number'
+                      ? 'opcode'
+                      : tx.vmType !== 'EVM' && tx.vmType !== 'JVM'
+                        ? 'vmType'
+                        : !isHex(tx.signature)
+                          ? 'signature'
+                          : !isHex(tx.signHash, 32)
+                            ? 'signHash'
+                            : typeof tx.simulate !== 'boolean'
+                              ? 'simulate'
+                              : tx.signed === null || typeof tx.signed !== 'object' || Array.isArray(tx.signed)
+                                ? 'signed'
+                                : undefined
+  if (problem !== undefined) throw new TxDecodeError(`a transaction record with a malformed ${problem}`)
+  return tx as unknown as SignedTx
+}
