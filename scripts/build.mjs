@@ -11,7 +11,7 @@
  * `npm start` (scripts/start.mjs) builds when `buildIsCurrent` says dist/ is missing or stale.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -44,10 +44,10 @@ export function buildIsCurrent(outDir = DEFAULT_OUT_DIR) {
   return INPUTS.every((input) => !existsSync(join(repoRoot, input)) || newestChange(join(repoRoot, input)) <= built)
 }
 
-/** Compiles into a staging directory beside `outDir`, then moves each part into place (dist/build/, the JVM executor built at run time, stays). */
+/** Compiles into a staging directory inside `outDir`, then moves each part into place (dist/build/, the JVM executor built at run time, stays). */
 export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
   const out = resolve(outDir)
-  const staging = `${out}.partial-${process.pid}`
+  const staging = join(out, `.partial-${process.pid}`)
   let tsc
   try {
     tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
@@ -64,7 +64,6 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
     const { name, version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
     // the node reads its version from here; `type` makes the .js files ES modules wherever dist/ is put
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name, version, private: true, type: 'module' }, null, 2)}\n`)
-    mkdirSync(out, { recursive: true })
     rmSync(join(out, STAMP), { force: true })
     for (const entry of readdirSync(staging)) {
       rmSync(join(out, entry), { recursive: true, force: true })
