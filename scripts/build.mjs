@@ -11,21 +11,19 @@
  * `npm start` (scripts/start.mjs) builds when `buildIsCurrent` says dist/ is missing or stale.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 export const DEFAULT_OUT_DIR = join(repoRoot, 'dist')
-/** what tsc compiles (tsconfig.build.json) */
-const COMPILED = ['src', 'generated']
 /** read by path at run time, relative to the modules: copied as they are */
 const ASSETS = ['openrpc.json', 'playground', join('jvm', 'src')]
-/** a change to any of these makes a build stale */
-const INPUTS = [...COMPILED, ...ASSETS, 'package.json', 'tsconfig.json', 'tsconfig.build.json', join('scripts', 'build.mjs')]
-/** written last, dated when the build began: a source saved during the build leaves it stale */
+/** besides the compiled sources (the stamp lists them) and ASSETS, a change to any of these makes a build stale */
+const SETTINGS = ['package.json', 'tsconfig.json', 'tsconfig.build.json', join('scripts', 'build.mjs')]
+/** written last, dated when the build began (a source saved during the build leaves it stale); lists the compiled sources */
 const STAMP = '.build-stamp'
 
 /** Newest modification time (ms) under `path`, directories included: a deleted or renamed file changes its directory's. */
@@ -36,12 +34,40 @@ function newestChange(path) {
   return newest
 }
 
-/** true when `outDir` holds a finished build no source is newer than (a few hundred stat calls) */
+/**
+ * true when `outDir` holds a finished build that no input is newer than: each source tsc compiled
+ * and its directory (a file added beside it), the assets, the settings. A few hundred stat calls.
+ */
 export function buildIsCurrent(outDir = DEFAULT_OUT_DIR) {
-  const stamp = join(outDir, STAMP)
-  if (!existsSync(stamp)) return false
-  const built = statSync(stamp).mtimeMs
-  return INPUTS.every((input) => !existsSync(join(repoRoot, input)) || newestChange(join(repoRoot, input)) <= built)
+  let stamp
+  try {
+    stamp = { built: statSync(join(outDir, STAMP)).mtimeMs, ...JSON.parse(readFileSync(join(outDir, STAMP), 'utf8')) }
+  } catch {
+    return false
+  }
+  if (!Array.isArray(stamp.sources)) return false
+  const sources = stamp.sources.map((source) => join(repoRoot, source))
+  try {
+    // a source's directory changes when a file is added beside it, which an edited source may import
+    for (const path of new Set([...sources, ...sources.map((source) => dirname(source))]))
+      if (statSync(path).mtimeMs > stamp.built) return false
+    for (const input of [...ASSETS, ...SETTINGS]) if (newestChange(join(repoRoot, input)) > stamp.built) return false
+  } catch {
+    return false // a source or an asset is gone
+  }
+  return true
+}
+
+/** The repository's own files in tsc's `--listFiles` output; the other lines are its messages. */
+function splitListing(output) {
+  const sources = []
+  const messages = []
+  for (const line of output.split('\n')) {
+    const file = relative(repoRoot, line.trim())
+    if (isAbsolute(line.trim()) && !file.startsWith('..') && !file.split(sep).includes('node_modules')) sources.push(file)
+    else if (!isAbsolute(line.trim()) && line.trim() !== '') messages.push(line)
+  }
+  return { sources, messages }
 }
 
 /** Compiles into a staging directory inside `outDir`, then moves each part into place (dist/build/, the JVM executor built at run time, stays). */
@@ -57,9 +83,12 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
   rmSync(staging, { recursive: true, force: true })
   const began = new Date()
   try {
-    const args = [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', staging, ...(check ? [] : ['--noCheck'])]
-    const compiled = spawnSync(process.execPath, args, { cwd: repoRoot, stdio: 'inherit' })
-    if (compiled.status !== 0) throw new Error(`tsc failed (exit ${compiled.status ?? compiled.signal}): see its messages above`)
+    const args = [tsc, '-p', join(repoRoot, 'tsconfig.build.json'), '--outDir', staging, '--listFiles', ...(check ? [] : ['--noCheck'])]
+    const compiled = spawnSync(process.execPath, args, { cwd: repoRoot, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+    const { sources, messages } = splitListing(`${compiled.stdout ?? ''}\n${compiled.stderr ?? ''}`)
+    if (messages.length > 0) console.error(messages.join('\n'))
+    if (compiled.status !== 0)
+      throw new Error(`tsc failed (exit ${compiled.status ?? compiled.signal})${messages.length > 0 ? ': see its messages above' : ''}`)
     for (const asset of ASSETS) cpSync(join(repoRoot, asset), join(staging, asset), { recursive: true })
     const { name, version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
     // the node reads its version from here; `type` makes the .js files ES modules wherever dist/ is put
@@ -69,7 +98,7 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
       rmSync(join(out, entry), { recursive: true, force: true })
       renameSync(join(staging, entry), join(out, entry))
     }
-    writeFileSync(join(out, STAMP), `${began.toISOString()}\n`)
+    writeFileSync(join(out, STAMP), `${JSON.stringify({ began: began.toISOString(), sources }, null, 1)}\n`)
     utimesSync(join(out, STAMP), began, began)
   } finally {
     rmSync(staging, { recursive: true, force: true })
