@@ -40,14 +40,18 @@ let child: ChildProcess
 let url: string
 let output = ''
 
-function startBuilt(): Promise<string> {
+/** no loader inherited from this test's process (tsx), no coverage of tsc or of the built copy */
+function withoutLoaders(): NodeJS.ProcessEnv {
   const env = { ...process.env }
-  // no loader inherited from this test's process (tsx), no coverage of the built copy
   delete env.NODE_OPTIONS
   delete env.NODE_V8_COVERAGE
+  return env
+}
+
+function startBuilt(): Promise<string> {
   child = spawn(process.execPath, [join(outDir, 'src', 'cli.js'), 'start', '--port', '0', '--data-dir', dataDir], {
     cwd: dir,
-    env,
+    env: withoutLoaders(),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   return new Promise((resolve, reject) => {
@@ -75,6 +79,7 @@ test.before(async () => {
   // --no-check: `npm test` type-checks the same sources (npm run typecheck); emitting alone is quick
   const built = spawnSync(process.execPath, ['scripts/build.mjs', '--out-dir', outDir, '--no-check'], {
     cwd: repoRoot,
+    env: withoutLoaders(),
     encoding: 'utf8',
     timeout: 120_000,
   })
