@@ -24,9 +24,25 @@ export interface ApiModules {
   chain: ChainReader
   submitter: TxSubmitter
   compiler: Compiler
-  subscriptions: PollingSubscriptions
-  cert: CertModules
-  archive: ArchiveService
+  /** the modules of the chain thread: absent in a request thread, which forwards CHAIN_THREAD_METHODS there (src/front/) */
+  subscriptions?: PollingSubscriptions
+  cert?: CertModules
+  archive?: ArchiveService
+}
+
+/**
+ * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
+ * event hub, the archive service, the peer directory and consensus, the CA that records TCerts. A
+ * request thread (src/front/) forwards them to the chain thread; every other method is answered
+ * where the request arrived, from the store's readers.
+ */
+export function isChainThreadMethod(name: string): boolean {
+  return (
+    name.startsWith('archive_') ||
+    name.startsWith('cert_') ||
+    (name.startsWith('sub_') && name !== 'sub_getLogs') ||
+    (name.startsWith('node_') && name !== 'node_getNodeHash')
+  )
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
@@ -43,7 +59,7 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createAccountHandlers({ state }),
     ...createNodeHandlers(modules),
     ...createSubHandlers(modules),
-    ...createCertHandlers(modules.cert),
-    ...createArchiveHandlers(modules),
+    ...(modules.cert === undefined ? {} : createCertHandlers(modules.cert)),
+    ...(modules.archive === undefined ? {} : createArchiveHandlers({ archive: modules.archive })),
   }
 }

@@ -15,7 +15,10 @@ import type { ChainReader } from './chain-reader.ts'
 export const MAX_LOG_RANGE = 5000
 export const MAX_LOG_RESULTS = 10_000
 
-export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers {
+/** sub_getLogs reads the store; the polling subscriptions come only with `subscriptions` (the chain thread's, src/api/index.ts). */
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions?: PollingSubscriptions }): Partial<SubHandlers>
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions?: PollingSubscriptions }): Partial<SubHandlers> {
   const { chain, subscriptions } = modules
 
   const getLogs = (filter: LogFilter = {}): WireLog[] => {
@@ -47,6 +50,7 @@ export function createSubHandlers(modules: { chain: ChainReader; subscriptions: 
     return found
   }
 
+  if (subscriptions === undefined) return { sub_getLogs: ([filter]) => getLogs(filter) }
   return {
     sub_newBlockSubscription: ([full]) => subscriptions.newBlockSubscription(full),
     sub_newEventSubscription: ([filter]) => subscriptions.newLogSubscription(subscriptionCriteria(filter, chain.height())),

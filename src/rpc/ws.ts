@@ -54,7 +54,7 @@ export interface WsLimits {
 
 export interface WsServerOptions {
   dispatcher: Dispatcher
-  events: EventHub
+  events: Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'>
   /** current chain height, to resolve `latest` in a log filter */
   height(): number
   /** the node's namespace: notifications name it, requests may name it or none */

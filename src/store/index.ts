@@ -16,45 +16,30 @@
  */
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
-import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
-import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
+import type { Hex, Receipt, SignedTx } from '../domain.ts'
+import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
 import { openPoolLog, type PoolLog } from './pool-log.ts'
-import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
-import { type BlockBatch, BlockBatchesRepo } from './repos/block-batches.ts'
-import { BlockTxsRepo } from './repos/block-txs.ts'
-import { BlocksRepo } from './repos/blocks.ts'
+import { LmdbReader } from './reader.ts'
+import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import { ConsensusLogRepo, type ConsensusWrite } from './repos/consensus-log.ts'
-import { DeployedRepo } from './repos/deployed.ts'
-import { InvalidTxsRepo } from './repos/invalid-txs.ts'
 import { MetaRepo } from './repos/meta.ts'
 import { PendingRepo } from './repos/pending.ts'
-import { ReceiptsRepo } from './repos/receipts.ts'
-import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
-import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
+import { signKey } from './repos/sign-hashes.ts'
+import type { TcertRecord } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
-import { TxsRepo } from './repos/txs.ts'
-import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
+import { keyspaceOfKind } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
-import type {
-  ArchivedBlock,
-  BlockCommit,
-  BlocksByTime,
-  GenesisAccount,
-  OpenStoreOptions,
-  RawEntry,
-  Store,
-  WorldChanges,
-  WorldSnapshot,
-} from './types.ts'
+import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldChanges, WorldSnapshot } from './types.ts'
 import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
 export type { PoolLog } from './pool-log.ts'
+export { type LmdbReader, openStoreReader, type StoreTip } from './reader.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
@@ -68,6 +53,7 @@ export type {
   OpenStoreOptions,
   RawEntry,
   Store,
+  StoreReads,
   WorldChanges,
   WorldSnapshot,
 } from './types.ts'
@@ -100,26 +86,11 @@ interface RootPlan {
   lanes: Uint16Array
 }
 
-class LmdbStore implements Store {
-  private readonly meta: MetaRepo
-  private readonly blocks: BlocksRepo
-  private readonly blockTxs: BlockTxsRepo
-  private readonly txs: TxsRepo
-  private readonly receipts: ReceiptsRepo
-  private readonly invalidTxs: InvalidTxsRepo
-  private readonly signHashes: SignHashesRepo
+class LmdbStore extends LmdbReader implements Store {
   private readonly pending: PendingRepo
-  private readonly deployed: DeployedRepo
-  private readonly tcerts: TcertsRepo
-  private readonly blockBatches: BlockBatchesRepo
-  private readonly world: WorldStateRepo
-  private readonly archive: ArchiveRepo
   /** LMDB database by keyspace number, for raw entries */
   private readonly bySpace: Map<number, { db: Db; uint32: boolean }>
-  readonly state: StateReader
 
-  private tip: number
-  private tipHash: Hex
   private lanes: Uint16Array
   private root: Hex
   /** bumped by every state write, so a RootPlan from before it is not reused */
@@ -129,38 +100,21 @@ class LmdbStore implements Store {
   private writesInFlight = 0
   private queue: Promise<void> = Promise.resolve()
   private closed = false
-  private archived: ArchiveRecord
 
   constructor(
-    private readonly env: RootDatabase,
-    private readonly dbs: Dbs,
+    env: RootDatabase,
+    dbs: Dbs,
     private readonly consensusLog: ConsensusLogRepo,
     readonly poolLog: PoolLog,
   ) {
-    this.meta = new MetaRepo(dbs.meta)
-    this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
-    this.blockTxs = new BlockTxsRepo(dbs.blockTxs, dbs.blockInvalidTxs)
-    this.txs = new TxsRepo(dbs.txs, dbs.txTime)
-    this.receipts = new ReceiptsRepo(dbs.receipts)
-    this.invalidTxs = new InvalidTxsRepo(dbs.invalidTxs, dbs.invalidTxTime)
-    this.signHashes = new SignHashesRepo(dbs.signHashes)
+    super(env, dbs)
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
-    this.deployed = new DeployedRepo(dbs.deployed)
-    this.tcerts = new TcertsRepo(dbs.tcerts)
-    this.blockBatches = new BlockBatchesRepo(dbs.blockBatches)
-    this.world = new WorldStateRepo(dbs)
-    this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
-    this.archived = this.archive.record()
     this.bySpace = new Map(
       (Object.keys(Keyspace) as KeyspaceName[]).map((name) => [
         Keyspace[name],
         { db: dbs[name], uint32: keyspaceEncoding[name].keyEncoding === 'uint32' },
       ]),
     )
-    this.state = this.world
-
-    this.tip = this.blocks.lastNumber()
-    this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
     this.lanes = this.meta.lanes() ?? emptyLanes()
     this.root = lanesRoot(this.lanes)
     if (this.tip > 0) {
@@ -170,111 +124,11 @@ class LmdbStore implements Store {
     }
   }
 
-  // ---- blocks
-
-  height(): number {
-    return this.tip
-  }
-
-  genesisNumber(): number {
-    return this.tip > 0 ? this.archived.genesis : 0
-  }
-
-  // lmdb-js commits on its own thread, so a block's records are readable a moment before
-  // commitBlock resolves and `tip` moves; reads hide them until then, so nobody sees a receipt
-  // whose block is not yet the chain height. Below the genesis, records of an archive or restore
-  // in progress may still (or already) be there; reads hide them the same way.
-  private live(number: number): boolean {
-    return number <= this.tip && number >= this.archived.genesis
-  }
-
-  getBlock(number: number): BlockHeader | undefined {
-    return this.live(number) ? this.blocks.get(number) : undefined
-  }
-
-  getBlockByHash(hash: Hex): BlockHeader | undefined {
-    const number = this.blocks.numberOf(hash)
-    return number === undefined || !this.live(number) ? undefined : this.blocks.get(number)
-  }
-
-  getBlockTxHashes(number: number): Hex[] {
-    return this.live(number) ? this.blockTxs.validHashes(number) : []
-  }
-
-  getBlockInvalidTxHashes(number: number): Hex[] {
-    return this.live(number) ? this.blockTxs.invalidHashes(number) : []
-  }
-
-  blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime {
-    return this.blocks.byWriteTime(startNs, endNs, this.tip, this.archived.genesis)
-  }
-
-  // ---- transactions
-
-  getTx(hash: Hex): CommittedTx | undefined {
-    const tx = this.txs.get(hash)
-    return tx === undefined || !this.live(tx.blockNumber) ? undefined : tx
-  }
-
-  getReceipt(hash: Hex): Receipt | undefined {
-    const receipt = this.receipts.get(hash)
-    return receipt === undefined || !this.live(receipt.blockNumber) ? undefined : receipt
-  }
-
-  getInvalidTx(hash: Hex): InvalidTx | undefined {
-    const invalid = this.invalidTxs.get(hash)
-    return invalid === undefined || !this.live(invalid.blockNumber) ? undefined : invalid
-  }
-
-  hasTx(hash: Hex): boolean {
-    try {
-      return this.hasKey(fixedBytes(hash, 32, 'hash'))
-    } catch {
-      return false
-    }
-  }
-
-  private hasKey(key: Buffer): boolean {
-    return this.txs.has(key) || this.invalidTxs.has(key) || this.archive.hasArchivedTx(key)
-  }
-
-  findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
-    return this.signHashes.find(from, signHash)
-  }
-
-  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.txs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getTx(hash) !== undefined)
-  }
-
-  invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.invalidTxs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
-  }
-
-  countTxs(): number {
-    return this.txs.count()
-  }
-
-  listInvalidTxHashes(limit: number): Hex[] {
-    return this.invalidTxs.list(limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
-  }
-
-  getDeployedList(creator: Hex): Hex[] {
-    return this.deployed.list(creator)
-  }
-
   // ---- TCerts
 
   async putTcert(record: TcertRecord): Promise<void> {
     this.assertOpen()
     await this.tcerts.put(record)
-  }
-
-  getTcert(pemBytes: Uint8Array): TcertRecord | undefined {
-    return this.tcerts.get(pemBytes)
-  }
-
-  getBlockBatch(number: number): BlockBatch | undefined {
-    return this.live(number) ? this.blockBatches.get(number) : undefined
   }
 
   // ---- consensus log (a VP's own votes, view, checkpoints)
@@ -503,23 +357,6 @@ class LmdbStore implements Store {
 
   // ---- archive
 
-  archiveRecord(): ArchiveRecord {
-    return this.archived
-  }
-
-  archivedBlockOf(hash: Hex): number | undefined {
-    const number = this.archive.archivedBlockOf(hash)
-    if (number !== undefined) return number
-    // moved out logically (below the genesis) but not yet removed: an archive still running
-    const present = this.txs.get(hash)?.blockNumber ?? this.invalidTxs.get(hash)?.blockNumber
-    return present !== undefined && present < this.archived.genesis ? present : undefined
-  }
-
-  archivedBlockOfHash(hash: Hex): number | undefined {
-    const number = this.blocks.numberOf(hash)
-    return number !== undefined && number < this.archived.genesis ? number : undefined
-  }
-
   worldAt(height: number): WorldSnapshot | undefined {
     this.assertOpen()
     const header = this.blocks.get(height)
@@ -651,10 +488,6 @@ class LmdbStore implements Store {
     if (op === undefined) return
     if (op.kind === 'archive') await this.writeRecord({ ...current, ranges: [...current.ranges, op.range] })
     else await this.writeRecord({ genesis: op.range.from, ranges: current.ranges.slice(0, -1) })
-  }
-
-  snapshotRequests(): { height: number; snapshotId: string }[] {
-    return this.archive.snapshotRequests()
   }
 
   putSnapshotRequest(height: number, snapshotId: string): Promise<void> {

@@ -13,7 +13,7 @@ const bytes = (text: string): Uint8Array => new TextEncoder().encode(text)
 const text = (payload: Uint8Array): string => new TextDecoder().decode(payload)
 const segmentsIn = (dir: string): string[] => readdirSync(join(dir, POOL_LOG_DIR)).sort()
 
-test('crc32 is zlib\'s CRC-32', () => {
+test("crc32 is zlib's CRC-32", () => {
   assert.is(crc32(bytes('123456789')), 0xcbf43926)
   assert.is(crc32(new Uint8Array(0)), 0)
 })
