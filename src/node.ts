@@ -26,7 +26,7 @@ import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
-import { type RequestThreads, startRequestThreads } from './front/threads.ts'
+import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { createNvpRole } from './network/nvp.ts'
@@ -93,6 +93,11 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
+  // request threads load their modules while this thread finishes its start; they listen once it has
+  const loading =
+    requestThreads > 0
+      ? loadRequestThreads({ count: requestThreads, start: { config, dataDir, ledgerPath, txVersion: TX_VERSION }, verifyPool, log })
+      : undefined
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
   const chain = createChain({
     store,
@@ -146,18 +151,17 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
     archive,
   })
-  await chain.start()
-  await network?.start()
   let threads: RequestThreads | undefined
   let servers: RpcServers | undefined
-  if (requestThreads > 0) {
-    threads = await startRequestThreads({
-      count: requestThreads,
-      start: { config, dataDir, ledgerPath, txVersion: TX_VERSION },
-      verifyPool,
-      doors: { submitter, simulate: chain.simulate, handlers, events, tip: () => store.position(), log },
-    })
-    if (threads === undefined) log.warn('no request thread could start: requests are served on the chain thread')
+  try {
+    await chain.start()
+    await network?.start()
+    const loaded = await loading
+    if (requestThreads > 0 && loaded === undefined) log.warn('no request thread could start: requests are served on the chain thread')
+    threads = await loaded?.open({ submitter, simulate: chain.simulate, handlers, events, tip: () => store.position(), log })
+  } catch (error) {
+    await (await loading)?.discard()
+    throw error
   }
   if (threads === undefined)
     servers = createRpcServers({

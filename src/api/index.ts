@@ -6,6 +6,7 @@ import type { ArchiveService } from '../archive/service.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
+import { type AnswerCache, createAnswerCache } from './answers.ts'
 import { createArchiveHandlers } from './archive.ts'
 import { createBlockHandlers } from './block.ts'
 import { type CertModules, createCertHandlers } from './cert.ts'
@@ -24,6 +25,8 @@ export interface ApiModules {
   chain: ChainReader
   submitter: TxSubmitter
   compiler: Compiler
+  /** committed records' texts, made once; one per thread (front/events.ts shares a request thread's with its WebSocket push); made here when absent */
+  answers?: AnswerCache
   /** the modules of the chain thread: absent in a request thread, which forwards CHAIN_THREAD_METHODS there (src/front/) */
   subscriptions?: PollingSubscriptions
   cert?: CertModules
@@ -47,9 +50,10 @@ export function isChainThreadMethod(name: string): boolean {
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
   const state = () => modules.chain.state
+  const answers = modules.answers ?? createAnswerCache(modules.chain)
   return {
-    ...createTxHandlers(modules),
-    ...createBlockHandlers(modules),
+    ...createTxHandlers({ ...modules, answers }),
+    ...createBlockHandlers({ chain: modules.chain, answers }),
     ...createContractHandlers({
       state,
       deployedList: (creator: Hex) => modules.chain.getDeployedList(creator),

@@ -2,9 +2,11 @@
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
 import type { Hex, InvalidTx, TxSubmitter } from '../domain.ts'
-import { InvalidReason } from '../domain.ts'
+import { InvalidReason, ZERO_HASH } from '../domain.ts'
 import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
 import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from '../wire/format.ts'
+import type { JsonText } from '../wire/json.ts'
+import type { AnswerCache } from './answers.ts'
 import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
@@ -24,6 +26,8 @@ export interface TxModules {
   protocol: ProtocolInfo
   chain: ChainReader
   submitter: TxSubmitter
+  /** committed records' texts, made once (answers.ts); one per thread, shared with the block handlers and WebSocket push */
+  answers: AnswerCache
 }
 
 /** The receipt error of a discarded transaction: its failure name is the message (spec "tx_getTransactionReceipt"). */
@@ -32,7 +36,7 @@ export function receiptFailure(invalid: InvalidTx): RpcError {
 }
 
 export function createTxHandlers(modules: TxModules): TxHandlers {
-  const { protocol, chain, submitter } = modules
+  const { protocol, chain, submitter, answers } = modules
 
   const missing = (what: string, hash: Hex) => notFound(chain, what, hash, chain.archivedBlockOf(hash.toLowerCase()))
 
@@ -97,8 +101,10 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     },
     tx_getTransactionByHash: ([hash]) => {
       const key = hash.toLowerCase()
+      const kept = answers.kept('tx', key) as JsonText<WireTransaction> | undefined
+      if (kept !== undefined) return kept
       const found = chain.getTx(key)
-      if (found !== undefined) return formatTransaction(found)
+      if (found !== undefined) return answers.transaction(found)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) return formatInvalidTransaction(invalid)
       throw missing('transaction', hash)
@@ -120,8 +126,11 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     },
     tx_getTransactionReceipt: ([hash]) => {
       const key = hash.toLowerCase()
+      const kept = answers.kept('receipt', key) as JsonText<WireReceipt> | undefined
+      if (kept !== undefined) return kept
       const receipt = chain.getReceipt(key)
-      if (receipt !== undefined) return formatReceipt(receipt)
+      // a simulation's receipt names no block: it is answered, never kept
+      if (receipt !== undefined) return receipt.blockHash === ZERO_HASH ? formatReceipt(receipt) : answers.receipt(receipt)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) throw receiptFailure(invalid)
       throw missing('receipt', hash)

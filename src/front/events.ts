@@ -5,20 +5,26 @@
  * the chain thread's hub, which publishes it to everyone, this thread included.
  */
 import type { Block, Log as WireLog } from '../../generated/types.ts'
-import type { CommittedTx } from '../domain.ts'
+import type { AnswerCache } from '../api/answers.ts'
+import type { BlockHeader, CommittedTx } from '../domain.ts'
 import type { EventHub } from '../events/hub.ts'
 import type { BlockEvent, SystemStatusMessage } from '../events/types.ts'
 import type { StoreReads } from '../store/index.ts'
-import { formatBlock, formatReceipt } from '../wire/format.ts'
+import { formatReceipt } from '../wire/format.ts'
+import { parseJson } from '../wire/json.ts'
 import type { ChainLink } from './submitter.ts'
 
-export function createFrontEvents(reader: StoreReads, link: ChainLink): Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'> {
+export function createFrontEvents(
+  reader: StoreReads,
+  link: ChainLink,
+  answers: AnswerCache,
+): Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'> {
   const blockListeners = new Set<(event: BlockEvent) => void>()
   const statusListeners = new Set<(message: SystemStatusMessage) => void>()
 
   link.onBlock((number, hash) => {
     if (blockListeners.size === 0) return
-    const event = blockEventFrom(reader, number, hash)
+    const event = blockEventFrom(reader, answers, number, hash)
     for (const listener of [...blockListeners]) listener(event)
   })
   link.onStatus((message) => {
@@ -39,22 +45,21 @@ export function createFrontEvents(reader: StoreReads, link: ChainLink): Pick<Eve
 }
 
 /** A committed block as subscribers see it, read from the store on first use. */
-function blockEventFrom(reader: StoreReads, number: number, hash: string): BlockEvent {
-  let full: Block | undefined
+function blockEventFrom(reader: StoreReads, answers: AnswerCache, number: number, hash: string): BlockEvent {
   let logs: WireLog[] | undefined
   const hashes = (): string[] => reader.getBlockTxHashes(number)
+  const header = (): BlockHeader => {
+    const found = reader.getBlock(number)
+    if (found === undefined) throw new Error(`block ${number} was announced but this thread cannot read it`)
+    return found
+  }
+  // the same text block_getBlockByNumber answers with: made once in this thread
+  const text = (): string => answers.block(header(), true, () => hashes().map((txHash) => reader.getTx(txHash) as CommittedTx)).text
   return {
     number,
     hash,
-    full: () => {
-      const header = reader.getBlock(number)
-      if (header === undefined) throw new Error(`block ${number} was announced but this thread cannot read it`)
-      full ??= formatBlock(
-        header,
-        hashes().map((txHash) => reader.getTx(txHash) as CommittedTx),
-      )
-      return full
-    },
+    full: () => parseJson(text(), { maxDepth: 64 }) as unknown as Block,
+    fullText: text,
     logs: () => {
       logs ??= hashes().flatMap((txHash) => {
         const receipt = reader.getReceipt(txHash)

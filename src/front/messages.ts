@@ -20,10 +20,6 @@ export interface FrontStart {
   /** the ledger's LMDB environment, opened here for reading */
   ledgerPath: string
   txVersion: string
-  /** the chain's height when the thread starts */
-  tip: StoreTip
-  /** listen on the first request thread's socket (the others); undefined: open the configured port */
-  fd?: number
   /** to the chain thread */
   chain: MessagePort
   /** to each verify worker (verify-pool.ts connect) */
@@ -48,10 +44,13 @@ export type ToChain =
   /** a status event this thread raises (a cut-off WebSocket reader): the chain's hub publishes it */
   | { t: 'status'; event: StatusEvent }
   | { t: 'log'; level: Exclude<LogLevel, 'silent'>; component: string; message: string; stack?: string; detail?: string }
-  | { t: 'listening'; address: AddressInfo; fd: number | undefined }
+  /** answer to `go`: listening (fd: its socket, for the next thread), or why not */
+  | { t: 'listening'; address?: AddressInfo; fd?: number; error?: string }
   | { t: 'stopped' }
 
 export type ToFront =
+  /** the chain thread is ready: listen (on the first thread's socket `fd`, for the others) */
+  | { t: 'go'; tip: StoreTip; fd?: number }
   /** code 0: durable and answered; else the JSON-RPC error */
   | { t: 'admitted'; ids: number[]; codes: number[]; messages: string[] }
   | { t: 'reply'; id: number; tip: StoreTip; text?: string; code?: number; message?: string }

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { methods } from '../../generated/methods.ts'
+import { createAnswerCache } from '../api/answers.ts'
 import { createSolcCompiler } from '../api/compile.ts'
 import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
@@ -16,7 +17,7 @@ import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
 import { createFrontEvents } from './events.ts'
 import type { FrontStart, ToChain, ToFront } from './messages.ts'
-import { createRpcServers, listeningFd } from './serve.ts'
+import { createRpcServers, listeningFd, type RpcServers } from './serve.ts'
 import { createChainLink, createFrontSubmitter } from './submitter.ts'
 
 const start = workerData as FrontStart
@@ -44,11 +45,11 @@ function forwardingLogger(component: string): Logger {
 const log = forwardingLogger('front')
 const store = openStoreReader(start.ledgerPath)
 const reader = store.reader
-reader.follow(start.tip)
 const link = createChainLink(port, reader)
 const verifier = createVerifyClient(start.verify, { nodeVersion: start.txVersion, backend: start.verifyBackend })
 const { submitter, simulation } = createFrontSubmitter({ link, verifier })
-const events = createFrontEvents(reader, link)
+const answers = createAnswerCache(reader)
+const events = createFrontEvents(reader, link, answers)
 
 // the store's reads, and simulated outcomes too (they are kept here: this thread took the simulation)
 const chain = Object.assign(Object.create(reader) as typeof reader, {
@@ -61,38 +62,38 @@ const handlers: Record<string, unknown> = createHandlers({
   chain,
   submitter,
   compiler: createSolcCompiler(),
+  answers,
 })
 for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
+const tcert = config.tcert.check
+  ? {
+      ca: await loadOrCreateNodeCa(start.dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) }),
+      isIssued: (pemBytes: Uint8Array) => reader.getTcert(pemBytes) !== undefined,
+    }
+  : undefined
+let servers: RpcServers | undefined
 
-const servers = createRpcServers({
-  config,
-  handlers,
-  events,
-  height: () => reader.height(),
-  tcert: config.tcert.check
-    ? {
-        ca: await loadOrCreateNodeCa(start.dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) }),
-        isIssued: (pemBytes) => reader.getTcert(pemBytes) !== undefined,
-      }
-    : undefined,
-  fd: start.fd,
-  log,
-})
+/** the chain thread is ready for what this thread hands over: listen */
+async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
+  reader.follow(message.tip)
+  servers = createRpcServers({ config, handlers, events, height: () => reader.height(), tcert, fd: message.fd, log })
+  try {
+    const address = await servers.listen()
+    post({ t: 'listening', address, fd: listeningFd(servers.http) })
+  } catch (error) {
+    // the node cannot serve on that port from any thread (EADDRINUSE, EACCES): the chain thread stops with this
+    post({ t: 'listening', error: (error as Error).message })
+  }
+}
 
 port.on('message', (message: ToFront) => {
+  if (message.t === 'go') return void go(message)
   if (message.t !== 'stop') return link.receive(message)
   void (async () => {
-    await servers.close()
+    await servers?.close()
     await verifier.close()
     await store.close()
     post({ t: 'stopped' })
   })().catch((error: unknown) => log.error('stopping a request thread failed', error))
 })
-
-try {
-  const address = await servers.listen()
-  parentPort?.postMessage({ ready: true, address, fd: listeningFd(servers.http) })
-} catch (error) {
-  // the node cannot serve on that port from any thread (EADDRINUSE, EACCES): the chain thread stops with this
-  parentPort?.postMessage({ ready: true, error: (error as Error).message })
-}
+parentPort?.postMessage({ ready: true })

@@ -43,35 +43,39 @@ const START_TIMEOUT_MS = 60_000
 
 type Handler = (params: unknown[], context: CallContext) => unknown
 
+/** Request threads loaded and waiting for `open`. */
+export interface LoadedRequestThreads {
+  /** how many loaded */
+  readonly count: number
+  /** serves their ports with `doors` and lets them listen; the first opens the port, the others take its socket */
+  open(doors: ChainDoors): Promise<RequestThreads>
+  /** the node did not get as far as opening them */
+  discard(): Promise<void>
+}
+
 /**
- * Starts `count` request threads; resolves once they listen, or undefined when the first cannot
- * start (the caller then serves requests on its own thread).
+ * Starts `count` request threads. They load their modules while the chain thread finishes its own
+ * start (a request thread compiles and loads as much as the chain thread does), and listen only on
+ * `open`, once the chain can take what they hand over. Undefined when the first cannot start: the
+ * caller then serves requests on its own thread.
  */
-export async function startRequestThreads(options: {
+export async function loadRequestThreads(options: {
   count: number
-  start: Omit<FrontStart, 'chain' | 'verify' | 'fd' | 'threadName' | 'tip' | 'verifyBackend'>
+  start: Omit<FrontStart, 'chain' | 'verify' | 'threadName' | 'verifyBackend'>
   verifyPool: VerifyPool
-  doors: ChainDoors
-}): Promise<RequestThreads | undefined> {
-  const { doors } = options
-  const threads: { worker: Worker; port: MessagePort; off(): void }[] = []
-  let address: AddressInfo | undefined
-  let fd: number | undefined
-  for (let i = 0; i < options.count; i++) {
-    if (i > 0 && fd === undefined) break
+  log: Logger
+}): Promise<LoadedRequestThreads | undefined> {
+  const loading = Array.from({ length: options.count }, async () => {
     const channel = new MessageChannel()
     const verify = options.verifyPool.connect()
     const start: FrontStart = {
       ...options.start,
-      tip: doors.tip(),
-      fd: i === 0 ? undefined : fd,
       chain: channel.port2,
       verify,
       verifyBackend: options.verifyPool.backend,
       threadName: 'request',
     }
-    const off = serveFront(channel.port1, doors)
-    const started = await startWorker<{ ready: true; address?: AddressInfo; fd?: number; error?: string }>(
+    const started = await startWorker<{ ready: true }>(
       new URL(`./thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
       start as unknown as Record<string, unknown>,
       START_TIMEOUT_MS,
@@ -79,46 +83,76 @@ export async function startRequestThreads(options: {
       [channel.port2, ...verify],
     )
     if (started === undefined) {
-      off()
       channel.port1.close()
-      if (i === 0) return undefined
-      doors.log.warn(`request thread ${i + 1} did not start; serving with ${i}`)
-      break
+      return undefined
     }
-    if (started.ready.error !== undefined) {
-      off()
-      await started.worker.terminate()
-      for (const thread of threads) await thread.worker.terminate()
-      throw new Error(
-        `JSON-RPC cannot listen on ${options.start.config.jsonrpc.host}:${options.start.config.jsonrpc.port}: ${started.ready.error}`,
-      )
-    }
-    if (i === 0) {
-      address = started.ready.address
-      fd = started.ready.fd
-    }
-    threads.push({ worker: started.worker, port: channel.port1, off })
-    started.worker.on('error', (error) => doors.log.error('a request thread failed', error))
-  }
+    started.worker.on('error', (error) => options.log.error('a request thread failed', error))
+    return { worker: started.worker, port: channel.port1 }
+  })
+  const loaded = (await Promise.all(loading)).filter((thread) => thread !== undefined)
+  if (loaded.length === 0) return undefined
+  if (loaded.length < options.count)
+    options.log.warn(`${options.count - loaded.length} request thread(s) did not start; serving with ${loaded.length}`)
   return {
-    address: address as AddressInfo,
-    count: threads.length,
-    async stop() {
-      await Promise.all(
-        threads.map(
-          ({ worker, port, off }) =>
-            new Promise<void>((resolve) => {
-              const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5000)
-              port.on('message', (message: ToChain) => {
-                if (message.t !== 'stopped') return
-                clearTimeout(timer)
-                off()
-                void worker.terminate().then(() => resolve())
-              })
-              port.postMessage({ t: 'stop' } satisfies ToFront)
-            }),
-        ),
-      )
+    count: loaded.length,
+    discard: async () => {
+      for (const { worker } of loaded) await worker.terminate()
+    },
+    async open(doors) {
+      const threads: { worker: Worker; port: MessagePort; off(): void }[] = []
+      let address: AddressInfo | undefined
+      let fd: number | undefined
+      for (const [i, { worker, port }] of loaded.entries()) {
+        if (i > 0 && fd === undefined) {
+          // no socket to share (not Node's own net handle): one thread serves
+          await worker.terminate()
+          continue
+        }
+        const listening = new Promise<Extract<ToChain, { t: 'listening' }>>((resolve) => {
+          const onListening = (message: ToChain): void => {
+            if (message.t !== 'listening') return
+            port.off('message', onListening)
+            resolve(message)
+          }
+          port.on('message', onListening)
+        })
+        const off = serveFront(port, doors)
+        port.postMessage({ t: 'go', tip: doors.tip(), fd } satisfies ToFront)
+        const answer = await listening
+        if (answer.error !== undefined) {
+          off()
+          for (const thread of [...threads, { worker }]) await thread.worker.terminate()
+          for (const later of loaded.slice(i + 1)) await later.worker.terminate()
+          const { host, port: wanted } = options.start.config.jsonrpc
+          throw new Error(`JSON-RPC cannot listen on ${host}:${wanted}: ${answer.error}`)
+        }
+        if (i === 0) {
+          address = answer.address
+          fd = answer.fd
+        }
+        threads.push({ worker, port, off })
+      }
+      return {
+        address: address as AddressInfo,
+        count: threads.length,
+        async stop() {
+          await Promise.all(
+            threads.map(
+              ({ worker, port, off }) =>
+                new Promise<void>((resolve) => {
+                  const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5000)
+                  port.on('message', (message: ToChain) => {
+                    if (message.t !== 'stopped') return
+                    clearTimeout(timer)
+                    off()
+                    void worker.terminate().then(() => resolve())
+                  })
+                  port.postMessage({ t: 'stop' } satisfies ToFront)
+                }),
+            ),
+          )
+        },
+      }
     },
   }
 }

@@ -17,6 +17,7 @@
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex, Receipt, SignedTx } from '../domain.ts'
+import { turnBudget } from '../turns.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
@@ -34,7 +35,7 @@ import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
 import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldChanges, WorldSnapshot } from './types.ts'
-import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
+import { applyDiffs, diffWorld, diffWorldInTurns, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
@@ -150,25 +151,28 @@ class LmdbStore extends LmdbReader implements Store {
   }
 
   stateRootAfter(changes: WorldChanges): Hex {
-    const diffs = this.diffsFor('stateRootAfter', changes)
+    this.assertRootable('stateRootAfter')
+    const diffs = diffWorld(this.world, changes)
     return this.planRoot(diffs, changeLanes(diffs))
   }
 
   async stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex> {
     const version = this.stateVersion
-    const diffs = this.diffsFor('stateRootAfterOn', changes)
+    this.assertRootable('stateRootAfterOn')
+    const diffs = await diffWorldInTurns(this.world, changes, turnBudget())
+    if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its changes were being read')
     const delta = await hasher.changeLanes(diffs)
     if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its root was being hashed')
     return this.planRoot(diffs, delta)
   }
 
   /** The entries `changes` make differ from the latest committed state (read here, on this thread). */
-  private diffsFor(caller: string, changes: WorldChanges): EntryDiff[] {
+  /** a root relative to the latest committed state: refused while a write of the state is in flight */
+  private assertRootable(caller: string): void {
     this.assertOpen()
     if (this.writesInFlight > 0) {
       throw new Error(`${caller}: a commitBlock/initGenesis is still in flight; the root is relative to the latest committed state`)
     }
-    return diffWorld(this.world, changes)
   }
 
   /** Keeps the lanes after `diffs` for the commitBlock that usually follows; returns their root. */
@@ -178,12 +182,20 @@ class LmdbStore extends LmdbReader implements Store {
     return lanesRoot(lanes)
   }
 
-  /** Lanes after `diffs`: reuses stateRootAfter's work when it saw exactly the same old and new bytes from the same state. */
-  private lanesAfter(diffs: EntryDiff[]): Uint16Array {
+  /**
+   * The diffs of `changes` (read again: the caller may have changed them since) and the lanes after
+   * them: stateRootAfter's hashing is reused when it saw exactly the same old and new bytes from the
+   * same state (the usual case: the producer asked for the root just before).
+   */
+  private async diffsAndLanes(
+    changes: WorldChanges,
+    turn: () => Promise<void> | undefined,
+  ): Promise<{ diffs: EntryDiff[]; lanes: Uint16Array }> {
     const plan = this.plan
     this.plan = undefined
-    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return plan.lanes
-    return applyDiffs(this.lanes, diffs)
+    const diffs = await diffWorldInTurns(this.world, changes, turn)
+    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return { diffs, lanes: plan.lanes }
+    return { diffs, lanes: applyDiffs(this.lanes, diffs) }
   }
 
   // ---- pending (an older layout's; the pool log holds them now)
@@ -217,6 +229,9 @@ class LmdbStore extends LmdbReader implements Store {
     if (header.txCount !== txs.length) throw new Error(`commitBlock: header.txCount ${header.txCount} but ${txs.length} txs`)
     if (receipts.length !== txs.length) throw new Error(`commitBlock: ${receipts.length} receipts for ${txs.length} txs`)
 
+    // long blocks are checked and encoded in turns of about a millisecond (src/turns.ts); the write
+    // transaction itself only copies bytes
+    const turn = turnBudget()
     const seen = new Set<string>()
     const fresh = (hash: Hex, what: string): Buffer => {
       const key = fixedBytes(hash, 32, what)
@@ -227,7 +242,8 @@ class LmdbStore extends LmdbReader implements Store {
         throw new Error(`commitBlock: tx ${hash} is already committed`)
       return key
     }
-    const validKeys = txs.map((t, i) => {
+    const validKeys: Buffer[] = []
+    for (const [i, t] of txs.entries()) {
       const key = fresh(t.tx.hash, `txs[${i}].tx.hash`)
       if (t.blockNumber !== number || t.txIndex !== i || t.blockHash?.toLowerCase().slice(2) !== blockHash) {
         throw new Error(
@@ -238,8 +254,9 @@ class LmdbStore extends LmdbReader implements Store {
       if (r.txHash?.toLowerCase().slice(2) !== key.toString('hex') || r.blockNumber !== number || r.txIndex !== i) {
         throw new Error(`commitBlock: receipts[${i}] (tx ${r.txHash}, block ${r.blockNumber}, index ${r.txIndex}) does not match txs[${i}]`)
       }
-      return key
-    })
+      validKeys.push(key)
+      await turn()
+    }
     const invalidKeys = invalid.map((t, i) => {
       const key = fresh(t.tx.hash, `invalid[${i}].tx.hash`)
       if (t.blockNumber !== number) throw new Error(`commitBlock: invalid[${i}].blockNumber ${t.blockNumber}, expected ${number}`)
@@ -255,26 +272,36 @@ class LmdbStore extends LmdbReader implements Store {
     const validSignKeys = txs.map((t) => signKey(t.tx.from, t.tx.signHash))
     const invalidSignKeys = invalid.map((t) => signKey(t.tx.from, t.tx.signHash))
 
-    const diffs = diffWorld(this.world, changes)
-    const lanes = this.lanesAfter(diffs)
+    const { diffs, lanes } = await this.diffsAndLanes(changes, turn)
     const root = lanesRoot(lanes)
     if (typeof header.merkleRoot !== 'string' || header.merkleRoot.toLowerCase() !== root) {
       throw new Error(`commitBlock: header.merkleRoot ${header.merkleRoot} is not the state root after the block's changes (${root})`)
     }
     const deployments = this.deploymentsOf(diffs, changes, receipts)
 
+    // every record's bytes before the write transaction: one that cannot be encoded fails the block here
+    const encodedHeader = this.blocks.encode(header)
+    const encodedTxs: Buffer[] = []
+    const encodedReceipts: Buffer[] = []
+    for (let i = 0; i < txs.length; i++) {
+      encodedTxs.push(this.txs.encode(txs[i]))
+      encodedReceipts.push(this.receipts.encode(receipts[i]))
+      await turn()
+    }
+    const encodedInvalid = invalid.map((t) => this.invalidTxs.encode(t))
+
     await this.env.childTransaction(() => {
-      this.blocks.put(header)
+      this.blocks.put(header, encodedHeader)
       this.blockTxs.put(number, validKeys, invalidKeys)
       if (block.batch !== undefined && batchKeys !== undefined)
         this.blockBatches.put(number, { view: block.batch.view, txKeys: batchKeys, proof: block.batch.proof })
       for (let i = 0; i < txs.length; i++) {
-        this.txs.put(validKeys[i], txs[i])
-        this.receipts.put(validKeys[i], receipts[i])
+        this.txs.put(validKeys[i], txs[i], encodedTxs[i])
+        this.receipts.put(validKeys[i], receipts[i], encodedReceipts[i])
         this.signHashes.putIfAbsent(validSignKeys[i], validKeys[i])
       }
       for (let i = 0; i < invalid.length; i++) {
-        this.invalidTxs.put(invalidKeys[i], invalid[i])
+        this.invalidTxs.put(invalidKeys[i], invalid[i], encodedInvalid[i])
         this.signHashes.putIfAbsent(invalidSignKeys[i], invalidKeys[i])
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
