@@ -10,11 +10,14 @@
  * `error`).
  */
 import WebSocket from 'ws'
+import { jvmCallPayload, jvmDeployPayload } from '../sdk/jvm.ts'
 import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
+import { compileJava } from '../test/helpers/jvm.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
 import { READ_METHODS, type ReadMethod } from './read-methods.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 /** what both transaction workloads take */
 interface TxJob {
@@ -30,9 +33,10 @@ interface TxJob {
 }
 
 export type Job =
-  | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean }
+  | { kind: 'setup'; url: string; seed: string; accounts: number; funderKey?: string; token: boolean; jvmToken?: boolean }
   | ({ kind: 'transfers' } & TxJob)
   | ({ kind: 'erc20'; token: string } & TxJob)
+  | ({ kind: 'jvm'; token: string } & TxJob)
   | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
@@ -73,6 +77,8 @@ export interface ReadResult {
 
 export interface SetupResult {
   token?: string
+  /** the Java token's address (the jvm workload) */
+  jvmToken?: string
   fundedAccounts: number
 }
 
@@ -83,26 +89,27 @@ function clockStarts(): void {
   process.send?.({ type: 'clock' })
 }
 
-const TOKEN_SOURCE = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
+/** The same transfer path in Java (vmType JVM): two ledger balances, a Transfer event. */
+const JVM_TOKEN_SOURCE = `package bench;
 
-/** The ERC-20 transfer path: two balance slots, a Transfer event. */
-contract BenchToken {
-    mapping(address => uint256) public balanceOf;
-    event Transfer(address indexed from, address indexed to, uint256 value);
+import keel.contract.Contract;
 
-    constructor() {
-        balanceOf[msg.sender] = 1e30;
-    }
+public class Token extends Contract {
+  public void onInit() {
+    ledger.put(sender(), 1_000_000_000_000_000_000L);
+  }
 
-    function transfer(address to, uint256 amount) external returns (bool) {
-        require(balanceOf[msg.sender] >= amount, "balance too low");
-        balanceOf[msg.sender] -= amount;
-        balanceOf[to] += amount;
-        emit Transfer(msg.sender, to, amount);
-        return true;
-    }
-}`
+  public boolean transfer(String to, long amount) {
+    String from = sender();
+    long balance = ledger.getLong(from);
+    require(balance >= amount, "balance too low");
+    ledger.put(from, balance - amount);
+    ledger.put(to, ledger.getLong(to) + amount);
+    emit("Transfer", Long.toString(amount), from, to);
+    return true;
+  }
+}
+`
 
 // ---- JSON-RPC over keep-alive connections (bench/raw-http.ts) ----
 
@@ -382,26 +389,52 @@ async function setup(job: Extract<Job, { kind: 'setup' }>): Promise<SetupResult>
     for (const hash of hashes) await waitForReceipt(job.url, hash)
     fundedAccounts = accounts.length
   }
-  if (!job.token) return { fundedAccounts }
-  const { bin } = artifact(TOKEN_SOURCE, 'BenchToken')
+  const token = job.token
+    ? await deployToken(job.url, deployer, accounts, 'EVM', artifact(TOKEN_SOURCE, 'BenchToken').bin, (to) =>
+        calldata('transfer(address,uint256)', to as `0x${string}`, 10n ** 24n),
+      )
+    : undefined
+  const jvmToken = job.jvmToken
+    ? await deployToken(
+        job.url,
+        deployer,
+        accounts,
+        'JVM',
+        jvmDeployPayload(await compileJava({ 'bench/Token.java': JVM_TOKEN_SOURCE }, 'bench.Token')),
+        (to) => jvmCallPayload('transfer', to, 10n ** 12n),
+      )
+    : undefined
+  return { token, jvmToken, fundedAccounts }
+}
+
+/** Deploys a token from the first account and gives every other account a share; its address. */
+async function deployToken(
+  url: string,
+  deployer: SdkAccount,
+  accounts: SdkAccount[],
+  vmType: 'EVM' | 'JVM',
+  code: string,
+  share: (to: string) => string,
+): Promise<string> {
   const deployed = await waitForReceipt(
-    job.url,
-    (await ok(job.url, 'contract_deployContract', [sdkTransaction(deployer, { kind: 'deploy', payload: bin })])) as string,
+    url,
+    (await ok(url, 'contract_deployContract', [sdkTransaction(deployer, { kind: 'deploy', payload: code, vmType })])) as string,
   )
-  if (deployed.code !== 0) throw new Error(`token deployment failed: ${deployed.code} ${deployed.message}`)
+  if (deployed.code !== 0) throw new Error(`${vmType} token deployment failed: ${deployed.code} ${deployed.message}`)
   const token = (deployed.result as { contractAddress: string }).contractAddress
   const hashes: string[] = []
   for (const account of accounts.slice(1)) {
-    const payload = calldata('transfer(address,uint256)', account.address as `0x${string}`, 10n ** 24n)
     hashes.push(
-      (await ok(job.url, 'contract_invokeContract', [sdkTransaction(deployer, { kind: 'invoke', to: token, payload })])) as string,
+      (await ok(url, 'contract_invokeContract', [
+        sdkTransaction(deployer, { kind: 'invoke', to: token, payload: share(account.address), vmType }),
+      ])) as string,
     )
   }
   for (const hash of hashes) {
-    const reply = await waitForReceipt(job.url, hash)
-    if (reply.code !== 0) throw new Error(`token distribution failed: ${reply.code} ${reply.message}`)
+    const reply = await waitForReceipt(url, hash)
+    if (reply.code !== 0) throw new Error(`${vmType} token distribution failed: ${reply.code} ${reply.message}`)
   }
-  return { token, fundedAccounts }
+  return token
 }
 
 // ---- read workloads ----
@@ -461,16 +494,22 @@ async function run(job: Job): Promise<unknown> {
       )
       return runTransactions(job, 'tx_sendTransaction', signed, 'transfers')
     }
-    case 'erc20': {
+    case 'erc20':
+    case 'jvm': {
+      // the same token transfer among the accounts, in Solidity or in Java
       const accounts = accountsOf(job.seed, job.accounts)
-      const signed = signAll(job.count, 'erc20', (i) =>
+      const payload = (to: string): string =>
+        job.kind === 'erc20' ? calldata('transfer(address,uint256)', to as `0x${string}`, 1n) : jvmCallPayload('transfer', to, 1)
+      const vmType = job.kind === 'erc20' ? 'EVM' : 'JVM'
+      const signed = signAll(job.count, job.kind, (i) =>
         sdkTransaction(accounts[i % accounts.length], {
           kind: 'invoke',
           to: job.token,
-          payload: calldata('transfer(address,uint256)', accounts[(i * 7 + 1) % accounts.length].address as `0x${string}`, 1n),
+          payload: payload(accounts[(i * 7 + 1) % accounts.length].address),
+          vmType,
         }),
       )
-      return runTransactions(job, 'contract_invokeContract', signed, 'erc20')
+      return runTransactions(job, 'contract_invokeContract', signed, job.kind)
     }
     case 'reads': {
       const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)

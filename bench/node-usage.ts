@@ -23,12 +23,17 @@ export function cpuSeconds(pids: readonly number[]): number {
 
 /** resident memory of the largest of the processes */
 export function rssBytes(pids: readonly number[]): number {
-  let largest = 0
-  for (const pid of pids) {
-    const match = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/)
-    if (match !== null) largest = Math.max(largest, Number(match[1]) * 1024)
-  }
-  return largest
+  return Math.max(0, ...pids.map((pid) => residentOf(pid).rss))
+}
+
+/**
+ * resident memory of one process, whole and split: anonymous (heaps, buffers: where a leak shows)
+ * and file-backed (the program, and LMDB's data file mapped in, which grows with the chain)
+ */
+export function residentOf(pid: number): { rss: number; anon: number; file: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kib = (name: string): number => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) * 1024
+  return { rss: kib('VmRSS'), anon: kib('RssAnon'), file: kib('RssFile') }
 }
 
 /** one thread over a window: lag p99 (ms) and the share of the window its event loop was busy */

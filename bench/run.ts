@@ -7,12 +7,15 @@
  * preloaded into the node) and peak RSS; a live progress line while it runs; a JSON file and a
  * markdown table at the end (bench-results/).
  *
- *   npm run bench [-- --workloads transfers,erc20,reads,logs] [--transfers 30000] [--erc20 10000]
+ *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm] [--transfers 30000] [--erc20 10000] [--jvm 10000]
  *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
  *                 [--node-repo <checkout>] [--label <name>]
  *
  * `--node-repo` runs the node of another checkout (its src/main.ts, its node_modules) under this
  * bench, so an older commit is measured side by side with this one on the same machine.
+ *
+ * `jvm` (not in the default list) is the ERC-20 transfer written as a Java contract (vmType JVM); its row,
+ * like the ERC-20 row, gives the node's CPU per committed transaction, the Java executor's share apart.
  *
  * `--rate` offers the transaction workloads at a fixed pace (latency at a given load) instead of as
  * fast as the node accepts them (throughput, and latency at saturation).
@@ -31,34 +34,50 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import os, { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
+import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
+import { executorPidOf } from '../test/helpers/jvm.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
-const { values } = parseArgs({
+export const benchCommand = {
+  name: 'keel bench',
+  synopsis: '[options]',
+  summary:
+    'Starts a node on a fresh data directory (or uses --url) and a load generator in its own process; prints a table and writes bench-results/.',
   options: {
-    url: { type: 'string' },
-    key: { type: 'string' },
-    pid: { type: 'string' },
-    workloads: { type: 'string', default: 'transfers,erc20,reads,logs' },
-    transfers: { type: 'string', default: '30000' },
-    erc20: { type: 'string', default: '10000' },
-    accounts: { type: 'string', default: '1000' },
-    concurrency: { type: 'string', default: '128' },
-    rate: { type: 'string' },
-    'read-seconds': { type: 'string', default: '10' },
-    'log-blocks': { type: 'string', default: '10000' },
-    'cpu-prof': { type: 'boolean', default: false },
-    'node-repo': { type: 'string' },
-    'loop-stats': { type: 'string' },
-    label: { type: 'string' },
-    out: { type: 'string', default: 'bench-results' },
+    url: { type: 'string', value: 'url[,url…]', description: 'measure running nodes instead (submissions go round them); needs --key' },
+    key: { type: 'string', value: 'hex', description: 'with --url: a funded private key' },
+    pid: { type: 'string', value: 'pid[,pid…]', description: "with --url: the nodes' processes, for their CPU and memory" },
+    workloads: { type: 'string', value: 'list', default: 'transfers,erc20,reads,logs', description: 'which workloads, comma-separated' },
+    transfers: { type: 'string', value: 'n', default: '30000', description: 'plain transfers to send' },
+    erc20: { type: 'string', value: 'n', default: '10000', description: 'ERC-20 transfer() calls to send' },
+    jvm: { type: 'string', value: 'n', default: '10000', description: 'Java token transfer() calls to send (workload jvm)' },
+    accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
+    concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
+    rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
+    'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
+    'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
+    'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
+    'node-repo': {
+      type: 'string',
+      value: 'checkout',
+      description: "run another checkout's node (its src/main.ts, its node_modules) under this bench, side by side",
+    },
+    'loop-stats': {
+      type: 'string',
+      value: 'dir',
+      description: 'with --url: where nodes started with bench/loop-monitor.cjs write their event-loop lines',
+    },
+    label: { type: 'string', value: 'name', description: 'a name for this run in the results' },
+    out: { type: 'string', value: 'dir', default: 'bench-results', description: 'where the results go' },
   },
-})
+} satisfies CommandSpec
+
+const { values } = parseOrExit(benchCommand, process.argv.slice(2))
 const workloads = values.workloads.split(',')
 const ACCOUNTS = Number(values.accounts)
 const CONCURRENCY = Number(values.concurrency)
@@ -272,15 +291,30 @@ const fmt = (n: number): string => Math.round(n).toLocaleString('en')
 const rows: Row[] = []
 const results: Record<string, unknown> = {}
 
-async function measureTx(loadgen: ChildProcess, target: Target, name: 'transfers' | 'erc20', job: Job): Promise<TxResult> {
-  const usage = sampleUsage(target.pids)
+const WORKLOAD_NAMES = { transfers: 'plain transfers', erc20: 'ERC-20 transfer()', jvm: 'Java token transfer() (vmType JVM)' }
+
+async function measureTx(loadgen: ChildProcess, target: Target, name: keyof typeof WORKLOAD_NAMES, job: Job): Promise<TxResult> {
+  // the node's CPU includes its Java executor's; the executor's share is reported apart
+  const executors = target.pids.map(executorPidOf).filter((pid) => pid !== undefined)
+  const usage = sampleUsage([...target.pids, ...executors])
+  const executorUsage = sampleUsage(executors)
   const result = await runJob<TxResult>(loadgen, job, usage)
   const used = usage.stop()
+  const executorUsed = executorUsage.stop()
+  // the CPU column counts the executor in; the detail says its share
+  const executorShare = perOp(executorUsed, result.committed)
+  const cpuPerTx = name !== 'jvm' || executorShare === null ? '' : `; ${fmt(executorShare)} µs CPU per transaction in the Java executor`
   // the hashes feed the read workload; the result file keeps the figures
-  results[name] = { ...result, hashes: undefined, ...used, cpuPerTxUs: perOp(used, result.committed) }
+  results[name] = {
+    ...result,
+    hashes: undefined,
+    ...used,
+    cpuPerTxUs: perOp(used, result.committed),
+    executorCpuSeconds: executorUsed.cpuSeconds,
+  }
   rows.push({
-    workload: name === 'transfers' ? 'plain transfers' : 'ERC-20 transfer()',
-    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%`,
+    workload: WORKLOAD_NAMES[name],
+    detail: `${job.kind !== 'setup' && 'rate' in job && job.rate !== undefined ? `offered at ${fmt(job.rate)}/s; ` : ''}${fmt(result.accepted)} accepted, ${fmt(result.committed)} committed, ${result.invalid} invalid, ${result.rejected} rejected; blocks ${result.firstBlock}–${result.lastBlock}; load generator CPU ${result.loadgenCpuPercent}%${cpuPerTx}`,
     rate: `${fmt(result.acceptedPerSecond)} accepted/s · **${fmt(result.committedPerSecond)} committed/s**`,
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     answer: `${result.answerP50Ms} / ${result.answerP99Ms} ms`,
@@ -323,18 +357,16 @@ async function main(): Promise<void> {
   const common = workloadOn(target)
   let hashes: string[] = []
   try {
-    const needToken = workloads.includes('erc20')
-    const setup = await setUp(loadgen, target, needToken)
+    const setup = await setUp(loadgen, target, workloads.includes('erc20'), workloads.includes('jvm'))
     if (workloads.includes('transfers'))
       hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
-    if (needToken) {
-      const erc20 = await measureTx(loadgen, target, 'erc20', {
-        kind: 'erc20',
-        ...common,
-        count: Number(values.erc20),
-        token: setup.token as string,
-      })
-      if (hashes.length === 0) hashes = erc20.hashes
+    for (const [kind, token] of [
+      ['erc20', setup.token],
+      ['jvm', setup.jvmToken],
+    ] as const) {
+      if (!workloads.includes(kind)) continue
+      const result = await measureTx(loadgen, target, kind, { kind, ...common, count: Number(values[kind]), token: token as string })
+      if (hashes.length === 0) hashes = result.hashes
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
@@ -377,7 +409,7 @@ const workloadOn = (target: Target) => ({
 })
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
-function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<SetupResult> {
+function setUp(loadgen: ChildProcess, target: Target, token: boolean, jvmToken = false): Promise<SetupResult> {
   return runJob<SetupResult>(loadgen, {
     kind: 'setup',
     url: target.url,
@@ -385,6 +417,7 @@ function setUp(loadgen: ChildProcess, target: Target, token: boolean): Promise<S
     accounts: ACCOUNTS,
     funderKey: target.funderKey,
     token,
+    jvmToken,
   })
 }
 

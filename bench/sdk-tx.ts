@@ -32,8 +32,8 @@ function sdkNonce(): bigint {
 
 export type SdkTxKind =
   | { kind: 'transfer'; to: string; value: number }
-  | { kind: 'invoke'; to: string; payload: string }
-  | { kind: 'deploy'; payload: string }
+  | { kind: 'invoke'; to: string; payload: string; vmType?: 'EVM' | 'JVM' }
+  | { kind: 'deploy'; payload: string; vmType?: 'EVM' | 'JVM' }
 
 /** A signed SDK wire object (params[0] of tx_sendTransaction / contract_invokeContract / contract_deployContract). */
 export function sdkTransaction(account: SdkAccount, tx: SdkTxKind): Record<string, unknown> {
@@ -43,7 +43,7 @@ export function sdkTransaction(account: SdkAccount, tx: SdkTxKind): Record<strin
     to: tx.kind === 'deploy' ? undefined : tx.to,
     timestamp,
     nonce: sdkNonce(),
-    type: tx.kind === 'transfer' ? 'TRANSFER' : 'EVM',
+    type: tx.kind === 'transfer' ? 'TRANSFER' : (tx.vmType ?? 'EVM'),
     opcode: 0,
     gasPrice: 0,
     gasLimit: GAS_LIMIT,

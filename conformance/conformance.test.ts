@@ -120,7 +120,7 @@ test.after(async () => {
   printCoverage()
 })
 
-/** The 46 methods of the user's spec (node-jsonrpc-spec.md "Endpoints"). */
+/** The 46 methods of the user's spec (its "Endpoints" part, listed in spec-notes.md). */
 const SPEC_METHODS = [
   ...['getTransactions', 'getDiscardTransactions', 'getTransactionByHash', 'getTransactionByBlockHashAndIndex'].map((m) => `tx_${m}`),
   ...['getTransactionByBlockNumberAndIndex', 'getTransactionsCount', 'getTxAvgTimeByBlockNumber', 'getTransactionReceipt'].map(

@@ -36,7 +36,7 @@ interface Method {
   examples?: Example[]
 }
 
-const PREFIXES = ['tx_', 'block_', 'contract_', 'account_']
+const PREFIXES = ['tx_', 'block_', 'contract_', 'account_', 'simulate_']
 /** not chain state: its output is the compiler's */
 const NOT_RECORDED = new Set(['contract_compileContract'])
 const documentUrl = new URL('../openrpc.json', import.meta.url)
@@ -153,7 +153,9 @@ function placeholdersOf(method: string, result: unknown): string[] {
     }
   }
   walk(result, [])
-  if (method === 'tx_getTransactionsCount') found.add('/timestamp')
+  if (method === 'tx_getTransactionsCount' || method === 'tx_getInvalidTransactionsCount') found.add('/timestamp')
+  // signed with the node's key by a randomised ECDSA
+  if (method === 'tx_getTransactionReceiptWithSignature') found.add('/signature')
   return [...found]
 }
 

@@ -19,9 +19,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import Module from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createClient } from '../sdk/client.ts'
 import { type WsTransport, wsTransport } from '../sdk/ws-transport.ts'
 import { resolveConfig } from '../src/config.ts'
@@ -34,6 +34,7 @@ import {
   copyDataDir,
   DEMO_ADDRESS,
   DEMO_PRIVATE_KEY,
+  extraIdBlock,
   freezeBlock,
   NEVER_BATCH,
   NEVER_MS,
@@ -46,6 +47,7 @@ import {
   sampleGenesis,
   serve,
   sign2017,
+  startChainNode,
   submit,
   writeLongChain,
   writeSampleBlocks,
@@ -59,6 +61,9 @@ export type StateName =
   | 'poolFull'
   | 'frozen'
   | 'noCompiler'
+  | 'compilersBusy'
+  | 'committing'
+  | 'indexed'
   | 'archived'
   | 'subscriptionsFull'
   | 'subscribed'
@@ -89,6 +94,9 @@ export const PRECONDITIONS: readonly { phrase: string; state: StateName }[] = [
   { phrase: 'while the transaction pool is full', state: 'poolFull' },
   { phrase: 'after contract_maintainContract with opcode 2', state: 'frozen' },
   { phrase: 'on a node without a Solidity compiler', state: 'noCompiler' },
+  { phrase: 'while every compiler of the node is busy and its queue is full', state: 'compilersBusy' },
+  { phrase: 'on a node that writes each transaction into a block at once', state: 'committing' },
+  { phrase: 'on the sample chain plus block 4 with extra ids', state: 'indexed' },
   { phrase: 'after blocks 1 and 2 were archived', state: 'archived' },
   { phrase: 'on a chain of 5001 blocks', state: 'veryLong' },
   { phrase: 'with 1000 subscriptions active', state: 'subscriptionsFull' },
@@ -114,7 +122,12 @@ export const STATE_DESCRIPTIONS: Record<StateName, string> = {
   long: 'a chain of 150 blocks of one transfer each',
   poolFull: 'a node whose pool (capacity 1) holds one transaction its orderer never cuts',
   frozen: 'the sample chain plus block 4, in which the deployer froze contract 0xaeccd2…',
-  noCompiler: 'a node on which the solc package cannot be loaded',
+  noCompiler: 'a node started with no solc package to load',
+  indexed:
+    'the sample chain plus block 4 (written at 1510000005000000000): three transactions of 0x17d8… with extra ids [7, "lot-42"], [7, 8] and ["lot-42", "batch-9"]',
+  committing: 'the sample chain (blocks 1-3) on a node of its own that cuts a block as soon as one transaction is verified',
+  compilersBusy:
+    'a node with one compiler (a stand-in for solc, test/fixtures/solc-stalled, whose compile never returns) and no queue, busy with a compile',
   archived: 'the sample chain after blocks 1 and 2 were archived',
   veryLong: 'a chain of 5001 blocks of one transfer each (one more than a log query may span)',
   subscriptionsFull: 'a node with 1000 active subscriptions (the most it allows)',
@@ -142,6 +155,8 @@ export function stateOf(description: string | undefined): StateName {
 
 export const SUBMISSIONS: ReadonlySet<string> = new Set([
   'tx_sendTransaction',
+  'tx_sendTransactionReturnReceipt',
+  'simulate_invokeContract',
   'contract_deployContract',
   'contract_invokeContract',
   'contract_maintainContract',
@@ -171,23 +186,6 @@ export interface State {
   hashes: Record<string, string>
   /** the WebSocket connection the state was built on, for the WebSocket-only methods */
   websocket?: WsTransport
-  /** runs one call in the state's conditions */
-  wrap?<T>(call: () => Promise<T>): Promise<T>
-}
-
-/** Hides the solc package from module loading while `call` runs: the node cannot load its compiler. */
-async function withoutSolc<T>(call: () => Promise<T>): Promise<T> {
-  const loader = Module as unknown as { _load(request: string, ...rest: unknown[]): unknown }
-  const original = loader._load
-  loader._load = function (this: unknown, request: string, ...rest: unknown[]) {
-    if (request === 'solc') throw Object.assign(new Error("Cannot find module 'solc'"), { code: 'MODULE_NOT_FOUND' })
-    return original.call(this, request, ...rest)
-  }
-  try {
-    return await call()
-  } finally {
-    loader._load = original
-  }
 }
 
 function unbuildable(name: StateName): () => Promise<State> {
@@ -305,7 +303,7 @@ export function createStates(): States {
     return { ...state, hashes }
   }
 
-  const serving = async (name: StateName, dataDir: string, options: { poolCapacity?: number } = {}) => {
+  const serving = async (name: StateName, dataDir: string, options: Parameters<typeof serve>[2] = {}) => {
     const clock = new PinnedClock(SERVE_TIME)
     const node = await serve(dataDir, clock, options)
     return { name, node, clock, restTime: SERVE_TIME, hashes: {} }
@@ -334,8 +332,33 @@ export function createStates(): States {
       const state = await serving('frozen', frozenDir)
       return { ...state, hashes: { ...hashes, ...freeze } }
     },
-    async noCompiler() {
-      return { ...(await serving('noCompiler', fresh())), wrap: withoutSolc }
+    noCompiler: () => serving('noCompiler', fresh(), { compiler: { packages: [] } }),
+    async indexed() {
+      const { archiveBase, hashes } = await sampleBlocksWritten()
+      const dataDir = copyDataDir(archiveBase)
+      dirs.push(dataDir)
+      const tagged = await commitBlock(dataDir, extraIdBlock)
+      return { ...(await serving('indexed', dataDir)), hashes: { ...hashes, ...tagged } }
+    },
+    async committing() {
+      const { archiveBase, hashes } = await sampleBlocksWritten()
+      const dataDir = copyDataDir(archiveBase)
+      dirs.push(dataDir)
+      const clock = new PinnedClock(SERVE_TIME)
+      const node = await startChainNode({ dataDir, clock, batchSize: 1 })
+      return { name: 'committing', node, clock, restTime: SERVE_TIME, hashes }
+    },
+    async compilersBusy() {
+      const stalled = fileURLToPath(new URL('../test/fixtures/solc-stalled', import.meta.url))
+      const state = await serving('compilersBusy', fresh(), { compiler: { packages: [stalled], maxConcurrent: 1, maxWaiting: 0 } })
+      // two compiles: whichever reaches the node first holds its only compiler for good (its reply
+      // comes when the node stops), so the other is refused
+      const source = 'pragma solidity ^0.8.0;\ncontract Busy {}'
+      const sent = [0, 1].map((i) => rpc(state.node.url, 'contract_compileContract', [`${source} // ${i}`]))
+      for (const reply of sent) reply.catch(() => {}) // the held one fails when the node stops
+      const first = await Promise.race(sent)
+      if (first.code !== -32006) throw new Error(`compilersBusy: expected -32006, got ${first.code} ${first.message}`)
+      return state
     },
     archived: () => archiving('archived', { snapshot: true, archive: true }),
     async veryLong() {
@@ -456,7 +479,7 @@ export async function replayIn<T>(
   state.clock.set(replayTime(method, params, description) ?? state.restTime)
   try {
     if (description?.includes(SENT_TWICE)) await rpc(state.node.url, method, [...params])
-    return await (state.wrap === undefined ? call() : state.wrap(call))
+    return await call()
   } finally {
     state.clock.set(state.restTime)
   }

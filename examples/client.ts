@@ -1,9 +1,12 @@
 // README example: the typed client against a running node (`npm start` in another terminal).
+//   npx tsx examples/client.ts [--url http://127.0.0.1:8081]   (or KEEL_URL)
 import { createClient, RpcError } from '../sdk/index.ts'
+import { exampleOptions, explainConnectionFailure } from './options.ts'
 
-const client = createClient({ url: process.env.KEEL_URL ?? 'http://127.0.0.1:8081' })
+const { url } = exampleOptions()
+const client = createClient({ url })
 
-const version = await client.tx_getTransactionsVersion()
+const version = await client.tx_getTransactionsVersion().catch((error) => explainConnectionFailure(url, error))
 console.log(`transaction format version ${version}`)
 
 try {

@@ -1,19 +1,23 @@
 /**
  * The official Hyperchain JS SDK, unchanged, against a Keel node started with `npm start`:
  *
- *   npx tsx examples/sdk-transfer.ts
+ *   npx tsx examples/sdk-transfer.ts [--url http://127.0.0.1:8081] [--key-file data/global/genesis-account.json]
  *
- * It imports the generated genesis account's key and sends a transfer through the SDK's own
- * signing and receipt polling.
+ * It imports the key file's key and sends a transfer through the SDK's own signing and receipt polling.
  */
-import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { exampleOptions, explainConnectionFailure } from './options.ts'
 
 const sdk = createRequire(import.meta.url)('@hyperchain/jssdk')
-const { privateKey } = JSON.parse(readFileSync(process.env.KEEL_KEY_FILE ?? 'data/global/genesis-account.json', 'utf8'))
+const options = exampleOptions()
+const privateKey = options.privateKey()
+// the SDK takes host:port and says nothing useful when no node answers: ask first
+await fetch(options.url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","params":[]}' }).catch(
+  (error) => explainConnectionFailure(options.url, error),
+)
 
 const providerManager = await sdk.ProviderManager.createManager({
-  httpProviders: [new sdk.HttpProvider(1, process.env.KEEL_HOST ?? '127.0.0.1:8081')],
+  httpProviders: [new sdk.HttpProvider(1, new URL(options.url).host)],
 })
 const accountService = sdk.ServiceManager.getAccountService(providerManager)
 const txService = sdk.ServiceManager.getTxService(providerManager)

@@ -19,6 +19,34 @@ import type {
   TxGetTxAvgTimeByBlockNumberResult,
   TxGetTransactionReceiptParams,
   TxGetTransactionReceiptResult,
+  TxGetTransactionReceiptWithGasParams,
+  TxGetTransactionReceiptWithGasResult,
+  TxGetConfirmedTransactionReceiptParams,
+  TxGetConfirmedTransactionReceiptResult,
+  TxGetTransactionReceiptWithSignatureParams,
+  TxGetTransactionReceiptWithSignatureResult,
+  TxGetInvalidTransactionsByBlockHashParams,
+  TxGetInvalidTransactionsByBlockHashResult,
+  TxGetInvalidTransactionsByBlockNumberParams,
+  TxGetInvalidTransactionsByBlockNumberResult,
+  TxGetInvalidTransactionsCountParams,
+  TxGetInvalidTransactionsCountResult,
+  TxGetInvalidTransactionsWithLimitParams,
+  TxGetInvalidTransactionsWithLimitResult,
+  TxGetInvalidTransactionsCountByTimeParams,
+  TxGetInvalidTransactionsCountByTimeResult,
+  TxGetTransactionsCountByContractAddrParams,
+  TxGetTransactionsCountByContractAddrResult,
+  TxGetNextPageTransactionsParams,
+  TxGetNextPageTransactionsResult,
+  TxGetPrevPageTransactionsParams,
+  TxGetPrevPageTransactionsResult,
+  TxGetNextPageInvalidTransactionsParams,
+  TxGetNextPageInvalidTransactionsResult,
+  TxGetTransactionsByExtraIDParams,
+  TxGetTransactionsByExtraIDResult,
+  TxGetTransactionsByFilterParams,
+  TxGetTransactionsByFilterResult,
   TxGetBlockTransactionCountByHashParams,
   TxGetBlockTransactionCountByHashResult,
   TxGetBlockTransactionCountByNumberParams,
@@ -35,6 +63,8 @@ import type {
   TxGetBatchReceiptResult,
   TxSendTransactionParams,
   TxSendTransactionResult,
+  TxSendTransactionReturnReceiptParams,
+  TxSendTransactionReturnReceiptResult,
   TxGetGasPriceParams,
   TxGetGasPriceResult,
   TxGetTransactionsVersionParams,
@@ -65,6 +95,8 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  SimulateInvokeContractParams,
+  SimulateInvokeContractResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -109,6 +141,8 @@ import type {
   SubNewArchiveSubscriptionResult,
   NodeGetNodesParams,
   NodeGetNodesResult,
+  NodeGetNodeStatesParams,
+  NodeGetNodeStatesResult,
   NodeGetNodeHashParams,
   NodeGetNodeHashResult,
   NodeDeleteVPParams,
@@ -117,6 +151,22 @@ import type {
   NodeDeleteNVPResult,
   NodeGetConsensusStatusParams,
   NodeGetConsensusStatusResult,
+  DidGetChainIDParams,
+  DidGetChainIDResult,
+  VersionGetVersionsParams,
+  VersionGetVersionsResult,
+  VersionGetSupportedVersionByHostnameParams,
+  VersionGetSupportedVersionByHostnameResult,
+  VersionGetHyperchainVersionFromBinParams,
+  VersionGetHyperchainVersionFromBinResult,
+  ConfigGetConfigParams,
+  ConfigGetConfigResult,
+  ConfigGetGenesisInfoParams,
+  ConfigGetGenesisInfoResult,
+  ConfigGetHostsParams,
+  ConfigGetHostsResult,
+  ConfigGetVSetParams,
+  ConfigGetVSetResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -149,7 +199,7 @@ export interface TxHandlers {
   /**
    * Valid transactions of a block range, newest block first.
    *
-   * Returns the transactions of blocks `from`..`to`: blocks in descending number order, each block's transactions in index order; [] when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
+   * Returns the transactions of blocks `from`..`to`: blocks in descending number order, each block's transactions in index order; [] when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`. At most 5000 transactions per result; more give -32602 `result too large: at most 5000 transactions per call; narrow the range`.
    * @param range RangeQuery
    * @returns transactions
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -192,7 +242,7 @@ export interface TxHandlers {
   /**
    * Transaction at an index of the block with this number.
    *
-   * A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. The index is a JSON integer, a decimal string or a 0x hex string; an index at or past the block's transaction count gives -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range`. A sample spells the method `tx_getTransactionsByBlockNumberAndIndex`; both spellings reach this method.
+   * A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. The index is a JSON integer, a decimal string or a 0x hex string; an index at or past the block's transaction count gives -32602 `Invalid params. This block contains <count> transactions, but the index <index> is out of range`. A sample spells the method `tx_getTransactionsByBlockNumberAndIndex`; both spellings reach this method.
    *
    * Also reachable as `tx_getTransactionsByBlockNumberAndIndex`.
    * @param blockNumber BlockNumber
@@ -214,7 +264,7 @@ export interface TxHandlers {
   /**
    * Average transaction execution time over a block range, in ms.
    *
-   * Average of the execution times (ms) of the transactions in blocks `from`..`to`, as hex; `0x0` when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * Average of the execution times (ms) of the transactions in blocks `from`..`to`, as hex; `0x0` when the blocks hold none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
    * @param range RangeQuery
    * @returns averageMs
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -238,6 +288,162 @@ export interface TxHandlers {
    */
   tx_getTransactionReceipt(params: TxGetTransactionReceiptParams, context: CallContext): Answer<TxGetTransactionReceiptResult>
   /**
+   * Receipt of a transaction, with the gas it used (the SDK's getTransactionReceiptWithGas).
+   *
+   * The receipt of tx_getTransactionReceipt, whose `gasUsed` already gives the gas this transaction used; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getTransactionReceiptWithGas(params: TxGetTransactionReceiptWithGasParams, context: CallContext): Answer<TxGetTransactionReceiptWithGasResult>
+  /**
+   * Receipt of a transaction whose block is final.
+   *
+   * The receipt of tx_getTransactionReceipt. Keel's blocks are final once written (solo ordering, or BFT consensus with a commit certificate), so a receipt is confirmed as soon as it exists; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getConfirmedTransactionReceipt(params: TxGetConfirmedTransactionReceiptParams, context: CallContext): Answer<TxGetConfirmedTransactionReceiptResult>
+  /**
+   * Receipt of a transaction, signed by the node that answers.
+   *
+   * Returns {hostname, signature, result}: `result` is the receipt of tx_getTransactionReceipt, `hostname` the answering node, and `signature` 0x + the 64-byte r‖s (IEEE P1363) of an ECDSA P-256 / SHA-256 signature over the UTF-8 bytes of `result` written as compact JSON in the key order shown (JSON.stringify of the parsed `result` reproduces them). The key is the node's ECert key in a network (certs/ecert.cert beside peerconfig.toml holds its certificate) and the node's TCert CA key (tcert-ca.crt in its data directory) for a node running alone. The same errors as tx_getTransactionReceipt. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * @param txHash Hash
+   * @returns signed
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32004 DEPLOY_CONTRACT_FAILED: DEPLOY_CONTRACT_FAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  tx_getTransactionReceiptWithSignature(params: TxGetTransactionReceiptWithSignatureParams, context: CallContext): Answer<TxGetTransactionReceiptWithSignatureResult>
+  /**
+   * Transactions discarded in the block with this hash.
+   *
+   * The invalid transactions recorded in the block, in execution order ([] when none). Unknown block: -32001 `Not found block hash 0x<hash>`.
+   * @param blockHash Hash
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  tx_getInvalidTransactionsByBlockHash(params: TxGetInvalidTransactionsByBlockHashParams, context: CallContext): Answer<TxGetInvalidTransactionsByBlockHashResult>
+  /**
+   * Transactions discarded in the block with this number.
+   *
+   * The invalid transactions recorded in the block, in execution order ([] when none). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param blockNumber BlockNumber
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getInvalidTransactionsByBlockNumber(params: TxGetInvalidTransactionsByBlockNumberParams, context: CallContext): Answer<TxGetInvalidTransactionsByBlockNumberResult>
+  /**
+   * Number of discarded transactions on the chain.
+   *
+   * Returns {count, timestamp}: the invalid transactions the live store holds (those of archived blocks not counted), and the time of the answer in ns.
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getInvalidTransactionsCount(params: TxGetInvalidTransactionsCountParams, context: CallContext): Answer<TxGetInvalidTransactionsCountResult>
+  /**
+   * Discarded transactions of a block range, one page at a time.
+   *
+   * Pages through the invalid transactions of blocks `from`..`to` (each block's in execution order) as tx_getTransactionsWithLimit pages valid ones: ascending unless `metadata.backward`; `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page (`txIndex` counting the block's invalid transactions). Each item carries its `blockNumber` and `txIndex` (Keel's addition: Hyperchain's invalid transactions have no position), so the last one is the next bookmark. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * @param query PagedRangeQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getInvalidTransactionsWithLimit(params: TxGetInvalidTransactionsWithLimitParams, context: CallContext): Answer<TxGetInvalidTransactionsWithLimitResult>
+  /**
+   * Number of discarded transactions in the blocks written in a time window.
+   *
+   * Counts the invalid transactions recorded in the blocks whose writeTime lies in the window (as tx_getTransactionsCountByTime counts valid ones), as hex. Both ends are included; `0x0` for an empty window. `startTime` above `endTime` gives -32602 `invalid params, both startTime and endTime must be positive, startTime must be less than endTime`.
+   * @param window TimeRangeQuery
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getInvalidTransactionsCountByTime(params: TxGetInvalidTransactionsCountByTimeParams, context: CallContext): Answer<TxGetInvalidTransactionsCountByTimeResult>
+  /**
+   * Number of a contract's transactions in a block range, and where the last one is.
+   *
+   * Counts the valid transactions of blocks `from`..`to` whose receiver is `address`. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). Returns {count, lastIndex, lastBlockNum} (hex): the count, and the index and block number of the last one (`0x0` both when none). No span limit (an index is walked). `txExtra` true (counting extra data) is not supported: -32602 ``txExtra: true is not supported: Keel counts transactions, send false``. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>`.
+   * @param query ContractTxCountQuery
+   * @returns count
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getTransactionsCountByContractAddr(params: TxGetTransactionsCountByContractAddrParams, context: CallContext): Answer<TxGetTransactionsCountByContractAddrResult>
+  /**
+   * The page of transactions after a given one.
+   *
+   * Valid transactions in chain order from a given position (the SDK's getNextPageTransactions; every number may be a decimal string). `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). With `address`, only transactions whose receiver is that address count. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `blkNumber` outside `minBlkNumber`..`maxBlkNumber` gives -32602 `Invalid params. 'blkNumber' <n> is out of range, it must be in the range <min> to <max>`; a `txIndex` past the block's transactions gives -32602 `Invalid params. 'txIndex' <i> is out of range, and now the number of transactions of block <n> is <count>`; `cName` gives -32602: Keel has no contract name service (use `address`). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getNextPageTransactions(params: TxGetNextPageTransactionsParams, context: CallContext): Answer<TxGetNextPageTransactionsResult>
+  /**
+   * The page of transactions before a given one.
+   *
+   * Valid transactions in reverse chain order from a given position (the SDK's getPrevPageTransactions). `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). With `address`, only transactions whose receiver is that address count. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `blkNumber` outside `minBlkNumber`..`maxBlkNumber` gives -32602 `Invalid params. 'blkNumber' <n> is out of range, it must be in the range <min> to <max>`; a `txIndex` past the block's transactions gives -32602 `Invalid params. 'txIndex' <i> is out of range, and now the number of transactions of block <n> is <count>`; `cName` gives -32602: Keel has no contract name service (use `address`). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getPrevPageTransactions(params: TxGetPrevPageTransactionsParams, context: CallContext): Answer<TxGetPrevPageTransactionsResult>
+  /**
+   * The page of discarded transactions after a given one.
+   *
+   * tx_getNextPageTransactions over the discarded transactions: `txIndex` counts a block's invalid transactions (execution order), and each item carries its `blockNumber` and `txIndex` so the next call can start from it. With `address`, the invalid transactions whose `to` is that address. `blkNumber` and `txIndex` name the current transaction; the page starts there when `containCurrent` is true, else right after it (before it for the previous page), skips `separated` matching transactions (to jump over pages: 10 with pageSize 10 skips one page), and holds up to `pageSize` (1 to 100) of them, never past `maxBlkNumber` (next) or before `minBlkNumber` (previous). A block number is a JSON integer, a decimal string, a 0x hex string or `latest`; one past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * @param query PagingQuery
+   * @returns transactions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32011 NO_BLOCK_GENERATED: There is no block generated!
+   */
+  tx_getNextPageInvalidTransactions(params: TxGetNextPageInvalidTransactionsParams, context: CallContext): Answer<TxGetNextPageInvalidTransactionsResult>
+  /**
+   * Transactions whose extra ids match, one page at a time.
+   *
+   * Walks the valid transactions carrying extra ids (the `extraIdInt64` then `extraIdString` values they were signed with). `filter.extraId` (required, 1 to 32 items, integers and strings) and `mode`: 0 (the default) the transaction's extra ids equal the list, in order; 1 it holds every item, in any order; 2 it holds at least one. `filter.txTo`: and its receiver is that address. A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address). `detail` false (the default) gives summaries {txHash, blkNum, txIndex, from, to, extraId}; true gives whole transactions. `metadata` (the SDK sends `metaData`): `pagesize` (default and at most 5000, as Hyperchain), `bookmark` {blkNum, txIndex}, the transaction the page starts after (not included), and `backward`: false (the default) walks from the latest block down, true from the genesis up; without a bookmark the walk starts at that end. `hasmore` tells whether more transactions match. A filter whose page would need more than 100000 transactions examined stops early: the page so far with `hasmore` true, or, when nothing matched yet, -32602 `the filter examined 100000 transactions without filling the page; narrow it`. `mode` outside 0..2 gives -32602 `invalid mode <m>: 0 (the same ids in order), 1 (all of them) or 2 (any of them)`.
+   * @param query ExtraIdQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByExtraID(params: TxGetTransactionsByExtraIDParams, context: CallContext): Answer<TxGetTransactionsByExtraIDResult>
+  /**
+   * Transactions matching a filter, one page at a time.
+   *
+   * Walks the valid transactions that match `filter`: `txHash`, `blkNumber`, `txIndex` (its index in its block), `txFrom` (sender), `txTo` (receiver; A transaction's receiver is its `to`, or for a deployment the contract it created (as Hyperchain filters by contract address)), `extraId` (the same ids in order); `mode` 0 (the default): every field given matches, 1: at least one does. A filter must name a field: -32602 `the filter names no field: give txHash, blkNumber, txIndex, txFrom, txTo or extraId`. `detail` false (the default) gives summaries {txHash, blkNum, txIndex, from, to, extraId}; true gives whole transactions. `metadata` (the SDK sends `metaData`): `pagesize` (default and at most 5000, as Hyperchain), `bookmark` {blkNum, txIndex}, the transaction the page starts after (not included), and `backward`: false (the default) walks from the latest block down, true from the genesis up; without a bookmark the walk starts at that end. `hasmore` tells whether more transactions match. A filter whose page would need more than 100000 transactions examined stops early: the page so far with `hasmore` true, or, when nothing matched yet, -32602 `the filter examined 100000 transactions without filling the page; narrow it`. `mode` outside 0..1 gives -32602 `invalid mode <m>: 0 (every field matches) or 1 (any field matches)`.
+   * @param query TxFilterQuery
+   * @returns page
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  tx_getTransactionsByFilter(params: TxGetTransactionsByFilterParams, context: CallContext): Answer<TxGetTransactionsByFilterResult>
+  /**
    * Number of transactions in the block with this hash.
    *
    * Returns the count as hex. Unknown block: -32001 `Not found block hash 0x<hash>`.
@@ -250,7 +456,7 @@ export interface TxHandlers {
   /**
    * Number of transactions in the block with this number.
    *
-   * Returns the count as hex. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * Returns the count as hex. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
    * @param blockNumber BlockNumber
    * @returns count
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -320,6 +526,20 @@ export interface TxHandlers {
    */
   tx_sendTransaction(params: TxSendTransactionParams, context: CallContext): Answer<TxSendTransactionResult>
   /**
+   * Submit a signed plain transfer and answer with its receipt.
+   *
+   * Submits like tx_sendTransaction (the same checks and errors: -32602, -32006, -32007), then waits for the outcome and answers as tx_getTransactionReceipt: the receipt, or the failure (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`). The wait is bounded (10 s): a transaction without an outcome by then answers -32001 `Not found receipt 0x<hash>: accepted, but no outcome after <s> s; ask tx_getTransactionReceipt for it later` and keeps its place in the pool. The SDK's grpcSendTxReturnReceipt sends this method over HTTP.
+   * @param transaction TransferTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32002 OUT_OF_BALANCE: OUTOFBALANCE
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   */
+  tx_sendTransactionReturnReceipt(params: TxSendTransactionReturnReceiptParams, context: CallContext): Answer<TxSendTransactionReturnReceiptResult>
+  /**
    * Gas price, as a JSON integer.
    *
    * Called by the TS SDK at start-up; it signs the value as `price=0x<hex>` and copies it into every transaction. Must be a JSON integer (a string would break the SDK's signed string). Keel charges no gas fee and answers 0.
@@ -338,7 +558,7 @@ export interface TxHandlers {
   /**
    * Transactions of a block range, one page at a time.
    *
-   * Pages through the transactions of blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page, and the page starts right after it. `hasmore` tells whether another page follows. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Pages through the transactions of blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark` {blkNum, txIndex} is the last item of the previous page, and the page starts right after it. `hasmore` tells whether another page follows. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param query PagedRangeQuery
    * @returns page
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -371,17 +591,18 @@ export interface ContractHandlers {
   /**
    * Compile Solidity source.
    *
-   * Compiles the source with the node's Solidity compiler and returns, per contract, its ABI (JSON text), deployment code and name. A node without a compiler answers -32000 `the node has no Solidity compiler installed`; a compile failure answers -32000 with the compiler's first error.
+   * Compiles the source with the solc release its `pragma solidity` asks for: the newest of the node's releases (0.4.26, 0.5.17, 0.6.12, 0.7.6 and 0.8.37, the last of each line 0.4 to 0.8) that satisfies every `pragma solidity` of the source, read as npm semver ranges (`^0.5.0`, `>=0.4.22 <0.6.0`, `0.4.24`); a source without one compiles with 0.4.26, as Hyperchain's examples (no pragma, functions without visibility) expect. Returns, per contract, its ABI (JSON text, as that release writes it: `constant` and `payable` up to 0.5, `internalType` from 0.5), deployment code (0x hex; each release's default EVM target, all of which Keel's EVM runs) and name: the same three lists for every release. Compilation runs in a worker thread per release, loaded on first use and unloaded after 10 minutes unused, so other requests are served meanwhile; at most one compile per release and a few in all run at once (one less than the node's cores, 1 to 3), and up to 32 more wait. Errors, all -32000 unless said: no release accepts the pragmas: `no Solidity compiler of this node accepts `pragma solidity <expr>;`: it has solc <releases, newest first> (the newest release of each of 0.4 to 0.8); change the pragma to accept one of them`; a pragma that is no version expression: `compile failed: `pragma solidity <expr>;` is not a version expression (e.g. ^0.5.0 or >=0.4.22 <0.6.0)`; a compile error: `compile failed: <the compiler's first error>`; a compile over 60 s is stopped: `compile stopped: solc <release> took longer than 60 s on this source (the node's compile time limit)`; a node without a compiler: `the node has no Solidity compiler installed`. With the queue full: -32006 `System is too busy to response: <r> compilations running and <w> waiting, the most this node queues; send contract_compileContract again in a moment`.
    * @param sourceCode ContractSource
    * @returns compiled
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    */
   contract_compileContract(params: ContractCompileContractParams, context: CallContext): Answer<ContractCompileContractResult>
   /**
    * Submit a signed contract deployment.
    *
-   * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the packaged classes and configuration) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
+   * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the contract's class files and main class as a tar.gz with contract.properties, optionally inside a protobuf InvokeArgs, as a jar, or as an HVM class stream `FEFFFBCD…`, see docs/jvm.md) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction DeployTransaction
    * @returns txHash
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -392,7 +613,7 @@ export interface ContractHandlers {
   /**
    * Submit a signed contract call.
    *
-   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments). `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
+   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments; JVM: an HVM method call `FEFFFBCE…` or a protobuf InvokeArgs with the method name and string arguments). `type` must name the contract's engine. `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction InvokeTransaction
    * @returns txHash
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -403,7 +624,7 @@ export interface ContractHandlers {
   /**
    * Deployed (runtime) code of a contract.
    *
-   * Returns the runtime code as 0x hex; `0x0` for an account without code. An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
+   * Returns the runtime code as 0x hex (a JVM contract: the HVM class stream `FEFFFBCD…` of its classes); `0x0` for an account without code. An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
    * @param contractAddress Address
    * @returns code
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -473,6 +694,21 @@ export interface ContractHandlers {
   contract_getDeployedList(params: ContractGetDeployedListParams, context: CallContext): Answer<ContractGetDeployedListResult>
 }
 
+/** Handlers of the `simulate_` service. */
+export interface SimulateHandlers {
+  /**
+   * Run a signed contract call without ordering it, and answer with its receipt.
+   *
+   * contract_invokeContract with `simulate` true (whatever the params say): the call runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (the SDK's `.simulate()` sends this method and reads the receipt from the reply). The receipt names the next block number and the zero block hash; tx_getTransactionReceipt finds it too, for a while. A failed call answers its failure as tx_getTransactionReceipt does (-32003 `SIGFAILED`, -32005 `INVOKE_CONTRACT_FAILED`). The submission checks of contract_invokeContract apply (-32602).
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   */
+  simulate_invokeContract(params: SimulateInvokeContractParams, context: CallContext): Answer<SimulateInvokeContractResult>
+}
+
 /** Handlers of the `block_` service. */
 export interface BlockHandlers {
   /**
@@ -487,7 +723,7 @@ export interface BlockHandlers {
   /**
    * Blocks in a range, newest first.
    *
-   * Returns blocks `from`..`to` in descending number order. `isPlain` (default false) true leaves out the transactions; `transactions` is also left out when a block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Returns blocks `from`..`to` in descending number order. `isPlain` (default false) true leaves out the transactions; `transactions` is also left out when a block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param range BlockRangeQuery
    * @returns blocks
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -509,7 +745,7 @@ export interface BlockHandlers {
   /**
    * Block with this number.
    *
-   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
+   * `isPlain` true leaves out `transactions`; the key is also left out when the block has none. `isPlain` defaults to false. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`.
    * @param blockNumber BlockNumber
    * @param isPlain IsPlain
    * @returns block
@@ -521,7 +757,7 @@ export interface BlockHandlers {
   /**
    * Average time between blocks over a range, in ms.
    *
-   * Returns (writeTime(to) - writeTime(from)) / (to - from) in milliseconds as hex; `0x0` when `from` equals `to`. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
+   * Returns (writeTime(to) - writeTime(from)) / (to - from) in milliseconds as hex; `0x0` when `from` equals `to`. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal).
    * @param range RangeQuery
    * @returns averageMs
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -568,7 +804,7 @@ export interface BlockHandlers {
   /**
    * Blocks for a list of numbers.
    *
-   * Returns the blocks in request order (numbers may repeat). `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Each number follows the block-number rules: A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * Returns the blocks in request order (numbers may repeat). `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Each number follows the block-number rules: A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
    * @param query BatchNumbersQuery
    * @returns blocks
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -579,7 +815,7 @@ export interface BlockHandlers {
   /**
    * Blocks of a range, one page at a time.
    *
-   * Pages through blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark.blkNum` is the last block of the previous page. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
+   * Pages through blocks `from`..`to` in ascending order (descending when `metadata.backward` is true). `metadata.pageSize` defaults to 10 and counts at most 100; `metadata.bookmark.blkNum` is the last block of the previous page. `isPlain` true leaves out `transactions`; the key is also left out when the block has none. Both ends are included. A block number is a JSON integer, a decimal string, a 0x hex string or `latest`. A number past the latest block gives -32602 `block number <n> is out of range, and now latest block number is <latest>` (the number as given, the latest in decimal; also on a chain with no block yet, latest 0); `latest` on an empty chain gives -32011 `There is no block generated!`; a block below the genesis (archived) gives -32001 `Not found block number 0x<n>`. Then `from` above `to`, or a bound below 1, gives -32602 `invalid params, from = <from>, to = <to>` (decimal). At most 100 blocks per call: a longer range gives -32602 `range too large: at most 100 blocks per call, asked for <n>`.
    * @param query PagedBlockRangeQuery
    * @returns page
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -628,7 +864,7 @@ export interface SubHandlers {
   /**
    * Event logs already on the chain that match a filter.
    *
-   * `fromBlock` defaults to (and is raised to) the genesis block; `toBlock` defaults to (and is lowered to) the latest block; both ends are included. If after that `fromBlock` is above `toBlock`: -32602 `invalid params. current genesis <genesis>, current head <latest>` (decimal). `addresses` and `topics` as in sub_newEventSubscription. Logs come in block, transaction and log order. At most 5000 blocks per query (-32602 `range too large: at most 5000 blocks per log query, asked for <n>`) and 10000 logs per result (-32602 `result too large: at most 10000 logs per call; narrow the range`). On an empty chain: -32011 `There is no block generated!`.
+   * `fromBlock` defaults to (and is raised to) the genesis block; `toBlock` defaults to (and is lowered to) the latest block; both ends are included. If after that `fromBlock` is above `toBlock`: -32602 `invalid params. current genesis <genesis>, current head <latest>` (decimal). `addresses` and `topics` as in sub_newEventSubscription. Logs come in block, transaction and log order. At most 5000 blocks per query (-32602 `range too large: at most 5000 blocks per log query, asked for <n>`) and 10000 logs per result (-32602 `result too large: at most 10000 logs per call; narrow the range`). On an empty chain: -32011 `There is no block generated!` when no bound is a number; a numbered bound there gives the range check's -32602 `invalid params. current genesis 0, current head 0`.
    * @param filter LogFilter
    * @returns logs
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -648,7 +884,7 @@ export interface SubHandlers {
   /**
    * Items cached by a subscription since the previous poll.
    *
-   * Returns and clears the items cached since the previous call, oldest first; [] when nothing is pending (a spec sample shows {}; Keel always answers an array). Items are block hashes or Blocks, Logs, SystemStatusMessages or ArchiveEvents, according to the subscription. Unknown or expired id: -32012 `required subscription does not existed or has expired`.
+   * Returns and clears the items cached since the previous call, oldest first; [] when nothing is pending (a spec sample shows {}; Keel always answers an array). Items are block hashes or Blocks, Logs, SystemStatusMessages or ArchiveEvents, according to the subscription. A subscription caches at most 1000 blocks (10000 logs, 1000 status messages, 1000 archive events) and 16 MiB (items counted as their JSON size); past either it loses its oldest items and the node raises a jsonrpc `overflow` system status naming it. Unknown or expired id: -32012 `required subscription does not existed or has expired`.
    * @param subscriptionId SubscriptionId
    * @returns changes
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -689,6 +925,14 @@ export interface NodeHandlers {
    */
   node_getNodes(params: NodeGetNodesParams, context: CallContext): Answer<NodeGetNodesResult>
   /**
+   * Each node's state, height and latest block, in its own words.
+   *
+   * One entry per node this node knows (node_getNodes' order, this node first): id, hash, hostname, `status` (its consensus state in capitals: NORMAL, VIEWCHANGE, RECOVERING, STATETRANSFER, JOINING, RETIRED, FOLLOWING for an NVP), `view`, `blockHeight` (hex) and `blockHash` of its latest block. Each other node is asked over its peer link (2 s at most); one that does not answer is listed with `status` UNREACHABLE (linked but silent), PENDING (being dialled) or STOPPED (not linked), and no view or block. A node running alone lists only itself.
+   * @returns states
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  node_getNodeStates(params: NodeGetNodeStatesParams, context: CallContext): Answer<NodeGetNodeStatesResult>
+  /**
    * Hash of the node that answers.
    *
    * The node hash is the lower-case hex, without 0x, of Keccak-256(hostname + namespace). Used to remove a VP: read the hash on that node, then send node_deleteVP with it to every VP.
@@ -724,6 +968,87 @@ export interface NodeHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   node_getConsensusStatus(params: NodeGetConsensusStatusParams, context: CallContext): Answer<NodeGetConsensusStatusResult>
+}
+
+/** Handlers of the `did_` service. */
+export interface DidHandlers {
+  /**
+   * The chain id DID account names use.
+   *
+   * The official SDK asks it at every start to name DID accounts `did:hpc:<chainId>:<suffix>`. Keel's chain id is its namespace. Keel has no DID documents or credentials (README "The official SDK"): those methods answer -32601 naming the feature.
+   * @returns chainId
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  did_getChainID(params: DidGetChainIDParams, context: CallContext): Answer<DidGetChainIDResult>
+}
+
+/** Handlers of the `version_` service. */
+export interface VersionHandlers {
+  /**
+   * The versions the chain runs and could upgrade to.
+   *
+   * `runningHyperchainVersions` maps this node's release (`keel-<version>`) to the versions of each format it runs: tx_version (the transaction format tx_getTransactionsVersion reports, the SDK's sign string), block_version (written into blocks, transactions and receipts), encode_version (Keel's ledger layout), consensus_version and rbft_version (Keel's RBFT messages) and noxbft_version (empty: no NoxBFT). Keel has no system upgrade, so `availableHyperchainVersions` is empty.
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  version_getVersions(params: VersionGetVersionsParams, context: CallContext): Answer<VersionGetVersionsResult>
+  /**
+   * The versions a node of the namespace runs.
+   *
+   * For this node, or another node it asks over its peer link (as node_getNodeStates does): each kind of version as a list (one version each: Keel runs one of each). A host name no node has: -32602 `no node <hostname> in this namespace: node_getNodes lists the host names this node knows`; a node that does not answer: -32001 `Not found versions of <hostname>: it did not answer (node_getNodeStates shows its state)`.
+   * @param hostname NodeHostname
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  version_getSupportedVersionByHostname(params: VersionGetSupportedVersionByHostnameParams, context: CallContext): Answer<VersionGetSupportedVersionByHostnameResult>
+  /**
+   * The versions of a release.
+   *
+   * The versions (as in version_getVersions) of the release named, when this node knows it; Keel knows only its own release (`keel-<version>`). Another name: -32001 `Not found version <name>: this node runs keel-<version> and knows no other release`.
+   * @param release ReleaseName
+   * @returns versions
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  version_getHyperchainVersionFromBin(params: VersionGetHyperchainVersionFromBinParams, context: CallContext): Answer<VersionGetHyperchainVersionFromBinResult>
+}
+
+/** Handlers of the `config_` service. */
+export interface ConfigHandlers {
+  /**
+   * The node's configuration.
+   *
+   * The node's effective configuration (defaults, the --config file and flags) as TOML, in the layout of README "Configuration". It holds no secret: keys live in files of their own.
+   * @returns config
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getConfig(params: ConfigGetConfigParams, context: CallContext): Answer<ConfigGetConfigResult>
+  /**
+   * The genesis of the chain.
+   *
+   * JSON text: {namespace, accounts: [{address, balance}]}, the accounts the genesis funded (balances as decimal strings).
+   * @returns genesis
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getGenesisInfo(params: ConfigGetGenesisInfoParams, context: CallContext): Answer<ConfigGetGenesisInfoResult>
+  /**
+   * The peer addresses of the nodes of a role.
+   *
+   * Host name → `ip:port` (the peer port, as node_getNodes shows it) of the VPs (`vp`) or NVPs (`nvp`) this node knows; a node running alone has no peer port (0). Another role: -32602 `invalid role <role>: use vp or nvp`.
+   * @param role NodeRole
+   * @returns hosts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getHosts(params: ConfigGetHostsParams, context: CallContext): Answer<ConfigGetHostsResult>
+  /**
+   * The validator set.
+   *
+   * JSON text: the host names of the VPs of the group, by id.
+   * @returns vset
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getVSet(params: ConfigGetVSetParams, context: CallContext): Answer<ConfigGetVSetResult>
 }
 
 /** Handlers of the `cert_` service. */
@@ -844,4 +1169,4 @@ export interface ArchiveHandlers {
 }
 
 /** Every handler of the node, one interface per service prefix. */
-export type Handlers = TxHandlers & ContractHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & CertHandlers & ArchiveHandlers
+export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers

@@ -130,7 +130,7 @@ export const schemas = {
   },
   "VmType": {
     "title": "VmType",
-    "description": "execution engine: EVM (default) or JVM; the SDK also sends TRANSFER for plain transfers",
+    "description": "execution engine: EVM (default) or JVM, any case; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them (HVM-encoded payloads are sent with JVM)",
     "type": "string",
     "enum": [
       "EVM",
@@ -639,7 +639,7 @@ export const schemas = {
   },
   "LogFilter": {
     "title": "LogFilter",
-    "description": "event log criteria; every key is optional and absent means no limit",
+    "description": "event log criteria; every key is optional and absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 addresses, at most 4 topic positions (a log has at most 4 topics), at most 1000 alternative topics at one position, at most 65536 bytes as JSON",
     "type": "object",
     "properties": {
       "fromBlock": {
@@ -685,7 +685,7 @@ export const schemas = {
   },
   "SystemStatusFilter": {
     "title": "SystemStatusFilter",
-    "description": "system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit",
+    "description": "system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 entries in each list, at most 65536 bytes as JSON",
     "type": "object",
     "properties": {
       "modules": {
@@ -1106,6 +1106,14 @@ export const schemas = {
       },
       "payload": {
         "$ref": "HexString"
+      },
+      "extraId": {
+        "title": "TransactionExtraIds",
+        "description": "the extra ids it was signed with (extraIdInt64, then extraIdString); absent when none",
+        "type": "array",
+        "items": {
+          "$ref": "ExtraIdItem"
+        }
       }
     }
   },
@@ -1569,7 +1577,7 @@ export const schemas = {
       },
       "state": {
         "title": "ConsensusState",
-        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal.",
+        "description": "normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks; stopped: ordering stopped for good after a fault (a block could not be committed, consensus records could not be written; `reason` says which): the node serves reads and answers -32006 to new transactions until it is restarted. A VP answers -32006 to new transactions in every state but normal.",
         "type": "string",
         "enum": [
           "normal",
@@ -1578,7 +1586,8 @@ export const schemas = {
           "stateTransfer",
           "joining",
           "retired",
-          "following"
+          "following",
+          "stopped"
         ]
       },
       "view": {
@@ -1603,6 +1612,11 @@ export const schemas = {
         "description": "a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10)",
         "type": "integer",
         "minimum": 0
+      },
+      "reason": {
+        "title": "StoppedReason",
+        "description": "when `state` is stopped: why ordering stopped, as the node logged it",
+        "type": "string"
       }
     },
     "additionalProperties": false
@@ -1772,6 +1786,627 @@ export const schemas = {
     "type": "array",
     "items": {
       "$ref": "SnapshotManifest"
+    }
+  },
+  "SignedReceipt": {
+    "title": "SignedReceipt",
+    "description": "a receipt with the signature of the node that answered (tx_getTransactionReceiptWithSignature)",
+    "type": "object",
+    "required": [
+      "hostname",
+      "signature",
+      "result"
+    ],
+    "properties": {
+      "hostname": {
+        "title": "SignerHostname",
+        "type": "string"
+      },
+      "signature": {
+        "title": "ReceiptSignature",
+        "description": "0x + r‖s, 64 bytes (ECDSA P-256, SHA-256)",
+        "type": "string",
+        "pattern": "^0x[0-9a-f]{128}$"
+      },
+      "result": {
+        "$ref": "Receipt"
+      }
+    }
+  },
+  "PagedInvalidTransactions": {
+    "title": "PagedInvalidTransactions",
+    "description": "one page of discarded transactions; `hasmore` is true when another page follows",
+    "type": "object",
+    "required": [
+      "hasmore",
+      "data"
+    ],
+    "properties": {
+      "hasmore": {
+        "$ref": "HasMore"
+      },
+      "data": {
+        "$ref": "PositionedInvalidTransactionList"
+      }
+    }
+  },
+  "NodeState": {
+    "title": "NodeState",
+    "description": "a node as it says it is (node_getNodeStates); view, blockHeight and blockHash are absent when it did not answer",
+    "type": "object",
+    "required": [
+      "id",
+      "hash",
+      "hostname",
+      "status"
+    ],
+    "properties": {
+      "id": {
+        "title": "NodeStateId",
+        "description": "node id (0 for an NVP)",
+        "type": "integer",
+        "minimum": 0
+      },
+      "hash": {
+        "$ref": "NodeHash"
+      },
+      "hostname": {
+        "$ref": "NodeHostname"
+      },
+      "status": {
+        "title": "NodeStateStatus",
+        "description": "its consensus state in capitals, or UNREACHABLE, PENDING, STOPPED",
+        "type": "string"
+      },
+      "view": {
+        "title": "NodeStateView",
+        "type": "integer",
+        "minimum": 0
+      },
+      "blockHeight": {
+        "$ref": "HexQuantity"
+      },
+      "blockHash": {
+        "$ref": "Hash"
+      }
+    }
+  },
+  "NodeStateList": {
+    "title": "NodeStateList",
+    "type": "array",
+    "items": {
+      "$ref": "NodeState"
+    }
+  },
+  "NodeHostname": {
+    "title": "NodeHostname",
+    "description": "a node host name (peerconfig.toml)",
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255
+  },
+  "NodeRole": {
+    "title": "NodeRole",
+    "description": "vp or nvp (any case)",
+    "type": "string",
+    "maxLength": 32
+  },
+  "ReleaseName": {
+    "title": "ReleaseName",
+    "description": "a release name, e.g. keel-0.1.0",
+    "type": "string",
+    "maxLength": 64
+  },
+  "ChainId": {
+    "title": "ChainId",
+    "type": "string"
+  },
+  "ConfigText": {
+    "title": "ConfigText",
+    "description": "TOML text",
+    "type": "string"
+  },
+  "GenesisInfoText": {
+    "title": "GenesisInfoText",
+    "description": "JSON text: {namespace, accounts: [{address, balance}]}",
+    "type": "string"
+  },
+  "ValidatorSetText": {
+    "title": "ValidatorSetText",
+    "description": "JSON text: an array of VP host names",
+    "type": "string"
+  },
+  "HostMap": {
+    "title": "HostMap",
+    "description": "host name → ip:port",
+    "type": "object",
+    "additionalProperties": {
+      "title": "HostAddress",
+      "type": "string"
+    }
+  },
+  "ChainVersion": {
+    "title": "ChainVersion",
+    "description": "the version of each format a release runs",
+    "type": "object",
+    "required": [
+      "tx_version",
+      "block_version",
+      "encode_version",
+      "consensus_version",
+      "rbft_version",
+      "noxbft_version"
+    ],
+    "properties": {
+      "tx_version": {
+        "title": "TxVersion",
+        "type": "string"
+      },
+      "block_version": {
+        "title": "BlockVersion",
+        "type": "string"
+      },
+      "encode_version": {
+        "title": "EncodeVersion",
+        "type": "string"
+      },
+      "consensus_version": {
+        "title": "ConsensusVersion",
+        "type": "string"
+      },
+      "rbft_version": {
+        "title": "RbftVersion",
+        "type": "string"
+      },
+      "noxbft_version": {
+        "title": "NoxbftVersion",
+        "type": "string"
+      }
+    }
+  },
+  "ChainVersionMap": {
+    "title": "ChainVersionMap",
+    "description": "release name → its versions",
+    "type": "object",
+    "additionalProperties": {
+      "$ref": "ChainVersion"
+    }
+  },
+  "VersionResult": {
+    "title": "VersionResult",
+    "type": "object",
+    "required": [
+      "availableHyperchainVersions",
+      "runningHyperchainVersions"
+    ],
+    "properties": {
+      "availableHyperchainVersions": {
+        "$ref": "ChainVersionMap"
+      },
+      "runningHyperchainVersions": {
+        "$ref": "ChainVersionMap"
+      }
+    }
+  },
+  "SupportedVersion": {
+    "title": "SupportedVersion",
+    "description": "the versions of each format a node runs, as lists",
+    "type": "object",
+    "required": [
+      "tx_version",
+      "block_version",
+      "encode_version",
+      "consensus_version",
+      "rbft_version",
+      "noxbft_version"
+    ],
+    "properties": {
+      "tx_version": {
+        "title": "TxVersionList",
+        "type": "array",
+        "items": {
+          "title": "TxVersionItem",
+          "type": "string"
+        }
+      },
+      "block_version": {
+        "title": "BlockVersionList",
+        "type": "array",
+        "items": {
+          "title": "BlockVersionItem",
+          "type": "string"
+        }
+      },
+      "encode_version": {
+        "title": "EncodeVersionList",
+        "type": "array",
+        "items": {
+          "title": "EncodeVersionItem",
+          "type": "string"
+        }
+      },
+      "consensus_version": {
+        "title": "ConsensusVersionList",
+        "type": "array",
+        "items": {
+          "title": "ConsensusVersionItem",
+          "type": "string"
+        }
+      },
+      "rbft_version": {
+        "title": "RbftVersionList",
+        "type": "array",
+        "items": {
+          "title": "RbftVersionItem",
+          "type": "string"
+        }
+      },
+      "noxbft_version": {
+        "title": "NoxbftVersionList",
+        "type": "array",
+        "items": {
+          "title": "NoxbftVersionItem",
+          "type": "string"
+        }
+      }
+    }
+  },
+  "ContractTxCountQuery": {
+    "title": "ContractTxCountQuery",
+    "description": "a block range and a receiver address",
+    "type": "object",
+    "required": [
+      "from",
+      "to",
+      "address"
+    ],
+    "properties": {
+      "from": {
+        "$ref": "BlockNumber"
+      },
+      "to": {
+        "$ref": "BlockNumber"
+      },
+      "address": {
+        "$ref": "Address"
+      },
+      "txExtra": {
+        "title": "TxExtra",
+        "type": "boolean"
+      }
+    }
+  },
+  "ContractTxCount": {
+    "title": "ContractTxCount",
+    "type": "object",
+    "required": [
+      "count",
+      "lastIndex",
+      "lastBlockNum"
+    ],
+    "properties": {
+      "count": {
+        "$ref": "HexQuantity"
+      },
+      "lastIndex": {
+        "$ref": "HexQuantity"
+      },
+      "lastBlockNum": {
+        "$ref": "HexQuantity"
+      }
+    }
+  },
+  "PagingQuery": {
+    "title": "PagingQuery",
+    "description": "a position, a block range and a page (tx_getNextPageTransactions); numbers as JSON integers or decimal or 0x strings",
+    "type": "object",
+    "required": [
+      "blkNumber",
+      "txIndex",
+      "minBlkNumber",
+      "maxBlkNumber",
+      "separated",
+      "pageSize"
+    ],
+    "properties": {
+      "blkNumber": {
+        "$ref": "BlockNumber"
+      },
+      "txIndex": {
+        "$ref": "TxIndex"
+      },
+      "minBlkNumber": {
+        "$ref": "BlockNumber"
+      },
+      "maxBlkNumber": {
+        "$ref": "BlockNumber"
+      },
+      "separated": {
+        "$ref": "TxIndex"
+      },
+      "pageSize": {
+        "$ref": "TxIndex"
+      },
+      "containCurrent": {
+        "title": "ContainCurrent",
+        "type": "boolean"
+      },
+      "address": {
+        "$ref": "Address"
+      },
+      "cName": {
+        "title": "PagingContractName",
+        "type": "string"
+      }
+    }
+  },
+  "PositionedInvalidTransaction": {
+    "title": "PositionedInvalidTransaction",
+    "description": "a discarded transaction with where its block recorded it: `blockNumber` and `txIndex`, its index among the block's invalid transactions",
+    "type": "object",
+    "required": [
+      "version",
+      "hash",
+      "from",
+      "to",
+      "amount",
+      "timestamp",
+      "nonce",
+      "extra",
+      "payload",
+      "invalid",
+      "invalidMsg",
+      "blockNumber",
+      "txIndex"
+    ],
+    "properties": {
+      "version": {
+        "$ref": "PlatformVersion"
+      },
+      "hash": {
+        "$ref": "Hash"
+      },
+      "from": {
+        "$ref": "Address"
+      },
+      "to": {
+        "$ref": "Address"
+      },
+      "amount": {
+        "$ref": "HexQuantity"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "nonce": {
+        "$ref": "Nonce"
+      },
+      "extra": {
+        "$ref": "Extra"
+      },
+      "payload": {
+        "$ref": "HexString"
+      },
+      "invalid": {
+        "title": "InvalidFlag",
+        "type": "boolean",
+        "const": true
+      },
+      "invalidMsg": {
+        "$ref": "InvalidMsg"
+      },
+      "blockNumber": {
+        "$ref": "HexQuantity"
+      },
+      "txIndex": {
+        "$ref": "HexQuantity"
+      }
+    }
+  },
+  "PositionedInvalidTransactionList": {
+    "title": "PositionedInvalidTransactionList",
+    "type": "array",
+    "items": {
+      "$ref": "PositionedInvalidTransaction"
+    }
+  },
+  "ExtraIdItem": {
+    "title": "ExtraIdItem",
+    "description": "an extra id: an int64 or a string",
+    "anyOf": [
+      {
+        "title": "ExtraIdItemInteger",
+        "type": "integer",
+        "minimum": -9223372036854776000,
+        "maximum": 9223372036854776000
+      },
+      {
+        "title": "ExtraIdItemString",
+        "type": "string",
+        "maxLength": 4096
+      }
+    ]
+  },
+  "ExtraIdList": {
+    "title": "ExtraIdList",
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 32,
+    "items": {
+      "$ref": "ExtraIdItem"
+    }
+  },
+  "IndexPageMetadata": {
+    "title": "IndexPageMetadata",
+    "description": "paging of the index queries: pagesize (default and at most 5000), bookmark (the item the page starts after), backward (false: from the latest block down)",
+    "type": "object",
+    "properties": {
+      "pageSize": {
+        "title": "IndexPageSize",
+        "type": "integer",
+        "minimum": 1
+      },
+      "bookmark": {
+        "$ref": "PageBookmark"
+      },
+      "backward": {
+        "title": "IndexPageBackward",
+        "type": "boolean"
+      }
+    }
+  },
+  "ExtraIdFilter": {
+    "title": "ExtraIdFilter",
+    "type": "object",
+    "required": [
+      "extraId"
+    ],
+    "properties": {
+      "extraId": {
+        "$ref": "ExtraIdList"
+      },
+      "txTo": {
+        "$ref": "Address"
+      }
+    }
+  },
+  "ExtraIdQuery": {
+    "title": "ExtraIdQuery",
+    "type": "object",
+    "required": [
+      "filter"
+    ],
+    "properties": {
+      "mode": {
+        "title": "ExtraIdMode",
+        "type": "integer"
+      },
+      "detail": {
+        "title": "Detail",
+        "type": "boolean"
+      },
+      "metadata": {
+        "$ref": "IndexPageMetadata"
+      },
+      "filter": {
+        "$ref": "ExtraIdFilter"
+      }
+    }
+  },
+  "TxFilter": {
+    "title": "TxFilter",
+    "type": "object",
+    "properties": {
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "blkNumber": {
+        "$ref": "BlockNumber"
+      },
+      "txIndex": {
+        "$ref": "TxIndex"
+      },
+      "txFrom": {
+        "$ref": "Address"
+      },
+      "txTo": {
+        "$ref": "Address"
+      },
+      "extraId": {
+        "$ref": "ExtraIdList"
+      }
+    }
+  },
+  "TxFilterQuery": {
+    "title": "TxFilterQuery",
+    "type": "object",
+    "required": [
+      "filter"
+    ],
+    "properties": {
+      "mode": {
+        "title": "FilterMode",
+        "type": "integer"
+      },
+      "detail": {
+        "title": "FilterDetail",
+        "type": "boolean"
+      },
+      "metadata": {
+        "$ref": "IndexPageMetadata"
+      },
+      "filter": {
+        "$ref": "TxFilter"
+      }
+    }
+  },
+  "TransactionSummary": {
+    "title": "TransactionSummary",
+    "description": "where a transaction is and who sent it to whom",
+    "type": "object",
+    "required": [
+      "txHash",
+      "blkNum",
+      "txIndex",
+      "from",
+      "to"
+    ],
+    "properties": {
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "blkNum": {
+        "title": "SummaryBlock",
+        "type": "integer",
+        "minimum": 1
+      },
+      "txIndex": {
+        "title": "SummaryIndex",
+        "type": "integer",
+        "minimum": 0
+      },
+      "from": {
+        "$ref": "Address"
+      },
+      "to": {
+        "$ref": "Address"
+      },
+      "extraId": {
+        "title": "SummaryExtraIds",
+        "type": "array",
+        "items": {
+          "$ref": "ExtraIdItem"
+        }
+      }
+    }
+  },
+  "PagedIndexResult": {
+    "title": "PagedIndexResult",
+    "description": "one page: summaries, or whole transactions with `detail`",
+    "type": "object",
+    "required": [
+      "hasmore",
+      "data"
+    ],
+    "properties": {
+      "hasmore": {
+        "$ref": "HasMore"
+      },
+      "data": {
+        "title": "IndexResultList",
+        "type": "array",
+        "items": {
+          "title": "IndexResultItem",
+          "anyOf": [
+            {
+              "$ref": "TransactionSummary"
+            },
+            {
+              "$ref": "Transaction"
+            }
+          ]
+        }
+      }
     }
   }
 } as const
@@ -1979,6 +2614,351 @@ export const methods = {
       -32008
     ]
   },
+  tx_getTransactionReceiptWithGas: {
+    "service": "tx",
+    "summary": "Receipt of a transaction, with the gas it used (the SDK's getTransactionReceiptWithGas).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "txHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32002,
+      -32003,
+      -32004,
+      -32005,
+      -32008
+    ]
+  },
+  tx_getConfirmedTransactionReceipt: {
+    "service": "tx",
+    "summary": "Receipt of a transaction whose block is final.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "txHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32002,
+      -32003,
+      -32004,
+      -32005,
+      -32008
+    ]
+  },
+  tx_getTransactionReceiptWithSignature: {
+    "service": "tx",
+    "summary": "Receipt of a transaction, signed by the node that answers.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "txHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "signed",
+      "schema": {
+        "$ref": "SignedReceipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32002,
+      -32003,
+      -32004,
+      -32005,
+      -32008
+    ]
+  },
+  tx_getInvalidTransactionsByBlockHash: {
+    "service": "tx",
+    "summary": "Transactions discarded in the block with this hash.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockHash",
+        "required": true,
+        "schema": {
+          "$ref": "Hash"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "InvalidTransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  tx_getInvalidTransactionsByBlockNumber: {
+    "service": "tx",
+    "summary": "Transactions discarded in the block with this number.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockNumber",
+        "required": true,
+        "schema": {
+          "$ref": "BlockNumber"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "InvalidTransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getInvalidTransactionsCount: {
+    "service": "tx",
+    "summary": "Number of discarded transactions on the chain.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "TransactionsCount"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getInvalidTransactionsWithLimit: {
+    "service": "tx",
+    "summary": "Discarded transactions of a block range, one page at a time.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagedRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "page",
+      "schema": {
+        "$ref": "PagedInvalidTransactions"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getInvalidTransactionsCountByTime: {
+    "service": "tx",
+    "summary": "Number of discarded transactions in the blocks written in a time window.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "window",
+        "required": true,
+        "schema": {
+          "$ref": "TimeRangeQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "HexQuantity"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getTransactionsCountByContractAddr: {
+    "service": "tx",
+    "summary": "Number of a contract's transactions in a block range, and where the last one is.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "ContractTxCountQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "count",
+      "schema": {
+        "$ref": "ContractTxCount"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getNextPageTransactions: {
+    "service": "tx",
+    "summary": "The page of transactions after a given one.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagingQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "TransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getPrevPageTransactions: {
+    "service": "tx",
+    "summary": "The page of transactions before a given one.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagingQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "TransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getNextPageInvalidTransactions: {
+    "service": "tx",
+    "summary": "The page of discarded transactions after a given one.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "PagingQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "transactions",
+      "schema": {
+        "$ref": "PositionedInvalidTransactionList"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32011
+    ]
+  },
+  tx_getTransactionsByExtraID: {
+    "service": "tx",
+    "summary": "Transactions whose extra ids match, one page at a time.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "ExtraIdQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "page",
+      "schema": {
+        "$ref": "PagedIndexResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  tx_getTransactionsByFilter: {
+    "service": "tx",
+    "summary": "Transactions matching a filter, one page at a time.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "query",
+        "required": true,
+        "schema": {
+          "$ref": "TxFilterQuery"
+        }
+      }
+    ],
+    "result": {
+      "name": "page",
+      "schema": {
+        "$ref": "PagedIndexResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
   tx_getBlockTransactionCountByHash: {
     "service": "tx",
     "summary": "Number of transactions in the block with this hash.",
@@ -2173,6 +3153,34 @@ export const methods = {
       -32007
     ]
   },
+  tx_sendTransactionReturnReceipt: {
+    "service": "tx",
+    "summary": "Submit a signed plain transfer and answer with its receipt.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "TransferTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007,
+      -32001,
+      -32002,
+      -32003
+    ]
+  },
   tx_getGasPrice: {
     "service": "tx",
     "summary": "Gas price, as a JSON integer.",
@@ -2295,7 +3303,8 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32000
+      -32000,
+      -32006
     ]
   },
   contract_deployContract: {
@@ -2515,6 +3524,31 @@ export const methods = {
     },
     "errors": [
       -32602
+    ]
+  },
+  simulate_invokeContract: {
+    "service": "simulate",
+    "summary": "Run a signed contract call without ordering it, and answer with its receipt.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32003,
+      -32005
     ]
   },
   block_latestBlock: {
@@ -3034,6 +4068,21 @@ export const methods = {
       -32602
     ]
   },
+  node_getNodeStates: {
+    "service": "node",
+    "summary": "Each node's state, height and latest block, in its own words.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "states",
+      "schema": {
+        "$ref": "NodeStateList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
   node_getNodeHash: {
     "service": "node",
     "summary": "Hash of the node that answers.",
@@ -3106,6 +4155,152 @@ export const methods = {
       "name": "status",
       "schema": {
         "$ref": "ConsensusStatus"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  did_getChainID: {
+    "service": "did",
+    "summary": "The chain id DID account names use.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "chainId",
+      "schema": {
+        "$ref": "ChainId"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  version_getVersions: {
+    "service": "version",
+    "summary": "The versions the chain runs and could upgrade to.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "versions",
+      "schema": {
+        "$ref": "VersionResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  version_getSupportedVersionByHostname: {
+    "service": "version",
+    "summary": "The versions a node of the namespace runs.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hostname",
+        "required": true,
+        "schema": {
+          "$ref": "NodeHostname"
+        }
+      }
+    ],
+    "result": {
+      "name": "versions",
+      "schema": {
+        "$ref": "SupportedVersion"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  version_getHyperchainVersionFromBin: {
+    "service": "version",
+    "summary": "The versions of a release.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "release",
+        "required": true,
+        "schema": {
+          "$ref": "ReleaseName"
+        }
+      }
+    ],
+    "result": {
+      "name": "versions",
+      "schema": {
+        "$ref": "ChainVersion"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  config_getConfig: {
+    "service": "config",
+    "summary": "The node's configuration.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "config",
+      "schema": {
+        "$ref": "ConfigText"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getGenesisInfo: {
+    "service": "config",
+    "summary": "The genesis of the chain.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "genesis",
+      "schema": {
+        "$ref": "GenesisInfoText"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getHosts: {
+    "service": "config",
+    "summary": "The peer addresses of the nodes of a role.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "role",
+        "required": true,
+        "schema": {
+          "$ref": "NodeRole"
+        }
+      }
+    ],
+    "result": {
+      "name": "hosts",
+      "schema": {
+        "$ref": "HostMap"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getVSet: {
+    "service": "config",
+    "summary": "The validator set.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "vset",
+      "schema": {
+        "$ref": "ValidatorSetText"
       }
     },
     "errors": [

@@ -45,7 +45,7 @@ export type IsPlain = boolean
 /** a version: dot-separated integers, the first positive */
 export type TxVersion = string
 
-/** execution engine: EVM (default) or JVM; the SDK also sends TRANSFER for plain transfers */
+/** execution engine: EVM (default) or JVM, any case; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them (HVM-encoded payloads are sent with JVM) */
 export type VmType = "EVM" | "JVM" | "evm" | "jvm" | "TRANSFER" | "HVM" | "BVM" | "KVSQL" | "FVM"
 
 /** engine that executed the transaction */
@@ -233,7 +233,7 @@ export type TopicFilterEntry = Hash | TopicAlternatives | null
 /** position-wise topic conditions, all of which must hold */
 export type TopicFilter = Array<TopicFilterEntry>
 
-/** event log criteria; every key is optional and absent means no limit */
+/** event log criteria; every key is optional and absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 addresses, at most 4 topic positions (a log has at most 4 topics), at most 1000 alternative topics at one position, at most 65536 bytes as JSON */
 export interface LogFilter {
   fromBlock?: BlockNumber
   toBlock?: BlockNumber
@@ -250,7 +250,7 @@ export type SubtypeList = Array<string>
 /** numeric system status codes */
 export type StatusCodeList = Array<number | bigint>
 
-/** system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit */
+/** system status criteria; in each dimension a non-empty include list wins over the exclude list; absent means no limit. Bounds (-32602 naming the limit past them): at most 1000 entries in each list, at most 65536 bytes as JSON */
 export interface SystemStatusFilter {
   modules?: ModuleList
   modules_exclude?: ModuleList
@@ -386,6 +386,8 @@ export interface Transaction {
   extra: Extra
   executeTime: HexQuantity
   payload: HexString
+  /** the extra ids it was signed with (extraIdInt64, then extraIdString); absent when none */
+  extraId?: Array<ExtraIdItem>
 }
 
 /** a transaction discarded by execution or by the signature check */
@@ -517,8 +519,8 @@ export type PeerInfoList = Array<PeerInfo>
 export interface ConsensusStatus {
   /** solo: orders its own blocks (no network); vp: takes part in ordering; nvp: follows the VPs' proven blocks */
   role: "solo" | "vp" | "nvp"
-  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks. A VP answers -32006 to new transactions in every state but normal. */
-  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "joining" | "retired" | "following"
+  /** normal: ordering (a VP or a node alone); viewChange: electing a new primary; recovering: asking the peers where they are; stateTransfer: fetching proven blocks it lacks; joining: a VP added to the group, following the chain until the change takes effect; retired: a VP removed from the group (node_deleteVP), idle; following: an NVP applying the VPs' blocks; stopped: ordering stopped for good after a fault (a block could not be committed, consensus records could not be written; `reason` says which): the node serves reads and answers -32006 to new transactions until it is restarted. A VP answers -32006 to new transactions in every state but normal. */
+  state: "normal" | "viewChange" | "recovering" | "stateTransfer" | "joining" | "retired" | "following" | "stopped"
   /** a VP: the view it runs or is changing to; an NVP: the view its latest block was ordered in (0 before any) */
   view: number | bigint
   /** host name of the primary of `view`; absent on an NVP */
@@ -527,6 +529,8 @@ export interface ConsensusStatus {
   height: number | bigint
   /** a VP: the latest block a quorum of VPs signed a checkpoint for (a multiple of 10) */
   stableCheckpoint?: number | bigint
+  /** when `state` is stopped: why ordering stopped, as the node logged it */
+  reason?: string
 }
 
 /** the issued transaction certificate */
@@ -577,6 +581,188 @@ export interface SnapshotManifest {
 }
 
 export type SnapshotManifestList = Array<SnapshotManifest>
+
+/** a receipt with the signature of the node that answered (tx_getTransactionReceiptWithSignature) */
+export interface SignedReceipt {
+  hostname: string
+  /** 0x + r‖s, 64 bytes (ECDSA P-256, SHA-256) */
+  signature: string
+  result: Receipt
+}
+
+/** one page of discarded transactions; `hasmore` is true when another page follows */
+export interface PagedInvalidTransactions {
+  hasmore: HasMore
+  data: PositionedInvalidTransactionList
+}
+
+/** a node as it says it is (node_getNodeStates); view, blockHeight and blockHash are absent when it did not answer */
+export interface NodeState {
+  /** node id (0 for an NVP) */
+  id: number | bigint
+  hash: NodeHash
+  hostname: NodeHostname
+  /** its consensus state in capitals, or UNREACHABLE, PENDING, STOPPED */
+  status: string
+  view?: number | bigint
+  blockHeight?: HexQuantity
+  blockHash?: Hash
+}
+
+export type NodeStateList = Array<NodeState>
+
+/** a node host name (peerconfig.toml) */
+export type NodeHostname = string
+
+/** vp or nvp (any case) */
+export type NodeRole = string
+
+/** a release name, e.g. keel-0.1.0 */
+export type ReleaseName = string
+
+export type ChainId = string
+
+/** TOML text */
+export type ConfigText = string
+
+/** JSON text: {namespace, accounts: [{address, balance}]} */
+export type GenesisInfoText = string
+
+/** JSON text: an array of VP host names */
+export type ValidatorSetText = string
+
+/** host name → ip:port */
+export type HostMap = Record<string, string>
+
+/** the version of each format a release runs */
+export interface ChainVersion {
+  tx_version: string
+  block_version: string
+  encode_version: string
+  consensus_version: string
+  rbft_version: string
+  noxbft_version: string
+}
+
+/** release name → its versions */
+export type ChainVersionMap = Record<string, ChainVersion>
+
+export interface VersionResult {
+  availableHyperchainVersions: ChainVersionMap
+  runningHyperchainVersions: ChainVersionMap
+}
+
+/** the versions of each format a node runs, as lists */
+export interface SupportedVersion {
+  tx_version: Array<string>
+  block_version: Array<string>
+  encode_version: Array<string>
+  consensus_version: Array<string>
+  rbft_version: Array<string>
+  noxbft_version: Array<string>
+}
+
+/** a block range and a receiver address */
+export interface ContractTxCountQuery {
+  from: BlockNumber
+  to: BlockNumber
+  address: Address
+  txExtra?: boolean
+}
+
+export interface ContractTxCount {
+  count: HexQuantity
+  lastIndex: HexQuantity
+  lastBlockNum: HexQuantity
+}
+
+/** a position, a block range and a page (tx_getNextPageTransactions); numbers as JSON integers or decimal or 0x strings */
+export interface PagingQuery {
+  blkNumber: BlockNumber
+  txIndex: TxIndex
+  minBlkNumber: BlockNumber
+  maxBlkNumber: BlockNumber
+  separated: TxIndex
+  pageSize: TxIndex
+  containCurrent?: boolean
+  address?: Address
+  cName?: string
+}
+
+/** a discarded transaction with where its block recorded it: `blockNumber` and `txIndex`, its index among the block's invalid transactions */
+export interface PositionedInvalidTransaction {
+  version: PlatformVersion
+  hash: Hash
+  from: Address
+  to: Address
+  amount: HexQuantity
+  timestamp: TimestampNs
+  nonce: Nonce
+  extra: Extra
+  payload: HexString
+  invalid: true
+  invalidMsg: InvalidMsg
+  blockNumber: HexQuantity
+  txIndex: HexQuantity
+}
+
+export type PositionedInvalidTransactionList = Array<PositionedInvalidTransaction>
+
+/** an extra id: an int64 or a string */
+export type ExtraIdItem = number | bigint | string
+
+export type ExtraIdList = Array<ExtraIdItem>
+
+/** paging of the index queries: pagesize (default and at most 5000), bookmark (the item the page starts after), backward (false: from the latest block down) */
+export interface IndexPageMetadata {
+  pageSize?: number | bigint
+  bookmark?: PageBookmark
+  backward?: boolean
+}
+
+export interface ExtraIdFilter {
+  extraId: ExtraIdList
+  txTo?: Address
+}
+
+export interface ExtraIdQuery {
+  mode?: number | bigint
+  detail?: boolean
+  metadata?: IndexPageMetadata
+  filter: ExtraIdFilter
+}
+
+export interface TxFilter {
+  txHash?: Hash
+  blkNumber?: BlockNumber
+  txIndex?: TxIndex
+  txFrom?: Address
+  txTo?: Address
+  extraId?: ExtraIdList
+}
+
+export interface TxFilterQuery {
+  mode?: number | bigint
+  detail?: boolean
+  metadata?: IndexPageMetadata
+  filter: TxFilter
+}
+
+/** where a transaction is and who sent it to whom */
+export interface TransactionSummary {
+  txHash: Hash
+  blkNum: number | bigint
+  txIndex: number | bigint
+  from: Address
+  to: Address
+  extraId?: Array<ExtraIdItem>
+}
+
+/** one page: summaries, or whole transactions with `detail` */
+export interface PagedIndexResult {
+  hasmore: HasMore
+  data: Array<TransactionSummary | Transaction>
+}
 
 /** Positional params of `tx_getTransactions`. */
 export type TxGetTransactionsParams = [range: RangeQuery]
@@ -634,6 +820,104 @@ export type TxGetTransactionReceiptResult = Receipt
 /** Codes `tx_getTransactionReceipt` can answer besides 0. */
 export type TxGetTransactionReceiptError = -32602 | -32001 | -32002 | -32003 | -32004 | -32005 | -32008
 
+/** Positional params of `tx_getTransactionReceiptWithGas`. */
+export type TxGetTransactionReceiptWithGasParams = [txHash: Hash]
+/** Result of `tx_getTransactionReceiptWithGas`. */
+export type TxGetTransactionReceiptWithGasResult = Receipt
+/** Codes `tx_getTransactionReceiptWithGas` can answer besides 0. */
+export type TxGetTransactionReceiptWithGasError = -32602 | -32001 | -32002 | -32003 | -32004 | -32005 | -32008
+
+/** Positional params of `tx_getConfirmedTransactionReceipt`. */
+export type TxGetConfirmedTransactionReceiptParams = [txHash: Hash]
+/** Result of `tx_getConfirmedTransactionReceipt`. */
+export type TxGetConfirmedTransactionReceiptResult = Receipt
+/** Codes `tx_getConfirmedTransactionReceipt` can answer besides 0. */
+export type TxGetConfirmedTransactionReceiptError = -32602 | -32001 | -32002 | -32003 | -32004 | -32005 | -32008
+
+/** Positional params of `tx_getTransactionReceiptWithSignature`. */
+export type TxGetTransactionReceiptWithSignatureParams = [txHash: Hash]
+/** Result of `tx_getTransactionReceiptWithSignature`. */
+export type TxGetTransactionReceiptWithSignatureResult = SignedReceipt
+/** Codes `tx_getTransactionReceiptWithSignature` can answer besides 0. */
+export type TxGetTransactionReceiptWithSignatureError = -32602 | -32001 | -32002 | -32003 | -32004 | -32005 | -32008
+
+/** Positional params of `tx_getInvalidTransactionsByBlockHash`. */
+export type TxGetInvalidTransactionsByBlockHashParams = [blockHash: Hash]
+/** Result of `tx_getInvalidTransactionsByBlockHash`. */
+export type TxGetInvalidTransactionsByBlockHashResult = InvalidTransactionList
+/** Codes `tx_getInvalidTransactionsByBlockHash` can answer besides 0. */
+export type TxGetInvalidTransactionsByBlockHashError = -32602 | -32001
+
+/** Positional params of `tx_getInvalidTransactionsByBlockNumber`. */
+export type TxGetInvalidTransactionsByBlockNumberParams = [blockNumber: BlockNumber]
+/** Result of `tx_getInvalidTransactionsByBlockNumber`. */
+export type TxGetInvalidTransactionsByBlockNumberResult = InvalidTransactionList
+/** Codes `tx_getInvalidTransactionsByBlockNumber` can answer besides 0. */
+export type TxGetInvalidTransactionsByBlockNumberError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getInvalidTransactionsCount`. */
+export type TxGetInvalidTransactionsCountParams = []
+/** Result of `tx_getInvalidTransactionsCount`. */
+export type TxGetInvalidTransactionsCountResult = TransactionsCount
+/** Codes `tx_getInvalidTransactionsCount` can answer besides 0. */
+export type TxGetInvalidTransactionsCountError = -32602
+
+/** Positional params of `tx_getInvalidTransactionsWithLimit`. */
+export type TxGetInvalidTransactionsWithLimitParams = [query: PagedRangeQuery]
+/** Result of `tx_getInvalidTransactionsWithLimit`. */
+export type TxGetInvalidTransactionsWithLimitResult = PagedInvalidTransactions
+/** Codes `tx_getInvalidTransactionsWithLimit` can answer besides 0. */
+export type TxGetInvalidTransactionsWithLimitError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getInvalidTransactionsCountByTime`. */
+export type TxGetInvalidTransactionsCountByTimeParams = [window: TimeRangeQuery]
+/** Result of `tx_getInvalidTransactionsCountByTime`. */
+export type TxGetInvalidTransactionsCountByTimeResult = HexQuantity
+/** Codes `tx_getInvalidTransactionsCountByTime` can answer besides 0. */
+export type TxGetInvalidTransactionsCountByTimeError = -32602
+
+/** Positional params of `tx_getTransactionsCountByContractAddr`. */
+export type TxGetTransactionsCountByContractAddrParams = [query: ContractTxCountQuery]
+/** Result of `tx_getTransactionsCountByContractAddr`. */
+export type TxGetTransactionsCountByContractAddrResult = ContractTxCount
+/** Codes `tx_getTransactionsCountByContractAddr` can answer besides 0. */
+export type TxGetTransactionsCountByContractAddrError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getNextPageTransactions`. */
+export type TxGetNextPageTransactionsParams = [query: PagingQuery]
+/** Result of `tx_getNextPageTransactions`. */
+export type TxGetNextPageTransactionsResult = TransactionList
+/** Codes `tx_getNextPageTransactions` can answer besides 0. */
+export type TxGetNextPageTransactionsError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getPrevPageTransactions`. */
+export type TxGetPrevPageTransactionsParams = [query: PagingQuery]
+/** Result of `tx_getPrevPageTransactions`. */
+export type TxGetPrevPageTransactionsResult = TransactionList
+/** Codes `tx_getPrevPageTransactions` can answer besides 0. */
+export type TxGetPrevPageTransactionsError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getNextPageInvalidTransactions`. */
+export type TxGetNextPageInvalidTransactionsParams = [query: PagingQuery]
+/** Result of `tx_getNextPageInvalidTransactions`. */
+export type TxGetNextPageInvalidTransactionsResult = PositionedInvalidTransactionList
+/** Codes `tx_getNextPageInvalidTransactions` can answer besides 0. */
+export type TxGetNextPageInvalidTransactionsError = -32602 | -32001 | -32011
+
+/** Positional params of `tx_getTransactionsByExtraID`. */
+export type TxGetTransactionsByExtraIDParams = [query: ExtraIdQuery]
+/** Result of `tx_getTransactionsByExtraID`. */
+export type TxGetTransactionsByExtraIDResult = PagedIndexResult
+/** Codes `tx_getTransactionsByExtraID` can answer besides 0. */
+export type TxGetTransactionsByExtraIDError = -32602
+
+/** Positional params of `tx_getTransactionsByFilter`. */
+export type TxGetTransactionsByFilterParams = [query: TxFilterQuery]
+/** Result of `tx_getTransactionsByFilter`. */
+export type TxGetTransactionsByFilterResult = PagedIndexResult
+/** Codes `tx_getTransactionsByFilter` can answer besides 0. */
+export type TxGetTransactionsByFilterError = -32602
+
 /** Positional params of `tx_getBlockTransactionCountByHash`. */
 export type TxGetBlockTransactionCountByHashParams = [blockHash: Hash]
 /** Result of `tx_getBlockTransactionCountByHash`. */
@@ -690,6 +974,13 @@ export type TxSendTransactionResult = Hash
 /** Codes `tx_sendTransaction` can answer besides 0. */
 export type TxSendTransactionError = -32602 | -32006 | -32007
 
+/** Positional params of `tx_sendTransactionReturnReceipt`. */
+export type TxSendTransactionReturnReceiptParams = [transaction: TransferTransaction]
+/** Result of `tx_sendTransactionReturnReceipt`. */
+export type TxSendTransactionReturnReceiptResult = Receipt
+/** Codes `tx_sendTransactionReturnReceipt` can answer besides 0. */
+export type TxSendTransactionReturnReceiptError = -32602 | -32006 | -32007 | -32001 | -32002 | -32003
+
 /** Positional params of `tx_getGasPrice`. */
 export type TxGetGasPriceParams = []
 /** Result of `tx_getGasPrice`. */
@@ -730,7 +1021,7 @@ export type ContractCompileContractParams = [sourceCode: ContractSource]
 /** Result of `contract_compileContract`. */
 export type ContractCompileContractResult = CompileResult
 /** Codes `contract_compileContract` can answer besides 0. */
-export type ContractCompileContractError = -32602 | -32000
+export type ContractCompileContractError = -32602 | -32000 | -32006
 
 /** Positional params of `contract_deployContract`. */
 export type ContractDeployContractParams = [transaction: DeployTransaction]
@@ -794,6 +1085,13 @@ export type ContractGetDeployedListParams = [creatorAddress: Address]
 export type ContractGetDeployedListResult = AddressList
 /** Codes `contract_getDeployedList` can answer besides 0. */
 export type ContractGetDeployedListError = -32602
+
+/** Positional params of `simulate_invokeContract`. */
+export type SimulateInvokeContractParams = [transaction: InvokeTransaction]
+/** Result of `simulate_invokeContract`. */
+export type SimulateInvokeContractResult = Receipt
+/** Codes `simulate_invokeContract` can answer besides 0. */
+export type SimulateInvokeContractError = -32602 | -32003 | -32005
 
 /** Positional params of `block_latestBlock`. */
 export type BlockLatestBlockParams = []
@@ -949,6 +1247,13 @@ export type NodeGetNodesResult = PeerInfoList
 /** Codes `node_getNodes` can answer besides 0. */
 export type NodeGetNodesError = -32602
 
+/** Positional params of `node_getNodeStates`. */
+export type NodeGetNodeStatesParams = []
+/** Result of `node_getNodeStates`. */
+export type NodeGetNodeStatesResult = NodeStateList
+/** Codes `node_getNodeStates` can answer besides 0. */
+export type NodeGetNodeStatesError = -32602
+
 /** Positional params of `node_getNodeHash`. */
 export type NodeGetNodeHashParams = []
 /** Result of `node_getNodeHash`. */
@@ -976,6 +1281,62 @@ export type NodeGetConsensusStatusParams = []
 export type NodeGetConsensusStatusResult = ConsensusStatus
 /** Codes `node_getConsensusStatus` can answer besides 0. */
 export type NodeGetConsensusStatusError = -32602
+
+/** Positional params of `did_getChainID`. */
+export type DidGetChainIDParams = []
+/** Result of `did_getChainID`. */
+export type DidGetChainIDResult = ChainId
+/** Codes `did_getChainID` can answer besides 0. */
+export type DidGetChainIDError = -32602
+
+/** Positional params of `version_getVersions`. */
+export type VersionGetVersionsParams = []
+/** Result of `version_getVersions`. */
+export type VersionGetVersionsResult = VersionResult
+/** Codes `version_getVersions` can answer besides 0. */
+export type VersionGetVersionsError = -32602
+
+/** Positional params of `version_getSupportedVersionByHostname`. */
+export type VersionGetSupportedVersionByHostnameParams = [hostname: NodeHostname]
+/** Result of `version_getSupportedVersionByHostname`. */
+export type VersionGetSupportedVersionByHostnameResult = SupportedVersion
+/** Codes `version_getSupportedVersionByHostname` can answer besides 0. */
+export type VersionGetSupportedVersionByHostnameError = -32602 | -32001
+
+/** Positional params of `version_getHyperchainVersionFromBin`. */
+export type VersionGetHyperchainVersionFromBinParams = [release: ReleaseName]
+/** Result of `version_getHyperchainVersionFromBin`. */
+export type VersionGetHyperchainVersionFromBinResult = ChainVersion
+/** Codes `version_getHyperchainVersionFromBin` can answer besides 0. */
+export type VersionGetHyperchainVersionFromBinError = -32602 | -32001
+
+/** Positional params of `config_getConfig`. */
+export type ConfigGetConfigParams = []
+/** Result of `config_getConfig`. */
+export type ConfigGetConfigResult = ConfigText
+/** Codes `config_getConfig` can answer besides 0. */
+export type ConfigGetConfigError = -32602
+
+/** Positional params of `config_getGenesisInfo`. */
+export type ConfigGetGenesisInfoParams = []
+/** Result of `config_getGenesisInfo`. */
+export type ConfigGetGenesisInfoResult = GenesisInfoText
+/** Codes `config_getGenesisInfo` can answer besides 0. */
+export type ConfigGetGenesisInfoError = -32602
+
+/** Positional params of `config_getHosts`. */
+export type ConfigGetHostsParams = [role: NodeRole]
+/** Result of `config_getHosts`. */
+export type ConfigGetHostsResult = HostMap
+/** Codes `config_getHosts` can answer besides 0. */
+export type ConfigGetHostsError = -32602
+
+/** Positional params of `config_getVSet`. */
+export type ConfigGetVSetParams = []
+/** Result of `config_getVSet`. */
+export type ConfigGetVSetResult = ValidatorSetText
+/** Codes `config_getVSet` can answer besides 0. */
+export type ConfigGetVSetError = -32602
 
 /** Positional params of `cert_getTCert`. */
 export type CertGetTCertParams = [request: TCertRequest]
@@ -1064,6 +1425,20 @@ export interface Methods {
   tx_getTransactionsCount: { params: TxGetTransactionsCountParams; result: TxGetTransactionsCountResult; error: TxGetTransactionsCountError }
   tx_getTxAvgTimeByBlockNumber: { params: TxGetTxAvgTimeByBlockNumberParams; result: TxGetTxAvgTimeByBlockNumberResult; error: TxGetTxAvgTimeByBlockNumberError }
   tx_getTransactionReceipt: { params: TxGetTransactionReceiptParams; result: TxGetTransactionReceiptResult; error: TxGetTransactionReceiptError }
+  tx_getTransactionReceiptWithGas: { params: TxGetTransactionReceiptWithGasParams; result: TxGetTransactionReceiptWithGasResult; error: TxGetTransactionReceiptWithGasError }
+  tx_getConfirmedTransactionReceipt: { params: TxGetConfirmedTransactionReceiptParams; result: TxGetConfirmedTransactionReceiptResult; error: TxGetConfirmedTransactionReceiptError }
+  tx_getTransactionReceiptWithSignature: { params: TxGetTransactionReceiptWithSignatureParams; result: TxGetTransactionReceiptWithSignatureResult; error: TxGetTransactionReceiptWithSignatureError }
+  tx_getInvalidTransactionsByBlockHash: { params: TxGetInvalidTransactionsByBlockHashParams; result: TxGetInvalidTransactionsByBlockHashResult; error: TxGetInvalidTransactionsByBlockHashError }
+  tx_getInvalidTransactionsByBlockNumber: { params: TxGetInvalidTransactionsByBlockNumberParams; result: TxGetInvalidTransactionsByBlockNumberResult; error: TxGetInvalidTransactionsByBlockNumberError }
+  tx_getInvalidTransactionsCount: { params: TxGetInvalidTransactionsCountParams; result: TxGetInvalidTransactionsCountResult; error: TxGetInvalidTransactionsCountError }
+  tx_getInvalidTransactionsWithLimit: { params: TxGetInvalidTransactionsWithLimitParams; result: TxGetInvalidTransactionsWithLimitResult; error: TxGetInvalidTransactionsWithLimitError }
+  tx_getInvalidTransactionsCountByTime: { params: TxGetInvalidTransactionsCountByTimeParams; result: TxGetInvalidTransactionsCountByTimeResult; error: TxGetInvalidTransactionsCountByTimeError }
+  tx_getTransactionsCountByContractAddr: { params: TxGetTransactionsCountByContractAddrParams; result: TxGetTransactionsCountByContractAddrResult; error: TxGetTransactionsCountByContractAddrError }
+  tx_getNextPageTransactions: { params: TxGetNextPageTransactionsParams; result: TxGetNextPageTransactionsResult; error: TxGetNextPageTransactionsError }
+  tx_getPrevPageTransactions: { params: TxGetPrevPageTransactionsParams; result: TxGetPrevPageTransactionsResult; error: TxGetPrevPageTransactionsError }
+  tx_getNextPageInvalidTransactions: { params: TxGetNextPageInvalidTransactionsParams; result: TxGetNextPageInvalidTransactionsResult; error: TxGetNextPageInvalidTransactionsError }
+  tx_getTransactionsByExtraID: { params: TxGetTransactionsByExtraIDParams; result: TxGetTransactionsByExtraIDResult; error: TxGetTransactionsByExtraIDError }
+  tx_getTransactionsByFilter: { params: TxGetTransactionsByFilterParams; result: TxGetTransactionsByFilterResult; error: TxGetTransactionsByFilterError }
   tx_getBlockTransactionCountByHash: { params: TxGetBlockTransactionCountByHashParams; result: TxGetBlockTransactionCountByHashResult; error: TxGetBlockTransactionCountByHashError }
   tx_getBlockTransactionCountByNumber: { params: TxGetBlockTransactionCountByNumberParams; result: TxGetBlockTransactionCountByNumberResult; error: TxGetBlockTransactionCountByNumberError }
   tx_getSignHash: { params: TxGetSignHashParams; result: TxGetSignHashResult; error: TxGetSignHashError }
@@ -1072,6 +1447,7 @@ export interface Methods {
   tx_getBatchTransactions: { params: TxGetBatchTransactionsParams; result: TxGetBatchTransactionsResult; error: TxGetBatchTransactionsError }
   tx_getBatchReceipt: { params: TxGetBatchReceiptParams; result: TxGetBatchReceiptResult; error: TxGetBatchReceiptError }
   tx_sendTransaction: { params: TxSendTransactionParams; result: TxSendTransactionResult; error: TxSendTransactionError }
+  tx_sendTransactionReturnReceipt: { params: TxSendTransactionReturnReceiptParams; result: TxSendTransactionReturnReceiptResult; error: TxSendTransactionReturnReceiptError }
   tx_getGasPrice: { params: TxGetGasPriceParams; result: TxGetGasPriceResult; error: TxGetGasPriceError }
   tx_getTransactionsVersion: { params: TxGetTransactionsVersionParams; result: TxGetTransactionsVersionResult; error: TxGetTransactionsVersionError }
   tx_getTransactionsWithLimit: { params: TxGetTransactionsWithLimitParams; result: TxGetTransactionsWithLimitResult; error: TxGetTransactionsWithLimitError }
@@ -1087,6 +1463,7 @@ export interface Methods {
   contract_getCreator: { params: ContractGetCreatorParams; result: ContractGetCreatorResult; error: ContractGetCreatorError }
   contract_getCreateTime: { params: ContractGetCreateTimeParams; result: ContractGetCreateTimeResult; error: ContractGetCreateTimeError }
   contract_getDeployedList: { params: ContractGetDeployedListParams; result: ContractGetDeployedListResult; error: ContractGetDeployedListError }
+  simulate_invokeContract: { params: SimulateInvokeContractParams; result: SimulateInvokeContractResult; error: SimulateInvokeContractError }
   block_latestBlock: { params: BlockLatestBlockParams; result: BlockLatestBlockResult; error: BlockLatestBlockError }
   block_getBlocks: { params: BlockGetBlocksParams; result: BlockGetBlocksResult; error: BlockGetBlocksError }
   block_getBlockByHash: { params: BlockGetBlockByHashParams; result: BlockGetBlockByHashResult; error: BlockGetBlockByHashError }
@@ -1109,10 +1486,19 @@ export interface Methods {
   sub_unsubscribe: { params: SubUnsubscribeParams; result: SubUnsubscribeResult; error: SubUnsubscribeError }
   sub_newArchiveSubscription: { params: SubNewArchiveSubscriptionParams; result: SubNewArchiveSubscriptionResult; error: SubNewArchiveSubscriptionError }
   node_getNodes: { params: NodeGetNodesParams; result: NodeGetNodesResult; error: NodeGetNodesError }
+  node_getNodeStates: { params: NodeGetNodeStatesParams; result: NodeGetNodeStatesResult; error: NodeGetNodeStatesError }
   node_getNodeHash: { params: NodeGetNodeHashParams; result: NodeGetNodeHashResult; error: NodeGetNodeHashError }
   node_deleteVP: { params: NodeDeleteVPParams; result: NodeDeleteVPResult; error: NodeDeleteVPError }
   node_deleteNVP: { params: NodeDeleteNVPParams; result: NodeDeleteNVPResult; error: NodeDeleteNVPError }
   node_getConsensusStatus: { params: NodeGetConsensusStatusParams; result: NodeGetConsensusStatusResult; error: NodeGetConsensusStatusError }
+  did_getChainID: { params: DidGetChainIDParams; result: DidGetChainIDResult; error: DidGetChainIDError }
+  version_getVersions: { params: VersionGetVersionsParams; result: VersionGetVersionsResult; error: VersionGetVersionsError }
+  version_getSupportedVersionByHostname: { params: VersionGetSupportedVersionByHostnameParams; result: VersionGetSupportedVersionByHostnameResult; error: VersionGetSupportedVersionByHostnameError }
+  version_getHyperchainVersionFromBin: { params: VersionGetHyperchainVersionFromBinParams; result: VersionGetHyperchainVersionFromBinResult; error: VersionGetHyperchainVersionFromBinError }
+  config_getConfig: { params: ConfigGetConfigParams; result: ConfigGetConfigResult; error: ConfigGetConfigError }
+  config_getGenesisInfo: { params: ConfigGetGenesisInfoParams; result: ConfigGetGenesisInfoResult; error: ConfigGetGenesisInfoError }
+  config_getHosts: { params: ConfigGetHostsParams; result: ConfigGetHostsResult; error: ConfigGetHostsError }
+  config_getVSet: { params: ConfigGetVSetParams; result: ConfigGetVSetResult; error: ConfigGetVSetError }
   cert_getTCert: { params: CertGetTCertParams; result: CertGetTCertResult; error: CertGetTCertError }
   archive_snapshot: { params: ArchiveSnapshotParams; result: ArchiveSnapshotResult; error: ArchiveSnapshotError }
   archive_querySnapshotExist: { params: ArchiveQuerySnapshotExistParams; result: ArchiveQuerySnapshotExistResult; error: ArchiveQuerySnapshotExistError }

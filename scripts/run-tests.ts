@@ -4,12 +4,15 @@
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
  */
-import { spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
 const FILE_TIMEOUT_MS = 5 * 60_000
+/** removed when the run ends, so a run leaves no data directories behind, whatever its tests forget */
+const runTmpDir = mkdtempSync(join(tmpdir(), 'keel-tests-'))
 
 function findTests(dir: string): string[] {
   const found: string[] = []
@@ -33,7 +36,12 @@ interface FileResult {
 function runFile(file: string): Promise<FileResult> {
   const started = performance.now()
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // everything a test (and every process it starts) makes under os.tmpdir() goes into the run's own directory
+      env: { ...process.env, TMPDIR: runTmpDir },
+    })
     let output = ''
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString()
@@ -80,8 +88,16 @@ async function main(): Promise<void> {
   }
   const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
   const failed = sum('failed')
+  // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
+  if (process.env.NODE_V8_COVERAGE !== undefined) {
+    spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
+  }
   console.log(`${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped`)
   process.exitCode = failed > 0 || results.length === 0 ? 1 : 0
 }
 
-await main()
+try {
+  await main()
+} finally {
+  rmSync(runTmpDir, { recursive: true, force: true })
+}

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond npm packages: Debian's Chromium for the playground test.
+# Installs what the tests need beyond npm packages: Debian's Chromium for the playground test, a
+# JDK 17 for the Java contract tests (and builds the contract executor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-jdk.sh

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
-import type { LogLevel } from './log.ts'
+import type { LogFormat, LogLevel } from './log.ts'
 
 export interface KeelConfig {
   node: {
@@ -32,7 +32,7 @@ export interface KeelConfig {
     wsMaxSubscriptions: number
     /** largest WebSocket message accepted; a bigger one closes the connection with 1009 */
     wsMaxFrameBytes: number
-    /** messages waiting for a slow reader; one more → the connection is closed with 1008 */
+    /** messages waiting for a slow reader (in the socket's buffer and the queue); one more → the connection is closed with 1008 */
     wsMaxQueuedMessages: number
     /** bytes waiting for a slow reader (socket buffer plus queue); past it → closed with 1008 */
     wsMaxBufferedBytes: number
@@ -54,6 +54,15 @@ export interface KeelConfig {
     txGasLimit: number
     /** gas budget of a whole block; later transactions fail deterministically */
     blockGasLimit: number
+  }
+  /** the Java contract executor (docs/jvm.md): a child process started on the first JVM transaction */
+  jvm: {
+    /** JDK home directory holding bin/java and bin/javac; "" (the default): $JAVA_HOME, then PATH */
+    javaHome: string
+    /** the executor's heap, MiB */
+    heapMiB: number
+    /** wall-clock safety net per call, ms; the step budget (chain.txGasLimit) is the real limit */
+    callTimeoutMs: number
   }
   archive: {
     /** blocks moved per LMDB transaction by archive_archive and archive_restore: bounds each transaction's size */
@@ -91,7 +100,11 @@ export interface KeelConfig {
      */
     genesisVps: number[]
   }
-  log: { level: LogLevel }
+  log: {
+    level: LogLevel
+    /** "text" (the default) or "json": one JSON object per line (time, level, module, msg, fields) */
+    format: LogFormat
+  }
 }
 
 /** Limits follow reliability.md part B. */
@@ -123,11 +136,12 @@ export const defaultConfig: KeelConfig = {
     txGasLimit: 10_000_000,
     blockGasLimit: 100_000_000,
   },
+  jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
   genesis: { accounts: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
-  log: { level: 'info' },
+  log: { level: 'info', format: 'text' },
 }
 
 export type ConfigOverrides = { [S in keyof KeelConfig]?: Partial<KeelConfig[S]> }
@@ -168,6 +182,14 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     new Set(genesisVps).size !== genesisVps.length
   )
     throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
+    throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
+  if (resolved.log.format !== 'text' && resolved.log.format !== 'json')
+    throw new Error(`config: log.format must be "text" or "json", got ${JSON.stringify(resolved.log.format)}`)
+  if (!Number.isInteger(resolved.jvm.heapMiB) || resolved.jvm.heapMiB < 64)
+    throw new Error(`config: jvm.heapMiB must be an integer of at least 64, got ${resolved.jvm.heapMiB}`)
+  if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
+    throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
   return resolved
 }

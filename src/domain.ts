@@ -55,6 +55,23 @@ export interface SignedTx {
   signed: Record<string, unknown>
 }
 
+/** One element of a transaction's extra id list: an int64 or a string. */
+export type ExtraId = bigint | string
+
+/**
+ * A transaction's extra ids as Hyperchain forms them: the int64 ids, then the string ids, in the
+ * order signed (protocol.md §1: `extraIdInt64`, `extraIdString`). Malformed items are left out.
+ */
+export function extraIdsOf(tx: Pick<SignedTx, 'signed'>): ExtraId[] {
+  const ints = tx.signed.extraIdInt64
+  const strings = tx.signed.extraIdString
+  const ids: ExtraId[] = []
+  if (Array.isArray(ints))
+    for (const id of ints) if ((typeof id === 'number' && Number.isSafeInteger(id)) || typeof id === 'bigint') ids.push(BigInt(id))
+  if (Array.isArray(strings)) for (const id of strings) if (typeof id === 'string') ids.push(id)
+  return ids
+}
+
 /** Why a transaction was discarded, with its receipt code (spec "Invalid transaction"). */
 export const InvalidReason = {
   OUTOFBALANCE: -32002,

@@ -6,40 +6,90 @@
  * in-thread clock or ids) this thread serves them too. `startNode` returns a running node;
  * `stop()` closes it.
  */
-import type { KeyObject } from 'node:crypto'
-import { join, resolve } from 'node:path'
+import { type KeyObject, webcrypto } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { stringify as stringifyToml } from 'smol-toml'
+import type { ChainVersion } from '../generated/types.ts'
 import type { ChainReader } from './api/chain-reader.ts'
-import { createSolcCompiler } from './api/compile.ts'
 import { createHandlers } from './api/index.ts'
-import type { NodeDirectory } from './api/node.ts'
+import type { NodeDirectory, NodeStateReport } from './api/node.ts'
+import type { ReceiptSigner } from './api/tx.ts'
 import { createArchiveService } from './archive/service.ts'
-import { loadOrCreateNodeCa } from './cert/ca.ts'
+import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
+import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
 import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
+import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
+import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
+import { createJvmExecutor } from './exec/jvm/child.ts'
+import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
+import { askNodeState, serveNodeState } from './network/node-state.ts'
 import { createNvpRole } from './network/nvp.ts'
 import { createVpRole } from './network/vp.ts'
 import { loadPeerConfig, type PeerConfig, rewriteOneShotFlags } from './p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identity.ts'
 import { createPeerNetwork } from './p2p/network.ts'
+import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
-import { openStore } from './store/index.ts'
+import { openStore, ZERO_HASH } from './store/index.ts'
+import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 /** Version string reported by tx_getTransactionsVersion (sdk-wire.md §2 recommends ≥ 3.6). */
 export const TX_VERSION = '4.1'
+
+/** This build, as version_getVersions names it. */
+const KEEL_RELEASE = `keel-${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}`
+
+/**
+ * The version of each format this build runs (version_getVersions): the transaction format the
+ * SDK signs, the version written into records, the ledger layout, Keel's RBFT messages (their
+ * first version), and no NoxBFT.
+ */
+const CHAIN_VERSION: ChainVersion = {
+  tx_version: TX_VERSION,
+  block_version: RECORD_VERSION,
+  encode_version: String(SCHEMA_VERSION),
+  consensus_version: '1',
+  rbft_version: '1',
+  noxbft_version: '',
+}
+
+/** What this node says of itself (node_getNodeStates, and its peers' Channel.nodeState requests). */
+function stateReport(store: Pick<Store, 'height' | 'getBlock'>, consensus: { state: string; view: number | bigint }): NodeStateReport {
+  const height = store.height()
+  return {
+    state: consensus.state,
+    view: Number(consensus.view),
+    height,
+    hash: store.getBlock(height)?.hash ?? ZERO_HASH,
+    versions: { ...CHAIN_VERSION },
+  }
+}
+
+/** A node running alone signs receipts with its TCert CA key (tcert-ca.crt holds the certificate). */
+function caSigner(hostname: string, ca: NodeCa): ReceiptSigner {
+  return {
+    hostname,
+    sign: async (bytes) => new Uint8Array(await webcrypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, ca.privateKey, bytes)),
+  }
+}
 
 export interface KeelNode {
   readonly config: KeelConfig
@@ -63,12 +113,40 @@ export interface StartOptions {
   events?: PollingOverrides
   /** snapshot ids (tests pin the first one to replay examples); default 16 random bytes */
   newSnapshotId?: () => string
+  /** contract_compileContract's compilers: packages, concurrency, queue bound (tests); default every installed release */
+  compiler?: Omit<SolcPoolOptions, 'log'>
+  /** how long tx_sendTransactionReturnReceipt waits for an outcome (default 10 s) */
+  receiptWaitMs?: number
 }
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
+/**
+ * Starts a node on its data directory, which it locks first (store/data-dir-lock.ts): a second
+ * process on the same directory fails here, naming the PID that holds it. stop() gives it up.
+ */
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  const log = options.log ?? createLogger({ level: config.log.level })
+  const lock = lockDataDir(resolve(config.node.dataDir, config.node.namespace))
+  try {
+    const node = await startLockedNode(config, options)
+    return {
+      ...node,
+      stop: async () => {
+        try {
+          await node.stop()
+        } finally {
+          lock.release()
+        }
+      },
+    }
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+async function startLockedNode(config: KeelConfig, options: StartOptions): Promise<KeelNode> {
+  const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
   // a pinned clock or pinned ids are functions of this thread: requests that use them are served here
@@ -96,9 +174,25 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   // request threads load their modules while this thread finishes its start; they listen once it has
   const loading =
     requestThreads > 0
-      ? loadRequestThreads({ count: requestThreads, start: { config, dataDir, ledgerPath, txVersion: TX_VERSION }, verifyPool, log })
+      ? loadRequestThreads({
+          count: requestThreads,
+          start: {
+            config,
+            dataDir,
+            ledgerPath,
+            txVersion: TX_VERSION,
+            compiler: options.compiler ?? {},
+            receiptWaitMs: options.receiptWaitMs,
+          },
+          verifyPool,
+          log,
+        })
       : undefined
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit) })
+  // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
+  const jvmLog = log.child('jvm')
+  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
+  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
+  const events = createEventHub({ nowNs, log: log.child('events') })
   const chain = createChain({
     store,
     executor,
@@ -110,8 +204,8 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     nowNs,
     log: log.child('chain'),
     ordering: inNetwork === undefined ? 'solo' : 'consensus',
+    onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
   })
-  const events = createEventHub({ nowNs, log: log.child('events') })
   const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
   // simulated transactions are not in the store; their outcomes answer receipt queries too
   const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
@@ -138,18 +232,30 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
   })
+  const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
+  const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
   const submitter = network?.submitter ?? chain.submitter
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
+    ordering: chain,
     submitter,
-    compiler: createSolcCompiler(),
+    compiler,
     subscriptions,
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
     cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
     archive,
+    signer: network?.signer ?? caSigner(config.node.hostname, ca),
+    onBlock: (listener) => events.onBlock(() => listener()),
+    receiptWaitMs: options.receiptWaitMs,
+    selfState,
+    versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    config: {
+      configText: () => stringifyToml(config),
+      genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },
+    },
   })
   let threads: RequestThreads | undefined
   let servers: RpcServers | undefined
@@ -204,7 +310,9 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       subscriptions.close()
       await network?.stop()
       await chain.stop()
+      await jvm.stop()
       await archive.close()
+      await compiler.close()
       await verifyPool.close()
       await stateHasher.close()
       await store.close()
@@ -237,7 +345,14 @@ function startNetworkRole(options: {
   events: EventHub
   nowNs: () => bigint
   log: Logger
-}): { submitter: TxSubmitter; directory: NodeDirectory; start(): Promise<void>; stop(): Promise<void> } {
+}): {
+  submitter: TxSubmitter
+  directory: NodeDirectory
+  signer: ReceiptSigner
+  selfState(): NodeStateReport
+  start(): Promise<void>
+  stop(): Promise<void>
+} {
   const { peerConfig, config, events, log } = options
   const network = createPeerNetwork({
     config: peerConfig,
@@ -289,6 +404,7 @@ function startNetworkRole(options: {
     peerConfig,
     network,
     namespace: config.node.namespace,
+    askState: (hostname) => askNodeState(network, hostname),
     primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
     consensus: () => {
       if (vp === undefined) return { role: 'nvp', state: 'following', view: options.store.getBlockBatch(options.store.height())?.view ?? 0 }
@@ -312,9 +428,13 @@ function startNetworkRole(options: {
             hostnameOf: (id) => vp.hostnameOf(id),
           },
   })
+  const selfState = (): NodeStateReport => stateReport(options.store, directory.consensus())
+  serveNodeState(network, selfState)
   return {
     submitter: (vp ?? nvp)!.submitter,
     directory,
+    selfState,
+    signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
     async start() {
       await network.start()
       await (vp ?? nvp)!.start()

@@ -1,5 +1,5 @@
-/** `npm start`'s entry point as a user runs it: a child process, a config file, flags, signals. */
-import { spawn } from 'node:child_process'
+/** The `keel` command as a user runs it (`npm start` is `keel start`): a child process, a config file, flags, signals, help. */
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,9 +7,17 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { envelope, post } from './helpers/node.ts'
 
+const repoRoot = join(import.meta.dirname, '..')
+
+/** `keel <argv>` to its end: exit code and output */
+function keel(argv: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['bin/keel.mjs', ...argv], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr }
+}
+
 function startCli(args: string[]): Promise<{ url: string; stop(signal?: NodeJS.Signals): Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
-    cwd: join(import.meta.dirname, '..'),
+  const child = spawn(process.execPath, ['bin/keel.mjs', 'start', ...args], {
+    cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -61,6 +69,61 @@ test('a bad config is refused at start with a message that names the key', async
   )
   assert.ok(error)
   assert.match(error.message, /unknown key jsonrpc\.prot/)
+})
+
+test('every command answers --help with its usage, and an unknown flag or command with the usage and exit 2', () => {
+  const top = keel(['--help'])
+  assert.is(top.status, 0)
+  assert.match(top.stdout, /^usage: keel <command> \[options\]/)
+  for (const command of ['start', 'network', 'bench']) {
+    const help = keel([command, '--help'])
+    assert.is(help.status, 0, `keel ${command} --help: ${help.stderr}`)
+    assert.match(help.stdout, new RegExp(`^usage: keel ${command} `))
+    assert.match(help.stdout, /--help +print this help/)
+  }
+  assert.match(keel(['start', '--help']).stdout, /--data-dir <dir>/)
+  assert.match(keel(['network', '--help']).stdout, /add-vp/)
+  assert.match(
+    keel(['bench', '--help']).stdout,
+    /--workloads <list> +which workloads, comma-separated \(default: transfers,erc20,reads,logs\)/,
+  )
+  for (const [argv, option] of [
+    [['start', '--prot', '8081'], '--prot'],
+    [['network', 'up', '--vps', '4'], '--vps'],
+    [['bench', '--nope'], '--nope'],
+  ] as const) {
+    const wrong = keel([...argv])
+    assert.is(wrong.status, 2, `keel ${argv.join(' ')}`)
+    assert.match(wrong.stderr, new RegExp(`^keel ${argv[0]}: unknown option '${option}'`))
+    assert.match(wrong.stderr, new RegExp(`usage: keel ${argv[0]} `))
+  }
+  const badPort = keel(['start', '--port', 'eighty'])
+  assert.is(badPort.status, 2)
+  assert.match(badPort.stderr, /--port takes a whole number/)
+  const unknown = keel(['strat'])
+  assert.is(unknown.status, 2)
+  assert.match(unknown.stderr, /^keel: unknown command "strat"/)
+})
+
+test('--log-format json writes one JSON object per line; the banner ends with the next command, real port and key file', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-cli-'))
+  const node = await startCli(['--port', '0', '--data-dir', join(dir, 'data'), '--log-format', 'json'])
+  const port = new URL(node.url).port
+  assert.is(await node.stop(), 0)
+  const lines = node
+    .output()
+    .split('\n')
+    .filter((line) => line !== '')
+  const records = lines.map((line) => JSON.parse(line) as { time: string; level: string; module: string; msg: string })
+  for (const record of records) {
+    assert.ok(!Number.isNaN(Date.parse(record.time)), record.time)
+    assert.ok(['debug', 'info', 'warn', 'error'].includes(record.level))
+    assert.match(record.module, /^keel/)
+  }
+  const next = records.find((record) => record.msg.startsWith('next, in another terminal:'))
+  assert.ok(next, 'the banner names the next command')
+  assert.ok(next.msg.includes(`--url http://127.0.0.1:${port}`), next.msg)
+  assert.ok(next.msg.includes(`--key-file ${join(dir, 'data', 'global', 'genesis-account.json')}`), next.msg)
 })
 
 test.run()

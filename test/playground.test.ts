@@ -3,13 +3,17 @@
  * by playwright-core, and assertions on what a person sees. Needs /usr/bin/chromium (scripts/ensure-chromium.sh).
  * Set PLAYGROUND_SCREENSHOT=/tmp/playground.png to save a screenshot for a visual check.
  */
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { jvmRetText } from '../sdk/jvm.ts'
 import type { KeelNode } from '../src/node.ts'
+import { receiptOf } from './helpers/chain.ts'
+import { compileExample } from './helpers/jvm.ts'
 import { startTestNode } from './helpers/node.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -236,6 +240,55 @@ test('keeps integers above 2^53 exact from document to editor, wire and reply', 
   assert.is(await page.getAttribute('[data-example="off by one"]', 'data-verdict'), 'fail')
   assert.equal(problems, [])
   await page.close()
+})
+
+test('builds, signs and sends a JVM deploy and a JVM call (Java contract class files from javac)', async () => {
+  const { page, problems } = await openPage()
+  const counter = await compileExample('counter', 'demo.Counter')
+  const dir = mkdtempSync(join(tmpdir(), 'keel-playground-'))
+  const classFile = join(dir, 'Counter.class')
+  writeFileSync(classFile, counter.classes.get('demo/Counter') as Uint8Array)
+  const dev = node?.devAccount
+  if (dev === undefined || node === undefined) throw new Error('the test node has a generated genesis account')
+  await page.goto(`${node.url}/playground`)
+  await page.waitForSelector('[data-method]')
+  const signAndSend = async (fill: () => Promise<void>): Promise<string> => {
+    if (!(await page.evaluate(() => (document.getElementById('signer') as HTMLDetailsElement).open))) await page.click('#signer > summary')
+    await page.fill('#sign-from', dev.address)
+    await page.fill('#sign-key', dev.privateKey)
+    await page.selectOption('#sign-engine', 'JVM')
+    await fill()
+    await page.click('#sign')
+    await page.waitForFunction(() => document.getElementById('sign-status')?.textContent === 'signed: press Send')
+    assert.match((await send(page)) ?? '', /^code 0 · SUCCESS/)
+    const reply = JSON.parse((await page.textContent('#response')) ?? '{}') as { result: string }
+    return reply.result
+  }
+
+  await select(page, 'contract_deployContract')
+  assert.ok(await page.isVisible('#signer'), 'submission methods offer the signer')
+  const deployHash = await signAndSend(async () => {
+    await page.setInputFiles('#sign-classes', classFile)
+    await page.fill('#sign-main', 'demo.Counter')
+  })
+  const deployed = await receiptOf(node.url, deployHash)
+  assert.is(deployed.code, 0, deployed.message)
+  assert.is(deployed.result?.vmType, 'JVM')
+  const at = deployed.result?.contractAddress as string
+
+  await select(page, 'contract_invokeContract')
+  const callHash = await signAndSend(async () => {
+    await page.fill('#sign-to', at)
+    await page.fill('#sign-method', 'increment')
+    await page.fill('#sign-args', '["visits"]')
+  })
+  const called = await receiptOf(node.url, callHash)
+  assert.is(called.code, 0, called.message)
+  assert.is(jvmRetText(called.result?.ret as string), '1')
+  await select(page, 'block_latestBlock')
+  assert.not.ok(await page.isVisible('#signer'), 'other methods do not')
+  rmSync(dir, { recursive: true, force: true })
+  assert.equal(problems, [])
 })
 
 test.run()

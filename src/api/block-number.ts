@@ -1,6 +1,10 @@
 /**
  * Block-number arguments (protocol.md §4): a decimal integer, a decimal string, a 0x hex string or
  * `latest`, with the real node's messages. Blocks start at 1; archiving raises the genesis.
+ *
+ * -32011 answers only `latest` on a chain with no block (a question about the latest block itself);
+ * a number past the head is -32602 `block number N is out of range, and now latest block number is
+ * M` at every height, 0 included, as the real node answers on a fresh chain.
  */
 import type { BlockNumber } from '../../generated/types.ts'
 import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
@@ -28,8 +32,10 @@ function numeric(raw: BlockNumber): bigint {
 /** The block number a request names, checked against the chain; `allowZero` leaves 0 to the caller's own rule. */
 export function resolveBlockNumber(raw: BlockNumber, chain: ChainBounds, allowZero = false): number {
   const height = chain.height()
-  if (height === 0) throw new NoBlockGenerated()
-  if (raw === 'latest') return height
+  if (raw === 'latest') {
+    if (height === 0) throw new NoBlockGenerated()
+    return height
+  }
   const value = numeric(raw)
   if (value > BigInt(height))
     throw new InvalidParams(`block number ${given(raw)} is out of range, and now latest block number is ${height}`)

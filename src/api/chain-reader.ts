@@ -1,6 +1,6 @@
 /** What the query handlers read: the committed chain (implemented by the store, src/store/). */
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../domain.ts'
-import type { ArchiveRecord } from '../store/index.ts'
+import type { ArchiveRecord, IndexedTx, TxIndexName } from '../store/index.ts'
 import type { ChainBounds } from './block-number.ts'
 
 export interface ChainReader extends ChainBounds {
@@ -14,6 +14,11 @@ export interface ChainReader extends ChainBounds {
   invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[]
   blocksByTime(startNs: bigint, endNs: bigint): { count: number; first?: number; last?: number }
   countTxs(): number
+  /** transactions through an index of the store (keyspaces 30–33), in chain order or reversed */
+  scanTxIndex(index: TxIndexName, prefix: Buffer, from: number, to: number, backward: boolean): Iterable<IndexedTx>
+  countInvalidTxs(): number
+  /** invalid transactions of a block, in execution order */
+  getBlockInvalidTxHashes(number: number): Hex[]
   listInvalidTxHashes(limit: number): Hex[]
   getDeployedList(creator: Hex): Hex[]
   /** number of the archived block holding tx `hash`, once archive_archive moved it out */

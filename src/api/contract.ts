@@ -1,10 +1,10 @@
 /** Handlers of the `contract_` service. */
 import type { ContractHandlers } from '../../generated/handlers.ts'
+import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, StateReader, TxSubmitter } from '../domain.ts'
 import { ZERO_ADDRESS } from '../domain.ts'
 import { toHex, wireBytes } from '../wire/format.ts'
 import { accountNotExist, normaliseAddress } from './account.ts'
-import type { Compiler } from './compile.ts'
 
 export interface ContractModules {
   /** the latest committed world state */

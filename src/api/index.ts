@@ -3,6 +3,7 @@
  * answer -32601 "not implemented yet", never a made-up result (src/rpc/dispatch.ts).
  */
 import type { ArchiveService } from '../archive/service.ts'
+import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
@@ -11,11 +12,17 @@ import { createArchiveHandlers } from './archive.ts'
 import { createBlockHandlers } from './block.ts'
 import { type CertModules, createCertHandlers } from './cert.ts'
 import type { ChainReader } from './chain-reader.ts'
-import type { Compiler } from './compile.ts'
+import { type ConfigModules, createConfigHandlers } from './config.ts'
 import { createContractHandlers } from './contract.ts'
-import { createNodeHandlers, type NodeDirectory, type NodeIdentity } from './node.ts'
+import { createDidHandlers } from './did.ts'
+import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
-import { createTxHandlers, type ProtocolInfo } from './tx.ts'
+import { createTxHandlers, type ProtocolInfo, type ReceiptSigner } from './tx.ts'
+import { createFilterTxHandlers } from './tx-filter.ts'
+import { createInvalidTxHandlers } from './tx-invalid.ts'
+import { createPageTxHandlers } from './tx-pages.ts'
+import { createSyncTxHandlers } from './tx-sync.ts'
+import { createVersionHandlers, type VersionModules } from './version.ts'
 
 export interface ApiModules {
   identity: NodeIdentity
@@ -23,36 +30,56 @@ export interface ApiModules {
   directory?: NodeDirectory
   protocol: ProtocolInfo
   chain: ChainReader
+  /** why ordering stopped for good, once it has */
+  ordering?: { halted(): string | undefined }
   submitter: TxSubmitter
   compiler: Compiler
-  /** committed records' texts, made once; one per thread (front/events.ts shares a request thread's with its WebSocket push); made here when absent */
+  subscriptions: PollingSubscriptions
+  cert: CertModules
+  archive: ArchiveService
+  /** signs tx_getTransactionReceiptWithSignature's answers */
+  signer: ReceiptSigner
+  /** calls `listener` after each block this node writes; returns the unsubscribe function */
+  onBlock(listener: () => void): () => void
+  /** tx_sendTransactionReturnReceipt's bound (default 10 s) */
+  receiptWaitMs?: number
+  /** this node's own state report (node_getNodeStates; its peers ask for it too) */
+  selfState(): NodeStateReport
+  versions: Omit<VersionModules, 'hostname' | 'directory'>
+  config: Omit<ConfigModules, 'directory'>
+  /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
-  /** the modules of the chain thread: absent in a request thread, which forwards CHAIN_THREAD_METHODS there (src/front/) */
-  subscriptions?: PollingSubscriptions
-  cert?: CertModules
-  archive?: ArchiveService
 }
 
 /**
  * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
- * event hub, the archive service, the peer directory and consensus, the CA that records TCerts. A
- * request thread (src/front/) forwards them to the chain thread; every other method is answered
- * where the request arrived, from the store's readers.
+ * event hub, the archive service, the peer directory and consensus state, the CA and keys that
+ * record TCerts and sign receipts, the node's configuration. A request thread (src/front/) forwards
+ * them to the chain thread; every other method is answered where the request arrived, from the
+ * store's readers.
  */
 export function isChainThreadMethod(name: string): boolean {
   return (
     name.startsWith('archive_') ||
     name.startsWith('cert_') ||
+    name.startsWith('config_') ||
+    name.startsWith('version_') ||
     (name.startsWith('sub_') && name !== 'sub_getLogs') ||
-    (name.startsWith('node_') && name !== 'node_getNodeHash')
+    (name.startsWith('node_') && name !== 'node_getNodeHash') ||
+    name === 'tx_getTransactionReceiptWithSignature'
   )
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
   const state = () => modules.chain.state
+  const directory = modules.directory ?? aloneDirectory(modules.identity)
   const answers = modules.answers ?? createAnswerCache(modules.chain)
   return {
     ...createTxHandlers({ ...modules, answers }),
+    ...createInvalidTxHandlers(modules),
+    ...createSyncTxHandlers(modules),
+    ...createPageTxHandlers(modules),
+    ...createFilterTxHandlers(modules),
     ...createBlockHandlers({ chain: modules.chain, answers }),
     ...createContractHandlers({
       state,
@@ -61,9 +88,12 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
       compiler: modules.compiler,
     }),
     ...createAccountHandlers({ state }),
-    ...createNodeHandlers(modules),
+    ...createNodeHandlers({ ...modules, directory }),
+    ...createDidHandlers({ namespace: modules.identity.namespace }),
+    ...createVersionHandlers({ ...modules.versions, hostname: modules.identity.hostname, directory }),
+    ...createConfigHandlers({ ...modules.config, directory }),
     ...createSubHandlers(modules),
-    ...(modules.cert === undefined ? {} : createCertHandlers(modules.cert)),
-    ...(modules.archive === undefined ? {} : createArchiveHandlers({ archive: modules.archive })),
+    ...createCertHandlers(modules.cert),
+    ...createArchiveHandlers(modules),
   }
 }

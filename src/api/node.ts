@@ -1,6 +1,6 @@
 /** Handlers of the `node_` service. */
 import type { NodeHandlers } from '../../generated/handlers.ts'
-import type { ConsensusStatus, PeerInfo } from '../../generated/types.ts'
+import type { ConsensusStatus, NodeState, PeerInfo } from '../../generated/types.ts'
 import { nodeHash } from '../crypto/hash.ts'
 import { InvalidParams } from '../errors.ts'
 
@@ -23,19 +23,64 @@ export interface NodeDirectory {
   deleteNVP(hash: string): void
   /** this node's part in consensus (node_getConsensusStatus adds the height) */
   consensus(): Omit<ConsensusStatus, 'height'>
+  /** what each other node says of itself (node_getNodeStates); undefined: it did not answer */
+  peerReports?(): Promise<{ peer: PeerInfo; report?: NodeStateReport }[]>
+}
+
+/** How a node is, in its own words: its answer to a peer's Channel.nodeState request (network/node-state.ts). */
+export interface NodeStateReport {
+  /** its consensus state (ConsensusStatus.state) */
+  state: string
+  view: number
+  height: number
+  /** hash of its latest block (the zero hash before the first) */
+  hash: string
+  /** the versions it runs (version_getVersions' ChainVersion) */
+  versions: Record<string, string>
+}
+
+/** node_getNodeStates' status of a node that did not answer, from its link (PeerInfo.status). */
+const UNANSWERED = ['UNREACHABLE', 'PENDING', 'STOPPED'] as const
+
+function nodeState(peer: PeerInfo, report: NodeStateReport | undefined): NodeState {
+  const base = { id: peer.id, hash: peer.hash, hostname: peer.hostname }
+  if (report === undefined) return { ...base, status: UNANSWERED[peer.status] }
+  return {
+    ...base,
+    status: report.state.toUpperCase(),
+    view: report.view,
+    blockHeight: `0x${report.height.toString(16)}`,
+    blockHash: report.hash,
+  }
 }
 
 export function createNodeHandlers(modules: {
   identity: NodeIdentity
   directory?: NodeDirectory
   chain: { height(): number }
+  /** why ordering stopped for good, once it has (src/chain/index.ts Chain.halted) */
+  ordering?: { halted(): string | undefined }
+  /** this node's own report (what it answers its peers too) */
+  selfState(): NodeStateReport
 }): NodeHandlers {
   const hash = nodeHash(modules.identity.hostname, modules.identity.namespace)
-  const directory = modules.directory ?? aloneDirectory(modules.identity, hash)
+  const directory = modules.directory ?? aloneDirectory(modules.identity)
   return {
     node_getNodes: () => directory.nodes(),
+    node_getNodeStates: async () => {
+      const [self] = directory.nodes()
+      const peers = (await directory.peerReports?.()) ?? []
+      return [nodeState(self, modules.selfState()), ...peers.map(({ peer, report }) => nodeState(peer, report))]
+    },
     node_getNodeHash: () => hash,
-    node_getConsensusStatus: () => ({ ...directory.consensus(), height: modules.chain.height() }),
+    node_getConsensusStatus: () => {
+      const reason = modules.ordering?.halted()
+      return {
+        ...directory.consensus(),
+        ...(reason === undefined ? {} : { state: 'stopped' as const, reason }),
+        height: modules.chain.height(),
+      }
+    },
     node_deleteVP: ([{ nodehash }]) => {
       directory.deleteVP(nodehash.toLowerCase())
       return `successful request to delete vp node, hash ${nodehash.toLowerCase()}`
@@ -48,7 +93,8 @@ export function createNodeHandlers(modules: {
 }
 
 /** A node with no network configured: the only VP, its own primary, with no peer port. */
-function aloneDirectory(identity: NodeIdentity, hash: string): NodeDirectory {
+export function aloneDirectory(identity: NodeIdentity): NodeDirectory {
+  const hash = nodeHash(identity.hostname, identity.namespace)
   const noPeer = (kind: string, wanted: string): never => {
     throw new InvalidParams(
       `no ${kind} with hash ${wanted} among this node's peers: it runs alone (no [network] configDir), so node_getNodes lists only itself`,

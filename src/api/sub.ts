@@ -3,7 +3,7 @@
  * stored receipts; archive events come from src/archive/ through the event hub.
  */
 import type { SubHandlers } from '../../generated/handlers.ts'
-import type { LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
+import type { BlockNumber, LogFilter, SubscriptionChanges, Log as WireLog } from '../../generated/types.ts'
 import { bloomQuery } from '../crypto/log-bloom.ts'
 import { InvalidParams, NoBlockGenerated } from '../errors.ts'
 import { blockOf, compileLogCriteria, compileStatusFilter, matchLog, subscriptionCriteria } from '../events/filters.ts'
@@ -15,15 +15,15 @@ import type { ChainReader } from './chain-reader.ts'
 export const MAX_LOG_RANGE = 5000
 export const MAX_LOG_RESULTS = 10_000
 
-/** sub_getLogs reads the store; the polling subscriptions come only with `subscriptions` (the chain thread's, src/api/index.ts). */
-export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers
-export function createSubHandlers(modules: { chain: ChainReader; subscriptions?: PollingSubscriptions }): Partial<SubHandlers>
-export function createSubHandlers(modules: { chain: ChainReader; subscriptions?: PollingSubscriptions }): Partial<SubHandlers> {
+export function createSubHandlers(modules: { chain: ChainReader; subscriptions: PollingSubscriptions }): SubHandlers {
   const { chain, subscriptions } = modules
 
   const getLogs = (filter: LogFilter = {}): WireLog[] => {
     const latest = chain.height()
-    if (latest === 0) throw new NoBlockGenerated()
+    // with no block, only a filter bounded by the latest block (the default) asks about it; a
+    // numbered bound falls to the range check below, as on any chain
+    const numbered = (raw: BlockNumber | undefined): boolean => raw !== undefined && raw !== 'latest'
+    if (latest === 0 && !numbered(filter.fromBlock) && !numbered(filter.toBlock)) throw new NoBlockGenerated()
     const genesis = chain.genesisNumber()
     const from = Math.max(blockOf(filter.fromBlock, latest) ?? genesis, genesis)
     const to = Math.min(blockOf(filter.toBlock, latest) ?? latest, latest)
@@ -50,7 +50,6 @@ export function createSubHandlers(modules: { chain: ChainReader; subscriptions?:
     return found
   }
 
-  if (subscriptions === undefined) return { sub_getLogs: ([filter]) => getLogs(filter) }
   return {
     sub_newBlockSubscription: ([full]) => subscriptions.newBlockSubscription(full),
     sub_newEventSubscription: ([filter]) => subscriptions.newLogSubscription(subscriptionCriteria(filter, chain.height())),

@@ -1,7 +1,7 @@
 /** Handlers of the `tx_` service. */
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
-import type { Hex, InvalidTx, TxSubmitter } from '../domain.ts'
+import type { BlockHeader, Hex, InvalidTx, TxSubmitter } from '../domain.ts'
 import { InvalidReason, ZERO_HASH } from '../domain.ts'
 import { DataNotFound, InvalidParams, RpcError } from '../errors.ts'
 import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from '../wire/format.ts'
@@ -11,6 +11,10 @@ import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { MAX_BATCH_ITEMS, pagePositions } from './paging.ts'
+import type { FilterTxHandlers } from './tx-filter.ts'
+import type { InvalidTxHandlers } from './tx-invalid.ts'
+import type { PageTxHandlers } from './tx-pages.ts'
+import type { SyncTxHandlers } from './tx-sync.ts'
 
 export interface ProtocolInfo {
   /** transaction format version reported to SDKs (sdk-wire.md §2: must start with a positive integer) */
@@ -35,8 +39,49 @@ export function receiptFailure(invalid: InvalidTx): RpcError {
   return new RpcError(InvalidReason[invalid.invalidMsg], invalid.invalidMsg)
 }
 
-export function createTxHandlers(modules: TxModules): TxHandlers {
-  const { protocol, chain, submitter, answers } = modules
+/** The receipt of `hash`, or the error tx_getTransactionReceipt answers: its failure, or -32001 (archived: where it went). */
+export function receiptOf(chain: ChainReader, hash: Hex): WireReceipt {
+  const key = hash.toLowerCase()
+  const receipt = chain.getReceipt(key)
+  if (receipt !== undefined) return formatReceipt(receipt)
+  const invalid = chain.getInvalidTx(key)
+  if (invalid !== undefined) throw receiptFailure(invalid)
+  throw notFound(chain, 'receipt', hash, chain.archivedBlockOf(key))
+}
+
+/** The block with this hash, or -32001 (archived: where it went). */
+export function blockByHash(chain: ChainReader, hash: Hex): BlockHeader {
+  const block = chain.getBlockByHash(hash.toLowerCase())
+  if (block === undefined) throw notFound(chain, 'block hash', hash, chain.archivedBlockOfHash(hash.toLowerCase()))
+  return block
+}
+
+/**
+ * The blocks whose writeTime lies in the window (protocol.md §7: the time queries select blocks,
+ * not transaction timestamps). Block times strictly increase with the number, so they are the
+ * consecutive numbers first..last; undefined when none.
+ */
+export function blocksWritten(
+  chain: ChainReader,
+  window: { startTime: number | bigint; endTime: number | bigint },
+): { first: number; last: number } | undefined {
+  const { start, end } = resolveTimeRange(window)
+  const found = chain.blocksByTime(start, end)
+  return found.first === undefined || found.last === undefined ? undefined : { first: found.first, last: found.last }
+}
+
+/** Signs what tx_getTransactionReceiptWithSignature returns, with the node's own key. */
+export interface ReceiptSigner {
+  hostname: string
+  /** ECDSA P-256 / SHA-256, r‖s (64 bytes) */
+  sign(bytes: Uint8Array): Promise<Uint8Array>
+}
+
+/** Handlers of this file: the tx_ methods other files do not serve. */
+type CoreTxHandlers = Omit<TxHandlers, keyof InvalidTxHandlers | keyof SyncTxHandlers | keyof PageTxHandlers | keyof FilterTxHandlers>
+
+export function createTxHandlers(modules: TxModules & { signer: ReceiptSigner }): CoreTxHandlers {
+  const { protocol, chain, submitter, signer, answers } = modules
 
   const missing = (what: string, hash: Hex) => notFound(chain, what, hash, chain.archivedBlockOf(hash.toLowerCase()))
 
@@ -56,25 +101,8 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     return committed(hashes[index])
   }
 
-  const blockByHash = (hash: Hex) => {
-    const block = chain.getBlockByHash(hash.toLowerCase())
-    if (block === undefined) throw notFound(chain, 'block hash', hash, chain.archivedBlockOfHash(hash.toLowerCase()))
-    return block
-  }
-
   const checkBatch = (count: number): void => {
     if (count > MAX_BATCH_ITEMS) throw new InvalidParams(`too many items: at most ${MAX_BATCH_ITEMS} per call, got ${count}`)
-  }
-
-  /**
-   * The blocks whose writeTime lies in the window (protocol.md §7: the time queries select blocks,
-   * not transaction timestamps). Block times strictly increase with the number, so they are the
-   * consecutive numbers first..last; undefined when none.
-   */
-  const blocksWritten = (window: { startTime: number | bigint; endTime: number | bigint }): { first: number; last: number } | undefined => {
-    const { start, end } = resolveTimeRange(window)
-    const found = chain.blocksByTime(start, end)
-    return found.first === undefined || found.last === undefined ? undefined : { first: found.first, last: found.last }
   }
 
   const capped = (count: number): void => {
@@ -109,7 +137,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (invalid !== undefined) return formatInvalidTransaction(invalid)
       throw missing('transaction', hash)
     },
-    tx_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(blockTxHashes(blockByHash(hash).number), index),
+    tx_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(blockTxHashes(blockByHash(chain, hash).number), index),
     tx_getTransactionByBlockNumberAndIndex: ([number, index]) => txAt(blockTxHashes(resolveBlockNumber(number, chain)), index),
     tx_getTransactionsCount: () => ({ count: toHex(chain.countTxs()), timestamp: wireInteger(BigInt(Date.now()) * 1_000_000n) }),
     tx_getTxAvgTimeByBlockNumber: ([range]) => {
@@ -130,12 +158,19 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       if (kept !== undefined) return kept
       const receipt = chain.getReceipt(key)
       // a simulation's receipt names no block: it is answered, never kept
-      if (receipt !== undefined) return receipt.blockHash === ZERO_HASH ? formatReceipt(receipt) : answers.receipt(receipt)
-      const invalid = chain.getInvalidTx(key)
-      if (invalid !== undefined) throw receiptFailure(invalid)
-      throw missing('receipt', hash)
+      return receipt === undefined || receipt.blockHash === ZERO_HASH ? receiptOf(chain, hash) : answers.receipt(receipt)
     },
-    tx_getBlockTransactionCountByHash: ([hash]) => toHex(blockByHash(hash).txCount),
+    // a receipt's gasUsed is the gas of its transaction, and a written block is final (BFT or solo)
+    tx_getTransactionReceiptWithGas: ([hash]) => receiptOf(chain, hash),
+    tx_getConfirmedTransactionReceipt: ([hash]) => receiptOf(chain, hash),
+    tx_getTransactionReceiptWithSignature: async ([hash]) => {
+      const result = receiptOf(chain, hash)
+      // compact JSON in the key order written: a client that parses the reply and writes
+      // JSON.stringify(result) gets these bytes back (a receipt holds no integer past 2^53)
+      const signature = await signer.sign(Buffer.from(JSON.stringify(result), 'utf8'))
+      return { hostname: signer.hostname, signature: `0x${Buffer.from(signature).toString('hex')}`, result }
+    },
+    tx_getBlockTransactionCountByHash: ([hash]) => toHex(blockByHash(chain, hash).txCount),
     tx_getBlockTransactionCountByNumber: ([number]) => {
       const block = chain.getBlock(resolveBlockNumber(number, chain))
       if (block === undefined) throw new DataNotFound(`Not found block number ${toHex(Number(number))}`)
@@ -143,7 +178,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
     },
     tx_getSignHash: ([query]) => submitter.signHash(query),
     tx_getTransactionsByTime: ([window]) => {
-      const blocks = blocksWritten(window)
+      const blocks = blocksWritten(chain, window)
       const txs: WireTransaction[] = []
       if (blocks === undefined) return txs
       for (let number = blocks.last; number >= blocks.first; number--) {
@@ -200,7 +235,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       }
     },
     tx_getTransactionsByTimeWithLimit: ([query]) => {
-      const blocks = blocksWritten(query)
+      const blocks = blocksWritten(chain, query)
       if (blocks === undefined) return { hasmore: false, data: [] }
       const page = pagePositions(query.metadata, blocks.first, blocks.last, (number) => chain.getBlock(number)?.txCount ?? 0)
       return {
@@ -209,7 +244,7 @@ export function createTxHandlers(modules: TxModules): TxHandlers {
       }
     },
     tx_getTransactionsCountByTime: ([window]) => {
-      const blocks = blocksWritten(window)
+      const blocks = blocksWritten(chain, window)
       let count = 0
       if (blocks !== undefined)
         for (let number = blocks.first; number <= blocks.last; number++) count += chain.getBlock(number)?.txCount ?? 0

@@ -6,7 +6,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
 import { transactionHash } from '../crypto/tx-hash.ts'
-import { Opcode, type OpcodeValue, type SignedTx, type TxKind } from '../domain.ts'
+import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
 
 const ZERO_ADDRESS_HEX = /^(0x)?0{40}$/i
@@ -67,7 +67,7 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
   const fields = params as unknown as TxFields
   const value = kind === 'transfer' ? amountOf(fields) : 0n
   const extra = typeof params.extra === 'string' ? params.extra : ''
-  const vmType = typeof params.type === 'string' && params.type.toUpperCase() === 'JVM' ? 'JVM' : 'EVM'
+  const vmType = vmTypeOf(kind, params.type)
   // Hyperchain hashes contract calls with their payload, op, extra and vmType, and transfers with the amount only
   const hashFields: TxFields & { signature: string } = {
     ...fields,
@@ -97,6 +97,20 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
     simulate: params.simulate === true,
     signed: params,
   }
+}
+
+/**
+ * The engine a transaction names: `type` EVM (the default) or JVM, any case (Hyperchain 1.x's CLI
+ * sends "jvm"); a transfer may also say TRANSFER, as the official SDK does. Anything else is refused
+ * rather than silently run as EVM.
+ */
+function vmTypeOf(kind: TxKind, raw: unknown): VmType {
+  if (raw === undefined || raw === null || raw === '') return 'EVM'
+  const type = typeof raw === 'string' ? raw.toUpperCase() : undefined
+  if (type === 'EVM' || type === 'JVM') return type
+  if (type === 'TRANSFER' && kind === 'transfer') return 'EVM'
+  const hint = type === 'HVM' ? '; HVM payloads (FEFFFBCD… deploy, FEFFFBCE… call) are accepted with type JVM' : ''
+  throw new InvalidParams(`\`type\` ${JSON.stringify(raw)} is not supported: EVM (the default) or JVM${hint}`)
 }
 
 /** tx_getSignHash: the 2017 string's hash, with the same `from`/`timestamp` checks but no time window. */

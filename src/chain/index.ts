@@ -16,6 +16,7 @@ import {
   type TxSubmitter,
   ZERO_HASH,
 } from '../domain.ts'
+import { SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
@@ -44,6 +45,8 @@ export interface ChainOptions {
    * produced and when (chain.produce); no orderer runs here.
    */
   ordering?: 'solo' | 'consensus'
+  /** told once when ordering stops for good (see Chain.halt) */
+  onHalt?: (reason: string) => void
 }
 
 /** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
@@ -60,6 +63,14 @@ export interface Chain {
   /** executes a simulated transaction against the latest state (nothing changes); its outcome */
   simulate(tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }>
   onBlock(listener: (block: CommittedBlock) => void): void
+  /**
+   * Ordering stopped for good (a block could not be committed, consensus records could not be
+   * written): new transactions are refused with -32006 saying why, rather than answered with a
+   * hash this node will not order; what the pool holds stays in the store for the next start.
+   */
+  halt(reason: string): void
+  /** why ordering stopped, once it has */
+  halted(): string | undefined
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -94,6 +105,14 @@ export function createChain(options: ChainOptions): Chain {
     return block
   }
 
+  let haltReason: string | undefined
+  const halt = (reason: string): void => {
+    if (haltReason !== undefined) return
+    haltReason = reason
+    log.error(`ordering stopped: ${reason}; new transactions are refused until the node is restarted`)
+    options.onHalt?.(reason)
+  }
+
   const orderer =
     options.ordering === 'consensus'
       ? undefined
@@ -103,6 +122,7 @@ export function createChain(options: ChainOptions): Chain {
           batchTimeoutMs: options.batchTimeoutMs,
           log: log.child('solo'),
           produce,
+          onStopped: (error) => halt(`block ${store.height() + 1} could not be committed (${(error as Error).message ?? String(error)})`),
         })
 
   const simulate = async (tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }> => {
@@ -119,6 +139,13 @@ export function createChain(options: ChainOptions): Chain {
     return simulated
   }
 
+  const refuseWhenHalted = (): void => {
+    if (haltReason !== undefined)
+      throw new SystemBusy(
+        `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
+      )
+  }
+
   return {
     pool,
     verifier,
@@ -130,10 +157,12 @@ export function createChain(options: ChainOptions): Chain {
           await simulate(tx)
           return tx.hash
         }
+        refuseWhenHalted()
         await pool.add(tx)
         return tx.hash
       },
       async admit({ tx, signatureValid, record }) {
+        refuseWhenHalted()
         await pool.add(tx, { signatureValid, record })
         return tx.hash
       },
@@ -144,6 +173,8 @@ export function createChain(options: ChainOptions): Chain {
     onBlock(listener) {
       listeners.push(listener)
     },
+    halt,
+    halted: () => haltReason,
     async start() {
       const restored = await pool.restore()
       if (restored > 0) log.info(`restored ${restored} pending transactions from the store`)

@@ -12,6 +12,8 @@ export interface SoloOptions {
   batchSize: number
   batchTimeoutMs: number
   log: Logger
+  /** ordering stopped for good: a block could not be committed */
+  onStopped(error: unknown): void
 }
 
 export interface Orderer {
@@ -53,6 +55,7 @@ export function createSoloOrderer(options: SoloOptions): Orderer {
           // rather than skip them, so no returned hash is lost
           log.error('block production failed; ordering stopped (restart the node to retry the pending transactions)', error)
           running = false
+          options.onStopped(error)
         },
       )
       .finally(() => {

@@ -199,10 +199,11 @@ const UINT64 = (1n << 64n) - 1n
 
 /**
  * Minimal proto3 writer: varint (int64, two's complement for negatives) and length-delimited
- * fields. It runs for every admitted transaction (its hash covers the TransactionValue), so bytes
- * go into one growing buffer and varints use number arithmetic below 2^53.
+ * fields; also writes the JVM payloads' InvokeArgs (src/exec/jvm/payload.ts). It runs for every
+ * admitted transaction (its hash covers the TransactionValue), so bytes go into one growing buffer
+ * and varints use number arithmetic below 2^53.
  */
-class ProtoWriter {
+export class ProtoWriter {
   private buffer = new Uint8Array(64)
   private length = 0
 
@@ -216,6 +217,11 @@ class ProtoWriter {
 
   bytes(field: number, value: Uint8Array | undefined): void {
     if (value === undefined || value.length === 0) return
+    this.element(field, value)
+  }
+
+  /** One element of a repeated bytes field: written even when empty. */
+  element(field: number, value: Uint8Array): void {
     this.rawVarint((field << 3) | 2)
     this.rawVarint(value.length)
     this.room(value.length)

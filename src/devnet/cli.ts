@@ -1,23 +1,11 @@
 /**
- * `npm run network -- <command>`: a local network of Keel nodes on this machine.
- *
- *   up     [--vp 4] [--nvp 1] [--dir ./network] [--timers default|test] [--rpc-port 8081] [--p2p-port 50011]
- *          [--cpu-prof <dir>]
- *          creates the network directory when it holds none, then starts every node not running
- *          (--cpu-prof: each node writes a V8 CPU profile into <dir> when it stops; up and start)
- *   down   [--dir ./network]                      stops every node (SIGTERM, SIGKILL after 10 s)
- *   stop   <hostname…> / start <hostname…>        one node at a time (for trying faults by hand)
- *   status [--dir ./network] [--watch]            each node's height, view, consensus state, primary and peers
- *   delete-vp <hostname>                          removes a VP from the group: reads its hash, sends
- *                                                 node_deleteVP to every VP (hypercli node delete's job)
- *   add-vp                                        adds the next VP (node<N+1>): its ECert from the network's CA,
- *                                                 its files with new = true, the others' hosts.toml; starts it.
- *                                                 The group's VPs vote it in when it links (ATTEND)
+ * `keel network <command>` (`npm run network -- <command>`): a local network of Keel nodes on this
+ * machine. The commands and options are listed in `networkCommand` below (`--help` prints them).
  */
 
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { parseArgs } from 'node:util'
+import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../cli/command.ts'
 import { addVp, createNetwork, type NetworkPlan, nodeUrl, PLAN_FILE, readNetwork, runningPid, startNodes, stopNodes } from './network.ts'
 
 interface NodeRow {
@@ -96,20 +84,37 @@ function table(rows: NodeRow[]): string {
   return [line(headers), ...rows.map(line)].join('\n')
 }
 
-async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      dir: { type: 'string', default: 'network' },
-      vp: { type: 'string', default: '4' },
-      nvp: { type: 'string', default: '0' },
-      timers: { type: 'string', default: 'default' },
-      'rpc-port': { type: 'string', default: '8081' },
-      'p2p-port': { type: 'string', default: '50011' },
-      watch: { type: 'boolean', default: false },
-      'cpu-prof': { type: 'string' },
-    },
-  })
+export const networkCommand = {
+  name: 'keel network',
+  synopsis: '<command> [hostname…] [options]',
+  summary: 'A local network of Keel nodes on this machine: one directory of files, one process per node.',
+  allowPositionals: true,
+  options: {
+    dir: { type: 'string', value: 'dir', default: 'network', description: 'the network directory' },
+    vp: { type: 'string', value: 'n', default: '4', description: 'up: VPs of a new network' },
+    nvp: { type: 'string', value: 'n', default: '0', description: 'up: NVPs of a new network' },
+    timers: { type: 'string', value: 'default|test', default: 'default', description: 'up: consensus timers of a new network' },
+    'rpc-port': { type: 'string', value: 'port', default: '8081', description: 'up: first JSON-RPC port (0: free ports)' },
+    'p2p-port': { type: 'string', value: 'port', default: '50011', description: 'up: first peer port (0: free ports)' },
+    watch: { type: 'boolean', default: false, description: 'status: redraw every second' },
+    'cpu-prof': { type: 'string', value: 'dir', description: 'up, start: each node writes a V8 CPU profile into <dir> when it stops' },
+  },
+  details: [
+    'commands:',
+    '  up                    creates the network directory when it holds none, then starts every node not running',
+    '  down                  stops every node (SIGTERM, SIGKILL after 10 s)',
+    '  stop <hostname…>      stops nodes, one at a time for trying faults by hand; start <hostname…> brings them back',
+    "  status                each node's height, view, consensus state, primary and peers",
+    '  delete-vp <hostname>  removes a VP from the group: sends node_deleteVP with its hash to every VP',
+    '  add-vp                adds the next VP (node<N+1>): its ECert, its files with new = true; starts it',
+  ],
+} satisfies CommandSpec
+
+export async function runNetwork(argv: string[]): Promise<void> {
+  await runCommand(networkCommand, argv, network)
+}
+
+async function network(values: OptionValues<typeof networkCommand>, positionals: string[]): Promise<void> {
   const [command, ...hostnames] = positionals
   const dir = resolve(values.dir)
   // Node refuses --cpu-prof in NODE_OPTIONS, so profiling a network's nodes needs it on their command line
@@ -117,13 +122,15 @@ async function main(): Promise<void> {
   switch (command) {
     case 'up': {
       if (!existsSync(join(dir, PLAN_FILE))) {
-        if (values.timers !== 'default' && values.timers !== 'test') throw new Error('--timers is "default" or "test"')
+        const timers = values.timers
+        if (timers !== 'default' && timers !== 'test')
+          throw new UsageError('keel network: --timers is "default" or "test"', usageOf(networkCommand))
         await createNetwork(dir, {
-          vps: Number(values.vp),
-          nvps: Number(values.nvp),
-          timers: values.timers,
-          jsonrpcPort: Number(values['rpc-port']),
-          p2pPort: Number(values['p2p-port']),
+          vps: integerOption(networkCommand, 'vp', values.vp, 1) as number,
+          nvps: integerOption(networkCommand, 'nvp', values.nvp) as number,
+          timers,
+          jsonrpcPort: integerOption(networkCommand, 'rpc-port', values['rpc-port']) as number,
+          p2pPort: integerOption(networkCommand, 'p2p-port', values['p2p-port']) as number,
         })
         console.log(`created ${dir}`)
       }
@@ -191,13 +198,11 @@ async function main(): Promise<void> {
       return
     }
     default:
-      throw new Error(
-        `unknown command ${JSON.stringify(command ?? '')}: use up, down, start, stop, status, delete-vp or add-vp (see src/devnet/cli.ts)`,
+      throw new UsageError(
+        command === undefined ? 'keel network: which command?' : `keel network: unknown command ${JSON.stringify(command)}`,
+        usageOf(networkCommand),
       )
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error)
-  process.exit(1)
-})
+if (isEntryModule(import.meta.url)) await runNetwork(process.argv.slice(2))

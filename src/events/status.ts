@@ -14,6 +14,7 @@
  * | consensus | true  | `viewchange`   | 0                             | a view change finished (Hyperchain's message: replica, primary, view, height) |
  * | consensus | false | `recovery`     | -1                            | this VP is recovering (restart, lag, or a checkpoint it disagrees with) |
  * | consensus | true  | `recovery`     | 0                             | recovery finished; the VP takes part again |
+ * | consensus | false | `stopped`      | -32006                        | ordering stopped for good (a block could not be committed, consensus records could not be written); new transactions are refused until a restart |
  * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
  * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
@@ -73,6 +74,13 @@ export const consensusStatus = {
     errorCode: 0,
     message: `recovered at view ${view}, height ${height}`,
   }),
+  orderingStopped: (reason: string): StatusEvent => ({
+    module: 'consensus',
+    status: false,
+    subType: 'stopped',
+    errorCode: -32006,
+    message: `ordering stopped: ${reason}; new transactions are refused until the node is restarted`,
+  }),
   membershipChanged: (from: number, members: readonly string[]): StatusEvent => ({
     module: 'consensus',
     status: true,
@@ -109,12 +117,12 @@ export const jsonrpcStatus = {
   }),
   stop: (): StatusEvent => ({ module: 'jsonrpc', status: true, subType: 'stop', errorCode: 0, message: 'JSON-RPC server stopping' }),
   overload: (message: string): StatusEvent => ({ module: 'jsonrpc', status: false, subType: 'overload', errorCode: -32006, message }),
-  overflow: (id: string, capacity: number): StatusEvent => ({
+  overflow: (id: string, capacity: number, bytes: number): StatusEvent => ({
     module: 'jsonrpc',
     status: false,
     subType: 'overflow',
     errorCode: -32006,
-    message: `subscription ${id} is not polled in time: its cache of ${capacity} items is full and loses its oldest items until it is polled`,
+    message: `subscription ${id} is not polled in time: its cache of ${capacity} items or ${bytes} bytes is full and loses its oldest items until it is polled`,
   }),
   slowConsumer: (message: string): StatusEvent => ({
     module: 'jsonrpc',

@@ -8,12 +8,18 @@
  *   cap is first hit (again only once a slot was taken after being free).
  * - A subscription not polled for `idleMs` (5 min) expires: it is removed at the next sweep (every
  *   operation sweeps, and a timer sweeps every minute) and its id answers -32012.
- * - Each cache is bounded (blocks 1000, logs 10000, status messages 1000, archive events 1000 by default). A poller
- *   too slow to keep up loses the OLDEST items, never the newest: what it reads next is still in
- *   order and without duplicates, and it is told through a jsonrpc `overflow` system-status event
- *   naming its id and how many items it lost (once per poll interval), plus a warning in the log.
- *   An error on its next poll would lose what is still cached, and the result shape (an array of
+ * - Each cache is bounded in items (blocks 1000, logs 10000, status messages 1000, archive events
+ *   1000 by default) and in bytes (16 MiB by default, each item counted as its JSON size). A
+ *   poller too slow to keep up loses the OLDEST items, never the newest: what it reads next is
+ *   still in order and without duplicates, and it is told through a jsonrpc `overflow`
+ *   system-status event naming its id (once per poll interval), plus a warning in the log. An
+ *   error on its next poll would lose what is still cached, and the result shape (an array of
  *   items) leaves no room for a marker.
+ * - Items are shared, not copied: every subscription caching a block or a log holds the same
+ *   object, so the bytes bound is what one subscription may pin, and what all of them pin together
+ *   is at most the blocks and logs of the last `idleMs` (older ones are polled or expired).
+ * - Filters are bounded where they are compiled (filters.ts); a removed or expired subscription
+ *   keeps nothing, so its memory returns at the next garbage collection.
  */
 import { randomBytes } from 'node:crypto'
 import { SubscriptionNotExist, SystemBusy } from '../errors.ts'
@@ -37,6 +43,8 @@ export interface PollingOptions {
   idleMs: number
   maxSubscriptions: number
   capacity: CacheCapacity
+  /** most bytes (JSON size) one subscription's cache holds */
+  cacheBytes: number
   /** how often the timer sweeps expired subscriptions; 0 disables the timer (every operation sweeps anyway) */
   sweepEveryMs: number
   newId: () => string
@@ -50,6 +58,7 @@ export const DEFAULT_POLLING: PollingOptions = {
   idleMs: 5 * 60_000,
   maxSubscriptions: 1000,
   capacity: { block: 1000, logs: 10_000, status: 1000, archive: 1000 },
+  cacheBytes: 16 * 1024 * 1024,
   sweepEveryMs: 60_000,
   newId: randomId,
 }
@@ -68,42 +77,83 @@ export interface PollingSubscriptions {
   close(): void
 }
 
-/** A FIFO of at most `capacity` items; pushing into a full one drops the oldest. */
+/** A FIFO of at most `capacity` items and `maxBytes` bytes (as the caller sizes them); pushing past either drops the oldest. */
 export class BoundedQueue<T> {
   private items: (T | undefined)[]
+  private sizes: number[]
   private head = 0
   private length = 0
-  constructor(readonly capacity: number) {
+  private held = 0
+  constructor(
+    readonly capacity: number,
+    readonly maxBytes = Number.POSITIVE_INFINITY,
+  ) {
     this.items = new Array(Math.min(capacity, 64))
+    this.sizes = new Array(this.items.length)
   }
-  /** returns true when the oldest item was dropped to make room */
-  push(item: T): boolean {
-    if (this.length === this.capacity) {
-      this.items[this.head] = item
-      this.head = (this.head + 1) % this.capacity
-      return true
+  /** returns how many of the oldest items were dropped to make room (an item over maxBytes alone is kept alone) */
+  push(item: T, bytes = 0): number {
+    let dropped = 0
+    while (this.length > 0 && (this.length === this.capacity || this.held + bytes > this.maxBytes)) {
+      this.held -= this.sizes[this.head]
+      this.items[this.head] = undefined
+      this.head = (this.head + 1) % this.items.length
+      this.length--
+      dropped++
     }
     if (this.length === this.items.length) {
-      const grown: (T | undefined)[] = new Array(Math.min(this.capacity, this.items.length * 2))
-      for (let i = 0; i < this.length; i++) grown[i] = this.items[(this.head + i) % this.items.length]
+      const size = Math.min(this.capacity, this.items.length * 2)
+      const grown: (T | undefined)[] = new Array(size)
+      const grownSizes: number[] = new Array(size)
+      for (let i = 0; i < this.length; i++) {
+        grown[i] = this.items[(this.head + i) % this.items.length]
+        grownSizes[i] = this.sizes[(this.head + i) % this.items.length]
+      }
       this.items = grown
+      this.sizes = grownSizes
       this.head = 0
     }
-    this.items[(this.head + this.length) % this.items.length] = item
+    const at = (this.head + this.length) % this.items.length
+    this.items[at] = item
+    this.sizes[at] = bytes
     this.length++
-    return false
+    this.held += bytes
+    return dropped
   }
   drain(): T[] {
     const out: T[] = new Array(this.length)
     for (let i = 0; i < this.length; i++) out[i] = this.items[(this.head + i) % this.items.length] as T
     this.items = new Array(Math.min(this.capacity, 64))
+    this.sizes = new Array(this.items.length)
     this.head = 0
     this.length = 0
+    this.held = 0
     return out
   }
   get size(): number {
     return this.length
   }
+  /** bytes held, as pushed */
+  get bytes(): number {
+    return this.held
+  }
+}
+
+/**
+ * The size of `value` as JSON, roughly (strings count their UTF-16 length): what a cached item
+ * costs. Objects are measured once each, so a block shared by many subscriptions is walked once.
+ */
+const measured = new WeakMap<object, number>()
+export function jsonSize(value: unknown): number {
+  if (typeof value === 'string') return value.length + 2
+  if (value === null || typeof value !== 'object') return String(value).length
+  const known = measured.get(value)
+  if (known !== undefined) return known
+  let size = 2
+  if (Array.isArray(value)) for (const element of value) size += jsonSize(element) + 1
+  else for (const [key, element] of Object.entries(value)) if (element !== undefined) size += key.length + 4 + jsonSize(element)
+  measured.set(value, size)
+  return size
 }
 
 interface Subscription {
@@ -132,12 +182,14 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
   }
 
   const cache = (subscription: Subscription, item: unknown): void => {
-    if (!subscription.queue.push(item)) return
-    subscription.dropped++
-    if (subscription.dropped === 1) {
+    const dropped = subscription.queue.push(item, jsonSize(item))
+    if (dropped === 0) return
+    const first = subscription.dropped === 0
+    subscription.dropped += dropped
+    if (first) {
       log.warn(`subscription ${subscription.id} is not polled fast enough: its cache is full and loses its oldest items`)
       // reported once per poll interval, so a full status subscription cannot feed itself
-      hub.publishStatus(jsonrpcStatus.overflow(subscription.id, subscription.queue.capacity))
+      hub.publishStatus(jsonrpcStatus.overflow(subscription.id, subscription.queue.capacity, subscription.queue.maxBytes))
     }
   }
 
@@ -156,7 +208,7 @@ export function createPollingSubscriptions(hub: EventHub, log: Logger, overrides
     const subscription: Subscription = {
       id,
       lastPoll: options.nowMs(),
-      queue: new BoundedQueue(capacity),
+      queue: new BoundedQueue(capacity, options.cacheBytes),
       dropped: 0,
       ...handlers,
       put: (item) => cache(subscription, item),

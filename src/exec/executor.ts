@@ -17,6 +17,9 @@
  * - `invoke` runs the payload as calldata against a normal (not frozen) EVM contract; a call
  *   reaching a frozen contract through another contract fails the whole transaction;
  * - `maintain` (creator only, else INVALID_PERMISSION): 1 upgrade, 2 freeze, 3 unfreeze.
+ * - vmType JVM: deploy, invoke and upgrade of Java contracts run in the JVM engine (jvm/engine.ts)
+ *   on the same overlay and the same gas budgets; the contract's recorded vmType decides, and a
+ *   transaction naming the other engine fails.
  * A failed transaction changes nothing at all: not even the deployer's nonce (Hyperchain rolls
  * the whole transaction back and records it as invalid).
  *
@@ -31,6 +34,7 @@ import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, St
 import { Opcode } from '../domain.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { WorldChanges } from './changes.ts'
+import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
 
 /** reliability.md part B: a worst-case transaction must stay around 1 s of JS EVM time */
@@ -50,7 +54,7 @@ const CODE_DEPOSIT_GAS = 200n
 /** refunds are capped at gasUsed / 5 (EIP-3529) */
 const MAX_REFUND_QUOTIENT = 5n
 
-export const JVM_UNSUPPORTED = 'JVM contracts are not supported yet'
+export const JVM_UNAVAILABLE = 'JVM contracts are not enabled in this executor'
 export const FROZEN_DETAIL = 'Try to invoke a frozen contract'
 export const NOT_A_CONTRACT = 'not a contract'
 export const BUDGET_EXHAUSTED = 'execution budget exhausted (time-out)'
@@ -62,6 +66,8 @@ export interface ExecutorOptions {
   blockGasLimit?: bigint
   /** value of the CHAINID opcode (default 1) */
   chainId?: bigint
+  /** runs vmType JVM transactions; without it they fail */
+  jvm?: JvmEngine
 }
 
 export interface BlockContext {
@@ -208,7 +214,13 @@ class Engine {
   /** gas limit of the EVM run in progress (charged in full when a frozen contract stops it) */
   private runLimit = 0n
 
-  constructor(evm: EVM, sm: OverlayStateManager, txGasLimit: bigint, blockGasLimit: bigint) {
+  constructor(
+    evm: EVM,
+    sm: OverlayStateManager,
+    txGasLimit: bigint,
+    blockGasLimit: bigint,
+    private readonly jvmEngine: JvmEngine | undefined,
+  ) {
     this.evm = evm
     this.sm = sm
     this.txGasLimit = txGasLimit
@@ -315,7 +327,7 @@ class Engine {
       case 'invoke':
         return this.guard(() => this.invoke(tx, from, context, t0), 'INVOKE_CONTRACT_FAILED', t0)
       case 'maintain':
-        return this.guard(() => this.maintain(tx, from, t0), 'INVOKE_CONTRACT_FAILED', t0)
+        return this.guard(() => this.maintain(tx, from, context, t0), 'INVOKE_CONTRACT_FAILED', t0)
       default:
         return failure('INVOKE_CONTRACT_FAILED', `unknown transaction kind ${String(tx.kind)}`, 0n, t0)
     }
@@ -362,8 +374,8 @@ class Engine {
 
   private async deploy(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
     const F = 'DEPLOY_CONTRACT_FAILED'
-    if (tx.vmType === 'JVM') return failure(F, JVM_UNSUPPORTED, 0n, t0)
     if (!ADDRESS.test(from)) return failure(F, 'invalid from address', 0n, t0)
+    if (tx.vmType === 'JVM') return this.jvm(F, from, context, t0, (jvm, run) => jvm.deploy(tx, run))
     const code = payloadBytes(tx.payload)
     if (code === undefined) return failure(F, 'payload is not hex bytes', 0n, t0)
     if (code.length === 0) return failure(F, 'contract code is empty', 0n, t0)
@@ -409,7 +421,6 @@ class Engine {
 
   private async invoke(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
     const F = 'INVOKE_CONTRACT_FAILED'
-    if (tx.vmType === 'JVM') return failure(F, JVM_UNSUPPORTED, 0n, t0)
     const to = tx.to?.toLowerCase()
     if (to === undefined || !ADDRESS.test(to)) return failure(F, NOT_A_CONTRACT, 0n, t0)
     if (!ADDRESS.test(from)) return failure(F, 'invalid from address', 0n, t0)
@@ -417,7 +428,9 @@ class Engine {
     if (s.getCode(to) === '0x') return failure(F, NOT_A_CONTRACT, 0n, t0)
     const meta = s.getContractMeta(to)
     if (meta?.status === 'frozen') return failure(F, FROZEN_DETAIL, 0n, t0)
-    if (meta?.vmType === 'JVM') return failure(F, JVM_UNSUPPORTED, 0n, t0)
+    const mismatch = vmMismatch(tx, meta)
+    if (mismatch !== undefined) return failure(F, mismatch, 0n, t0)
+    if (tx.vmType === 'JVM') return this.jvm(F, from, context, t0, (jvm, run) => jvm.invoke(tx, to, run))
     const data = payloadBytes(tx.payload)
     if (data === undefined) return failure(F, 'payload is not hex bytes', 0n, t0)
     const intrinsic = intrinsicGas(data, false)
@@ -458,9 +471,8 @@ class Engine {
    * Maintenance (protocol.md §5). Failures other than permission are INVOKE_CONTRACT_FAILED:
    * Hyperchain reports any failed execution of a transaction addressed to a contract that way.
    */
-  private async maintain(tx: SignedTx, from: Hex, t0: bigint): Promise<ExecutionOutcome> {
+  private async maintain(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
     const F = 'INVOKE_CONTRACT_FAILED'
-    if (tx.vmType === 'JVM') return failure(F, JVM_UNSUPPORTED, 0n, t0)
     const to = tx.to?.toLowerCase()
     if (to === undefined || !ADDRESS.test(to)) return failure(F, NOT_A_CONTRACT, 0n, t0)
     const s = this.s
@@ -481,8 +493,12 @@ class Engine {
         if (meta.status !== 'frozen') return failure(F, 'the contract is not frozen', 0n, t0)
         s.putContractMeta(to, { ...meta, status: 'normal' })
         return done()
-      case Opcode.upgrade:
+      case Opcode.upgrade: {
+        const mismatch = vmMismatch(tx, meta)
+        if (mismatch !== undefined) return failure(F, mismatch, 0n, t0)
+        if (meta.vmType === 'JVM') return this.jvm(F, from, context, t0, (jvm, run) => jvm.upgrade(tx, to, run))
         return this.upgrade(tx, from, to, t0)
+      }
       default:
         return failure(F, `unsupported maintain opcode ${tx.opcode}`, 0n, t0)
     }
@@ -544,6 +560,23 @@ class Engine {
     return { ok: true, contractAddress: null, gasUsed: Number(used), ret: '0x', logs: [], executeTimeNs: elapsed(t0) }
   }
 
+  /** A JVM transaction on this block's overlay, within the transaction's and the block's gas budget. */
+  private async jvm(
+    invalidMsg: InvalidMsg,
+    from: Hex,
+    context: BlockContext,
+    t0: bigint,
+    run: (jvm: JvmEngine, run: JvmRun) => Promise<ExecutionOutcome>,
+  ): Promise<ExecutionOutcome> {
+    if (this.jvmEngine === undefined) return failure(invalidMsg, JVM_UNAVAILABLE, 0n, t0)
+    // at least one step: a block whose gas is spent does not start a JVM call, as for EVM
+    const gas = this.gasLimitFor(1n)
+    if (typeof gas === 'string') return failure(invalidMsg, gas, 0n, t0)
+    const outcome = await run(this.jvmEngine, { state: this.s, from, context, stepLimit: gas.limit, t0 })
+    this.charge(BigInt(outcome.gasUsed))
+    return outcome
+  }
+
   /** Read-only call on the attached (throw-away) overlay. */
   async call(request: CallRequest): Promise<CallResult> {
     const from = request.from.toLowerCase()
@@ -553,7 +586,8 @@ class Engine {
     if (s.getCode(to) === '0x') return { ok: false, ret: '0x', detail: NOT_A_CONTRACT, gasUsed: 0 }
     const meta = s.getContractMeta(to)
     if (meta?.status === 'frozen') return { ok: false, ret: '0x', detail: FROZEN_DETAIL, gasUsed: 0 }
-    if (meta?.vmType === 'JVM') return { ok: false, ret: '0x', detail: JVM_UNSUPPORTED, gasUsed: 0 }
+    if (meta?.vmType === 'JVM')
+      return { ok: false, ret: '0x', detail: 'read-only calls run EVM contracts only; simulate a JVM call (simulate: true)', gasUsed: 0 }
     const data = payloadBytes(request.data)
     if (data === undefined) return { ok: false, ret: '0x', detail: 'data is not hex bytes', gasUsed: 0 }
     const intrinsic = intrinsicGas(data, false)
@@ -576,6 +610,13 @@ class Engine {
   }
 }
 
+/** A transaction naming one engine for a contract of the other. */
+function vmMismatch(tx: SignedTx, meta: ContractMeta | undefined): string | undefined {
+  const contractVm = meta?.vmType ?? 'EVM'
+  if (tx.vmType === contractVm) return undefined
+  return `the contract is a${contractVm === 'EVM' ? 'n' : ''} ${contractVm} contract: send the transaction with type ${contractVm}`
+}
+
 function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b
 }
@@ -596,7 +637,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
       const sm = new OverlayStateManager()
       const evm = await createEVM({ common, stateManager: sm })
-      return new Engine(evm, sm, txGasLimit, blockGasLimit)
+      return new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm)
     })()
     return engine
   }

@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import type { MessagePort } from 'node:worker_threads'
+import type { SolcPoolOptions } from '../compile/solc-pool.ts'
 import type { KeelConfig } from '../config.ts'
 import type { InvalidTx, Receipt } from '../domain.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
@@ -20,6 +21,10 @@ export interface FrontStart {
   /** the ledger's LMDB environment, opened here for reading */
   ledgerPath: string
   txVersion: string
+  /** contract_compileContract's compilers (the request thread compiles: src/compile/solc-pool.ts) */
+  compiler: Omit<SolcPoolOptions, 'log'>
+  /** tx_sendTransactionReturnReceipt's bound, when not the default */
+  receiptWaitMs?: number
   /** to the chain thread */
   chain: MessagePort
   /** to each verify worker (verify-pool.ts connect) */

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { aliases, methods, schemas } from '../../generated/methods.ts'
+import { MISSING_FEATURES } from '../api/missing-features.ts'
 import type { NodeCa } from '../cert/ca.ts'
 import { x509 } from '../cert/x509.ts'
 import type { KeelConfig } from '../config.ts'
@@ -68,6 +69,7 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
     aliases,
     schemas,
     handlers: options.handlers,
+    missingFeatures: MISSING_FEATURES,
     document: parseJson(documentText, { maxDepth: 512 }),
     defaultNamespace: config.node.namespace,
     isKnownNamespace: (namespace) => namespace === config.node.namespace,

@@ -35,7 +35,8 @@ export interface ChainLink {
   /** a handler that runs method `name` on the chain thread; its result arrives as JSON text */
   forward(name: string): (params: unknown[], context: CallContext) => Promise<JsonText>
   publishStatus(event: StatusEvent): void
-  onBlock(listener: (number: number, hash: Hex) => void): void
+  /** returns the unsubscribe function */
+  onBlock(listener: (number: number, hash: Hex) => void): () => void
   onStatus(listener: (message: SystemStatusMessage) => void): void
   /** a message from the chain thread */
   receive(message: ToFront): void
@@ -49,7 +50,7 @@ export function createChainLink(
   const admissions = new Map<number, Waiting<void>>()
   const calls = new Map<number, Waiting<JsonText>>()
   const simulations = new Map<number, Waiting<Simulated>>()
-  const blockListeners: ((number: number, hash: Hex) => void)[] = []
+  const blockListeners = new Set<(number: number, hash: Hex) => void>()
   const statusListeners: ((message: SystemStatusMessage) => void)[] = []
   let outgoing: { ids: number[]; records: Uint8Array[] } | undefined
 
@@ -79,7 +80,10 @@ export function createChainLink(
       return new Promise((resolve, reject) => calls.set(id, { resolve, reject }))
     },
     publishStatus: (event) => port.postMessage({ t: 'status', event }),
-    onBlock: (listener) => void blockListeners.push(listener),
+    onBlock(listener) {
+      blockListeners.add(listener)
+      return () => blockListeners.delete(listener)
+    },
     onStatus: (listener) => void statusListeners.push(listener),
     receive(message) {
       switch (message.t) {
@@ -109,7 +113,7 @@ export function createChainLink(
         }
         case 'block':
           reader.follow(message.tip)
-          for (const listener of blockListeners) listener(message.number, message.hash)
+          for (const listener of [...blockListeners]) listener(message.number, message.hash)
           return
         case 'status':
           for (const listener of statusListeners) listener(message.message)

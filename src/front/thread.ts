@@ -9,9 +9,9 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { methods } from '../../generated/methods.ts'
 import { createAnswerCache } from '../api/answers.ts'
-import { createSolcCompiler } from '../api/compile.ts'
 import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
+import { createSolcPool } from '../compile/solc-pool.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
 import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
@@ -24,6 +24,17 @@ const start = workerData as FrontStart
 const port = start.chain
 const { config } = start
 const post = (message: ToChain): void => port.postMessage(message)
+
+/**
+ * A module of the chain thread, absent here: createHandlers wants every module, but each method
+ * that would use one is replaced by a forwarder (isChainThreadMethod), so this is never called.
+ */
+function onChainThread<T>(what: string): T {
+  const absent = (): never => {
+    throw new Error(`${what} lives on the chain thread: its methods are forwarded there (api/index.ts isChainThreadMethod)`)
+  }
+  return new Proxy(absent, { get: () => absent }) as unknown as T
+}
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 99 }
 /** this thread's log lines go to the chain thread's logger, so they land where the node's do */
@@ -56,13 +67,24 @@ const chain = Object.assign(Object.create(reader) as typeof reader, {
   getReceipt: (hash: string) => reader.getReceipt(hash) ?? simulation(hash)?.receipt,
   getInvalidTx: (hash: string) => reader.getInvalidTx(hash) ?? simulation(hash)?.invalid,
 })
+const compiler = createSolcPool({ ...start.compiler, log: log.child('solc') })
 const handlers: Record<string, unknown> = createHandlers({
   identity: { hostname: config.node.hostname, namespace: config.node.namespace },
   protocol: { txVersion: start.txVersion, gasPrice: 0 },
   chain,
   submitter,
-  compiler: createSolcCompiler(),
+  compiler,
   answers,
+  onBlock: (listener) => link.onBlock(() => listener()),
+  receiptWaitMs: start.receiptWaitMs,
+  // what only the chain thread holds: the methods that use it are forwarded there (below)
+  subscriptions: onChainThread('polling subscriptions'),
+  cert: onChainThread('the TCert CA'),
+  archive: onChainThread('the archive service'),
+  signer: onChainThread('the receipt signer'),
+  selfState: onChainThread('the node state'),
+  versions: onChainThread('the versions'),
+  config: onChainThread('the configuration'),
 })
 for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
 const tcert = config.tcert.check
@@ -91,6 +113,7 @@ port.on('message', (message: ToFront) => {
   if (message.t !== 'stop') return link.receive(message)
   void (async () => {
     await servers?.close()
+    await compiler.close()
     await verifier.close()
     await store.close()
     post({ t: 'stopped' })

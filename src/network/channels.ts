@@ -14,6 +14,8 @@ export const Channel = {
   forwardTx: 6,
   /** a new VP (peerconfig.toml `new = true`) asks the group's VPs to vote it in (Hyperchain's ATTEND; vp.ts) */
   attend: 7,
+  /** request: a node's state for node_getNodeStates and version_getSupportedVersionByHostname (node-state.ts) */
+  nodeState: 8,
 } as const
 
 export type ChannelNumber = (typeof Channel)[keyof typeof Channel]

@@ -1,6 +1,6 @@
 /** node_getNodes / node_deleteVP / node_deleteNVP of a node in a network (src/api/node.ts's NodeDirectory). */
 import type { PeerInfo } from '../../generated/types.ts'
-import type { NodeDirectory } from '../api/node.ts'
+import type { NodeDirectory, NodeStateReport } from '../api/node.ts'
 import { nodeHash } from '../crypto/hash.ts'
 import { InvalidParams } from '../errors.ts'
 import type { PeerConfig } from '../p2p/config.ts'
@@ -14,6 +14,8 @@ export function networkDirectory(options: {
   primary(): string | undefined
   /** this node's part in consensus (node_getConsensusStatus) */
   consensus(): ReturnType<NodeDirectory['consensus']>
+  /** a linked peer's own report (node-state.ts); undefined when it does not answer */
+  askState(hostname: string): Promise<NodeStateReport | undefined>
   /** a VP's part in removing VPs: the group now (its ids) and its own vote */
   group?: {
     members(): readonly number[]
@@ -34,7 +36,13 @@ export function networkDirectory(options: {
     const id = idOf(hostname)
     return id !== undefined && options.group?.members().includes(id) === true
   }
-  return {
+  const directory: NodeDirectory = {
+    async peerReports() {
+      const [, ...peers] = directory.nodes()
+      return Promise.all(
+        peers.map(async (peer) => ({ peer, report: peer.status === 0 ? await options.askState(peer.hostname) : undefined })),
+      )
+    },
     nodes(): PeerInfo[] {
       const primary = options.primary()
       return [
@@ -102,4 +110,5 @@ export function networkDirectory(options: {
       network.forget(peer.hostname)
     },
   }
+  return directory
 }

@@ -325,6 +325,9 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       // the replica's votes may not be remembered: it must not take part any more
       log.error('consensus records could not be written; this VP stops voting (restart it once the disk is fixed)', error)
       stopped = true
+      chain.halt(
+        `consensus records could not be written (${(error as Error).message ?? String(error)}); restart the node once the disk is fixed`,
+      )
     },
   })
   let stopped = false
@@ -335,6 +338,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     work = work.then(job).catch((error: unknown) => {
       log.error(`${what} failed; consensus on this VP is stuck until it is restarted`, error)
       stopped = true
+      chain.halt(`${what} failed (${(error as Error).message ?? String(error)})`)
     })
   }
 

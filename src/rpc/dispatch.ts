@@ -25,6 +25,8 @@ export interface DispatcherOptions {
   schemas: Readonly<Record<string, unknown>>
   /** handlers built so far; a method without one answers -32601 "not implemented yet" */
   handlers: Readonly<Record<string, unknown>>
+  /** methods Keel knows but cannot serve, with the feature each needs: -32601 names it */
+  missingFeatures?: Readonly<Record<string, string>>
   /** the OpenRPC document `rpc.discover` returns */
   document: unknown
   defaultNamespace: string
@@ -136,6 +138,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
   }
 
+  const knownNames = ['rpc.discover', ...Object.keys(methods), ...Object.keys(aliases)]
+
   function canonicalName(requested: string): string | undefined {
     return Object.hasOwn(methods, requested) ? requested : Object.hasOwn(aliases, requested) ? aliases[requested] : undefined
   }
@@ -143,7 +147,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   async function call(requested: string, params: unknown[], context: CallContext): Promise<unknown> {
     if (requested === 'rpc.discover') return options.document
     const name = canonicalName(requested)
-    if (name === undefined) throw new MethodNotFound(`The method ${truncate(requested, 80)} does not exist/is not available`)
+    if (name === undefined) {
+      const missing = options.missingFeatures
+      if (missing !== undefined && Object.hasOwn(missing, requested))
+        throw new MethodNotFound(`The method ${requested} is not available: Keel has no ${missing[requested]} yet`)
+      const suggestion = requested.length > 80 ? undefined : closestMethodName(requested, knownNames)
+      throw new MethodNotFound(
+        `The method ${truncate(requested, 80)} does not exist/is not available${suggestion === undefined ? '' : ` (names are case-sensitive; did you mean ${suggestion}?)`}`,
+      )
+    }
     if (methods[name].transport === 'websocket') {
       const host = typeof context.headers.host === 'string' ? context.headers.host : '<host>:<port>'
       throw new MethodNotFound(
@@ -192,6 +204,43 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     canonicalName,
     errorReply: (error) => stringifyJson(failure(defaultNamespace, null, error)),
   }
+}
+
+/**
+ * The known method name nearest to a misspelt one (case-insensitive edit distance), when it is near
+ * enough to be a typo: at most a quarter of the name's letters, and never more than 3, differ.
+ */
+export function closestMethodName(requested: string, known: readonly string[]): string | undefined {
+  const wanted = requested.toLowerCase()
+  const limit = Math.min(3, Math.max(1, Math.floor(wanted.length / 4)))
+  let best: string | undefined
+  let bestDistance = limit + 1
+  for (const name of known) {
+    if (Math.abs(name.length - wanted.length) >= bestDistance) continue
+    const distance = editDistance(wanted, name.toLowerCase(), bestDistance)
+    if (distance < bestDistance) {
+      best = name
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+/** Levenshtein distance, giving up (returning `cap`) once every path costs at least `cap`. */
+function editDistance(a: string, b: string, cap: number): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    let rowMin = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+      rowMin = Math.min(rowMin, current[j])
+    }
+    if (rowMin >= cap) return cap
+    previous = current
+  }
+  return previous[b.length]
 }
 
 function validIdOf(element: unknown): Envelope['id'] {

@@ -18,13 +18,12 @@
  *
  * Limits: at most `wsMaxConnections` connections (one more → HTTP 503 with a -32006 envelope at
  * the upgrade); `wsMaxSubscriptions` per connection (→ -32006); a message over `wsMaxFrameBytes` →
- * close 1009. Back-pressure: replies and notifications go to the socket while its buffer is below
- * WRITE_HIGH_WATER, the rest waits in a per-connection queue. A reader that lets more than
- * `wsMaxQueuedMessages` messages, or `wsMaxBufferedBytes` bytes, pile up is cut off: its queue is
- * dropped, its subscriptions released, the node raises a jsonrpc `slowConsumer` system-status
- * event, and the connection is closed with 1008 and a reason (what the reader has already been
- * sent comes first, so it sees an unbroken prefix of its stream, then the close). A reader that
- * does not even take the close frame is terminated CLOSE_GRACE_MS later.
+ * close 1009. Back-pressure (ws-outbound.ts): a reader that leaves more than `wsMaxQueuedMessages`
+ * messages, or `wsMaxBufferedBytes` bytes, untaken in the socket and Keel's queue together is cut
+ * off: its queue is dropped, its subscriptions released, the node raises a jsonrpc `slowConsumer`
+ * system-status event, and the connection is closed with 1008 and a reason (what the socket holds
+ * comes first, so the reader sees an unbroken prefix of its stream, then the close). A reader that
+ * does not take the close frame within CLOSE_GRACE_MS is dropped.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -42,6 +41,7 @@ import type { Dispatcher } from './dispatch.ts'
 import type { MethodSpec } from './method-spec.ts'
 import { compileParamChecker } from './params.ts'
 import type { TcertCheck } from './tcert-check.ts'
+import { createOutbound, type Outbound } from './ws-outbound.ts'
 
 export interface WsLimits {
   wsMaxConnections: number
@@ -80,11 +80,12 @@ export interface RpcWsServer {
   close(): Promise<void>
 }
 
-/** bytes in the socket's buffer below which messages are written straight away */
-export const WRITE_HIGH_WATER = 256 * 1024
-/** how long a cut-off reader gets to take the close frame before the socket is destroyed */
-export const CLOSE_GRACE_MS = 5000
-/** status events about cut-off readers */
+/**
+ * how long a cut-off reader has to take the close frame before its socket is destroyed: long
+ * enough for a reader that paused for a while to come back and learn why (a cut-off connection
+ * holds only what its socket had buffered, at most WRITE_HIGH_WATER and one message)
+ */
+export const CLOSE_GRACE_MS = 30_000
 const WS_METHODS = new Set(['sub_subscribe', 'sub_unsubscribe'])
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
@@ -100,9 +101,7 @@ interface Connection {
   ws: WebSocket
   headers: IncomingMessage['headers']
   subscriptions: Map<string, Subscription>
-  queue: string[]
-  queuedBytes: number
-  cut: boolean
+  out: Outbound
 }
 
 /**
@@ -129,38 +128,19 @@ function subscribeCheckers() {
 export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   const { dispatcher, events, limits, log, namespace } = options
   const checkers = subscribeCheckers()
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.wsMaxFrameBytes, perMessageDeflate: false, clientTracking: false })
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: limits.wsMaxFrameBytes,
+    perMessageDeflate: false,
+    clientTracking: false,
+  })
   const open = new Set<Connection>()
   let upgrading = 0
   const newId = options.newId ?? randomId
 
-  // ---- writing, with back-pressure ----
-
-  const flush = (connection: Connection): void => {
-    const { ws, queue } = connection
-    while (queue.length > 0 && ws.readyState === ws.OPEN && ws.bufferedAmount < WRITE_HIGH_WATER) {
-      const text = queue.shift() as string
-      connection.queuedBytes -= text.length
-      ws.send(text, afterWrite(connection))
-    }
-  }
-  const callbacks = new WeakMap<Connection, (error?: Error) => void>()
-  const afterWrite = (connection: Connection): ((error?: Error) => void) => {
-    let callback = callbacks.get(connection)
-    if (callback === undefined) {
-      callback = (error) => {
-        if (error === undefined && !connection.cut && connection.queue.length > 0) flush(connection)
-      }
-      callbacks.set(connection, callback)
-    }
-    return callback
-  }
+  // ---- writing: back-pressure in ws-outbound.ts; a reader past the limits is cut off here ----
 
   const cutOff = (connection: Connection, why: string): void => {
-    if (connection.cut) return
-    connection.cut = true
-    connection.queue.length = 0
-    connection.queuedBytes = 0
     const released = connection.subscriptions.size
     connection.subscriptions.clear()
     const reason = `slow consumer: ${why}` // a close reason is at most 123 bytes
@@ -172,19 +152,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     }, CLOSE_GRACE_MS).unref()
   }
 
-  const write = (connection: Connection, text: string): void => {
-    if (connection.cut || connection.ws.readyState !== connection.ws.OPEN) return
-    const { ws, queue } = connection
-    if (queue.length === 0 && ws.bufferedAmount < WRITE_HIGH_WATER) {
-      ws.send(text, afterWrite(connection))
-      return
-    }
-    queue.push(text)
-    connection.queuedBytes += text.length
-    if (queue.length > limits.wsMaxQueuedMessages) cutOff(connection, `more than ${limits.wsMaxQueuedMessages} messages waiting to be read`)
-    else if (connection.queuedBytes + ws.bufferedAmount > limits.wsMaxBufferedBytes)
-      cutOff(connection, `more than ${limits.wsMaxBufferedBytes} bytes waiting to be read`)
-  }
+  const write = (connection: Connection, text: string): void => connection.out.write(text)
 
   // ---- push ----
 
@@ -214,10 +182,10 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
         if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
         else if (subscription.kind === 'logs') {
           const logs = event.logs()
-          for (let i = 0; i < logs.length && !connection.cut; i++)
+          for (let i = 0; i < logs.length && !connection.out.cut; i++)
             if (matchLog(subscription.criteria as LogCriteria, logs[i])) notify(connection, id, logText(i))
         }
-        if (connection.cut) break
+        if (connection.out.cut) break
       }
     }
   })
@@ -228,7 +196,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
       for (const [id, subscription] of connection.subscriptions) {
         if (subscription.kind !== 'systemStatus' || !(subscription.matcher as StatusMatcher)(message)) continue
         notify(connection, id, text(0))
-        if (connection.cut) break
+        if (connection.out.cut) break
       }
     }
   })
@@ -306,10 +274,17 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   }
 
   const accept = (ws: WebSocket, req: IncomingMessage): void => {
-    const connection: Connection = { ws, headers: req.headers, subscriptions: new Map(), queue: [], queuedBytes: 0, cut: false }
+    const connection: Connection = {
+      ws,
+      headers: req.headers,
+      subscriptions: new Map(),
+      out: createOutbound(ws, { maxMessages: limits.wsMaxQueuedMessages, maxBytes: limits.wsMaxBufferedBytes }, (why) =>
+        cutOff(connection, why),
+      ),
+    }
     open.add(connection)
     ws.on('message', (data: Buffer) => {
-      if (connection.cut) return
+      if (connection.out.cut) return
       void answer(connection, data)
         .then((text) => write(connection, text))
         .catch((error: unknown) => {
@@ -322,7 +297,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     ws.on('close', () => {
       open.delete(connection)
       connection.subscriptions.clear()
-      connection.queue.length = 0
+      connection.out.clear()
     })
   }
 

@@ -17,6 +17,7 @@
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex, Receipt, SignedTx } from '../domain.ts'
+import { failpoint } from '../failpoints.ts'
 import { turnBudget } from '../turns.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
@@ -30,6 +31,7 @@ import { PendingRepo } from './repos/pending.ts'
 import { signKey } from './repos/sign-hashes.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
+import { indexEntries } from './repos/tx-indexes.ts'
 import { keyspaceOfKind } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
@@ -45,6 +47,7 @@ export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
+export { addressKey, extraIdKey, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
   ArchivedBlock,
@@ -73,12 +76,19 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
     else if (schema !== SCHEMA_VERSION)
       throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
-    return new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
+    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
+    await store.ensureTxIndexes()
+    return store
   } catch (error) {
     await root.close()
     throw error
   }
 }
+
+/** meta 'txIndexes' once keyspaces 30–33 hold every live block */
+const TX_INDEXES_VERSION = 1
+/** blocks indexed per LMDB transaction when a store written before the indexes is opened */
+const INDEX_BATCH_BLOCKS = 500
 
 /** A stateRootAfter result kept for the commitBlock that usually follows with the same changes. */
 interface RootPlan {
@@ -123,6 +133,38 @@ class LmdbStore extends LmdbReader implements Store {
       if (expected !== this.root)
         throw new Error(`openStore: saved state root ${this.root} differs from block ${this.tip}'s merkleRoot ${expected}`)
     }
+  }
+
+  /**
+   * Builds keyspaces 30–33 for every live block of a store written before they existed (or whose
+   * build was cut short), a batch of blocks per LMDB transaction; then records that they hold all.
+   */
+  async ensureTxIndexes(): Promise<void> {
+    if (this.meta.txIndexes() === TX_INDEXES_VERSION) return
+    if (this.tip > 0) {
+      await this.txIndexes.clear()
+      for (let first = this.archived.genesis; first <= this.tip; first += INDEX_BATCH_BLOCKS) {
+        const last = Math.min(this.tip, first + INDEX_BATCH_BLOCKS - 1)
+        await this.env.transaction(() => {
+          for (let number = first; number <= last; number++) for (const entry of this.storedIndexEntries(number)) this.putRaw(entry)
+        })
+      }
+    }
+    await this.meta.putTxIndexes(TX_INDEXES_VERSION)
+  }
+
+  /** The index entries of a stored block, from its records. */
+  private storedIndexEntries(number: number): RawEntry[] {
+    const txs = this.blockTxs.validHashes(number).map((hash) => this.txs.get(hash)!)
+    const receipts = txs.map(({ tx }) => this.receipts.get(tx.hash)!)
+    const invalid = this.blockTxs.invalidHashes(number).map((hash) => this.invalidTxs.get(hash)!)
+    return indexEntries(number, txs, receipts, invalid)
+  }
+
+  /** inside a write transaction */
+  private putRaw(entry: RawEntry): void {
+    const { db, key } = this.placeOf(entry)
+    db.putSync(key, asBinary(entry.value))
   }
 
   // ---- TCerts
@@ -216,6 +258,7 @@ class LmdbStore extends LmdbReader implements Store {
   }
 
   private async commit(block: BlockCommit): Promise<void> {
+    failpoint('store.commitBlock')
     const { header, txs, receipts, invalid, changes } = block
     const number = header.number
     const expected = this.tip + 1
@@ -278,6 +321,7 @@ class LmdbStore extends LmdbReader implements Store {
       throw new Error(`commitBlock: header.merkleRoot ${header.merkleRoot} is not the state root after the block's changes (${root})`)
     }
     const deployments = this.deploymentsOf(diffs, changes, receipts)
+    const indexed = indexEntries(number, txs, receipts, invalid)
 
     // every record's bytes before the write transaction: one that cannot be encoded fails the block here
     const encodedHeader = this.blocks.encode(header)
@@ -306,6 +350,7 @@ class LmdbStore extends LmdbReader implements Store {
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
       for (const { creator, address } of deployments) this.deployed.append(creator, address)
+      for (const entry of indexed) this.putRaw(entry)
       this.meta.putLanes(lanes)
     })
     this.tip = number
@@ -440,6 +485,7 @@ class LmdbStore extends LmdbReader implements Store {
       raw('invalidTxs', key)
       empty('invalidTxTime', timeKey(this.invalidTxs.get(hash)!.tx.timestamp, 'invalid tx.timestamp', key))
     }
+    entries.push(...this.storedIndexEntries(number))
     return { number, entries }
   }
 
@@ -500,10 +546,9 @@ class LmdbStore extends LmdbReader implements Store {
     this.assertOpen()
     await this.env.transaction(() => {
       for (const block of blocks) {
-        for (const entry of block.entries) {
-          const { db, key } = this.placeOf(entry)
-          db.putSync(key, asBinary(entry.value))
-        }
+        for (const entry of block.entries) this.putRaw(entry)
+        // an archive written before keyspaces 30–33 existed holds none of their entries
+        for (const entry of this.storedIndexEntries(block.number)) this.putRaw(entry)
         for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
       }
     })

@@ -14,7 +14,8 @@
 export const Keyspace = {
   /**
    * 'schema' -> 1; 'lanes' -> Uint8Array(2048), the world-state LtHash lanes (state-hash.ts); 'genesis' -> GenesisRecord (msgpack);
-   * 'archive' -> ArchiveRecord (msgpack, repos/archive.ts): the live genesis block, the archived ranges, the archive/restore in progress
+   * 'archive' -> ArchiveRecord (msgpack, repos/archive.ts): the live genesis block, the archived ranges, the archive/restore in progress;
+   * 'txIndexes' -> 1 once keyspaces 30–33 hold every live block (a store written before them is indexed at open)
    */
   meta: 1,
   /** u32 block number -> BlockHeader (msgpack) */
@@ -71,6 +72,19 @@ export const Keyspace = {
   consensus: 23,
   /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx the batch named, in order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
   blockBatches: 24,
+  /**
+   * Transaction indexes for the SDK's filtered and paged queries (repos/tx-indexes.ts), written with
+   * their block; `pos` is u32be block number ‖ u32be index of the transaction in its block (among
+   * the block's invalid transactions for 33), so key order is chain order.
+   * 30: addr20 sender ‖ pos -> hash32 (valid txs)
+   */
+  txsByFrom: 30,
+  /** addr20 receiver ‖ pos -> hash32 (valid txs): the receiver is `to`, or for a deployment the contract it created */
+  txsByReceiver: 31,
+  /** extra id element ‖ pos -> hash32 (valid txs): 0x00 ‖ int64 as u64be + 2^63, 0x01 ‖ u16be length ‖ utf8 (≤ 255 bytes), 0x02 ‖ keccak256(utf8) (longer) */
+  txsByExtraId: 32,
+  /** addr20 `to` ‖ pos -> hash32 (invalid txs; a deployment's `to` is the zero address) */
+  invalidTxsByTo: 33,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -109,6 +123,10 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   archivedTxs: binaryBy('binary'),
   consensus: binaryBy('ordered-binary'),
   blockBatches: msgpackBy('uint32'),
+  txsByFrom: binaryBy('binary'),
+  txsByReceiver: binaryBy('binary'),
+  txsByExtraId: binaryBy('binary'),
+  invalidTxsByTo: binaryBy('binary'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

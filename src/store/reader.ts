@@ -19,6 +19,7 @@ import { MetaRepo } from './repos/meta.ts'
 import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo } from './repos/sign-hashes.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
+import { type IndexedTx, TxIndexesRepo, type TxIndexName } from './repos/tx-indexes.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { WorldStateRepo } from './repos/world-state.ts'
 import type { BlocksByTime, StoreReads } from './types.ts'
@@ -42,6 +43,7 @@ export class LmdbReader implements StoreReads {
   protected readonly blockBatches: BlockBatchesRepo
   protected readonly world: WorldStateRepo
   protected readonly archive: ArchiveRepo
+  protected readonly txIndexes: TxIndexesRepo
   readonly state: StateReader
 
   protected tip: number
@@ -65,6 +67,7 @@ export class LmdbReader implements StoreReads {
     this.world = new WorldStateRepo(dbs)
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
     this.archived = this.archive.record()
+    this.txIndexes = new TxIndexesRepo(dbs)
     this.state = this.world
     this.tip = this.blocks.lastNumber()
     this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
@@ -167,6 +170,16 @@ export class LmdbReader implements StoreReads {
 
   countTxs(): number {
     return this.txs.count()
+  }
+
+  countInvalidTxs(): number {
+    return this.invalidTxs.count()
+  }
+
+  *scanTxIndex(index: TxIndexName, prefix: Buffer, from: number, to: number, backward: boolean): Generator<IndexedTx> {
+    const low = Math.max(from, this.archived.genesis, 1)
+    const high = Math.min(to, this.tip)
+    for (const found of this.txIndexes.scan(index, prefix, low, high, backward)) if (this.live(found.block)) yield found
   }
 
   listInvalidTxHashes(limit: number): Hex[] {

@@ -6,6 +6,7 @@ import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
+import type { IndexedTx, TxIndexName } from './repos/tx-indexes.ts'
 import type { StateHasher } from './state-hasher.ts'
 
 /** What one block (or the genesis) does to the world state. */
@@ -122,6 +123,13 @@ export interface StoreReads {
   blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime
   /** number of committed valid txs */
   countTxs(): number
+  /**
+   * Transactions found through index `index` (keyspaces 30–33) under the key prefix `prefix`
+   * (addressKey / extraIdKey), in live blocks `from`..`to`, in chain order (reversed when `backward`).
+   */
+  scanTxIndex(index: TxIndexName, prefix: Buffer, from: number, to: number, backward: boolean): Iterable<IndexedTx>
+  /** invalid (discarded) transactions in the live store */
+  countInvalidTxs(): number
   /** invalid txs in timestamp order, at most `limit` */
   listInvalidTxHashes(limit: number): Hex[]
   /** contracts created by `creator`, in deployment order */

@@ -10,7 +10,16 @@ import type {
   Receipt as WireReceipt,
   Transaction as WireTransaction,
 } from '../../generated/types.ts'
-import { type BlockHeader, type CommittedTx, type InvalidTx, RECORD_VERSION, type Receipt, type SignedTx, ZERO_ADDRESS } from '../domain.ts'
+import {
+  type BlockHeader,
+  type CommittedTx,
+  extraIdsOf,
+  type InvalidTx,
+  RECORD_VERSION,
+  type Receipt,
+  type SignedTx,
+  ZERO_ADDRESS,
+} from '../domain.ts'
 
 export function toHex(value: number | bigint): string {
   return `0x${value.toString(16)}`
@@ -57,7 +66,14 @@ export function formatTransaction(committed: CommittedTx): WireTransaction {
     extra: common.extra,
     executeTime: toHex(Math.round(committed.executeTimeNs / 1e6)),
     payload: common.payload,
+    ...extraIdField(tx),
   }
+}
+
+/** `extraId`: the ids a transaction was signed with (the SDK's data index), left out when it has none. */
+export function extraIdField(tx: SignedTx): { extraId?: (number | bigint | string)[] } {
+  const ids = extraIdsOf(tx)
+  return ids.length === 0 ? {} : { extraId: ids.map((id) => (typeof id === 'bigint' ? wireInteger(id) : id)) }
 }
 
 export function formatInvalidTransaction(invalid: InvalidTx): InvalidTransaction {

@@ -10,13 +10,13 @@
  * genesis, or by transfers from the genesis account). The node is named by a function because it
  * is started after the steps are registered.
  */
+import { createPublicKey, verify, X509Certificate } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type * as Sdk from '@hyperchain/jssdk'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import * as assert from 'uvu/assert'
 import { loadSdk } from './jssdk.ts'
-import { envelope, post } from './node.ts'
 
 type PollingRequest = Sdk.Request<string | Sdk.Receipt, Sdk.PollingResponse>
 
@@ -134,8 +134,18 @@ export interface SdkFlows {
   printLatencies(title: string): void
 }
 
+export interface SdkFlowOptions {
+  url: () => string
+  /** host name of the node the flows talk to */
+  hostname: string
+  /** PEM of the certificate whose key signs that node's receipts (tx_getTransactionReceiptWithSignature) */
+  receiptCert: () => string
+  /** the namespace's nodes that node lists (node_getNodeStates), the VPs first */
+  nodes: { vps: string[]; nvps: string[] }
+}
+
 /** A flow set against the node at `url()`: its own accounts, contract and counters. */
-export function sdkFlows(options: { url: () => string }): SdkFlows {
+export function sdkFlows(options: SdkFlowOptions): SdkFlows {
   const accounts = ServiceManager.getAccountService(ProviderManager.emptyManager())
   const ecdsa = accounts.genAccount(Algo.ECRAW)
   const sm2 = accounts.genAccount(Algo.SMRAW)
@@ -147,6 +157,10 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
   let contractService: ReturnType<typeof ServiceManager.getContractService>
   let blockService: ReturnType<typeof ServiceManager.getBlockService>
   let accountService: ReturnType<typeof ServiceManager.getAccountService>
+  let nodeService: ReturnType<typeof ServiceManager.getNodeService>
+  let versionService: ReturnType<typeof ServiceManager.getVersionService>
+  let configService: ReturnType<typeof ServiceManager.getConfigService>
+  let didService: ReturnType<typeof ServiceManager.getDidService>
   // compiled now, before any node runs: solc holds the event loop for seconds, and a pooled
   // keep-alive socket that goes stale meanwhile makes the SDK's next request fail ("socket hang up")
   const contracts = compile()
@@ -155,6 +169,10 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
   let countBefore: bigint | undefined
   const committed: { label: string; hash: string }[] = []
   const submitted: string[] = []
+  /** this flow set's transactions that ended invalid (steps 8a, 8d, 10) */
+  const refused: string[] = []
+  /** block of this flow set's first transaction (step 7) */
+  let firstBlock = 0n
   const latencies: { label: string; ms: number }[] = []
 
   const addr0x = (account: Sdk.Account): string => `0x${account.getAddress().toLowerCase()}`
@@ -194,6 +212,7 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
     latencies.push({ label, ms: performance.now() - started })
     if (!(error instanceof RequestError)) throw error
     assert.is(error.getCode(), code, `${label}: SDK reports code ${code} (got ${error.getCode()}: ${error.message})`)
+    refused.push(response.result as string)
     return error
   }
 
@@ -209,6 +228,7 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
     tx.sign(account)
     return tx
   }
+  const signed_ = signed
 
   /** Later steps build on earlier ones; say so plainly instead of failing on an undefined. */
   function needs(ready: unknown, step: string): void {
@@ -253,6 +273,19 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
     assert.is(await balanceOf(addr0x(sender)), before - BigInt(amount), 'sender lost exactly the amount (gas price 0)')
   }
 
+  /** The SDK's RequestError of a call, which must fail with `code` and a message matching `message`. */
+  async function refusedCall(request: { send(): Promise<unknown> }, code: number, message: RegExp): Promise<void> {
+    const error = await request.send().then(
+      (reply) => assert.unreachable(`expected ${code}, got ${JSON.stringify(reply, bigintJson)}`),
+      (caught: unknown) => caught,
+    )
+    if (!(error instanceof RequestError)) throw error
+    assert.is(error.getCode(), code, error.message)
+    assert.match(error.message, message)
+  }
+
+  const latestNumber = async (): Promise<bigint> => BigInt((await blockService.getLatestBlock().send()).result.number)
+
   const steps: SdkFlowStep[] = [
     // -------------------------------------------------------------------------------------------
     // 1. start-up
@@ -266,12 +299,15 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
         contractService = ServiceManager.getContractService(pm)
         blockService = ServiceManager.getBlockService(pm)
         accountService = ServiceManager.getAccountService(pm)
+        nodeService = ServiceManager.getNodeService(pm)
+        versionService = ServiceManager.getVersionService(pm)
+        configService = ServiceManager.getConfigService(pm)
+        didService = ServiceManager.getDidService(pm)
         // typed bigint, but the SDK keeps the JSON value json-bigint gave it: the number 0
         assert.is(BigInt(pm.getGasPrice()), 0n, 'gas price from tx_getGasPrice')
         assert.is(pm.getTxVersion().getVersion(), '4.1', 'tx version from tx_getTransactionsVersion')
-        assert.is(pm.getChainId(), undefined, 'did_getChainID failed with a RequestError, which the SDK turns into undefined')
-        const chainId = (await post(url, envelope('did_getChainID', []))).body as { code: number }
-        assert.is(chainId.code, -32601, 'did_getChainID is answered with a -32601 JSON envelope')
+        assert.is(pm.getChainId(), 'global', 'did_getChainID: the namespace')
+        assert.is((await didService.getChainID().send()).result, 'global')
         // the accounts really are the SDK's: addresses as the SDK derives them, funded at genesis
         assert.match(ecdsa.getAddress(), /^[0-9a-f]{40}$/)
         assert.match(sm2.getAddress(), /^[0-9a-f]{40}$/)
@@ -395,7 +431,7 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
         )
 
         // from this flow set's first block on, page by page (10 a page) as an SDK user does
-        const firstBlock = BigInt((await txService.getTxByHash(committed[0].hash).send()).result.blockNumber)
+        firstBlock = BigInt((await txService.getTxByHash(committed[0].hash).send()).result.blockNumber)
         const listedHashes: string[] = []
         let bookmark: { blkNum: number; txIndex: number } | undefined
         for (let page = 1; ; page++) {
@@ -506,6 +542,210 @@ export function sdkFlows(options: { url: () => string }): SdkFlows {
             (error: unknown) => (error instanceof RequestError ? `${error.getCode()}` : Promise.reject(error)),
           )
         assert.is(credited, '-32009', 'the receiver was never credited: account_getBalance says it does not exist')
+      },
+    },
+
+    // -------------------------------------------------------------------------------------------
+    // 11–15. the SDK's wider API (the calls beyond the manual's list)
+    {
+      name: '11. receipts with gas, confirmed and signed (the signature checks with the node key); grpcSendTxReturnReceipt; a simulated call',
+      async run() {
+        needs(contractAddress, 'step 4 (deploy)')
+        const { hash } = committed[committed.length - 1]
+        const plain = (await txService.getTransactionReceipt(hash).send()).result
+        const json = (value: unknown): string => JSON.stringify(value, bigintJson)
+        assert.is(json((await txService.getTransactionReceiptWithGas(hash).send()).result), json(plain), 'tx_getTransactionReceiptWithGas')
+        assert.is(
+          json((await txService.getConfirmedTransactionReceipt(hash).send()).result),
+          json(plain),
+          'tx_getConfirmedTransactionReceipt',
+        )
+        const signed = (await txService.getTransactionReceiptWithSignature(hash).send()).result
+        assert.is(signed.hostname, options.hostname)
+        assert.is(json(signed.result), json(plain))
+        const key = createPublicKey(new X509Certificate(options.receiptCert()).publicKey.export({ type: 'spki', format: 'pem' }))
+        // the bytes signed: the receipt as compact JSON, which JSON.stringify of the parsed result gives back
+        const text = JSON.stringify(signed.result, (_key, value) => (typeof value === 'bigint' ? Number(value) : value))
+        const signature = Buffer.from(signed.signature.slice(2), 'hex')
+        assert.ok(verify('sha256', Buffer.from(text), { key, dsaEncoding: 'ieee-p1363' }, signature), 'the receipt signature verifies')
+
+        const receiver = addr0x(accounts.genAccount(Algo.ECRAW))
+        const tx = signed_(new Transaction.Builder(ecdsa.getAddress(), pm).transfer(receiver, 321), ecdsa)
+        const started = performance.now()
+        const reply = await txService.grpcSendTxReturnReceipt(tx).send()
+        const receipt = reply.result as unknown as Sdk.Receipt
+        latencies.push({ label: 'grpcSendTxReturnReceipt', ms: performance.now() - started })
+        assert.type(receipt, 'object', 'tx_sendTransactionReturnReceipt answers with the receipt')
+        assert.match(receipt.txHash, /^0x[0-9a-f]{64}$/)
+        submitted.push(receipt.txHash)
+        committed.push({ label: 'grpcSendTxReturnReceipt', hash: receipt.txHash })
+        assert.is(await balanceOf(receiver), 321n, 'committed when the call answered')
+
+        // .simulate(): the SDK sends simulate_invokeContract and takes the receipt from the reply
+        const v2 = contracts.KeyValueV2.abi
+        const ghost = signed_(evm(ecdsa).invoke(contractAddress, 'insert(string,string)', v2, ['greeting', 'ghost']).simulate(), ecdsa)
+        const simulated = await contractService.invoke(ghost).send()
+        assert.type(simulated.result, 'object', 'simulate_invokeContract answers with a receipt')
+        assert.is((simulated.result as Sdk.Receipt).log.length, 1, 'the simulated call emitted its event')
+        const polled = await simulated.poll()
+        assert.is(polled.result, simulated.result, "poll() returns the simulation's receipt without a request")
+        const peek = signed_(evm(ecdsa).invoke(contractAddress, 'get(string)', v2, ['greeting']).simulate(), ecdsa)
+        const response = {
+          jsonrpc: '2.0',
+          id: '1',
+          code: 0,
+          message: 'SUCCESS',
+          namespace: 'global',
+          result: (await contractService.invoke(peek).send()).result as Sdk.Receipt,
+        }
+        assert.equal(DecodeUtil.decodeEvmResult(response, v2, 'get(string)'), ['v2:hello keel'], 'a simulated write changes nothing')
+      },
+    },
+    {
+      name: '12. invalid transactions: count, pages with positions, by block number and hash, by time, next page',
+      async run() {
+        needs(firstBlock, 'step 7')
+        assert.is(refused.length, 3, 'steps 8a, 8d and 10 refused one transaction each')
+        const count = BigInt((await txService.getInvalidTransactionsCount().send()).result.count)
+        assert.ok(count >= 3n, `tx_getInvalidTransactionsCount ${count}`)
+        const latest = await latestNumber()
+        const found = new Map<string, { blockNumber: string; txIndex: string }>()
+        let bookmark: { blkNum: number; txIndex: number } | undefined
+        for (let page = 1; ; page++) {
+          assert.ok(page <= 100, 'tx_getInvalidTransactionsWithLimit ends its paging')
+          const metaData = { pageSize: 10, ...(bookmark === undefined ? {} : { bookmark }) } as unknown as Sdk.TxServiceType.MetaData
+          const listed = (await txService.getInvalidTxsWithLimit(firstBlock, latest, metaData).send()).result
+          for (const item of listed.data as unknown as { hash: string; blockNumber: string; txIndex: string }[]) found.set(item.hash, item)
+          if (!listed.hasmore) break
+          const last = listed.data[listed.data.length - 1]
+          bookmark = { blkNum: Number(BigInt(last.blockNumber)), txIndex: Number(BigInt(last.txIndex)) }
+        }
+        for (const hash of refused) assert.ok(found.has(hash), `tx_getInvalidTransactionsWithLimit lists ${hash}`)
+        const forged = found.get(refused[2]) as { blockNumber: string; txIndex: string }
+        const block = BigInt(forged.blockNumber)
+        const inBlock = (await txService.getInvalidTxsByBlockNumber(block).send()).result
+        assert.is(inBlock[Number(BigInt(forged.txIndex))].hash, refused[2], 'tx_getInvalidTransactionsByBlockNumber, at its txIndex')
+        const header = (await blockService.getBlockByNum(block, true).send()).result
+        assert.ok(
+          (await txService.getInvalidTxsByBlockHash(header.hash).send()).result.some((tx) => tx.hash === refused[2]),
+          'by block hash',
+        )
+        const first = (await blockService.getBlockByNum(firstBlock, true).send()).result
+        const byTime = await txService.getInvalidTxsCountByTime(BigInt(first.writeTime), BigInt(header.writeTime)).send()
+        assert.ok(BigInt(byTime.result) >= 3n, `tx_getInvalidTransactionsCountByTime ${byTime.result}`)
+        const next = (await txService.getNextPageInvalidTransactions(firstBlock, 0n, firstBlock, latest, 0n, 100n, true).send()).result
+        for (const hash of refused)
+          assert.ok(
+            next.some((tx) => tx.hash === hash),
+            `tx_getNextPageInvalidTransactions lists ${hash}`,
+          )
+      },
+    },
+    {
+      name: "13. the contract's transactions: counted, next and previous pages by address",
+      async run() {
+        needs(firstBlock, 'step 7')
+        const latest = await latestNumber()
+        const forward = (
+          await txService.getNextPageTransactions(firstBlock, 0n, firstBlock, latest, 0n, 100n, true, contractAddress).send()
+        ).result
+        assert.ok(forward.length >= 8, `the deployment and the calls of steps 4-8: ${forward.length}`)
+        assert.is(forward[0].to, `0x${'00'.repeat(20)}`, 'the first is the deployment, counted for the contract it created')
+        for (const tx of forward.slice(1)) assert.is(tx.to, contractAddress)
+        const counted = (await txService.getTransactionsCountByContractAddr(firstBlock, latest, contractAddress, false).send()).result
+        assert.is(BigInt(counted.count), BigInt(forward.length), 'tx_getTransactionsCountByContractAddr')
+        const last = forward[forward.length - 1]
+        assert.equal([BigInt(counted.lastBlockNum), BigInt(counted.lastIndex)], [BigInt(last.blockNumber), BigInt(last.txIndex)])
+        const backward = (
+          await txService
+            .getPrevPageTransactions(
+              BigInt(last.blockNumber).toString(),
+              BigInt(last.txIndex).toString(),
+              firstBlock.toString(),
+              latest.toString(),
+              '0',
+              '100',
+              true,
+              contractAddress,
+            )
+            .send()
+        ).result
+        assert.equal(
+          backward.map((tx) => tx.hash),
+          forward.map((tx) => tx.hash).reverse(),
+          'tx_getPrevPageTransactions walks the same transactions back',
+        )
+        const skipped = (await txService.getNextPageTransactions(firstBlock, 0n, firstBlock, latest, 2n, 3n, true, contractAddress).send())
+          .result
+        assert.equal(
+          skipped.map((tx) => tx.hash),
+          forward.slice(2, 5).map((tx) => tx.hash),
+          'separated 2, pageSize 3',
+        )
+      },
+    },
+    {
+      name: '14. extra ids: a transfer tagged through the SDK builder, found by extra id and by filter',
+      async run() {
+        const tagLong = BigInt(Math.floor(Math.random() * 1e15))
+        const tagString = `lot-${tagLong.toString(36)}`
+        const receiver = addr0x(accounts.genAccount(Algo.ECRAW))
+        const builder = new Transaction.Builder(ecdsa.getAddress(), pm).transfer(receiver, 5).extraIdLong(tagLong).extraIdString(tagString)
+        const { hash } = await submit('tagged transfer', txService.sendTx(signed_(builder, ecdsa)))
+        const metaData = { pageSize: 10, backward: false } as unknown as Sdk.TxServiceType.MetaData
+        const filter = (fields: Record<string, unknown>) => fields as unknown as Sdk.TxServiceType.Filter
+        const exact = (await txService.getTxsByExtraID(0, false, metaData, filter({ extraId: [tagLong, tagString] })).send()).result
+        assert.equal(
+          exact.data.map((item) => (item as unknown as { txHash: string }).txHash),
+          [hash],
+          'tx_getTransactionsByExtraID: exactly [long, string]',
+        )
+        const any = (await txService.getTxsByExtraID(2, true, metaData, filter({ extraId: [tagString, 'no-such-id'] })).send()).result
+        assert.is(any.data[0]?.hash, hash, 'any of the ids, with details')
+        const byFilter = (await txService.getTxsByFilter(0, true, metaData, filter({ txFrom: addr0x(ecdsa), txTo: receiver })).send())
+          .result
+        assert.equal(
+          byFilter.data.map((tx) => tx.hash),
+          [hash],
+          'tx_getTransactionsByFilter: sender and receiver',
+        )
+        assert.equal(
+          JSON.parse(JSON.stringify(byFilter.data[0].extraId, bigintJson)),
+          [Number(tagLong), tagString],
+          'the transaction shows its extra ids',
+        )
+      },
+    },
+    {
+      name: '15. node states, versions, configuration and DID chain id; the features Keel lacks answer -32601 naming them',
+      async run() {
+        const states = (await nodeService.getNodeStates().send()).result
+        const hostnames = states.map((state) => (state as unknown as { hostname: string }).hostname)
+        assert.equal([...hostnames].sort(), [...options.nodes.vps, ...options.nodes.nvps].sort(), 'node_getNodeStates lists every node')
+        assert.is(hostnames[0], options.hostname, 'the node asked comes first')
+        for (const state of states) {
+          assert.ok(['NORMAL', 'FOLLOWING'].includes(state.status), `${JSON.stringify(state)}`)
+          assert.ok(BigInt(state.blockHeight) >= firstBlock, 'each node reports its height')
+        }
+        const versions = (await versionService.getVersions().send()).result
+        const [release] = Object.keys(versions.runningHyperchainVersions)
+        assert.match(release, /^keel-\d+\.\d+\.\d+/)
+        assert.is(versions.runningHyperchainVersions[release].tx_version, '4.1')
+        assert.equal((await versionService.getHyperchainVersionFromBin(release).send()).result, versions.runningHyperchainVersions[release])
+        for (const hostname of [options.hostname, options.nodes.vps.find((vp) => vp !== options.hostname) ?? options.hostname])
+          assert.equal((await versionService.getSupportedVersionByHostname(hostname).send()).result.tx_version, ['4.1'], hostname)
+        const genesis = JSON.parse((await configService.getGenesisInfo().send()).result) as { namespace: string; accounts: unknown[] }
+        assert.is(genesis.namespace, 'global')
+        assert.ok(genesis.accounts.length >= 1)
+        assert.equal(Object.keys((await configService.getHosts('vp').send()).result).sort(), [...options.nodes.vps].sort())
+        assert.equal(Object.keys((await configService.getHosts('nvp').send()).result).sort(), [...options.nodes.nvps].sort())
+        assert.equal((JSON.parse((await configService.getVSet().send()).result) as string[]).sort(), [...options.nodes.vps].sort())
+        assert.match((await configService.getConfig().send()).result, /\[node\]\nhostname = "/)
+
+        await refusedCall(didService.getDIDDocument('did:hpc:global:someone'), -32601, /Keel has no DID documents and credentials/)
+        await refusedCall(accountService.getRoles(addr0x(ecdsa)), -32601, /Keel has no account roles/)
+        await refusedCall(contractService.getStatusByCName('store'), -32601, /Keel has no contract name service/)
+        await refusedCall(configService.getProposal(), -32601, /Keel has no governance proposals/)
       },
     },
   ]

@@ -26,9 +26,9 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig } from '../../src/config.ts'
-import { signString2017, type TxFields } from '../../src/crypto/sign-string.ts'
+import { signString2017, signStringFormatB, type TxFields } from '../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../src/crypto/signature.ts'
-import { type KeelNode, startNode } from '../../src/node.ts'
+import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
 import { DEMO_ADDRESS, DEMO_PRIVATE_KEY, generatedTransfer2017, SDK_ADDRESS, SDK_PRIVATE_KEY } from '../unit/crypto/vectors.ts'
 import { envelope, post } from './node.ts'
 
@@ -220,6 +220,74 @@ export const freezeBlock: SampleBlock = {
   },
 }
 
+/**
+ * Signs `fields` as the JS SDK does (sign string format B, version 4.1, every section; sdk-wire.md
+ * §4.1), so the extra ids are signed too; the SDK's defaults fill what `fields` leaves out.
+ */
+export function signSdk(privateKey: string, fields: Record<string, unknown>): Record<string, unknown> {
+  const tx: Record<string, unknown> = {
+    opCode: 0,
+    gasPrice: 0,
+    gasLimit: 1_000_000_000,
+    expirationTimestamp: BigInt(fields.timestamp as bigint) + 300n * SECOND,
+    version: '4.1',
+    ...fields,
+  }
+  const text = signStringFormatB({ ...tx, opcode: tx.opCode } as unknown as TxFields, { version: '4.1', sections: 'all' })
+  return { ...tx, signature: signSecp256k1(text, privateKey) }
+}
+
+/**
+ * Block 4 of the chain "with extra ids": three transactions of 0x17d8… that carry extra ids (a
+ * transfer tagged [7, "lot-42"], a call of the sample contract tagged [7, 8], a transfer tagged
+ * ["lot-42", "batch-9"]), signed as the JS SDK signs them.
+ */
+export const extraIdBlock: SampleBlock = {
+  writeTime: at(50),
+  txs: {
+    taggedTransfer: {
+      kind: 'transfer',
+      params: signSdk(DEMO_PRIVATE_KEY, {
+        from: DEMO_ADDRESS,
+        to: RECEIVER,
+        value: 1,
+        type: 'TRANSFER',
+        timestamp: at(42),
+        nonce: 1732050807568877,
+        extraIdInt64: [7],
+        extraIdString: ['lot-42'],
+      }),
+      outcome: 'valid',
+    },
+    taggedCall: {
+      kind: 'invoke',
+      params: signSdk(DEMO_PRIVATE_KEY, {
+        from: DEMO_ADDRESS,
+        to: CONTRACT_ADDRESS,
+        payload: PING_SELECTOR,
+        type: 'EVM',
+        timestamp: at(44),
+        nonce: 2236067977499789,
+        extraIdInt64: [7, 8],
+      }),
+      outcome: 'valid',
+    },
+    taggedLot: {
+      kind: 'transfer',
+      params: signSdk(DEMO_PRIVATE_KEY, {
+        from: DEMO_ADDRESS,
+        to: RECEIVER,
+        value: 2,
+        type: 'TRANSFER',
+        timestamp: at(46),
+        nonce: 2645751311064590,
+        extraIdString: ['lot-42', 'batch-9'],
+      }),
+      outcome: 'valid',
+    },
+  },
+}
+
 /** A node clock the test sets; it never moves on its own. */
 export class PinnedClock {
   constructor(public ns: bigint) {}
@@ -238,6 +306,8 @@ export interface ChainNodeOptions {
   batchTimeoutMs?: number
   poolCapacity?: number
   genesis?: { accounts: { address: string; balance: string }[] }
+  /** the node's compilers (default every installed solc release; `packages: []` none) */
+  compiler?: StartOptions['compiler']
 }
 
 /**
@@ -256,7 +326,8 @@ export function startChainNode(options: ChainNodeOptions): Promise<KeelNode> {
       ...(options.poolCapacity === undefined ? {} : { poolCapacity: options.poolCapacity }),
     },
   })
-  return startNode(config, { nowNs: options.clock.nowNs, verifyWorkers: 0 })
+  // tx_sendTransactionReturnReceipt gives up after 1 s on these nodes (the examples of openrpc.json say so)
+  return startNode(config, { nowNs: options.clock.nowNs, verifyWorkers: 0, compiler: options.compiler, receiptWaitMs: 1000 })
 }
 
 interface Reply {
@@ -354,8 +425,12 @@ export function copyDataDir(dataDir: string): string {
 }
 
 /** Starts a node that serves `dataDir` without ever cutting a block. */
-export function serve(dataDir: string, clock: PinnedClock, options: { poolCapacity?: number } = {}): Promise<KeelNode> {
-  return startChainNode({ dataDir, clock, batchSize: NEVER_BATCH, poolCapacity: options.poolCapacity })
+export function serve(
+  dataDir: string,
+  clock: PinnedClock,
+  options: { poolCapacity?: number; compiler?: StartOptions['compiler'] } = {},
+): Promise<KeelNode> {
+  return startChainNode({ dataDir, clock, batchSize: NEVER_BATCH, ...options })
 }
 
 /**

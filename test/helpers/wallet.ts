@@ -17,6 +17,8 @@ export interface TxOverrides {
   nonce: bigint
   simulate: boolean
   extra: string
+  /** the engine: EVM (the default) or JVM */
+  type: string
 }
 
 let counter = 0n
@@ -42,9 +44,9 @@ export function wallet(privateKey: string = `0x${randomBytes(32).toString('hex')
     address,
     privateKey,
     transfer: (to, value, extra = {}) => sign({ to, value: Number(value) }, extra),
-    deploy: (bin, extra = {}) => sign({ payload: bin, type: 'EVM' }, extra),
-    invoke: (to, data, extra = {}) => sign({ to, payload: data, type: 'EVM' }, extra),
+    deploy: (bin, extra = {}) => sign({ payload: bin, type: extra.type ?? 'EVM' }, extra),
+    invoke: (to, data, extra = {}) => sign({ to, payload: data, type: extra.type ?? 'EVM' }, extra),
     maintain: (to, opcode, payload, extra = {}) =>
-      sign({ to, opcode, ...(payload === undefined ? { value: 0 } : { payload }), type: 'EVM' }, extra),
+      sign({ to, opcode, ...(payload === undefined ? { value: 0 } : { payload }), type: extra.type ?? 'EVM' }, extra),
   }
 }

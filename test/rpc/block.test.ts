@@ -58,16 +58,21 @@ test.after(async () => {
   await Promise.all(nodes.map((node) => node.stop()))
 })
 
-test('an empty chain: -32011 for the latest block, height and genesis; empty answers elsewhere', async () => {
+test('an empty chain: -32011 for the latest block, height and genesis; -32602 for a number past the head; empty answers elsewhere', async () => {
   await fails(a, 'block_latestBlock', [], -32011, NONE)
   await fails(a, 'block_getChainHeight', [], -32011, NONE)
   await fails(a, 'block_getGenesisBlock', [], -32011, NONE)
   await fails(a, 'block_getBlockByNumber', ['latest'], -32011, NONE)
-  await fails(a, 'block_getBlockByNumber', [1, true], -32011, NONE)
-  await fails(a, 'block_getBlocks', [{ from: 1, to: 'latest' }], -32011, NONE)
-  await fails(a, 'block_getBlocksWithLimit', [{ from: 1, to: 1 }], -32011, NONE)
-  await fails(a, 'block_getAvgGenerateTimeByBlockNumber', [{ from: 1, to: 1 }], -32011, NONE)
+  await fails(a, 'block_getBlocks', [{ from: 'latest', to: 'latest' }], -32011, NONE)
   await fails(a, 'block_getBatchBlocksByNumber', [{ numbers: ['latest'] }], -32011, NONE)
+  // a number past the head: -32602 with the real node's message, also at latest 0
+  const outOfRange = (n: number) => `block number ${n} is out of range, and now latest block number is 0`
+  await fails(a, 'block_getBlockByNumber', [1, true], -32602, outOfRange(1))
+  await fails(a, 'block_getBlocksWithLimit', [{ from: 1, to: 1 }], -32602, outOfRange(1))
+  await fails(a, 'block_getAvgGenerateTimeByBlockNumber', [{ from: 1, to: 1 }], -32602, outOfRange(1))
+  await fails(a, 'block_getBatchBlocksByNumber', [{ numbers: [2] }], -32602, outOfRange(2))
+  // bounds are read in order, so `from` past the head answers before `to: latest`
+  await fails(a, 'block_getBlocks', [{ from: 1, to: 'latest' }], -32602, outOfRange(1))
   await fails(a, 'block_getBlockByHash', [UNKNOWN_HASH], -32001, `Not found block hash ${UNKNOWN_HASH}`)
   assert.equal(await ok(a, 'block_getBatchBlocksByHash', [{ hashes: [UNKNOWN_HASH] }]), [])
   assert.equal(await ok(a, 'block_getBatchBlocksByNumber', [{ numbers: [] }]), [])

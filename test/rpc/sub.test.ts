@@ -335,11 +335,14 @@ test('sub_ params are checked: missing flag, upper-case id, bad topic', async ()
   await fails(url, 'sub_newArchiveSubscription', [{}], -32602, 'too many params: sub_newArchiveSubscription takes 0, got 1')
 })
 
-test('sub_getLogs on a chain without blocks: -32011', async () => {
+test('sub_getLogs on a chain without blocks: -32011 up to the latest block, -32602 for a numbered range', async () => {
   const empty = await startTestNode({}, { verifyWorkers: 0 })
   try {
     await fails(empty.url, 'sub_getLogs', [{}], -32011, 'There is no block generated!')
     await fails(empty.url, 'sub_getLogs', [], -32011, 'There is no block generated!')
+    await fails(empty.url, 'sub_getLogs', [{ toBlock: 'latest' }], -32011, 'There is no block generated!')
+    await fails(empty.url, 'sub_getLogs', [{ fromBlock: 2 }], -32602, 'invalid params. current genesis 0, current head 0')
+    await fails(empty.url, 'sub_getLogs', [{ fromBlock: 1, toBlock: 2 }], -32602, 'invalid params. current genesis 0, current head 0')
   } finally {
     await empty.stop()
   }

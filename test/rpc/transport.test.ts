@@ -7,6 +7,7 @@ import { request } from 'node:http'
 import { connect } from 'node:net'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { MISSING_FEATURES } from '../../src/api/missing-features.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post, rawRequest, startTestNode, waitForReceipt } from '../helpers/node.ts'
@@ -160,9 +161,25 @@ test('A7 params of the wrong shape', async () => {
 })
 
 test('A8 unknown methods → -32601; names are case-sensitive; rpc.discover answers the document', async () => {
-  for (const method of ['tx_nope', 'nope', 'a_b_c', 'TX_getTransactionsVersion', 'tx_GetTransactionsVersion', 'rpc.nope']) {
+  for (const method of ['tx_nope', 'nope', 'a_b_c', 'rpc.nope']) {
     const reply = await expectCode(envelope(method, []), -32601)
     assert.is(reply.message, `The method ${method} does not exist/is not available`)
+  }
+  // a near miss names the method meant; a case slip too, since names are case-sensitive
+  for (const [method, meant] of [
+    ['TX_getTransactionsVersion', 'tx_getTransactionsVersion'],
+    ['tx_GetTransactionsVersion', 'tx_getTransactionsVersion'],
+    ['tx_getTransactionVersion', 'tx_getTransactionsVersion'],
+    ['block_latestblock', 'block_latestBlock'],
+    ['tx_getTransactionReciept', 'tx_getTransactionReceipt'],
+  ]) {
+    const reply = await expectCode(envelope(method, []), -32601)
+    assert.is(reply.message, `The method ${method} does not exist/is not available (names are case-sensitive; did you mean ${meant}?)`)
+  }
+  // an SDK method that needs a feature Keel lacks says which (src/api/missing-features.ts)
+  for (const [method, feature] of Object.entries(MISSING_FEATURES)) {
+    const reply = await expectCode(envelope(method, []), -32601)
+    assert.is(reply.message, `The method ${method} is not available: Keel has no ${feature} yet`)
   }
   const huge = await expectCode(envelope(`tx_${'x'.repeat(100 * 1024)}`, []), -32601)
   assert.ok(huge.message.length < 200, 'a huge method name is not echoed whole')

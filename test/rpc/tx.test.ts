@@ -76,10 +76,18 @@ test.after(async () => {
 
 // ---- an empty chain ----
 
-test('an empty chain: ranges answer -32011, counts 0, discard list -32001, time queries []', async () => {
+test('an empty chain: `latest` answers -32011, a number -32602 out of range, counts 0, discard list -32001, time queries []', async () => {
   const none = 'There is no block generated!'
+  const outOfRange = (n: number | string) => `block number ${n} is out of range, and now latest block number is 0`
   await fails(b, 'tx_getTransactions', [{ from: 'latest', to: 'latest' }], -32011, none)
-  await fails(b, 'tx_getTransactions', [{ from: 1, to: 1 }], -32011, none)
+  // the manual's samples: a number past the head on a chain with no block yet (latest 0)
+  await fails(b, 'tx_getTransactions', [{ from: 1, to: 2 }], -32602, outOfRange(1))
+  await fails(b, 'tx_getTransactions', [{ from: 0, to: 2 }], -32602, outOfRange(2))
+  await fails(b, 'tx_getTransactionByBlockNumberAndIndex', [2, 0], -32602, outOfRange(2))
+  await fails(b, 'tx_getTransactionByBlockNumberAndIndex', ['0x2', 0], -32602, outOfRange('0x2'))
+  await fails(b, 'tx_getBlockTransactionCountByNumber', ['2'], -32602, outOfRange(2))
+  await fails(b, 'tx_getTxAvgTimeByBlockNumber', [{ from: 1, to: 1 }], -32602, outOfRange(1))
+  await fails(b, 'tx_getTransactionsWithLimit', [{ from: 1, to: 1 }], -32602, outOfRange(1))
   await fails(b, 'tx_getTransactionByBlockNumberAndIndex', ['latest', 0], -32011, none)
   await fails(b, 'tx_getBlockTransactionCountByNumber', ['latest'], -32011, none)
   await fails(b, 'tx_getTxAvgTimeByBlockNumber', [{ from: 'latest', to: 'latest' }], -32011, none)

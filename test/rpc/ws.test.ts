@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
 import type { KeelNode } from '../../src/node.ts'
 import { parseJson, stringifyJson } from '../../src/wire/json.ts'
+import { Arrivals } from '../helpers/arrivals.ts'
 import {
   artifact,
   call,
@@ -56,12 +57,12 @@ class Client {
   readonly messages: Envelope[] = []
   readonly closed: Promise<{ code: number; reason: string }>
   private nextId = 1
-  private waiters = new Set<() => void>()
+  private readonly arrivals = new Arrivals()
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data: Buffer) => {
       this.messages.push(parseJson(data.toString('utf8'), { maxDepth: 512 }) as unknown as Envelope)
-      for (const wake of this.waiters) wake()
+      this.arrivals.wake()
     })
     this.closed = new Promise((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })))
   }
@@ -76,21 +77,8 @@ class Client {
   }
 
   /** resolves when `predicate` holds over the messages received so far */
-  async until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-    if (predicate()) return
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(wake)
-        reject(new Error(`timed out waiting for ${what}`))
-      }, timeoutMs)
-      const wake = (): void => {
-        if (!predicate()) return
-        clearTimeout(timer)
-        this.waiters.delete(wake)
-        resolve()
-      }
-      this.waiters.add(wake)
-    })
+  until(predicate: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+    return this.arrivals.until(predicate, what, timeoutMs)
   }
 
   sendRaw(text: string | Buffer): void {
@@ -325,6 +313,15 @@ test('logs push: addresses, topics with null wildcard and OR lists, block bounds
 
   await first.fails('sub_subscribe', ['logs', { fromBlock: 10, toBlock: 9 }], -32602, 'invalid params: toBlock 9 is below fromBlock 10')
   await first.fails('sub_subscribe', ['logs', { topics: ['0x01'] }], -32602)
+  // the bounds of a filter a subscription keeps (src/events/filters.ts)
+  const many = Array.from({ length: 1001 }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`)
+  await first.fails(
+    'sub_subscribe',
+    ['logs', { addresses: many }],
+    -32602,
+    'invalid params: a log filter may list at most 1000 addresses; got 1001',
+  )
+  await first.fails('sub_subscribe', ['systemStatus', { modules: many }], -32602, /at most 1000 modules; got 1001/)
   await first.close()
   await second.close()
 })

@@ -7,13 +7,21 @@
  *
  *   npx tsx test/sdk/jssdk.test.ts
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import type { KeelNode } from '../../src/node.ts'
 import { GENESIS_BALANCE, sdkFlows } from '../helpers/jssdk-flows.ts'
 import { startTestNode } from '../helpers/node.ts'
 
 let node: KeelNode
-const flows = sdkFlows({ url: () => node.url })
+const flows = sdkFlows({
+  url: () => node.url,
+  hostname: 'node1',
+  // a node running alone signs receipts with its TCert CA key
+  receiptCert: () => readFileSync(join(node.config.node.dataDir, node.config.node.namespace, 'tcert-ca.crt'), 'utf8'),
+  nodes: { vps: ['node1'], nvps: [] },
+})
 
 test.before(async () => {
   node = await startTestNode({

@@ -41,6 +41,16 @@ test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be 
   assert.throws(() => resolveConfig({ tcert: { check: 'yes' } } as never), /tcert.check must be a boolean/)
 })
 
+test('[log]: text at info by default; a level or format not known is refused', () => {
+  assert.equal(resolveConfig().log, { level: 'info', format: 'text' })
+  assert.is(resolveConfig({ log: { format: 'json' } }).log.format, 'json')
+  assert.throws(() => resolveConfig({ log: { format: 'yaml' } } as never), /log.format must be "text" or "json", got "yaml"/)
+  assert.throws(
+    () => resolveConfig({ log: { level: 'loud' } } as never),
+    /log.level must be debug, info, warn, error or silent, got "loud"/,
+  )
+})
+
 test('[network]: a single VP by default; timers are "default" or "test"', () => {
   assert.equal(resolveConfig().network, { configDir: '', timers: 'default', genesisVps: [] })
   assert.equal(resolveConfig({ network: { configDir: 'net/node1', timers: 'test' } }).network, {

@@ -19,6 +19,10 @@ export class InvalidTxsRepo {
     return this.invalid.doesExist(key)
   }
 
+  count(): number {
+    return (this.invalid.getStats() as { entryCount: number }).entryCount
+  }
+
   /** the stored bytes of a record, made before the write transaction */
   encode(tx: InvalidTx): Buffer {
     return encodeFor(this.invalid, tx)

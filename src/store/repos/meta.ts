@@ -1,4 +1,4 @@
-/** Keyspace 1 `meta`: schema version, world-state lanes, genesis record. */
+/** Keyspace 1 `meta`: schema version, world-state lanes, genesis record, transaction index version. */
 import type { Hex } from '../../domain.ts'
 import type { Db } from '../db.ts'
 import { lanesFromBytes, lanesToBytes } from '../state-hash.ts'
@@ -30,6 +30,15 @@ export class MetaRepo {
   /** inside a write transaction */
   putLanes(lanes: Uint16Array): void {
     this.db.putSync('lanes', lanesToBytes(lanes))
+  }
+
+  /** the version of the transaction indexes (keyspaces 30–33) built for every live block; absent: build them */
+  txIndexes(): number | undefined {
+    return this.db.get('txIndexes')
+  }
+
+  async putTxIndexes(version: number): Promise<void> {
+    await this.db.put('txIndexes', version)
   }
 
   genesis(): GenesisRecord | undefined {

@@ -9,7 +9,7 @@ import type { ChainReader } from '../../../src/api/chain-reader.ts'
 import { createSubHandlers, MAX_LOG_RANGE, MAX_LOG_RESULTS } from '../../../src/api/sub.ts'
 import type { BlockHeader, CommittedBlock, Receipt } from '../../../src/domain.ts'
 import { RpcError } from '../../../src/errors.ts'
-import { compileLogCriteria, compileStatusFilter, matchLog } from '../../../src/events/filters.ts'
+import { compileLogCriteria, compileStatusFilter, FILTER_LIMITS, matchLog } from '../../../src/events/filters.ts'
 import { createEventHub } from '../../../src/events/hub.ts'
 import { executorStatuses, formatStatusDate } from '../../../src/events/status.ts'
 import { BoundedQueue, createPollingSubscriptions } from '../../../src/events/subscriptions.ts'
@@ -56,6 +56,44 @@ test('matchLog: addresses (any case, 0x optional), position-wise topics, null an
   assert.not.ok(match({}, { toBlock: 4 })(l))
 })
 
+test('filter bounds: 1000 entries per list, 4 topic positions, 64 KiB as JSON; past them -32602 naming the limit', () => {
+  const refused = (run: () => unknown, message: string | RegExp): void => {
+    try {
+      run()
+    } catch (error) {
+      assert.instance(error, RpcError)
+      assert.is((error as RpcError).code, -32602)
+      if (typeof message === 'string') assert.is((error as RpcError).message, message)
+      else assert.match((error as RpcError).message, message)
+      return
+    }
+    assert.unreachable('accepted')
+  }
+  const addresses = (n: number) => Array.from({ length: n }, (_, i) => `0x${i.toString(16).padStart(40, '0')}`)
+  assert.is(compileLogCriteria({ addresses: addresses(FILTER_LIMITS.listEntries) }).addresses?.size, 1000)
+  refused(
+    () => compileLogCriteria({ addresses: addresses(1001) }),
+    'invalid params: a log filter may list at most 1000 addresses; got 1001',
+  )
+  assert.is(compileLogCriteria({ topics: [null, null, null, T(1)] }).topics?.length, 4)
+  refused(
+    () => compileLogCriteria({ topics: [null, null, null, null, T(1)] }),
+    /at most 4 topic positions \(a log has at most 4 topics\); got 5/,
+  )
+  const topics = (n: number) => Array.from({ length: n }, (_, i) => T(i))
+  assert.ok(compileLogCriteria({ topics: [topics(900)] }))
+  refused(() => compileLogCriteria({ topics: [topics(1001)] }), /at most 1000 alternative topics at one position; got 1001/)
+  refused(
+    () => compileLogCriteria({ topics: [topics(950)] }),
+    /^invalid params: a log filter may be at most 65536 bytes as JSON; got 6\d{4}$/,
+  )
+  refused(
+    () => compileStatusFilter({ error_codes_exclude: Array.from({ length: 1001 }, () => -1) }),
+    /at most 1000 error_codes_exclude; got 1001/,
+  )
+  refused(() => compileStatusFilter({ subtypes: ['x'.repeat(FILTER_LIMITS.bytes)] }), /system status filter may be at most 65536 bytes/)
+})
+
 test('compileStatusFilter: a non-empty include list wins, else the exclude list; all three dimensions must pass', () => {
   const message = { module: 'executor', subType: 'timeout', errorCode: -32005 }
   const passes = (filter: Parameters<typeof compileStatusFilter>[0]) => compileStatusFilter(filter)(message)
@@ -74,13 +112,23 @@ test('compileStatusFilter: a non-empty include list wins, else the exclude list;
 
 test('BoundedQueue: FIFO; a full queue drops its oldest item and says so', () => {
   const queue = new BoundedQueue<number>(3)
-  assert.is(queue.push(1), false)
-  assert.is(queue.push(2), false)
-  assert.is(queue.push(3), false)
-  assert.is(queue.push(4), true)
-  assert.is(queue.push(5), true)
+  assert.is(queue.push(1), 0)
+  assert.is(queue.push(2), 0)
+  assert.is(queue.push(3), 0)
+  assert.is(queue.push(4), 1)
+  assert.is(queue.push(5), 1)
   assert.equal(queue.drain(), [3, 4, 5])
   assert.equal(queue.drain(), [])
+  // bounded in bytes too: the oldest go until the new item fits; one item larger than the bound is kept alone
+  const bytes = new BoundedQueue<string>(100, 10)
+  assert.is(bytes.push('a', 4), 0)
+  assert.is(bytes.push('b', 4), 0)
+  assert.is(bytes.push('c', 4), 1)
+  assert.is(bytes.bytes, 8)
+  assert.is(bytes.push('d', 9), 2)
+  assert.is(bytes.push('huge', 50), 1)
+  assert.equal(bytes.drain(), ['huge'])
+  assert.is(bytes.bytes, 0)
   const big = new BoundedQueue<number>(1000)
   for (let i = 0; i < 1500; i++) big.push(i)
   const drained = big.drain()

@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ExecutionOutcome } from '../../../src/domain.ts'
-import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNSUPPORTED } from '../../../src/exec/executor.ts'
+import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNAVAILABLE } from '../../../src/exec/executor.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, maintainTx, mkTx, OTHER, topic, transferTx, word } from './helpers.ts'
 
 const SOURCE = `// SPDX-License-Identifier: UNLICENSED
@@ -310,14 +310,14 @@ test('deploy failures change nothing, not even the deploy count', async () => {
   assert.is(expectFail(bad).detail, 'reverted: no')
   assert.is(expectFail(empty).detail, 'contract code is empty')
   assert.is(expectFail(notHex).detail, 'payload is not hex bytes')
-  assert.is(expectFail(jvm).detail, JVM_UNSUPPORTED)
+  assert.is(expectFail(jvm).detail, JVM_UNAVAILABLE, 'an executor without a JVM engine refuses JVM deployments')
   assert.is(expectOk(good).contractAddress, FIRST, 'the failed deployments did not consume deploy count 0')
 })
 
-test('JVM invoke and invoke of a non-contract fail cleanly', async () => {
+test('a JVM invoke of an EVM contract and an invoke of a non-contract fail cleanly', async () => {
   const { ex, state } = await withStore()
   const r = await ex.executeBlock(state, ok([mkTx({ kind: 'invoke', to: FIRST, payload: GET, vmType: 'JVM' }), invokeTx(OTHER, GET)]), CTX)
-  assert.is(expectFail(r.outcomes[0]).detail, JVM_UNSUPPORTED)
+  assert.is(expectFail(r.outcomes[0]).detail, 'the contract is an EVM contract: send the transaction with type EVM')
   assert.is(expectFail(r.outcomes[1]).invalidMsg, 'INVOKE_CONTRACT_FAILED')
   assert.is(expectFail(r.outcomes[1]).detail, 'not a contract')
 })

@@ -1,0 +1,45 @@
+package keel.jvm;
+
+import java.util.Map;
+
+/**
+ * One class loader per contract code (by code hash). It defines the contract's own, instrumented
+ * classes and resolves nothing else but the contract API, the metering classes and the allowed JDK
+ * classes, so even a reference the scanner did not see cannot link to anything else. The
+ * java.lang.invoke / java.lang.runtime / jdk.internal.reflect names are resolvable only for the
+ * classes the JDK itself generates on a contract's behalf (lambdas, string concatenation,
+ * records, reflective calls of the executor); contract bytecode naming them is refused by the
+ * scanner.
+ */
+final class ContractLoader extends ClassLoader {
+  static {
+    registerAsParallelCapable();
+  }
+
+  private final Map<String, byte[]> classes;
+
+  /** `classes`: binary (dotted) name → instrumented class bytes */
+  ContractLoader(String name, Map<String, byte[]> classes) {
+    super(name, null);
+    this.classes = classes;
+  }
+
+  @Override
+  protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+    synchronized (getClassLoadingLock(name)) {
+      Class<?> c = findLoadedClass(name);
+      if (c == null) {
+        byte[] bytes = classes.get(name);
+        if (bytes != null) c = defineClass(name, bytes, 0, bytes.length);
+        else if (name.startsWith("keel.contract.") || name.equals("keel.jvm.Meter") || name.equals("keel.jvm.Guards"))
+          c = ContractLoader.class.getClassLoader().loadClass(name);
+        else if (Allow.isAllowedClass(name.replace('.', '/')) || name.startsWith("java.lang.invoke.") || name.startsWith("java.lang.runtime.")
+            || name.startsWith("jdk.internal.reflect."))
+          c = ClassLoader.getPlatformClassLoader().loadClass(name);
+        else throw new ClassNotFoundException(name + " is not available to contracts");
+      }
+      if (resolve) resolveClass(c);
+      return c;
+    }
+  }
+}

@@ -1,0 +1,518 @@
+package keel.jvm;
+
+import static keel.jvm.Bytecode.*;
+
+import java.io.ByteArrayOutputStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rewrites every method of a scanned contract class so that its execution is metered
+ * deterministically (the same count on every node):
+ *
+ * <ul>
+ *   <li>each basic block starts with {@code Meter.tick(n)}, n = its instruction count, so a loop, a
+ *       recursion or an exception ping-pong all consume the step budget;
+ *   <li>{@code Meter.enter()} at method entry and {@code Meter.leave()} before each return and in a
+ *       catch-all handler wrapped round the body: the call depth is limited before the JVM's own,
+ *       machine-dependent StackOverflowError could be reached;
+ *   <li>array sizes are charged to the per-call memory budget before {@code newarray}/{@code
+ *       anewarray}, and after {@code multianewarray};
+ *   <li>a few JDK calls whose cost depends on an argument are redirected to {@link Guards}.
+ * </ul>
+ *
+ * The inserted code never changes the locals and leaves the operand stack as it found it, so every
+ * StackMapTable frame stays valid as it is; only offsets move. Branch targets, exception ranges and
+ * frames map to the start of the code inserted before an instruction.
+ */
+final class Instrumenter {
+  static final String METER = "keel/jvm/Meter";
+  static final String GUARDS = "keel/jvm/Guards";
+
+  static final class TooLarge extends Exception {
+    TooLarge(String message) {
+      super(message);
+    }
+  }
+
+  /** JDK calls redirected to a static method of Guards with the receiver as first argument: "owner.name+desc" → guard descriptor */
+  static final Map<String, String[]> GUARDED = new HashMap<>();
+
+  static {
+    GUARDED.put("java/math/BigInteger.pow(I)Ljava/math/BigInteger;", new String[] {"pow", "(Ljava/math/BigInteger;I)Ljava/math/BigInteger;"});
+    GUARDED.put(
+        "java/math/BigInteger.shiftLeft(I)Ljava/math/BigInteger;",
+        new String[] {"shiftLeft", "(Ljava/math/BigInteger;I)Ljava/math/BigInteger;"});
+    GUARDED.put("java/math/BigDecimal.pow(I)Ljava/math/BigDecimal;", new String[] {"pow", "(Ljava/math/BigDecimal;I)Ljava/math/BigDecimal;"});
+    GUARDED.put("java/lang/String.repeat(I)Ljava/lang/String;", new String[] {"repeat", "(Ljava/lang/String;I)Ljava/lang/String;"});
+    GUARDED.put("java/util/Collections.nCopies(ILjava/lang/Object;)Ljava/util/List;", new String[] {"nCopies", "(ILjava/lang/Object;)Ljava/util/List;"});
+  }
+
+  private final ClassFile cf;
+  /** steps an exception handler's entry costs besides its block: an exception was made and thrown */
+  static final int HANDLER_STEPS = 1000;
+
+  private final int tick, enter, leave, array, array2, throwable;
+
+  private Instrumenter(ClassFile cf) {
+    this.cf = cf;
+    tick = cf.addMethodref(METER, "tick", "(I)V");
+    enter = cf.addMethodref(METER, "enter", "()V");
+    leave = cf.addMethodref(METER, "leave", "()V");
+    array = cf.addMethodref(METER, "array", "(II)V");
+    array2 = cf.addMethodref(METER, "array2", "(III)V");
+    throwable = cf.addClass("java/lang/Throwable");
+  }
+
+  static void instrument(ClassFile cf) throws ClassFile.FormatException, TooLarge {
+    Instrumenter in = new Instrumenter(cf);
+    for (ClassFile.Member m : cf.methods) {
+      ClassFile.Attribute code = m.attribute("Code");
+      if (code != null) code.data = in.rewrite(m, code.data);
+    }
+  }
+
+  private static final class Out {
+    final ByteArrayOutputStream b = new ByteArrayOutputStream();
+
+    void u1(int v) {
+      b.write(v);
+    }
+
+    void u2(int v) {
+      b.write(v >>> 8);
+      b.write(v);
+    }
+
+    void u4(int v) {
+      u2(v >>> 16);
+      u2(v & 0xffff);
+    }
+
+    void bytes(byte[] v) {
+      b.write(v, 0, v.length);
+    }
+
+    byte[] done() {
+      return b.toByteArray();
+    }
+
+    int size() {
+      return b.size();
+    }
+  }
+
+  private byte[] invoke(int methodref) {
+    return new byte[] {(byte) INVOKESTATIC, (byte) (methodref >>> 8), (byte) methodref};
+  }
+
+  private byte[] tickOf(int cost) {
+    Out o = new Out();
+    if (cost <= 5) o.u1(ICONST_0 + cost);
+    else if (cost <= 127) {
+      o.u1(BIPUSH);
+      o.u1(cost);
+    } else {
+      o.u1(SIPUSH);
+      o.u2(Math.min(cost, 32767));
+    }
+    o.bytes(invoke(tick));
+    return o.done();
+  }
+
+  /** bytes of one element of the given field descriptor */
+  private static int elementSizeOf(String descriptor) {
+    switch (descriptor.charAt(0)) {
+      case 'Z':
+      case 'B':
+        return 1;
+      case 'C':
+      case 'S':
+        return 2;
+      case 'I':
+      case 'F':
+        return 4;
+      default:
+        return 8;
+    }
+  }
+
+  private static int elementSize(int newarrayType) {
+    switch (newarrayType) {
+      case 4: // boolean
+      case 8: // byte
+        return 1;
+      case 5: // char
+      case 9: // short
+        return 2;
+      case 7: // double
+      case 11: // long
+        return 8;
+      default: // float, int
+        return 4;
+    }
+  }
+
+  private byte[] rewrite(ClassFile.Member method, byte[] attr) throws ClassFile.FormatException, TooLarge {
+    int maxStack = u2(attr, 0), maxLocals = u2(attr, 2);
+    int codeLength = s4(attr, 4);
+    byte[] code = new byte[codeLength];
+    System.arraycopy(attr, 8, code, 0, codeLength);
+    int p = 8 + codeLength;
+    int exceptionCount = u2(attr, p);
+    p += 2;
+    int[][] handlers = new int[exceptionCount][];
+    for (int i = 0; i < exceptionCount; i++, p += 8)
+      handlers[i] = new int[] {u2(attr, p), u2(attr, p + 2), u2(attr, p + 4), u2(attr, p + 6)};
+    int attrCount = u2(attr, p);
+    p += 2;
+    String[] attrNames = new String[attrCount];
+    byte[][] attrData = new byte[attrCount][];
+    for (int i = 0; i < attrCount; i++) {
+      attrNames[i] = cf.utf8(u2(attr, p));
+      int len = s4(attr, p + 2);
+      attrData[i] = new byte[len];
+      System.arraycopy(attr, p + 6, attrData[i], 0, len);
+      p += 6 + len;
+    }
+
+    List<Insn> insns = decode(code);
+    int n = insns.size();
+    int[] indexAt = new int[codeLength + 1];
+    java.util.Arrays.fill(indexAt, -1);
+    for (int i = 0; i < n; i++) indexAt[insns.get(i).offset] = i;
+    indexAt[codeLength] = n;
+
+    // basic-block leaders
+    boolean[] leader = new boolean[n + 1];
+    leader[0] = true;
+    for (int i = 0; i < n; i++) {
+      Insn insn = insns.get(i);
+      for (int t : insn.targets) leader[indexOf(indexAt, t, codeLength, "branch target")] = true;
+      if (insn.isBranch() || insn.endsFlow()) leader[i + 1] = true;
+    }
+    boolean[] handler = new boolean[n + 1];
+    for (int[] h : handlers) {
+      leader[indexOf(indexAt, h[2], codeLength, "handler")] = true;
+      handler[indexOf(indexAt, h[2], codeLength, "handler")] = true;
+      indexOf(indexAt, h[0], codeLength, "try start");
+      indexOf(indexAt, h[1], codeLength, "try end");
+    }
+
+    // what goes before (prefix) and after (suffix) each instruction
+    byte[][] prefix = new byte[n][];
+    byte[][] suffix = new byte[n][];
+    for (int i = 0; i < n; i++) {
+      Out pre = new Out();
+      Insn insn = insns.get(i);
+      if (leader[i]) {
+        int j = i + 1;
+        while (j < n && !leader[j]) j++;
+        pre.bytes(tickOf(j - i + (handler[i] ? HANDLER_STEPS : 0)));
+      }
+      if (insn.opcode == NEWARRAY || insn.opcode == ANEWARRAY) {
+        pre.u1(DUP);
+        pre.u1(BIPUSH);
+        pre.u1(insn.opcode == NEWARRAY ? elementSize(code[insn.offset + 1]) : 8);
+        pre.bytes(invoke(array));
+      }
+      if (insn.opcode == MULTIANEWARRAY) {
+        // dimensions 1 and 2 are charged before the allocation; Scanner refuses more at once
+        String type = cf.className(u2(code, insn.offset + 1));
+        int dims = code[insn.offset + 3] & 0xff;
+        int size = elementSizeOf(type.substring(dims));
+        pre.u1(dims == 1 ? DUP : DUP2);
+        if (dims == 1) pre.u1(ICONST_0 + 1);
+        pre.u1(BIPUSH);
+        pre.u1(size);
+        pre.bytes(invoke(array2));
+      }
+      if (insn.opcode >= IRETURN && insn.opcode <= RETURN) pre.bytes(invoke(leave));
+      prefix[i] = pre.done();
+      suffix[i] = new byte[0];
+      if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC) {
+        String[] ref = cf.memberRef(u2(code, insn.offset + 1));
+        String[] guard = GUARDED.get(ref[0] + "." + ref[1] + ref[2]);
+        if (guard != null) {
+          int idx = cf.addMethodref(GUARDS, guard[0], guard[1]);
+          code[insn.offset] = (byte) INVOKESTATIC;
+          code[insn.offset + 1] = (byte) (idx >>> 8);
+          code[insn.offset + 2] = (byte) idx;
+        }
+      }
+    }
+
+    // layout
+    byte[] prologue = invoke(enter);
+    int[] target = new int[n + 1]; // new offset of the code inserted before instruction i
+    int[] at = new int[n + 1]; // new offset of instruction i itself
+    int[] length = new int[n];
+    int pos = prologue.length;
+    for (int i = 0; i < n; i++) {
+      Insn insn = insns.get(i);
+      target[i] = pos;
+      pos += prefix[i].length;
+      at[i] = pos;
+      if (insn.opcode == TABLESWITCH || insn.opcode == LOOKUPSWITCH) {
+        int oldPad = 3 - (insn.offset % 4);
+        int newPad = 3 - (pos % 4);
+        length[i] = insn.length - oldPad + newPad;
+      } else {
+        length[i] = insn.length;
+      }
+      pos += length[i] + suffix[i].length;
+    }
+    target[n] = at[n] = pos;
+    int bodyEnd = pos;
+    int handlerAt = pos;
+    int total = pos + 4;
+    if (total > 65535) throw new TooLarge("method " + method.name + method.descriptor + " is too large once metered (" + total + " bytes)");
+
+    // the catch-all that keeps the depth count right when an exception leaves the method; in a
+    // constructor it starts after the super()/this() call (`this` must be initialised where it applies)
+    int wrapStart = prologue.length;
+    if (method.name.equals("<init>")) {
+      wrapStart = -1;
+      for (int i = 0; i < n; i++) {
+        Insn insn = insns.get(i);
+        if (insn.opcode != INVOKESPECIAL) continue;
+        String[] ref = cf.memberRef(u2(code, insn.offset + 1));
+        if (ref[1].equals("<init>") && (ref[0].equals(cf.name) || ref[0].equals(cf.superName))) {
+          wrapStart = target[i + 1];
+          break;
+        }
+      }
+    }
+    boolean wrap = wrapStart >= 0 && wrapStart < bodyEnd;
+
+    // emit
+    Out o = new Out();
+    o.bytes(prologue);
+    for (int i = 0; i < n; i++) {
+      Insn insn = insns.get(i);
+      o.bytes(prefix[i]);
+      int self = at[i];
+      if (o.size() != self) throw new IllegalStateException("layout drift");
+      int op = insn.opcode;
+      if (op == TABLESWITCH || op == LOOKUPSWITCH) {
+        o.u1(op);
+        while (o.size() % 4 != 0) o.u1(0);
+        int q = (insn.offset + 4) & ~3;
+        o.u4(newTarget(indexAt, target, insn.targets[0]) - self);
+        if (op == TABLESWITCH) {
+          o.u4(s4(code, q + 4));
+          o.u4(s4(code, q + 8));
+          for (int k = 1; k < insn.targets.length; k++) o.u4(newTarget(indexAt, target, insn.targets[k]) - self);
+        } else {
+          o.u4(insn.targets.length - 1);
+          for (int k = 1; k < insn.targets.length; k++) {
+            o.u4(s4(code, q + 8 + 8 * (k - 1)));
+            o.u4(newTarget(indexAt, target, insn.targets[k]) - self);
+          }
+        }
+      } else if (op == GOTO_W || op == JSR_W) {
+        o.u1(op);
+        o.u4(newTarget(indexAt, target, insn.targets[0]) - self);
+      } else if (insn.isBranch()) {
+        int delta = newTarget(indexAt, target, insn.targets[0]) - self;
+        if (delta < Short.MIN_VALUE || delta > Short.MAX_VALUE)
+          throw new TooLarge("method " + method.name + method.descriptor + " is too large once metered (a branch spans more than 32 KiB)");
+        o.u1(op);
+        o.u2(delta & 0xffff);
+      } else {
+        o.b.write(code, insn.offset, insn.length);
+      }
+      o.bytes(suffix[i]);
+    }
+    if (wrap) {
+      o.bytes(invoke(leave));
+      o.u1(ATHROW);
+    }
+    byte[] newCode = o.done();
+
+    Out a = new Out();
+    a.u2(Math.max(maxStack + 3, 1));
+    a.u2(maxLocals);
+    a.u4(newCode.length);
+    a.bytes(newCode);
+    a.u2(exceptionCount + (wrap ? 1 : 0));
+    for (int[] h : handlers) {
+      a.u2(newTarget(indexAt, target, h[0]));
+      a.u2(newTarget(indexAt, target, h[1]));
+      a.u2(newTarget(indexAt, target, h[2]));
+      a.u2(h[3]);
+    }
+    if (wrap) {
+      a.u2(wrapStart);
+      a.u2(bodyEnd);
+      a.u2(handlerAt);
+      a.u2(0);
+    }
+    Out attrs = new Out();
+    int kept = 0;
+    boolean hadFrames = false;
+    for (int i = 0; i < attrCount; i++) {
+      byte[] rewritten;
+      switch (attrNames[i]) {
+        case "StackMapTable":
+          hadFrames = true;
+          rewritten = frames(attrData[i], indexAt, target, at, wrap ? handlerAt : -1);
+          break;
+        case "LineNumberTable":
+          rewritten = lines(attrData[i], indexAt, target);
+          break;
+        case "LocalVariableTable":
+        case "LocalVariableTypeTable":
+          rewritten = locals(attrData[i], indexAt, target);
+          break;
+        default:
+          rewritten = null; // type annotations and the like: offsets we do not track; not needed to run
+      }
+      if (rewritten == null) continue;
+      attrs.u2(cf.addUtf8(attrNames[i]));
+      attrs.u4(rewritten.length);
+      attrs.bytes(rewritten);
+      kept++;
+    }
+    if (!hadFrames && wrap) {
+      byte[] frames = frames(new byte[] {0, 0}, indexAt, target, at, handlerAt);
+      attrs.u2(cf.addUtf8("StackMapTable"));
+      attrs.u4(frames.length);
+      attrs.bytes(frames);
+      kept++;
+    }
+    a.u2(kept);
+    a.bytes(attrs.done());
+    return a.done();
+  }
+
+  private static int indexOf(int[] indexAt, int offset, int codeLength, String what) throws ClassFile.FormatException {
+    if (offset < 0 || offset > codeLength || indexAt[offset] < 0)
+      throw new ClassFile.FormatException(what + " " + offset + " is not an instruction boundary");
+    return indexAt[offset];
+  }
+
+  private static int newTarget(int[] indexAt, int[] target, int oldOffset) {
+    return target[indexAt[oldOffset]];
+  }
+
+  private byte[] frames(byte[] data, int[] indexAt, int[] target, int[] at, int handlerAt) throws ClassFile.FormatException {
+    int count = u2(data, 0);
+    int p = 2;
+    Out o = new Out();
+    int written = 0;
+    int prevOld = -1, prevNew = -1;
+    Out body = new Out();
+    for (int f = 0; f < count; f++) {
+      int type = data[p++] & 0xff;
+      int delta;
+      if (type <= 63) delta = type;
+      else if (type <= 127) delta = type - 64;
+      else if (type >= 247) {
+        delta = u2(data, p);
+        p += 2;
+      } else throw new ClassFile.FormatException("reserved stack-map frame type " + type);
+      int oldOffset = prevOld + delta + 1;
+      if (oldOffset >= indexAt.length || indexAt[oldOffset] < 0)
+        throw new ClassFile.FormatException("stack-map frame at " + oldOffset + " is not at an instruction");
+      int newOffset = target[indexAt[oldOffset]];
+      int newDelta = newOffset - prevNew - 1;
+      prevOld = oldOffset;
+      prevNew = newOffset;
+      if (type <= 63 || type == 251) {
+        if (newDelta <= 63) body.u1(newDelta);
+        else {
+          body.u1(251);
+          body.u2(newDelta);
+        }
+      } else if (type <= 127 || type == 247) {
+        if (newDelta <= 63) body.u1(64 + newDelta);
+        else {
+          body.u1(247);
+          body.u2(newDelta);
+        }
+        p = vtypes(data, p, 1, body, indexAt, at);
+      } else if (type <= 250) {
+        body.u1(type);
+        body.u2(newDelta);
+      } else if (type <= 254) {
+        body.u1(type);
+        body.u2(newDelta);
+        p = vtypes(data, p, type - 251, body, indexAt, at);
+      } else {
+        body.u1(255);
+        body.u2(newDelta);
+        int locals = u2(data, p);
+        body.u2(locals);
+        p = vtypes(data, p + 2, locals, body, indexAt, at);
+        int stack = u2(data, p);
+        body.u2(stack);
+        p = vtypes(data, p + 2, stack, body, indexAt, at);
+      }
+      written++;
+    }
+    if (handlerAt >= 0) {
+      body.u1(255);
+      body.u2(handlerAt - prevNew - 1);
+      body.u2(0);
+      body.u2(1);
+      body.u1(7);
+      body.u2(throwable);
+      written++;
+    }
+    o.u2(written);
+    o.bytes(body.done());
+    return o.done();
+  }
+
+  private static int vtypes(byte[] data, int p, int count, Out body, int[] indexAt, int[] at) throws ClassFile.FormatException {
+    for (int i = 0; i < count; i++) {
+      int tag = data[p++] & 0xff;
+      body.u1(tag);
+      if (tag == 7) {
+        body.u2(u2(data, p));
+        p += 2;
+      } else if (tag == 8) {
+        int offset = u2(data, p);
+        if (offset >= indexAt.length || indexAt[offset] < 0) throw new ClassFile.FormatException("uninitialized(" + offset + ") is not at an instruction");
+        body.u2(at[indexAt[offset]]);
+        p += 2;
+      } else if (tag > 8) {
+        throw new ClassFile.FormatException("bad verification type tag " + tag);
+      }
+    }
+    return p;
+  }
+
+  private static byte[] lines(byte[] data, int[] indexAt, int[] target) throws ClassFile.FormatException {
+    int count = u2(data, 0);
+    Out o = new Out();
+    o.u2(count);
+    for (int i = 0, p = 2; i < count; i++, p += 4) {
+      int start = u2(data, p);
+      if (start >= indexAt.length || indexAt[start] < 0) throw new ClassFile.FormatException("line number at " + start + " is not at an instruction");
+      o.u2(target[indexAt[start]]);
+      o.u2(u2(data, p + 2));
+    }
+    return o.done();
+  }
+
+  private static byte[] locals(byte[] data, int[] indexAt, int[] target) throws ClassFile.FormatException {
+    int count = u2(data, 0);
+    Out o = new Out();
+    o.u2(count);
+    for (int i = 0, p = 2; i < count; i++, p += 10) {
+      int start = u2(data, p), end = start + u2(data, p + 2);
+      if (start >= indexAt.length || end >= indexAt.length || indexAt[start] < 0 || indexAt[end] < 0)
+        throw new ClassFile.FormatException("local variable range " + start + "–" + end + " is not at instructions");
+      int ns = target[indexAt[start]], ne = target[indexAt[end]];
+      o.u2(ns);
+      o.u2(ne - ns);
+      o.u2(u2(data, p + 4));
+      o.u2(u2(data, p + 6));
+      o.u2(u2(data, p + 8));
+    }
+    return o.done();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Worker thread of solc-pool.ts: holds ONE solc release (its soljson, 100–200 MiB once loaded) and
+ * compiles one source at a time with it, so a multi-second compile never holds the node's event
+ * loop. workerData: `{ packageName }` (an npm alias such as `solc-0.4.26`, or `solc`).
+ * Out: `{ ready: true, version }` once loaded, or `{ ready: true, loadError }`; then per job
+ * `{ id, result }` (abi, bin, types) or `{ id, error }` (the message for the client: the compiler's
+ * first error).
+ */
+import { createRequire } from 'node:module'
+import { parentPort, workerData } from 'node:worker_threads'
+
+interface SolcModule {
+  version(): string
+  compile(input: string): string
+  /** solc-js 0.4.x: standard JSON goes here (its `compile` is the legacy interface) */
+  compileStandardWrapper?(input: string): string
+}
+
+interface SolcOutput {
+  errors?: { severity: string; formattedMessage?: string; message: string }[]
+  contracts?: Record<string, Record<string, { abi: unknown; evm?: { bytecode?: { object?: string } } }>>
+}
+
+const SOURCE_NAME = 'contract.sol'
+
+const port = parentPort
+if (!port) throw new Error('solc-worker.ts must run as a worker thread')
+const { packageName } = workerData as { packageName: string }
+
+let solc: SolcModule | undefined
+try {
+  solc = createRequire(import.meta.url)(packageName) as SolcModule
+} catch (error) {
+  port.postMessage({ ready: true, loadError: `${packageName} cannot be loaded: ${(error as Error).message.split('\n')[0]}` })
+}
+
+function compile(compiler: SolcModule, source: string): { result?: { abi: string[]; bin: string[]; types: string[] }; error?: string } {
+  // the same settings for every release; each keeps its own default EVM version, all of which
+  // Keel's EVM (a later hardfork) runs
+  const input = {
+    language: 'Solidity',
+    sources: { [SOURCE_NAME]: { content: source } },
+    settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
+  const run = compiler.compileStandardWrapper ?? compiler.compile
+  const output = JSON.parse(run.call(compiler, JSON.stringify(input))) as SolcOutput
+  const failure = output.errors?.find((error) => error.severity === 'error')
+  if (failure !== undefined) return { error: `compile failed: ${(failure.formattedMessage ?? failure.message).trim()}` }
+  const result = { abi: [] as string[], bin: [] as string[], types: [] as string[] }
+  for (const [name, contract] of Object.entries(output.contracts?.[SOURCE_NAME] ?? {})) {
+    result.abi.push(JSON.stringify(contract.abi))
+    result.bin.push(`0x${contract.evm?.bytecode?.object ?? ''}`)
+    result.types.push(name)
+  }
+  return { result }
+}
+
+if (solc !== undefined) {
+  const loaded = solc
+  port.on('message', (job: { id: number; source: string }) => {
+    try {
+      port.postMessage({ id: job.id, ...compile(loaded, job.source) })
+    } catch (error) {
+      port.postMessage({ id: job.id, error: `solc ${loaded.version()} failed on this source: ${(error as Error).message}` })
+    }
+  })
+  port.postMessage({ ready: true, version: loaded.version() })
+}

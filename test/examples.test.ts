@@ -1,0 +1,91 @@
+/**
+ * The README's examples as a new user runs them: against a node at a non-default port and data
+ * directory, with --url and --key-file (or KEEL_URL), and one line saying what to do when the key
+ * file is missing or no node answers.
+ */
+import { execFile } from 'node:child_process'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { freePorts } from '../src/devnet/network.ts'
+import type { KeelNode } from '../src/node.ts'
+import { startTestNode } from './helpers/node.ts'
+
+const repoRoot = join(import.meta.dirname, '..')
+const run = promisify(execFile)
+
+async function example(
+  file: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', join('examples', file), ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, ...env },
+      timeout: 60_000,
+    })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string }
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr }
+  }
+}
+
+let node: KeelNode
+let keyFile: string
+
+test.before(async () => {
+  node = await startTestNode()
+  keyFile = join(node.config.node.dataDir, node.config.node.namespace, 'genesis-account.json')
+})
+test.after(() => node.stop())
+
+test('sign-transfer --url --key-file submits a transfer and prints its receipt', async () => {
+  const to = '0x5656565656565656565656565656565656565656'
+  const result = await example('sign-transfer.ts', ['--url', node.url, '--key-file', keyFile, '--to', to, '--value', '7'])
+  assert.is(result.code, 0, result.stderr)
+  const [hashLine, receipt] = result.stdout.trim().split('\n')
+  assert.match(hashLine, /^transaction 0x[0-9a-f]{64}$/)
+  assert.is((JSON.parse(receipt) as { txHash: string }).txHash, hashLine.slice('transaction '.length))
+})
+
+test('client.ts reads KEEL_URL', async () => {
+  const result = await example('client.ts', [], { KEEL_URL: node.url })
+  assert.is(result.code, 0, result.stderr)
+  assert.match(result.stdout, /transaction format version 4\.1/)
+})
+
+test('jvm/run.ts compiles, deploys and calls the Java examples in both encodings (README "Java contracts")', async () => {
+  const counter = await example('jvm/run.ts', ['--url', node.url, '--key-file', keyFile, '--contract', 'counter'])
+  assert.is(counter.code, 0, counter.stderr)
+  assert.match(
+    counter.stdout,
+    /^compiled demo\.Counter: demo\/Counter\ndeploy payload: \d+ bytes \(HVM class stream\)\ndeployed at 0x[0-9a-f]{40} /,
+  )
+  assert.match(counter.stdout, /increment\("visits"\) → "1" \(\d+ steps\)\nincrement\("visits"\) → "2"/)
+  assert.match(counter.stdout, /value\("visits"\) → "42"/)
+  const kv = await example('jvm/run.ts', ['--url', node.url, '--key-file', keyFile, '--contract', 'kv', '--encoding', '1x'])
+  assert.is(kv.code, 0, kv.stderr)
+  assert.match(kv.stdout, /1\.x InvokeArgs with a tar\.gz/)
+  assert.match(kv.stdout, /get\("colour"\) → "blue"/)
+  assert.match(kv.stdout, /log Set: topic 0x[0-9a-f]{64} data "blue"\nlog Set: topic 0x[0-9a-f]{64} data "round"/)
+})
+
+test('a missing key file or a node that does not answer: one line saying what to do, exit 1', async () => {
+  const noKey = await example('sign-transfer.ts', ['--url', node.url, '--key-file', join(repoRoot, 'no-such-key.json')])
+  assert.is(noKey.code, 1)
+  assert.match(noKey.stderr, /^no key file at .*no-such-key\.json: start a node with `npm start` \(it writes one\), or pass --key-file/)
+  assert.is(noKey.stderr.trim().split('\n').length, 1)
+  const [closedPort] = await freePorts(1)
+  const refusedLine = `no Keel node answers at http://127.0.0.1:${closedPort} (ECONNREFUSED): start one with \`npm start\`, or pass --url`
+  for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts', 'jvm/run.ts']) {
+    const refused = await example(file, ['--url', `http://127.0.0.1:${closedPort}`, '--key-file', keyFile])
+    assert.is(refused.code, 1, file)
+    assert.ok(refused.stderr.startsWith(refusedLine), `${file}: ${refused.stderr}`)
+    assert.is(refused.stderr.trim().split('\n').length, 1, `${file}: ${refused.stderr}`)
+  }
+})
+
+test.run()
