@@ -47,17 +47,19 @@ export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
-export { addressKey, extraIdKey, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
+export { addressKey, extraIdKey } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
   ArchivedBlock,
   BlockCommit,
   BlocksByTime,
   GenesisAccount,
+  IndexedTx,
   OpenStoreOptions,
   RawEntry,
   Store,
   StoreReads,
+  TxIndexName,
   WorldChanges,
   WorldSnapshot,
 } from './types.ts'

@@ -19,10 +19,10 @@ import { MetaRepo } from './repos/meta.ts'
 import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo } from './repos/sign-hashes.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
-import { type IndexedTx, TxIndexesRepo, type TxIndexName } from './repos/tx-indexes.ts'
+import { TxIndexesRepo } from './repos/tx-indexes.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { WorldStateRepo } from './repos/world-state.ts'
-import type { BlocksByTime, StoreReads } from './types.ts'
+import type { BlocksByTime, IndexedTx, StoreReads, TxIndexName } from './types.ts'
 
 /** Where the writer is: what `follow` moves a reader of another thread to. */
 export interface StoreTip {
