@@ -2,11 +2,13 @@
  * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
  * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
  */
+
 import { type KeyObject, webcrypto } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify as stringifyToml } from 'smol-toml'
+import type { NodeHandlers } from '../generated/handlers.ts'
 import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainVersion } from '../generated/types.ts'
 import type { ChainReader } from './api/chain-reader.ts'
@@ -33,6 +35,9 @@ import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
 import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createLogger, type Logger } from './log.ts'
+import { createChainRegistry, createRpcRegistry, mergeMetrics } from './metrics/registry.ts'
+import { operatorRoutes } from './metrics/routes.ts'
+import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
 import { networkDirectory } from './network/directory.ts'
 import { askNodeState, serveNodeState } from './network/node-state.ts'
 import { createNvpRole } from './network/nvp.ts'
@@ -49,7 +54,7 @@ import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
-import { parseJson } from './wire/json.ts'
+import { parseJson, valueOf } from './wire/json.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -180,7 +185,21 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
   const events = createEventHub({ nowNs, log: log.child('events') })
+  // the sources are read at each scrape, when every module below exists
+  const chainMetrics = createChainRegistry({
+    height: () => store.height(),
+    poolSize: () => chain.pool.size(),
+    ledgerBytes: () => directoryBytes(join(dataDir, 'ledger')),
+    consensus: () => network?.directory.consensus() ?? { view: 0, state: 'normal', primary: config.node.hostname },
+    peersConnected: () => network?.peersConnected() ?? 0,
+    clients: () => ({ wsConnections: ws.connections(), pushSubscriptions: ws.subscriptions(), pollingSubscriptions: subscriptions.size() }),
+  })
+  events.onStatus((status) => {
+    if (isViewChangeFinished(status)) chainMetrics.record.observeViewChange()
+  })
+  const rpcMetrics = createRpcRegistry('rpc')
   const chain = createChain({
+    metrics: chainMetrics.record,
     store,
     executor,
     verifyPool,
@@ -254,6 +273,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     isKnownNamespace: (namespace) => namespace === config.node.namespace,
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
+    observe: rpcMetrics.record.observeCall,
   })
   const tcertCheck: TcertCheck | undefined = config.tcert.check
     ? createTcertCheck({
@@ -290,6 +310,17 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       // browsers ask for it on their own; an empty icon keeps their consoles clean
       '/favicon.ico': { contentType: 'image/x-icon', body: '' },
     },
+    routes: operatorRoutes({
+      metrics: async () => mergeMetrics([await chainMetrics.snapshot(), await rpcMetrics.snapshot()]),
+      consensus: async () =>
+        valueOf(
+          await (handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
+            namespace: config.node.namespace,
+            method: 'node_getConsensusStatus',
+            headers: {},
+          }),
+        ),
+    }),
     onUpgrade: ws.handleUpgrade,
     log: log.child('http'),
   })
@@ -330,6 +361,8 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       await verifyPool.close()
       await stateHasher.close()
       await store.close()
+      chainMetrics.close()
+      rpcMetrics.close()
       log.info('stopped')
     },
   }
@@ -363,6 +396,8 @@ function startNetworkRole(options: {
   submitter: TxSubmitter
   directory: NodeDirectory
   signer: ReceiptSigner
+  /** peers linked now */
+  peersConnected(): number
   selfState(): NodeStateReport
   start(): Promise<void>
   stop(): Promise<void>
@@ -449,6 +484,7 @@ function startNetworkRole(options: {
     directory,
     selfState,
     signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
+    peersConnected: () => network.peers().filter((peer) => peer.status === 0).length,
     async start() {
       await network.start()
       await (vp ?? nvp)!.start()

@@ -26,8 +26,6 @@ export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[]
 export interface RpcMetrics {
   /** one answered call: its canonical method ("unknown" for a name the node does not know), code and time */
   observeCall(method: string, code: number, seconds: number): void
-  /** one admission outcome of a submitted transaction: 0 (admitted) or the refusal's code */
-  observeAdmission(code: number): void
 }
 
 export interface ChainMetricsSources {
@@ -38,7 +36,7 @@ export interface ChainMetricsSources {
   /** bytes of the ledger's files on disk */
   ledgerBytes(): number
   /** consensus view and state, and the primary's host name (a solo node: view 0, "normal", itself) */
-  consensus(): { view: number; state: string; primary?: string }
+  consensus(): { view: number | bigint; state: string; primary?: string }
   /** linked peers (0 for a solo node) */
   peersConnected(): number
   /** WebSocket connections and push subscriptions, polling subscriptions */
@@ -51,6 +49,8 @@ export interface ChainMetrics {
   observeBlock(block: { valid: number; discardReasons: readonly string[]; seconds: number }): void
   /** a view change this node saw finish */
   observeViewChange(): void
+  /** what the pool answered a client's transaction: 0 (admitted: durable, hash answered) or the refusal's code */
+  observeAdmission(code: number): void
 }
 
 const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -79,17 +79,6 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   })
-  const admitted = new Counter({
-    name: 'keel_tx_admitted_total',
-    help: 'transactions admitted (durable, hash answered)',
-    registers: [registry],
-  })
-  const rejected = new Counter({
-    name: 'keel_tx_rejected_total',
-    help: 'submissions refused, by JSON-RPC error code',
-    labelNames: ['code'],
-    registers: [registry],
-  })
   const lag = loopLagGauge(registry)
   return {
     registry,
@@ -97,10 +86,6 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
       observeCall(method, code, seconds) {
         calls.inc({ method, code: String(code) })
         durations.observe({ method }, seconds)
-      },
-      observeAdmission(code) {
-        if (code === 0) admitted.inc()
-        else rejected.inc({ code: String(code) })
       },
     },
     snapshot: () => registry.getMetricsAsJSON(),
@@ -112,6 +97,17 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
 export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistry<ChainMetrics> & { close(): void } {
   const registry = new Registry()
   registry.setDefaultLabels({ thread: 'chain' })
+  const admitted = new Counter({
+    name: 'keel_tx_admitted_total',
+    help: "clients' transactions admitted by the pool (durable, hash answered)",
+    registers: [registry],
+  })
+  const rejected = new Counter({
+    name: 'keel_tx_rejected_total',
+    help: "clients' transactions the pool refused, by JSON-RPC error code (malformed requests count in keel_rpc_requests_total)",
+    labelNames: ['code'],
+    registers: [registry],
+  })
   const committed = new Counter({ name: 'keel_tx_committed_total', help: 'transactions committed in a block', registers: [registry] })
   const discarded = new Counter({
     name: 'keel_tx_discarded_total',
@@ -149,7 +145,7 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
   gauge('keel_block_height', 'height of the chain (number of the latest block)', sources.height)
   gauge('keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
   gauge('keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
-  gauge('keel_consensus_view', 'the consensus view this node is in', () => sources.consensus().view)
+  gauge('keel_consensus_view', 'the consensus view this node is in', () => Number(sources.consensus().view))
   gauge('keel_peers_connected', 'peers linked to this node', sources.peersConnected)
   gauge('keel_ws_connections', 'open WebSocket connections', () => sources.clients().wsConnections)
   new Gauge({
@@ -198,6 +194,10 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
         blockTxs.observe(block.valid + block.discardReasons.length)
       },
       observeViewChange: () => viewChanges.inc(),
+      observeAdmission(code) {
+        if (code === 0) admitted.inc()
+        else rejected.inc({ code: String(code) })
+      },
     },
     snapshot: () => registry.getMetricsAsJSON(),
     close: () => lag.disable(),
