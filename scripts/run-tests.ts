@@ -10,7 +10,7 @@
  * (LONG_FIRST) start first so the run does not end waiting on one of them; a file's output is
  * printed whole when it ends, so two files' lines never interleave.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
@@ -53,6 +53,22 @@ const LONG_FIRST = [
   'test/network/sdk.test.ts',
 ]
 
+const running = new Set<ChildProcess>()
+const killGroup = (child: ChildProcess): void => {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // the group is gone already
+  }
+}
+// a run stopped by Ctrl-C or a CI timeout stops its test files and the nodes they started
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    for (const child of running) killGroup(child)
+    rmSync(runTmpDir, { recursive: true, force: true })
+    process.exit(130)
+  })
+
 function runFile(file: string, jobs: number): Promise<FileResult> {
   const started = performance.now()
   return new Promise((resolve) => {
@@ -61,7 +77,10 @@ function runFile(file: string, jobs: number): Promise<FileResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
       // everything a test (and every process it starts) makes under os.tmpdir() goes into the run's own directory
       env: { ...process.env, TMPDIR: runTmpDir },
+      // its own process group: a killed file takes the nodes it started with it
+      detached: true,
     })
+    running.add(child)
     let output = ''
     let errors = ''
     child.stdout.on('data', (chunk: Buffer) => {
@@ -74,10 +93,13 @@ function runFile(file: string, jobs: number): Promise<FileResult> {
     })
     const timer = setTimeout(() => {
       console.error(`\n${relative(root, file)}: no result after ${FILE_TIMEOUT_MS / 1000} s, killed`)
-      child.kill('SIGKILL')
+      killGroup(child)
     }, FILE_TIMEOUT_MS)
     child.on('close', (code) => {
       clearTimeout(timer)
+      running.delete(child)
+      // what the file started and left running (a node it forgot to stop) ends with it
+      killGroup(child)
       if (jobs > 1) {
         process.stdout.write(`\n── ${relative(root, file)}\n${output}`)
         if (errors !== '') process.stderr.write(errors)
