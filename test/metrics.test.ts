@@ -37,15 +37,25 @@ const get = async (url: string): Promise<{ status: number; type: string; text: s
   return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text() }
 }
 
-/** the value of the series `line` starts (name and labels exactly as the node writes them) */
-const sample = (text: string, series: string): number | undefined => {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+/**
+ * The sum of the series of `name` that carry every label of `labels` (whichever thread wrote
+ * them: the chain thread, or the request thread that answered), undefined when there is none.
+ */
+const sample = (text: string, name: string, labels: Record<string, string> = {}): number | undefined => {
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`)
+  const values = text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .filter((line) => wanted.every((pair) => line.slice(0, line.lastIndexOf(' ')).includes(pair)))
+    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)))
+  return values.length === 0 ? undefined : values.reduce((sum, value) => sum + value, 0)
 }
 
 test('a node: /health alive, /ready ready, /metrics counts what it did in the Prometheus text format', async () => {
   node = await startTestNode({
     node: { dataDir: join(scratch, 'solo') },
+    // two request threads: a scrape on either collects both threads' series and the chain thread's
+    jsonrpc: { threads: 2 },
     chain: { batchTimeoutMs: 5 },
     genesis: { accounts: [{ address: alice.address, balance: '1000000' }] },
   })
@@ -66,16 +76,20 @@ test('a node: /health alive, /ready ready, /metrics counts what it did in the Pr
   assert.is(metrics.status, 200)
   assert.match(metrics.type, /^text\/plain; version=0\.0\.4/)
   const text = metrics.text
-  assert.is(sample(text, 'keel_tx_admitted_total{thread="chain"}'), 4)
-  assert.is(sample(text, 'keel_tx_rejected_total{code="-32007",thread="chain"}'), 1)
-  assert.ok((sample(text, 'keel_tx_committed_total{thread="chain"}') ?? 0) >= 3)
-  assert.ok((sample(text, 'keel_block_height{thread="chain"}') ?? 0) >= 3)
-  assert.is(sample(text, 'keel_rpc_requests_total{method="tx_sendTransaction",code="0",thread="rpc"}'), 4)
-  assert.is(sample(text, 'keel_rpc_requests_total{method="tx_sendTransaction",code="-32007",thread="rpc"}'), 1)
+  assert.is(sample(text, 'keel_tx_admitted_total'), 4)
+  assert.is(sample(text, 'keel_tx_rejected_total', { code: '-32007' }), 1)
+  assert.ok((sample(text, 'keel_tx_committed_total') ?? 0) >= 3)
+  assert.ok((sample(text, 'keel_block_height') ?? 0) >= 3)
+  assert.is(sample(text, 'keel_rpc_requests_total', { method: 'tx_sendTransaction', code: '0' }), 4)
+  assert.is(sample(text, 'keel_rpc_requests_total', { method: 'tx_sendTransaction', code: '-32007' }), 1)
   // a name no method has is counted under one label, so a client cannot grow the label set
-  assert.is(sample(text, 'keel_rpc_requests_total{method="unknown",code="-32601",thread="rpc"}'), 1)
-  assert.is(sample(text, 'keel_consensus_state{state="normal",thread="chain"}'), 1)
-  assert.ok((sample(text, 'keel_ledger_size_bytes{thread="chain"}') ?? 0) > 0)
+  assert.is(sample(text, 'keel_rpc_requests_total', { method: 'unknown', code: '-32601' }), 1)
+  assert.is(sample(text, 'keel_consensus_state', { state: 'normal' }), 1)
+  assert.ok((sample(text, 'keel_ledger_size_bytes') ?? 0) > 0)
+  // the chain thread's series and the request threads' arrive in one text, each thread labelled
+  assert.ok(/^keel_thread_event_loop_lag_p99_seconds\{thread="chain"\}/m.test(text), 'the chain thread')
+  for (const thread of ['rpc-1', 'rpc-2'])
+    assert.ok(new RegExp(`^keel_thread_event_loop_lag_p99_seconds\\{thread="${thread}"\\}`, 'm').test(text), thread)
 
   // every series the Grafana dashboard draws is one the node writes
   const dashboard = readFileSync(join(root, 'ops', 'grafana-dashboard.json'), 'utf8')

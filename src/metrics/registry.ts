@@ -39,8 +39,14 @@ export interface ChainMetricsSources {
   consensus(): { view: number | bigint; state: string; primary?: string }
   /** linked peers (0 for a solo node) */
   peersConnected(): number
-  /** WebSocket connections and push subscriptions, polling subscriptions */
-  clients(): { wsConnections: number; pushSubscriptions: number; pollingSubscriptions: number }
+  /** polling subscriptions (they live on the chain thread) */
+  pollingSubscriptions(): number
+}
+
+/** what a request thread's WebSocket server holds */
+export interface RpcMetricsSources {
+  wsConnections(): number
+  pushSubscriptions(): number
 }
 
 /** what the chain thread counts */
@@ -62,10 +68,12 @@ export interface ThreadRegistry<Recorder> {
   snapshot(): Promise<MetricsSnapshot>
 }
 
-/** A request thread's registry: JSON-RPC calls and admissions, and this thread's event-loop lag. */
-export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & { close(): void } {
+/** A request thread's registry: JSON-RPC calls, WebSocket clients, and this thread's event-loop lag. */
+export function createRpcRegistry(thread: string, sources: RpcMetricsSources): ThreadRegistry<RpcMetrics> & { close(): void } {
   const registry = new Registry()
   registry.setDefaultLabels({ thread })
+  gauge(registry, 'keel_ws_connections', 'open WebSocket connections', sources.wsConnections)
+  subscriptionsGauge(registry, 'push', sources.pushSubscriptions)
   const calls = new Counter({
     name: 'keel_rpc_requests_total',
     help: 'JSON-RPC calls answered, by canonical method and answer code (0 = success)',
@@ -132,33 +140,12 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
     help: 'view changes this node saw finish',
     registers: [registry],
   })
-  const gauge = (name: string, help: string, read: () => number): void => {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read())
-      },
-    })
-  }
-  gauge('keel_block_height', 'height of the chain (number of the latest block)', sources.height)
-  gauge('keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
-  gauge('keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
-  gauge('keel_consensus_view', 'the consensus view this node is in', () => Number(sources.consensus().view))
-  gauge('keel_peers_connected', 'peers linked to this node', sources.peersConnected)
-  gauge('keel_ws_connections', 'open WebSocket connections', () => sources.clients().wsConnections)
-  new Gauge({
-    name: 'keel_subscriptions',
-    help: 'event subscriptions, by kind (push over WebSocket, polling)',
-    labelNames: ['kind'],
-    registers: [registry],
-    collect() {
-      const clients = sources.clients()
-      this.set({ kind: 'push' }, clients.pushSubscriptions)
-      this.set({ kind: 'polling' }, clients.pollingSubscriptions)
-    },
-  })
+  gauge(registry, 'keel_block_height', 'height of the chain (number of the latest block)', sources.height)
+  gauge(registry, 'keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
+  gauge(registry, 'keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
+  gauge(registry, 'keel_consensus_view', 'the consensus view this node is in', () => Number(sources.consensus().view))
+  gauge(registry, 'keel_peers_connected', 'peers linked to this node', sources.peersConnected)
+  subscriptionsGauge(registry, 'polling', sources.pollingSubscriptions)
   new Gauge({
     name: 'keel_consensus_state',
     help: 'the consensus state this node is in (1 for the current state, 0 for the others)',
@@ -202,6 +189,31 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
     snapshot: () => registry.getMetricsAsJSON(),
     close: () => lag.disable(),
   }
+}
+
+/** a gauge read when scraped */
+function gauge(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read())
+    },
+  })
+}
+
+/** push subscriptions are counted by the request threads that hold them, polling ones by the chain thread */
+function subscriptionsGauge(registry: Registry, kind: 'push' | 'polling', read: () => number): void {
+  new Gauge({
+    name: 'keel_subscriptions',
+    help: 'event subscriptions, by kind (push over WebSocket, polling)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.set({ kind }, read())
+    },
+  })
 }
 
 /** the states node_getConsensusStatus reports; each gets a series so a dashboard sees 0 as well as 1 */

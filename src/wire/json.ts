@@ -324,7 +324,7 @@ export class JsonText<T = unknown> {
 }
 
 /** A handler's answer as a value, whether it was made as a value or as text made once. */
-export function valueOf<T>(answer: T | JsonText<T>): T {
+export function answerValue<T>(answer: T | JsonText<T>): T {
   return answer instanceof JsonText ? (parseJson(answer.text, { maxDepth: Number.POSITIVE_INFINITY }) as T) : answer
 }
 

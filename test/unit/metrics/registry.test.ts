@@ -8,13 +8,14 @@ const sources = {
   ledgerBytes: () => 1_048_576,
   consensus: () => ({ view: 3, state: 'viewChange', primary: 'node2' }),
   peersConnected: () => 3,
-  clients: () => ({ wsConnections: 2, pushSubscriptions: 5, pollingSubscriptions: 1 }),
+  pollingSubscriptions: () => 1,
 }
+const ws = { wsConnections: () => 2, pushSubscriptions: () => 5 }
 
 test('one text from every thread: counters per thread, chain gauges read at scrape, Prometheus names', async () => {
   const chain = createChainRegistry(sources)
-  const rpc1 = createRpcRegistry('rpc-1')
-  const rpc2 = createRpcRegistry('rpc-2')
+  const rpc1 = createRpcRegistry('rpc-1', ws)
+  const rpc2 = createRpcRegistry('rpc-2', ws)
   rpc1.record.observeCall('tx_getTransactionReceipt', 0, 0.002)
   rpc1.record.observeCall('tx_getTransactionReceipt', -32001, 0.001)
   rpc2.record.observeCall('tx_getTransactionReceipt', 0, 0.003)
@@ -46,7 +47,9 @@ test('one text from every thread: counters per thread, chain gauges read at scra
   has('keel_consensus_state{state="normal",thread="chain"} 0')
   has('keel_consensus_primary{hostname="node2",thread="chain"} 1')
   has('keel_consensus_view_changes_total{thread="chain"} 1')
-  has('keel_subscriptions{kind="push",thread="chain"} 5')
+  has('keel_subscriptions{kind="push",thread="rpc-1"} 5')
+  has('keel_subscriptions{kind="polling",thread="chain"} 1')
+  has('keel_ws_connections{thread="rpc-2"} 2')
   has('keel_ledger_size_bytes{thread="chain"} 1048576')
   assert.ok(
     lines.some((line) => line.startsWith('keel_process_cpu_seconds_total{thread="chain"}')),
