@@ -310,7 +310,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   events.publishStatus(jsonrpcStatus.start(url))
   log.info(
-    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
+    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
   )
   if (config.tcert.check)
     log.info(
