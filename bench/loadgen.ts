@@ -10,7 +10,7 @@
  * `error`).
  */
 import WebSocket from 'ws'
-import { jvmCallPayload, jvmDeployPayload } from '../sdk/jvm.ts'
+import { jvmCallPayload, jvmDeployPayload } from '../sdk/src/jvm.ts'
 import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { compileJava } from '../test/helpers/jvm.ts'

@@ -7,6 +7,7 @@
  * encoders needed here are a few lines each, so they are written out rather than pulled in.
  */
 import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { ProtoWriter } from '../../sdk/src/protobuf.ts'
 import { keccak256 } from './hash.ts'
 import { amountOf, int, type TxFields } from './sign-string.ts'
 import { decodeSignatureHex } from './signature.ts'
@@ -193,47 +194,6 @@ function goFromHex(value: string): Uint8Array {
   if (!/^[0-9a-fA-F]*$/.test(digits)) throw new TypeError('payload must be hex')
   if (digits.length % 2 === 1) digits = `0${digits}`
   return hexToBytes(digits)
-}
-
-const UINT64 = (1n << 64n) - 1n
-
-/**
- * Minimal proto3 writer: varint (int64, two's complement for negatives) and length-delimited
- * fields; also writes the JVM payloads' InvokeArgs (src/exec/jvm/payload.ts).
- */
-export class ProtoWriter {
-  private chunks: number[] = []
-
-  varint(field: number, value: bigint): void {
-    if (value === 0n) return
-    this.rawVarint(BigInt(field << 3))
-    this.rawVarint(value & UINT64)
-  }
-
-  bytes(field: number, value: Uint8Array | undefined): void {
-    if (value === undefined || value.length === 0) return
-    this.element(field, value)
-  }
-
-  /** One element of a repeated bytes field: written even when empty. */
-  element(field: number, value: Uint8Array): void {
-    this.rawVarint(BigInt((field << 3) | 2))
-    this.rawVarint(BigInt(value.length))
-    for (const byte of value) this.chunks.push(byte)
-  }
-
-  finish(): Uint8Array {
-    return Uint8Array.from(this.chunks)
-  }
-
-  private rawVarint(value: bigint): void {
-    let rest = value
-    while (rest >= 0x80n) {
-      this.chunks.push(Number(rest & 0x7fn) | 0x80)
-      rest >>= 7n
-    }
-    this.chunks.push(Number(rest))
-  }
 }
 
 /** RLP of a byte string shorter than 56 bytes (all this module needs). */

@@ -2,7 +2,7 @@
 import { generateKeyPairSync, verify } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { tcertHeaders, tcertSigner } from '../../../sdk/tcert.ts'
+import { tcertHeaders, tcertSigner } from '../../../sdk/src/tcert.ts'
 import { checkTimestamp, signedBytes } from '../../../src/rpc/tcert-check.ts'
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
