@@ -22,7 +22,11 @@ function startCli(args: string[]): Promise<{ url: string; stop(signal?: NodeJS.S
   })
   let output = ''
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no listening line within 20 s:\n${output}`)), 20_000)
+    // generous: a start on a loaded 2-core machine can take many seconds; a node that never listens is killed
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`no listening line within 90 s:\n${output}`))
+    }, 90_000)
     const onData = (chunk: Buffer): void => {
       output += chunk.toString()
       const match = output.match(/JSON-RPC listening on (http:\/\/\S+)/)

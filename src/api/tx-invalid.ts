@@ -10,7 +10,7 @@ import { formatInvalidTransaction, toHex, wireInteger } from '../wire/format.ts'
 import { resolveBlockNumber, resolveBlockRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { pagePositions } from './paging.ts'
-import { blockByHash, blocksWritten } from './tx.ts'
+import { blockByHash, blocksWritten } from './tx-records.ts'
 
 export type InvalidTxHandlers = Pick<
   TxHandlers,

@@ -7,7 +7,7 @@ import type { SimulateHandlers, TxHandlers } from '../../generated/handlers.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import { DataNotFound } from '../errors.ts'
 import type { ChainReader } from './chain-reader.ts'
-import { receiptOf } from './tx.ts'
+import { receiptOf } from './tx-records.ts'
 
 export type SyncTxHandlers = Pick<TxHandlers, 'tx_sendTransactionReturnReceipt'>
 

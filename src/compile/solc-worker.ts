@@ -6,7 +6,9 @@
  * `{ id, result }` (abi, bin, types) or `{ id, error }` (the message for the client: the compiler's
  * first error).
  */
+import { readlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 
 interface SolcModule {
@@ -22,10 +24,21 @@ interface SolcOutput {
 }
 
 const SOURCE_NAME = 'contract.sol'
+/** the nice value of a compiler thread (0 normal, 19 lowest) */
+const COMPILE_NICE = 10
 
 const port = parentPort
 if (!port) throw new Error('solc-worker.ts must run as a worker thread')
 const { packageName } = workerData as { packageName: string }
+
+// A compile may take seconds of CPU: on Linux this thread alone is niced, so on a busy machine the
+// thread that answers requests gets the CPU first (/proc/thread-self names this thread's id).
+// Elsewhere, or when not allowed, it keeps the normal priority.
+try {
+  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), COMPILE_NICE)
+} catch {
+  // not Linux, or no permission: nothing to do
+}
 
 let solc: SolcModule | undefined
 try {

@@ -35,7 +35,7 @@ import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
-import { type IndexedTx, indexEntries, TxIndexesRepo, type TxIndexName } from './repos/tx-indexes.ts'
+import { indexEntries, TxIndexesRepo } from './repos/tx-indexes.ts'
 import { TxsRepo } from './repos/txs.ts'
 import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
@@ -46,9 +46,11 @@ import type {
   BlockCommit,
   BlocksByTime,
   GenesisAccount,
+  IndexedTx,
   OpenStoreOptions,
   RawEntry,
   Store,
+  TxIndexName,
   WorldChanges,
   WorldSnapshot,
 } from './types.ts'
@@ -61,16 +63,18 @@ export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
-export { addressKey, extraIdKey, type IndexedTx, type TxIndexName } from './repos/tx-indexes.ts'
+export { addressKey, extraIdKey } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
 export type {
   ArchivedBlock,
   BlockCommit,
   BlocksByTime,
   GenesisAccount,
+  IndexedTx,
   OpenStoreOptions,
   RawEntry,
   Store,
+  TxIndexName,
   WorldChanges,
   WorldSnapshot,
 } from './types.ts'

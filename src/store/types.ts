@@ -6,8 +6,16 @@ import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
-import type { IndexedTx, TxIndexName } from './repos/tx-indexes.ts'
 import type { StateHasher } from './state-hasher.ts'
+
+/** The indexes a query can walk: by sender, receiver or extra id (valid txs), by `to` (invalid txs). */
+export type TxIndexName = 'from' | 'receiver' | 'extraId' | 'invalidTo'
+/** A transaction found through an index: where it sits (`index` counts invalid txs for invalidTo) and its hash. */
+export interface IndexedTx {
+  block: number
+  index: number
+  hash: Hex
+}
 
 /** What one block (or the genesis) does to the world state. */
 export interface WorldChanges {

@@ -10,16 +10,7 @@ import { type CommittedTx, type ExtraId, extraIdsOf, type Hex, type InvalidTx, t
 import { bytesToHex, tryFixedBytes, u32be } from '../codec.ts'
 import type { Db } from '../db.ts'
 import { Keyspace } from '../keyspace.ts'
-import type { RawEntry } from '../types.ts'
-
-/** The indexes a query can walk: by sender, receiver or extra id (valid txs), by `to` (invalid txs). */
-export type TxIndexName = 'from' | 'receiver' | 'extraId' | 'invalidTo'
-/** A transaction found through an index: where it sits (`index` counts invalid txs for invalidTo) and its hash. */
-export interface IndexedTx {
-  block: number
-  index: number
-  hash: Hex
-}
+import type { IndexedTx, RawEntry, TxIndexName } from '../types.ts'
 
 /** strings up to this many UTF-8 bytes are kept as they are; longer ones by their Keccak-256 */
 const MAX_PLAIN_STRING = 255

@@ -3,6 +3,7 @@
  * one worker per release in use, unloaded when idle; the queue bound (-32006), the compile time
  * limit, a node without compilers and closing.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createSolcPool, NO_COMPILER } from '../../../src/compile/solc-pool.ts'
@@ -39,6 +40,13 @@ test('one worker per release in use, unloaded after idleMs', async () => {
     assert.equal(b.types, ['B'])
     await pool.compile(V8)
     assert.ok(pool.loaded().includes('0.8.37'), 'the release just used is loaded')
+    if (process.platform === 'linux') {
+      // each compiler thread is niced (10), so request threads get the CPU first
+      const nices = readdirSync(`/proc/${process.pid}/task`).map(
+        (tid) => readFileSync(`/proc/${process.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')[16],
+      )
+      assert.ok(nices.includes('10'), `thread nice values: ${nices.join(' ')}`)
+    }
     for (const deadline = Date.now() + 5_000; pool.loaded().length > 0; ) {
       assert.ok(Date.now() < deadline, `still loaded: ${pool.loaded().join(', ')}`)
       await new Promise((resolve) => setTimeout(resolve, 50))

@@ -1,0 +1,230 @@
+/**
+ * The node's Prometheus metrics (prom-client), named after Prometheus conventions: `keel_` prefix,
+ * `_total` counters, `_seconds` durations, label sets bounded by what the node knows (canonical
+ * method names, error codes of openrpc.json, the consensus states, discard reasons).
+ *
+ * Each thread keeps its own registry and updates what happens on it: request threads the JSON-RPC
+ * series and their own event-loop lag, the chain thread the transaction, block, consensus, peer
+ * and process series. `GET /metrics` merges the threads' registries (`mergeMetrics`): counters and
+ * histograms add up, and every per-thread series carries a `thread` label.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from 'prom-client'
+
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[]
+
+/** what a request thread counts */
+export interface RpcMetrics {
+  /** one answered call: its canonical method ("unknown" for a name the node does not know), code and time */
+  observeCall(method: string, code: number, seconds: number): void
+  /** one admission outcome of a submitted transaction: 0 (admitted) or the refusal's code */
+  observeAdmission(code: number): void
+}
+
+export interface ChainMetricsSources {
+  /** chain height */
+  height(): number
+  /** transactions waiting in the pool */
+  poolSize(): number
+  /** bytes of the ledger's files on disk */
+  ledgerBytes(): number
+  /** consensus view and state, and the primary's host name (a solo node: view 0, "normal", itself) */
+  consensus(): { view: number; state: string; primary?: string }
+  /** linked peers (0 for a solo node) */
+  peersConnected(): number
+  /** WebSocket connections and push subscriptions, polling subscriptions */
+  clients(): { wsConnections: number; pushSubscriptions: number; pollingSubscriptions: number }
+}
+
+/** what the chain thread counts */
+export interface ChainMetrics {
+  /** a committed block: its valid and discarded transactions, and how long producing it took */
+  observeBlock(block: { valid: number; discardReasons: readonly string[]; seconds: number }): void
+  /** a view change this node saw finish */
+  observeViewChange(): void
+}
+
+const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const TX_PER_BLOCK_BUCKETS = [0, 1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000]
+
+export interface ThreadRegistry<Recorder> {
+  readonly registry: Registry
+  readonly record: Recorder
+  snapshot(): Promise<MetricsSnapshot>
+}
+
+/** A request thread's registry: JSON-RPC calls and admissions, and this thread's event-loop lag. */
+export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & { close(): void } {
+  const registry = new Registry()
+  registry.setDefaultLabels({ thread })
+  const calls = new Counter({
+    name: 'keel_rpc_requests_total',
+    help: 'JSON-RPC calls answered, by canonical method and answer code (0 = success)',
+    labelNames: ['method', 'code'],
+    registers: [registry],
+  })
+  const durations = new Histogram({
+    name: 'keel_rpc_request_duration_seconds',
+    help: 'time from a parsed JSON-RPC call to its answer, by canonical method',
+    labelNames: ['method'],
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  })
+  const admitted = new Counter({
+    name: 'keel_tx_admitted_total',
+    help: 'transactions admitted (durable, hash answered)',
+    registers: [registry],
+  })
+  const rejected = new Counter({
+    name: 'keel_tx_rejected_total',
+    help: 'submissions refused, by JSON-RPC error code',
+    labelNames: ['code'],
+    registers: [registry],
+  })
+  const lag = loopLagGauge(registry)
+  return {
+    registry,
+    record: {
+      observeCall(method, code, seconds) {
+        calls.inc({ method, code: String(code) })
+        durations.observe({ method }, seconds)
+      },
+      observeAdmission(code) {
+        if (code === 0) admitted.inc()
+        else rejected.inc({ code: String(code) })
+      },
+    },
+    snapshot: () => registry.getMetricsAsJSON(),
+    close: () => lag.disable(),
+  }
+}
+
+/** The chain thread's registry: transactions, blocks, consensus, peers, clients, the ledger and the process. */
+export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistry<ChainMetrics> & { close(): void } {
+  const registry = new Registry()
+  registry.setDefaultLabels({ thread: 'chain' })
+  const committed = new Counter({ name: 'keel_tx_committed_total', help: 'transactions committed in a block', registers: [registry] })
+  const discarded = new Counter({
+    name: 'keel_tx_discarded_total',
+    help: 'transactions discarded (recorded as invalid), by reason',
+    labelNames: ['reason'],
+    registers: [registry],
+  })
+  const blockSeconds = new Histogram({
+    name: 'keel_block_commit_seconds',
+    help: 'time to execute and commit one block',
+    buckets: SECONDS_BUCKETS,
+    registers: [registry],
+  })
+  const blockTxs = new Histogram({
+    name: 'keel_block_transactions',
+    help: 'transactions per committed block (valid and discarded)',
+    buckets: TX_PER_BLOCK_BUCKETS,
+    registers: [registry],
+  })
+  const viewChanges = new Counter({
+    name: 'keel_consensus_view_changes_total',
+    help: 'view changes this node saw finish',
+    registers: [registry],
+  })
+  const gauge = (name: string, help: string, read: () => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set(read())
+      },
+    })
+  }
+  gauge('keel_block_height', 'height of the chain (number of the latest block)', sources.height)
+  gauge('keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
+  gauge('keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
+  gauge('keel_consensus_view', 'the consensus view this node is in', () => sources.consensus().view)
+  gauge('keel_peers_connected', 'peers linked to this node', sources.peersConnected)
+  gauge('keel_ws_connections', 'open WebSocket connections', () => sources.clients().wsConnections)
+  new Gauge({
+    name: 'keel_subscriptions',
+    help: 'event subscriptions, by kind (push over WebSocket, polling)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      const clients = sources.clients()
+      this.set({ kind: 'push' }, clients.pushSubscriptions)
+      this.set({ kind: 'polling' }, clients.pollingSubscriptions)
+    },
+  })
+  new Gauge({
+    name: 'keel_consensus_state',
+    help: 'the consensus state this node is in (1 for the current state, 0 for the others)',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const { state } = sources.consensus()
+      this.reset()
+      for (const known of CONSENSUS_STATES) this.set({ state: known }, known === state ? 1 : 0)
+      if (!CONSENSUS_STATES.includes(state)) this.set({ state }, 1)
+    },
+  })
+  new Gauge({
+    name: 'keel_consensus_primary',
+    help: 'the primary this node follows (1 on the series of its host name)',
+    labelNames: ['hostname'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      const { primary } = sources.consensus()
+      if (primary !== undefined) this.set({ hostname: primary }, 1)
+    },
+  })
+  collectDefaultMetrics({ register: registry, prefix: 'keel_' })
+  const lag = loopLagGauge(registry)
+  return {
+    registry,
+    record: {
+      observeBlock(block) {
+        committed.inc(block.valid)
+        for (const reason of block.discardReasons) discarded.inc({ reason })
+        blockSeconds.observe(block.seconds)
+        blockTxs.observe(block.valid + block.discardReasons.length)
+      },
+      observeViewChange: () => viewChanges.inc(),
+    },
+    snapshot: () => registry.getMetricsAsJSON(),
+    close: () => lag.disable(),
+  }
+}
+
+/** the states node_getConsensusStatus reports; each gets a series so a dashboard sees 0 as well as 1 */
+export const CONSENSUS_STATES = ['normal', 'viewChange', 'recovering', 'stateTransfer', 'joining', 'retired', 'following', 'stopped']
+
+/** This thread's event-loop delay p99 over the last scrape interval (perf_hooks histogram, reset at each scrape). */
+function loopLagGauge(registry: Registry): { disable(): void } {
+  const delay = monitorEventLoopDelay({ resolution: 10 })
+  delay.enable()
+  new Gauge({
+    name: 'keel_thread_event_loop_lag_p99_seconds',
+    help: "p99 of this thread's event-loop delay since the previous scrape",
+    registers: [registry],
+    collect() {
+      this.set(delay.count === 0 ? 0 : delay.percentile(99) / 1e9)
+      delay.reset()
+    },
+  })
+  return { disable: () => delay.disable() }
+}
+
+/** The Prometheus text of several threads' snapshots, merged (same name and labels: added up). */
+export async function mergeMetrics(snapshots: MetricsSnapshot[]): Promise<{ contentType: string; text: string }> {
+  const merged = AggregatorRegistry.aggregate(snapshots)
+  return { contentType: merged.contentType, text: await merged.metrics() }
+}
