@@ -194,7 +194,7 @@ interface CommitWatch {
 }
 
 /**
- * Its own socket rather than sdk/ws-transport.ts: full blocks arrive at megabytes a second, and
+ * Its own socket rather than sdk/src/ws-transport.ts: full blocks arrive at megabytes a second, and
  * JSON.parse reads them several times faster than the lossless parser the transport uses (only
  * hashes and numbers are needed here).
  */

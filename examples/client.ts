@@ -1,4 +1,4 @@
-// README "The TypeScript client": the typed client against a running node (`npm start` in another terminal).
+// README "The client package": the typed client against a running node (`npm start` in another terminal).
 //   npx tsx examples/client.ts [--url http://127.0.0.1:8081]   (or KEEL_URL)
 import { createClient, ErrorCode, RpcError } from 'keel-client'
 import { exampleOptions } from './options.ts'

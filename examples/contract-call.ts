@@ -1,5 +1,5 @@
 /**
- * README "The TypeScript client": a Solidity contract, compiled by the node (contract_compileContract),
+ * README "The client package": a Solidity contract, compiled by the node (contract_compileContract),
  * deployed with a constructor argument, called with keel-client's ABI helpers, its event log and
  * its return value decoded:
  *

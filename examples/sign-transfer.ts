@@ -1,5 +1,5 @@
 /**
- * README "A first transaction" and "The TypeScript client": signs a transfer with a key file
+ * README "A first transaction" and "The client package": signs a transfer with a key file
  * (keel-client: the official SDK's 4.1 format, secp256k1), submits it and prints the hash and, once
  * committed, the receipt. With `--print`, only prints the signed tx_sendTransaction request body,
  * for trying Keel with curl:

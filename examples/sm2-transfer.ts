@@ -1,5 +1,5 @@
 /**
- * README "The TypeScript client": an SM2 account (SM2 signatures with SM3, as the Hyperchain SDKs
+ * README "The client package": an SM2 account (SM2 signatures with SM3, as the Hyperchain SDKs
  * make them). It gets a new SM2 key, is funded by the key file's account, then sends part of it on:
  *
  *   npx tsx examples/sm2-transfer.ts [--url http://127.0.0.1:8081] [--key-file data/global/genesis-account.json]

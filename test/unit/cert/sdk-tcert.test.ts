@@ -1,4 +1,4 @@
-/** sdk/tcert.ts without a node: the headers it makes, and what the node's check makes of them. */
+/** sdk/src/tcert.ts without a node: the headers it makes, and what the node's check makes of them. */
 import { generateKeyPairSync, verify } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
