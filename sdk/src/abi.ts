@@ -423,12 +423,24 @@ export function decodeEventLog(abi: Abi, log: { topics: readonly string[]; data:
   return { name: entry.name ?? '', signature: entrySignature(entry), args, values }
 }
 
-/** The message of a `revert("…")` / `require(…, "…")` (an Error(string) in `ret`); undefined for any other data. */
+/**
+ * Why a call reverted, from its revert data (`ret`): the message of a `revert("…")` /
+ * `require(…, "…")` (an Error(string)), or `panic 0x11` for a Panic(uint256) (0x01 assert, 0x11
+ * overflow, 0x12 division by zero, 0x32 index out of bounds, …); undefined for any other data.
+ * The node words the failure of a contract's receipt with it.
+ */
 export function decodeRevertReason(ret: string | Uint8Array): string | undefined {
   const bytes = typeof ret === 'string' ? dataBytes(ret) : ret
-  if (bytes.length < 4 || bytesToHex(bytes.subarray(0, 4)) !== '08c379a0') return undefined
+  if (bytes.length < 4) return undefined
   try {
-    return decodeParameters(['string'], bytes.subarray(4))[0] as string
+    switch (bytesToHex(bytes.subarray(0, 4))) {
+      case '08c379a0':
+        return decodeParameters(['string'], bytes.subarray(4))[0] as string
+      case '4e487b71':
+        return `panic 0x${(decodeParameters(['uint256'], bytes.subarray(4))[0] as bigint).toString(16)}`
+      default:
+        return undefined
+    }
   } catch {
     return undefined
   }
