@@ -71,7 +71,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   const wanted = Math.max(0, Math.floor(options.workers ?? Math.max(1, availableParallelism())))
   const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK)
   const nodeVersion = options.nodeVersion
-  const workerFile = options.workerFile ?? new URL(`./verify-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+  const workerFile = options.workerFile ?? new URL('./verify-worker.ts', import.meta.url)
   const timeoutMs = options.startTimeoutMs ?? 15_000
   const started = await Promise.all(Array.from({ length: wanted }, () => startVerifyWorker(workerFile, nodeVersion, timeoutMs)))
   const workers: PoolWorker[] = started.filter((w) => w !== undefined).map((s) => ({ worker: s.worker, pending: new Map(), load: 0 }))
