@@ -76,7 +76,7 @@ export async function loadRequestThreads(options: {
       threadName: 'request',
     }
     const started = await startWorker<{ ready: true }>(
-      new URL(`./thread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+      new URL('./thread.ts', import.meta.url),
       start as unknown as Record<string, unknown>,
       START_TIMEOUT_MS,
       'request',
