@@ -464,10 +464,17 @@ function setUp(loadgen: ChildProcess, target: Target, token: boolean, jvmToken =
 async function measureRunaway(): Promise<void> {
   if (values.url !== undefined) throw new Error('the runaway workload starts a node of its own: not with --url')
   let usage: ReturnType<typeof sampleUsage> | undefined
-  const result = await runawayWorkload(launchNode, (pid) => {
-    usage = sampleUsage([pid])
-  })
-  const used = (usage as ReturnType<typeof sampleUsage>).stop()
+  let used: Usage | undefined
+  const result = await runawayWorkload(
+    launchNode,
+    (pid) => {
+      usage = sampleUsage([pid])
+    },
+    () => {
+      used = usage?.stop()
+    },
+  )
+  if (used === undefined) throw new Error('the runaway workload ended before it began')
   results.runaway = { ...result, ...used }
   rows.push({
     workload: `reads while ${RUNAWAY_CALLS} runaway calls execute`,

@@ -36,11 +36,13 @@ export interface RunawayResult {
 
 /**
  * Starts the node (`start` gets its config file), runs the workload, stops the node. `begin` marks
- * the clock start. The node's directory is removed after a run that went well (else its log stays).
+ * the clock start, `end` its end. The node's directory is removed after a run that went well (else its log stays).
  */
 export async function runawayWorkload(
   start: (configFile: string) => Promise<NodeProcess>,
   begin: (pid: number) => void,
+  /** called when the loops have ended, while the node still runs */
+  end: () => void = () => {},
 ): Promise<RunawayResult & { pid: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'keel-bench-runaway-'))
   const owner = wallet()
@@ -84,6 +86,7 @@ export async function runawayWorkload(
       }),
     )
     const seconds = (performance.now() - started) / 1000
+    end()
     const outOfGas = (await outcomes).filter((reply) => reply.code === -32005).length
     latencies.sort((a, b) => a - b)
     const at = (q: number): number => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))] * 10) / 10
