@@ -37,7 +37,16 @@ export type Job =
   | ({ kind: 'transfers' } & TxJob)
   | ({ kind: 'erc20'; token: string } & TxJob)
   | ({ kind: 'jvm'; token: string } & TxJob)
-  | { kind: 'reads'; url: string; seconds: number; concurrency: number; hashes: string[]; only?: ReadMethod }
+  | {
+      kind: 'reads'
+      url: string
+      seconds: number
+      concurrency: number
+      hashes: string[]
+      only?: ReadMethod
+      /** block_getBlockByNumber of these blocks with their transactions (isPlain false) */
+      fullBlocks?: { first: number; last: number }
+    }
   | { kind: 'logs'; url: string; seconds: number; concurrency: number; token: string; fromBlock: number; toBlock: number; maxRange: number }
 
 export interface TxResult {
@@ -520,7 +529,10 @@ async function run(job: Job): Promise<unknown> {
         tx_getTransactionReceipt: (i) => `["${hashAt(i)}"]`,
         block_latestBlock: () => '[]',
         // isPlain: a block of 500 transactions would make this a bulk transfer, not a lookup
-        block_getBlockByNumber: (i) => `[${1 + ((i * 31) % latest)},true]`,
+        block_getBlockByNumber:
+          job.fullBlocks === undefined
+            ? (i) => `[${1 + ((i * 31) % latest)},true]`
+            : (i) => `[${job.fullBlocks!.first + ((i * 31) % (job.fullBlocks!.last - job.fullBlocks!.first + 1))},false]`,
       }
       const methods = job.only === undefined ? READ_METHODS : [job.only]
       return runReads(job.url, job.concurrency, job.seconds, job.only ?? 'reads', (i) => {

@@ -7,12 +7,15 @@
  * preloaded into the node) and peak RSS; a live progress line while it runs; a JSON file and a
  * markdown table at the end (bench-results/).
  *
- *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm] [--transfers 30000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--log-blocks 10000] [--cpu-prof]
+ *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--erc20 10000] [--jvm 10000]
+ *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof]
  *                 [--node-repo <checkout>] [--label <name>]
  *
  * `--node-repo` runs the node of another checkout (its src/main.ts, its node_modules) under this
  * bench, so an older commit is measured side by side with this one on the same machine.
+ *
+ * `runaway` (not in the default list): reads while 20 contract calls loop until their gas runs out,
+ * on a node of its own (bench/runaway.ts); its row gives the reads' p50 / p99.
  *
  * `jvm` (not in the default list) is the ERC-20 transfer written as a Java contract (vmType JVM); its row,
  * like the ERC-20 row, gives the node's CPU per committed transaction, the Java executor's share apart.
@@ -33,7 +36,7 @@
 import { type ChildProcess, fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
@@ -41,6 +44,7 @@ import { executorPidOf } from '../test/helpers/jvm.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
+import { RUNAWAY_CALLS, runawayWorkload } from './runaway.ts'
 import { scratchDir } from './scratch.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
@@ -61,6 +65,7 @@ export const benchCommand = {
     concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
     rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
     'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
+    'read-concurrency': { type: 'string', value: 'n', default: '64', description: 'connections of the read workloads' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
     'node-repo': {
@@ -107,17 +112,7 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
   const configFile = join(dir, 'keel.toml')
   const genesis = Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount(SEED, i).address, balance: 10n ** 15n }))
   writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })
-  const profileDir = join(resolve(repoRoot, values.out), 'profiles')
-  if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
-  // the node's log is kept beside its data: after a run that went wrong it is the first thing to read
-  const node: NodeProcess = await startNodeProcess({
-    configFile,
-    logLevel: 'info',
-    logFile: join(dir, 'node.log'),
-    nodeArgs: ['--require', loopMonitor, ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
-    ...(values['node-repo'] === undefined ? {} : { repoRoot: values['node-repo'] }),
-  })
-  console.log(`node log: ${join(dir, 'node.log')}`)
+  const node = await launchNode(configFile)
   return {
     url: node.url,
     submitUrls: [node.url],
@@ -125,6 +120,23 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     pids: [node.pid],
     stop: async () => void (await node.kill('SIGINT')),
   }
+}
+
+/** The node of a config file (this checkout's, or --node-repo's), with the loop monitor and --cpu-prof. */
+async function launchNode(configFile: string): Promise<NodeProcess> {
+  const profileDir = join(resolve(repoRoot, values.out), 'profiles')
+  if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
+  // the node's log is kept beside its config: after a run that went wrong it is the first thing to read
+  const logFile = join(dirname(configFile), 'node.log')
+  const node: NodeProcess = await startNodeProcess({
+    configFile,
+    logLevel: 'info',
+    logFile,
+    nodeArgs: ['--require', loopMonitor, ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    ...(values['node-repo'] === undefined ? {} : { repoRoot: values['node-repo'] }),
+  })
+  console.log(`node log: ${logFile}`)
+  return node
 }
 
 function remoteTarget(): Target {
@@ -357,22 +369,36 @@ async function main(): Promise<void> {
   )
   const common = workloadOn(target)
   let hashes: string[] = []
+  /** the blocks the first transaction workload filled, for the full-block reads */
+  let filled: { first: number; last: number; txs: number } | undefined
   try {
     const setup = await setUp(loadgen, target, workloads.includes('erc20'), workloads.includes('jvm'))
-    if (workloads.includes('transfers'))
-      hashes = (await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })).hashes
+    if (workloads.includes('transfers')) {
+      const result = await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })
+      hashes = result.hashes
+      filled = { first: result.firstBlock, last: result.lastBlock, txs: result.committed }
+    }
     for (const [kind, token] of [
       ['erc20', setup.token],
       ['jvm', setup.jvmToken],
     ] as const) {
       if (!workloads.includes(kind)) continue
       const result = await measureTx(loadgen, target, kind, { kind, ...common, count: Number(values[kind]), token: token as string })
-      if (hashes.length === 0) hashes = result.hashes
+      if (hashes.length === 0) {
+        hashes = result.hashes
+        filled = { first: result.firstBlock, last: result.lastBlock, txs: result.committed }
+      }
     }
     if (workloads.includes('reads')) {
       if (hashes.length === 0)
         throw new Error('the reads workload looks up the transactions of the transfers or erc20 workload: run one of them too')
-      const reads = { kind: 'reads', url: target.url, seconds: Number(values['read-seconds']), concurrency: CONCURRENCY, hashes } as const
+      const reads = {
+        kind: 'reads',
+        url: target.url,
+        seconds: Number(values['read-seconds']),
+        concurrency: Number(values['read-concurrency']),
+        hashes,
+      } as const
       await measureReads(
         loadgen,
         target,
@@ -389,11 +415,24 @@ async function main(): Promise<void> {
           (r) => `${fmt(r.requests)} requests, ${r.errors} errors`,
         )
       }
+      if (filled !== undefined) {
+        const { first, last, txs } = filled
+        // whole blocks with their transactions (isPlain false): the answer a block explorer asks for
+        await measureReads(
+          loadgen,
+          target,
+          'reads: block_getBlockByNumber, full',
+          { ...reads, seconds: reads.seconds / 2, only: 'block_getBlockByNumber', fullBlocks: { first, last } },
+          (r) =>
+            `${fmt(r.requests)} requests, blocks ${first}–${last} with their transactions (${fmt(txs / (last - first + 1))} on average), ${r.errors} errors`,
+        )
+      }
     }
   } finally {
     await target.stop()
   }
   if (workloads.includes('logs')) await logsWorkload(loadgen)
+  if (workloads.includes('runaway')) await measureRunaway()
   loadgen.kill()
   report()
 }
@@ -419,6 +458,33 @@ function setUp(loadgen: ChildProcess, target: Target, token: boolean, jvmToken =
     funderKey: target.funderKey,
     token,
     jvmToken,
+  })
+}
+
+/** Reads while runaway contract calls execute (bench/runaway.ts), on a node of its own. */
+async function measureRunaway(): Promise<void> {
+  if (values.url !== undefined) throw new Error('the runaway workload starts a node of its own: not with --url')
+  let usage: ReturnType<typeof sampleUsage> | undefined
+  let used: Usage | undefined
+  const result = await runawayWorkload(
+    launchNode,
+    (pid) => {
+      usage = sampleUsage([pid])
+    },
+    () => {
+      used = usage?.stop()
+    },
+  )
+  if (used === undefined) throw new Error('the runaway workload ended before it began')
+  results.runaway = { ...result, ...used }
+  rows.push({
+    workload: `reads while ${RUNAWAY_CALLS} runaway calls execute`,
+    detail: `${fmt(result.reads)} reads in ${result.seconds} s (block_latestBlock, account_getBalance, a receipt, contract_getCode; 4 in flight); ${result.outOfGas} of ${RUNAWAY_CALLS} calls ran out of gas`,
+    rate: `${fmt(result.readsPerSecond)} requests/s`,
+    latency: `**${result.latencyP50Ms} / ${result.latencyP99Ms} ms**`,
+    answer: '',
+    cpuPerOpUs: null,
+    ...used,
   })
 }
 

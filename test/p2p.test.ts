@@ -37,6 +37,7 @@ import {
   encodePing,
   type Frame,
   type Hello,
+  PROTOCOL_VERSION,
 } from '../src/p2p/wire.ts'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
@@ -289,8 +290,8 @@ test('a node of a foreign CA: the TLS handshake fails within 2 s and nothing it 
   await intruder.net.stop()
 })
 
-const helloOf = (identity: NodeIdentity): Hello => ({
-  version: 1,
+const helloOf = (identity: NodeIdentity, version = PROTOCOL_VERSION): Hello => ({
+  version,
   vp: identity.role === 'VP',
   bootId: randomBytes(16),
   nonce: randomBytes(32),
@@ -305,7 +306,7 @@ function rawLink(
   port: number,
   target: string,
   identity: NodeIdentity,
-  options: { claim?: string; bootId?: Buffer; auth?: Buffer; answerPings?: boolean; silent?: boolean } = {},
+  options: { claim?: string; bootId?: Buffer; auth?: Buffer; answerPings?: boolean; silent?: boolean; version?: number } = {},
 ) {
   const client = new grpc.Client(`127.0.0.1:${port}`, linkClientCredentials(identity, target), {
     ...linkChannelOptions({ maxMessageBytes: 64 * 1024 * 1024 }),
@@ -321,7 +322,7 @@ function rawLink(
   const frames: Frame[] = []
   const state = { closed: false, authed: false, signature: undefined as Buffer | undefined }
   const myHello = encodeHello({
-    ...helloOf(identity),
+    ...helloOf(identity, options.version),
     bootId: options.bootId ?? randomBytes(16),
     hostname: options.claim ?? identity.hostname,
   })
@@ -383,6 +384,14 @@ test('a peer claiming another host name, or replaying an AUTH from an earlier co
   )
   assert.ok(linked(n1, 'node2'), 'the real node2 is untouched')
   n1.net.forget('mallory')
+  // a peer of protocol 1 (JSON payloads) is refused at the hello, with both versions named
+  const old = rawLink(ports[0], 'node1', mallory, { version: 1 })
+  await waitFor(() => old.state.closed, 2000, 'the protocol-1 peer closed')
+  assert.ok(
+    n1.logs.some((l) => l.includes(`protocol version 1, this node speaks ${PROTOCOL_VERSION}`)),
+    'version refusal logged',
+  )
+  assert.ok(!linked(n1, 'mallory'))
 })
 
 test('a listener with the wrong certificate for the dialled host name is refused by the dialer', async () => {

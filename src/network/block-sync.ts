@@ -9,15 +9,19 @@
  * the block only if it reaches the same hash (`apply`); so no single peer is trusted, and a node
  * whose execution differs stops instead of forking (consensus.md §10.5, §10.9).
  *
+ * On the wire (msgpack, wire/binary.ts) a request is `[from, to]`; a reply is a list of blocks,
+ * each packed on its own (so the reply stops growing at MAX_REPLY_BYTES), its transactions as
+ * tx-relay.ts's `[kind, params]` pairs.
+ *
  * The fetch walks forward from the local tip and each block must name the tip as its parent,
  * so a peer cannot splice in a block of another chain; it stops at the target and checks its hash.
  */
 import type { Hex, SignedTx } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import type { BlockBatch } from '../store/index.ts'
-import { parseJson, stringifyJson } from '../wire/json.ts'
+import { pack, unpack } from '../wire/binary.ts'
 import { Channel } from './channels.ts'
-import { decodeTxs, encodeTxs } from './tx-relay.ts'
+import { decodeTxs, type WireTx, wireTxs } from './tx-relay.ts'
 
 /** why a proof may fail on an honest network: said with every refused proof */
 export const PROOF_HINT =
@@ -63,17 +67,15 @@ interface WireBlock {
   parentHash: Hex
   timestamp: bigint
   view: number
-  proof: string
+  proof: Uint8Array
   txHashes: Hex[]
-  txs: string
+  txs: WireTx[]
 }
-
-const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 
 /** The consensus blocks `from`..`to` this node holds (at most BLOCKS_PER_REQUEST and MAX_REPLY_BYTES), encoded. */
 export function readBlocks(source: BlockSource, from: number, to: number): Uint8Array {
-  const out: string[] = []
-  let bytes = 2
+  const out: Uint8Array[] = []
+  let bytes = 0
   const last = Math.min(to, source.height(), from + BLOCKS_PER_REQUEST - 1)
   for (let number = from; number <= last && bytes < MAX_REPLY_BYTES; number++) {
     const header = source.getBlock(number)
@@ -92,26 +94,27 @@ export function readBlocks(source: BlockSource, from: number, to: number): Uint8
       parentHash: header.parentHash,
       timestamp: header.writeTime,
       view: batch.view,
-      proof: hex(batch.proof),
+      proof: batch.proof,
       txHashes: batch.txHashes,
-      txs: Buffer.from(encodeTxs(txs)).toString('utf8'),
+      txs: wireTxs(txs),
     }
-    const text = stringifyJson(wire)
-    bytes += text.length + 1
-    out.push(text)
+    const packed = pack(wire)
+    bytes += packed.length
+    out.push(packed)
   }
-  return Buffer.from(`[${out.join(',')}]`)
+  return pack(out)
 }
 
 const HASH = /^0x[0-9a-f]{64}$/
 
 /** Blocks from a peer's reply; throws on anything malformed. Transactions are admitted again (time window off). */
 export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBlock[] {
-  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 4 })
-  if (!Array.isArray(items)) throw new Error('a block list must be a JSON array')
+  const items = unpack(payload, 'a block list')
+  if (!Array.isArray(items)) throw new Error('a block list must be a list')
   if (items.length > BLOCKS_PER_REQUEST) throw new Error(`more than ${BLOCKS_PER_REQUEST} blocks in one reply`)
   return items.map((item: unknown, index) => {
-    const wire = (item ?? {}) as Partial<Record<keyof WireBlock, unknown>>
+    if (!(item instanceof Uint8Array)) throw new Error(`block ${index} of the reply is malformed`)
+    const wire = (unpack(item, `block ${index} of the reply`) ?? {}) as Partial<Record<keyof WireBlock, unknown>>
     const number = wire.number
     const timestamp = typeof wire.timestamp === 'number' ? BigInt(wire.timestamp) : wire.timestamp
     const ok =
@@ -126,13 +129,12 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
       (timestamp > 0n || (timestamp === 0n && Array.isArray(wire.txHashes) && wire.txHashes.length === 0)) &&
       Number.isSafeInteger(wire.view) &&
       (wire.view as number) >= 0 &&
-      typeof wire.proof === 'string' &&
-      /^([0-9a-f]{2})*$/.test(wire.proof) &&
+      wire.proof instanceof Uint8Array &&
       Array.isArray(wire.txHashes) &&
       wire.txHashes.every((hash) => typeof hash === 'string' && HASH.test(hash)) &&
-      typeof wire.txs === 'string'
+      Array.isArray(wire.txs)
     if (!ok) throw new Error(`block ${index} of the reply is malformed`)
-    const txs = decodeTxs(Buffer.from(wire.txs as string), { nowNs, timeWindow: false })
+    const txs = decodeTxs(wire.txs as unknown[], { nowNs, timeWindow: false })
     // the bodies must be the batch's, in its order (which of them ran is for the replay to decide)
     const named = wire.txHashes as Hex[]
     let at = 0
@@ -148,7 +150,7 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
       parentHash: wire.parentHash as Hex,
       timestamp: timestamp as bigint,
       view: wire.view as number,
-      proof: Buffer.from(wire.proof as string, 'hex'),
+      proof: wire.proof as Uint8Array,
       txHashes: named,
       txs,
     }
@@ -158,9 +160,10 @@ export function decodeBlocks(payload: Uint8Array, nowNs: () => bigint): SyncedBl
 /** Answers peers' block requests from the store. */
 export function serveBlocks(network: SyncNetwork, source: BlockSource): void {
   network.onRequest(Channel.fetchBlocks, async (_from, payload) => {
-    const { from, to } = (parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: 2 }) ?? {}) as { from?: unknown; to?: unknown }
+    const asked = unpack(payload, 'a block request')
+    const [from, to] = Array.isArray(asked) ? asked : []
     if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || (from as number) < 1 || (to as number) < (from as number)) {
-      throw new Error('a block request is {"from": n, "to": m} with 1 <= n <= m')
+      throw new Error('a block request is [from, to] with 1 <= from <= to')
     }
     return readBlocks(source, from as number, to as number)
   })
@@ -197,7 +200,7 @@ export function createBlockSync(options: BlockSyncOptions): BlockSync {
   /** one request to one peer; resolves with how many blocks it applied */
   const fetchOnce = async (peer: string, to: number): Promise<number> => {
     const from = options.tip().number + 1
-    const reply = await network.request(peer, Channel.fetchBlocks, Buffer.from(stringifyJson({ from, to })), REQUEST_TIMEOUT_MS)
+    const reply = await network.request(peer, Channel.fetchBlocks, pack([from, to]), REQUEST_TIMEOUT_MS)
     const blocks = decodeBlocks(reply, options.nowNs)
     let applied = 0
     for (const block of blocks) {

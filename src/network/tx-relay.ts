@@ -3,8 +3,12 @@
  * VP, so each holds it before a batch names it by hash (consensus.md §3 step 2). On the wire a
  * transaction is the client's own params object, as signed: the receiver checks it against the
  * submitting method's params schema (openrpc.json, the same validator a client request meets),
- * runs the same admission checks (hash recomputed) and its pool verifies the signature, so a peer
- * can relay only what a client could have sent.
+ * runs the same admission checks (hash recomputed, once per VP) and its pool verifies the
+ * signature, so a peer can relay only what a client could have sent.
+ *
+ * The wire form is msgpack of `[[kind, params], …]` (wire/binary.ts: bigints kept), so a relayed
+ * transaction costs a binary decode at every VP, not a JSON parse. Peers of an earlier version
+ * (which sent JSON) are refused at the p2p hello (PROTOCOL_VERSION 2), so no JSON is read here.
  */
 import { methods, schemas } from '../../generated/methods.ts'
 import { admitTransaction } from '../chain/admission.ts'
@@ -14,7 +18,7 @@ import { SUBMIT_METHOD } from '../domain.ts'
 import { DuplicateTransaction } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { compileParamChecker, type ParamChecker } from '../rpc/params.ts'
-import { parseJson, stringifyJson } from '../wire/json.ts'
+import { pack, unpack } from '../wire/binary.ts'
 import { Channel } from './channels.ts'
 
 /** the part of the peer network the relay uses (src/p2p's PeerNetwork has it) */
@@ -33,22 +37,25 @@ const checkerOf = (kind: TxKind): ParamChecker => {
   }
   return checker
 }
-/** deep enough for any params object a client can sign, shallow enough to refuse a nesting attack */
-const MAX_DEPTH = 16
+/** what a relay, a fetch reply or a synced block carries per transaction: what its client signed */
+export type WireTx = [kind: TxKind, params: Record<string, unknown>]
+
+export const wireTxs = (txs: readonly SignedTx[]): WireTx[] => txs.map((tx) => [tx.kind, tx.signed])
 
 export function encodeTxs(txs: readonly SignedTx[]): Uint8Array {
-  return Buffer.from(stringifyJson(txs.map((tx) => ({ kind: tx.kind, params: tx.signed }))))
+  return pack(wireTxs(txs))
 }
 
 /**
- * The transactions of a payload `encodeTxs` wrote, admitted again. `timeWindow: false` for
- * relayed and fetched ones (the window is a client-facing rule). Throws on anything malformed.
+ * The transactions of a payload `encodeTxs` wrote (or of wireTxs' list inside another message),
+ * admitted again. `timeWindow: false` for relayed and fetched ones (the window is a client-facing
+ * rule). Throws on anything malformed.
  */
-export function decodeTxs(payload: Uint8Array, options: { nowNs(): bigint; timeWindow?: boolean }): SignedTx[] {
-  const items = parseJson(Buffer.from(payload).toString('utf8'), { maxDepth: MAX_DEPTH })
-  if (!Array.isArray(items)) throw new Error('a transaction list must be a JSON array')
+export function decodeTxs(payload: Uint8Array | unknown[], options: { nowNs(): bigint; timeWindow?: boolean }): SignedTx[] {
+  const items = payload instanceof Uint8Array ? unpack(payload, 'a transaction list') : payload
+  if (!Array.isArray(items)) throw new Error('a transaction list must be a list')
   return items.map((item: unknown, index) => {
-    const { kind, params } = (item ?? {}) as { kind?: unknown; params?: unknown }
+    const [kind, params] = Array.isArray(item) && item.length === 2 ? item : []
     if (typeof kind !== 'string' || !Object.hasOwn(SUBMIT_METHOD, kind)) {
       throw new Error(`transaction ${index}: unknown kind ${String(kind).slice(0, 32)}`)
     }

@@ -9,7 +9,15 @@
 import type { KeyObject, X509Certificate } from 'node:crypto'
 import type { Chain } from '../chain/index.ts'
 import { createMembership, type Membership, type MembershipOptions, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
-import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
+import {
+  batchDigest,
+  type Commit,
+  checkMessage,
+  decodeMessage,
+  encodeMessage,
+  type MemberVote,
+  type Signed,
+} from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
   type ConsensusTimers,
@@ -26,6 +34,7 @@ import type { PeerConfig } from '../p2p/config.ts'
 import { type NodeIdentity, readVoteCert, verifyWithKey } from '../p2p/identity.ts'
 import { type PeerIdentity, type PeerNetwork, refusedAsDeleted } from '../p2p/network.ts'
 import type { BlockBatch, Store } from '../store/index.ts'
+import { BINARY_TAG, isBinary, packTagged, unpack } from '../wire/binary.ts'
 import { parseJson, stringifyJson } from '../wire/json.ts'
 import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
 import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
@@ -76,38 +85,63 @@ export interface VpRole {
 
 /**
  * The proof kept with a block (keyspace 24's proof bytes) and carried by block sync: the commit
- * certificate, as a bare list when the batch ordered no membership vote (as before issue 6), else
- * `{commits, votes}`: the votes are part of the batch (its digest covers them), and every node
- * that replays the block records them (membership.ts).
+ * certificate and the membership votes its batch ordered (the votes are part of the batch, its
+ * digest covers them, and every node that replays the block records them, membership.ts). Written
+ * as wire/binary.ts's tagged msgpack of `[commits]`, or `[commits, votes]` when the batch ordered
+ * votes. Blocks stored by an earlier version hold JSON — a bare list of commits, or
+ * `{commits, votes}` — and a data directory keeps them (block sync serves them as stored), so both
+ * are read.
  */
 export const encodeProof = (certificate: readonly Signed<Commit>[], votes: readonly Signed<MemberVote>[] = []): Uint8Array =>
-  Buffer.from(stringifyJson(votes.length === 0 ? certificate : { commits: certificate, votes }))
+  packTagged(BINARY_TAG, votes.length === 0 ? [certificate] : [certificate, votes])
 
 /** the certificate and votes of a proof; throws on a malformed one */
 export function decodeProof(proof: Uint8Array): { commits: Signed<Commit>[]; votes: Signed<MemberVote>[] } {
-  const parsed = parseJson(Buffer.from(proof).toString('utf8'), { maxDepth: 16 }) as unknown
-  const { commits, votes } = Array.isArray(parsed)
-    ? { commits: parsed, votes: [] }
-    : ((parsed ?? {}) as { commits?: unknown; votes?: unknown })
-  if (!Array.isArray(commits) || !Array.isArray(votes)) throw new Error('a block proof is a list of commits or {commits, votes}')
+  let commits: unknown
+  let votes: unknown = []
+  if (isBinary(proof)) {
+    const parsed = unpack(proof.subarray(1), 'a block proof')
+    if (!Array.isArray(parsed) || parsed.length < 1 || parsed.length > 2) throw new Error('a block proof is [commits] or [commits, votes]')
+    ;[commits, votes = []] = parsed
+  } else {
+    const parsed = parseJson(Buffer.from(proof).toString('utf8'), { maxDepth: 16 }) as unknown
+    if (Array.isArray(parsed)) commits = parsed
+    else ({ commits, votes } = (parsed ?? {}) as { commits?: unknown; votes?: unknown })
+  }
+  if (!Array.isArray(commits) || !Array.isArray(votes)) throw new Error('a block proof is a list of commits, and of votes')
   const decode = <T>(items: unknown[], type: string): T[] =>
     items.map((item) => {
-      const message = decodeMessage(Buffer.from(stringifyJson(item)))
+      const message = checkMessage(item)
       if (message.body.type !== type) throw new Error(`a block proof holds a ${message.body.type} among its ${type}s`)
       return message as T
     })
   return { commits: decode<Signed<Commit>>(commits, 'commit'), votes: decode<Signed<MemberVote>>(votes, 'member-vote') }
 }
 
+/** msgpack's tag of a one-item list: a binary proof `[commits]`, which carries no votes */
+const FIXARRAY_1 = 0x91
+
 /** the membership votes a block's batch ordered (none when its proof cannot be read: it was checked when stored) */
 export function votesOf(batch: Pick<BlockBatch, 'proof'> | undefined): Signed<MemberVote>[] {
-  // a proof that is a bare list carries no votes; skip parsing the common case
-  if (batch === undefined || batch.proof[0] !== 0x7b) return []
+  // a proof without votes (binary [commits]; JSON's bare list) is not decoded: the common case
+  if (batch === undefined) return []
+  const proof = batch.proof
+  if (isBinary(proof) ? proof[1] === FIXARRAY_1 : proof[0] !== 0x7b) return []
   try {
-    return decodeProof(batch.proof).votes
+    return decodeProof(proof).votes
   } catch {
     return []
   }
+}
+
+/**
+ * A consensus record (keyspace of writeConsensus) as written: tagged msgpack since protocol 2, JSON
+ * in data directories of earlier versions and for the membership snapshot (rare, kept readable).
+ */
+function readRecord(bytes: Uint8Array): unknown {
+  return isBinary(bytes)
+    ? unpack(bytes.subarray(1), 'a consensus record')
+    : parseJson(Buffer.from(bytes).toString('utf8'), { maxDepth: 64 })
 }
 
 const MEMBERSHIP_KEY = 'membership'
@@ -314,7 +348,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const outbox = createOutbox<{ key: string; value: unknown }, Send>({
     persist: (writes) =>
       store.writeConsensus(
-        writes.map(({ key, value }) => ({ key, value: value === undefined ? undefined : Buffer.from(stringifyJson(value)) })),
+        writes.map(({ key, value }) => ({ key, value: value === undefined ? undefined : packTagged(BINARY_TAG, value) })),
       ),
     transmit: ({ to, message }) => {
       const bytes = encodeMessage(message)
@@ -570,7 +604,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       chain.onBlock((block) => pushBlock(network, store, block.header.number))
       chain.pool.onReady(() => replica.txArrived())
       const records = new Map<string, unknown>()
-      for (const { key, value } of store.readConsensus()) records.set(key, parseJson(Buffer.from(value).toString('utf8'), { maxDepth: 64 }))
+      for (const { key, value } of store.readConsensus()) records.set(key, readRecord(value))
       const height = store.height()
       const header = store.getBlock(height)
       replica.start({

@@ -22,7 +22,11 @@
  */
 import { createHash } from 'node:crypto'
 
-export const PROTOCOL_VERSION = 1
+/**
+ * 2: the channels' payloads are msgpack (transactions, consensus messages, block sync), where 1's
+ * were JSON; a peer of the other version is refused at the hello, with both versions named.
+ */
+export const PROTOCOL_VERSION = 2
 export const FRAME = { hello: 1, auth: 2, data: 3, request: 4, response: 5, ping: 6, pong: 7, batch: 8 } as const
 
 export interface Hello {

@@ -1,17 +1,16 @@
 /**
  * The binary form of an admitted transaction, made once where it is admitted and carried as is: in
- * the message from a request thread to the chain thread, in the pool log (src/store/pool-log.ts)
- * and in a relay to peers. msgpack (msgpackr) of the SignedTx, with bigints kept as bigints (and
- * numbers as numbers), so the params object the client signed comes back exactly; decoding checks
- * the shape, so bytes from a peer or a damaged log cannot become a malformed record.
+ * the message from a request thread to the chain thread and in the pool log (src/store/pool-log.ts).
+ * msgpack of the SignedTx (binary.ts: bigints kept as bigints and numbers as numbers, so the params
+ * object the client signed comes back exactly); decoding checks the shape, so bytes from another
+ * thread or a damaged log cannot become a malformed record. (Peers get the signed params, never
+ * this record: each VP derives the hash itself, network/tx-relay.ts.)
  *
  * An admitted transaction travels with its signature check when it has had one:
  * `[flag byte][msgpack]`, flag 0 not checked yet, 1 valid, 2 invalid.
  */
-import { Packr } from 'msgpackr'
 import type { SignedTx } from '../domain.ts'
-
-const packr = new Packr({ useRecords: false, useBigIntExtension: true, mapsAsObjects: true } as ConstructorParameters<typeof Packr>[0])
+import { BinaryDecodeError, pack, packTagged, tagged, unpack } from './binary.ts'
 
 const KINDS = new Set(['transfer', 'deploy', 'invoke', 'maintain'])
 const HEX = /^0x[0-9a-f]*$/
@@ -21,34 +20,27 @@ export class TxDecodeError extends Error {
 }
 
 export function encodeTx(tx: SignedTx): Uint8Array {
-  return packr.pack(tx)
+  return pack(tx)
 }
 
 export function decodeTx(bytes: Uint8Array): SignedTx {
   let value: unknown
   try {
-    value = packr.unpack(bytes)
+    value = unpack(bytes, 'a transaction record')
   } catch (error) {
-    throw new TxDecodeError(`not a transaction record: ${(error as Error).message}`)
+    throw error instanceof BinaryDecodeError ? new TxDecodeError(error.message) : error
   }
   return checkedTx(value)
 }
 
 /** A checked transaction's bytes with its signature check: undefined (not checked yet), true or false. */
 export function encodeAdmitted(tx: SignedTx, signatureValid: boolean | undefined): Uint8Array {
-  const body = packr.pack(tx)
-  const out = new Uint8Array(body.length + 1)
-  out[0] = signatureValid === undefined ? 0 : signatureValid ? 1 : 2
-  out.set(body, 1)
-  return out
+  return packTagged(signatureValid === undefined ? 0 : signatureValid ? 1 : 2, tx)
 }
 
 /** The same from a transaction's encodeTx bytes (a request thread has them already: it sent them to be verified). */
 export function admittedRecord(encoded: Uint8Array, signatureValid: boolean): Uint8Array {
-  const out = new Uint8Array(encoded.length + 1)
-  out[0] = signatureValid ? 1 : 2
-  out.set(encoded, 1)
-  return out
+  return tagged(signatureValid ? 1 : 2, encoded)
 }
 
 export function decodeAdmitted(bytes: Uint8Array): { tx: SignedTx; signatureValid: boolean | undefined } {

@@ -22,7 +22,9 @@ import {
 } from '../../src/consensus/bft/messages.ts'
 import type { NetworkPlan } from '../../src/devnet/network.ts'
 import { Channel } from '../../src/network/channels.ts'
+import { pack } from '../../src/wire/binary.ts'
 import { assertNoFork, assertSameOutcomes } from '../helpers/audit.ts'
+import { packReply } from '../helpers/block-reply.ts'
 import { primaryAt, sendTransfers, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 import { type RoguePeer, startRoguePeer } from '../helpers/rogue-peer.ts'
@@ -104,18 +106,22 @@ function sendGarbage(): void {
     Buffer.from(`{"from":4,"sig":"00","body":{"type":"commit","view":1e400,"seq":-1,"digest":"0x00"}}`),
     Buffer.from(`${'['.repeat(5000)}${']'.repeat(5000)}`),
     Buffer.from('\xff\xfe not utf-8', 'latin1'),
+    // the wire is msgpack (protocol 2): the same lies packed, and lists nested too deep to decode
+    pack({ from: 4, sig: '00', body: { type: 'launch-missiles', view: 0 } }),
+    pack({ from: 4, sig: '00', body: { type: 'commit', view: 1e300, seq: -1, digest: '0x00' } }),
+    new Uint8Array(100_001).fill(0x91),
   ]
   for (const bytes of garbage) rogue.broadcast(bytes)
   // channels nothing listens on, and malformed requests and relays on the ones that do
   rogue.net.broadcast(4242, randomBytes(64), (peer) => peer.vp)
-  rogue.net.broadcast(Channel.tx, Buffer.from('[{"kind":"transfer","params":{"from":1}}]'), (peer) => peer.vp)
+  rogue.net.broadcast(Channel.tx, pack([['transfer', { from: 1 }]]), (peer) => peer.vp)
   rogue.net.broadcast(Channel.blockPush, randomBytes(100), (peer) => peer.vp)
   // ATTENDs (a new VP asking to be voted in): garbage, and node4 asking for a second id
   rogue.net.broadcast(Channel.attend, randomBytes(80), (peer) => peer.vp)
   rogue.net.broadcast(Channel.attend, Buffer.from('null'), (peer) => peer.vp)
   rogue.net.broadcast(Channel.attend, Buffer.from('{"id":5,"cert":"AAAAAAAAAAAAAAAAAAAA","sig":"00"}'), (peer) => peer.vp)
   for (const to of rogue.linkedVps()) {
-    rogue.net.request(to, Channel.fetchBlocks, Buffer.from('{"from":-5,"to":"all"}'), 5000).catch(() => {})
+    rogue.net.request(to, Channel.fetchBlocks, pack([-5, 'all']), 5000).catch(() => {})
     rogue.net.request(to, Channel.fetchTxs, randomBytes(50), 5000).catch(() => {})
     rogue.net.request(to, Channel.forwardTx, Buffer.from('null'), 5000).catch(() => {})
   }
@@ -130,12 +136,12 @@ function pushFakeBlocks(): void {
     parentHash: randomHash(),
     timestamp: Date.now() * 1_000_000,
     view: 0,
-    proof: randomBytes(64).toString('hex'),
+    proof: randomBytes(64),
     txHashes: [],
-    txs: '[]',
+    txs: [],
   }
   rogue.net.send('nvp1', Channel.blockPush, randomBytes(300))
-  rogue.net.send('nvp1', Channel.blockPush, Buffer.from(JSON.stringify([far])))
+  rogue.net.send('nvp1', Channel.blockPush, packReply([far]))
   sent.fakeBlocks += 2
 }
 

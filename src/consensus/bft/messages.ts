@@ -4,14 +4,17 @@
  * Every message is signed by its sender (consensus.md §10.1): the ones that serve as proofs
  * (prepares and commits inside certificates, checkpoints, view changes) can then be carried by
  * anyone and checked by everyone, and a NewView carries the view changes it was built from
- * (§10.4). The wire form is JSON (bigints as bare integers); decoding checks every field's type
- * and size and throws on anything else, so a malformed or unknown message never reaches the state
- * machine (§10.7).
+ * (§10.4). The wire form is msgpack (wire/binary.ts, bigints kept); decoding checks every
+ * field's type and size and throws on anything else, so a malformed or unknown message never
+ * reaches the state machine (§10.7). What a replica signs, and a batch's digest, stay the
+ * canonical JSON below whatever the wire form: signatures and digests in stored proofs and
+ * consensus records must keep verifying.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Hex } from '../../domain.ts'
-import { parseJson, stringifyJson } from '../../wire/json.ts'
+import { pack, unpack } from '../../wire/binary.ts'
+import { stringifyJson } from '../../wire/json.ts'
 
 export type { Hex }
 
@@ -161,7 +164,7 @@ export function batchDigest(seq: number, timestamp: bigint, txHashes: readonly H
 }
 
 export function encodeMessage(message: Signed): Uint8Array {
-  return new TextEncoder().encode(stringifyJson(message))
+  return pack(message)
 }
 
 // ---- decoding: every field checked ----
@@ -305,10 +308,15 @@ const bodies: Record<string, (b: Obj) => Body> = {
 export function decodeMessage(bytes: Uint8Array): Signed {
   let value: unknown
   try {
-    value = parseJson(new TextDecoder('utf-8', { fatal: true }).decode(bytes), { maxDepth: 16 })
+    value = unpack(bytes, 'a consensus message')
   } catch (error) {
-    throw new MessageError(`not JSON: ${(error as Error).message}`)
+    throw new MessageError((error as Error).message)
   }
+  return checkMessage(value)
+}
+
+/** A decoded value checked as a message: decodeMessage without the wire form (a block proof holds messages). */
+export function checkMessage(value: unknown): Signed {
   const type = obj(obj(value, 'message').body, 'body').type
   const decode = typeof type === 'string' && Object.hasOwn(bodies, type) ? bodies[type] : undefined
   if (decode === undefined) throw new MessageError(`unknown message type ${String(type).slice(0, 32)}`)

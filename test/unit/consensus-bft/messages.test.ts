@@ -15,6 +15,7 @@ import {
   signingBytes,
 } from '../../../src/consensus/bft/messages.ts'
 import { quorumOf, verifyCommitCertificate } from '../../../src/consensus/bft/replica.ts'
+import { pack } from '../../../src/wire/binary.ts'
 
 const keys = new Map([1, 2, 3, 4, 5].map((id) => [id, generateKeyPairSync('ed25519')]))
 const signAs = <T extends Signed['body']>(from: number, body: T): Signed<T> => ({
@@ -67,9 +68,19 @@ test('malformed and unknown messages are refused by the codec, never half-read',
     '{"from":1,"sig":"ab","body":{"type":"slot-request","view":"0","seq":1}}',
     '{"from":1,"sig":"ab","body":{"type":"slot-request","view":0,"seq":-1}}',
   ]
-  for (const text of bad)
+  // the wire is msgpack: each case is the JSON's value packed, as a peer could send it
+  const packed = bad.map((text): [Uint8Array, string] => {
+    try {
+      return [pack(JSON.parse(text)), text]
+    } catch {
+      return [new TextEncoder().encode(text), text]
+    }
+  })
+  const nested = new Uint8Array(200_001).fill(0x91) // 200,000 lists in lists: too deep to decode
+  packed.push([nested, 'nested lists'], [Uint8Array.of(0x92, 0x01), 'cut short'])
+  for (const [bytes, text] of packed)
     assert.throws(
-      () => decodeMessage(new TextEncoder().encode(text)),
+      () => decodeMessage(bytes),
       (e: Error) => e instanceof MessageError,
       text.slice(0, 60),
     )
@@ -103,7 +114,7 @@ test('membership votes: a pre-prepare carries them signed, its digest covers the
     "the voter's signature survives",
   )
   const isMessageError = (error: unknown) => error instanceof MessageError
-  const bad = (body: unknown) => () => decodeMessage(Buffer.from(JSON.stringify({ from: 2, sig: 'aa', body })))
+  const bad = (body: unknown) => () => decodeMessage(pack({ from: 2, sig: 'aa', body }))
   assert.throws(bad({ type: 'member-vote', action: 'join', target: 5 }), isMessageError)
   assert.throws(bad({ type: 'member-vote', action: 'delete', target: -1 }), isMessageError)
   assert.throws(

@@ -17,8 +17,9 @@ import {
   type Signed,
 } from '../../../src/consensus/bft/messages.ts'
 import { type AttendContext, attendBytes, checkAttend, encodeAttend } from '../../../src/network/attend.ts'
-import { addedKeys, admitAddVote, decodeProof, encodeProof } from '../../../src/network/vp.ts'
+import { addedKeys, admitAddVote, decodeProof, encodeProof, votesOf } from '../../../src/network/vp.ts'
 import { createNamespaceCa, type IssuedCert, issueNodeCert, voteCertOf } from '../../../src/p2p/identity.ts'
+import { BINARY_TAG, packTagged } from '../../../src/wire/binary.ts'
 import { stringifyJson } from '../../../src/wire/json.ts'
 
 const ca = await createNamespaceCa({ namespace: 'global' })
@@ -143,7 +144,18 @@ test('wire: an add vote carries its certificate (signed, in the batch digest); a
   assert.is.not(batchDigest(9, 1n, [], [vote]), batchDigest(9, 1n, [], [bare]), 'the digest covers the certificate')
   const commit: Signed<Commit> = { from: 2, sig: 'ab', body: { type: 'commit', view: 0, seq: 9, digest: `0x${'1'.repeat(64)}` } }
   assert.equal(decodeProof(encodeProof([commit], [vote])), { commits: [commit], votes: [vote] })
-  assert.equal(decodeProof(encodeProof([commit])), { commits: [commit], votes: [] }, 'a bare list')
+  assert.equal(decodeProof(encodeProof([commit])), { commits: [commit], votes: [] }, 'no votes')
+  // blocks stored by protocol 1 keep JSON proofs: a bare list, or {commits, votes}
+  assert.equal(decodeProof(Buffer.from(JSON.stringify([commit]))), { commits: [commit], votes: [] }, 'an old bare list')
+  assert.equal(
+    decodeProof(Buffer.from(JSON.stringify({ commits: [commit], votes: [vote] }))),
+    { commits: [commit], votes: [vote] },
+    'old votes',
+  )
+  assert.equal(votesOf({ proof: encodeProof([commit], [vote]) }), [vote])
+  assert.equal(votesOf({ proof: encodeProof([commit]) }), [])
+  assert.equal(votesOf({ proof: Buffer.from(JSON.stringify({ commits: [commit], votes: [vote] })) }), [vote])
+  assert.throws(() => decodeProof(packTagged(BINARY_TAG, [[commit], [vote], []])), /\[commits\] or \[commits, votes\]/)
   const deleteVote = signedVote(3, { type: 'member-vote', action: 'delete', target: 4 })
   assert.equal(decodeProof(encodeProof([commit], [deleteVote])), { commits: [commit], votes: [deleteVote] }, 'delete votes as before')
 })

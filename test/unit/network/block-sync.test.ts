@@ -14,6 +14,8 @@ import { createBlockSync, decodeBlocks, readBlocks, SyncError, type SyncNetwork,
 import { Channel } from '../../../src/network/channels.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'
 import type { BlockCommit } from '../../../src/store/types.ts'
+import { pack } from '../../../src/wire/binary.ts'
+import { openReply, packReply } from '../../helpers/block-reply.ts'
 import { wallet } from '../../helpers/wallet.ts'
 import { nextBlock, tempDir } from '../store/fixtures.ts'
 
@@ -96,19 +98,25 @@ test('blocks travel with their batch in execution order, transactions re-admitte
 
 test("a reply whose bodies are not its batch's, in order, is refused", async () => {
   const { store } = await sourceChain(2)
-  const reply = JSON.parse(Buffer.from(readBlocks(store, 2, 2)).toString()) as { txHashes: string[] }[]
-  reply[0].txHashes.reverse()
-  assert.throws(() => decodeBlocks(Buffer.from(JSON.stringify(reply)), nowNs), /which its batch does not name in that place/)
+  const reply = openReply(readBlocks(store, 2, 2))
+  ;(reply[0].txHashes as string[]).reverse()
+  assert.throws(() => decodeBlocks(packReply(reply), nowNs), /which its batch does not name in that place/)
   await store.close()
 })
 
 test("a null slot's empty block (batch time 0, as a view change leaves it) travels; time 0 with transactions does not", async () => {
   const { store } = await sourceChain(2)
-  const reply = JSON.parse(Buffer.from(readBlocks(store, 2, 2)).toString()) as { timestamp: number; txHashes: string[]; txs: string }[]
-  const nullSlot = [{ ...reply[0], timestamp: 0, txHashes: [], txs: '[]' }]
-  assert.is(decodeBlocks(Buffer.from(JSON.stringify(nullSlot)), nowNs)[0].timestamp, 0n)
+  const reply = openReply(readBlocks(store, 2, 2))
+  const nullSlot = [{ ...reply[0], timestamp: 0, txHashes: [], txs: [] }]
+  assert.is(decodeBlocks(packReply(nullSlot), nowNs)[0].timestamp, 0n)
   const dated0 = [{ ...reply[0], timestamp: 0 }]
-  assert.throws(() => decodeBlocks(Buffer.from(JSON.stringify(dated0)), nowNs), /block 0 of the reply is malformed/)
+  assert.throws(() => decodeBlocks(packReply(dated0), nowNs), /block 0 of the reply is malformed/)
+  assert.throws(
+    () => decodeBlocks(pack([pack({ ...reply[0], proof: 'ab' })]), nowNs),
+    /block 0 of the reply is malformed/,
+    'a proof is bytes',
+  )
+  assert.throws(() => decodeBlocks(pack(reply), nowNs), /block 0 of the reply is malformed/, 'each block is packed on its own')
   await store.close()
 })
 
@@ -117,9 +125,9 @@ test('a lagging store syncs to the target from peers in turn, skipping a dead on
   const receiver = await openStore(`${tempDir('sync-receiver')}/ledger`)
   const honest = servingHandler(source)
   const liar = async (from: { hostname: string }, payload: Uint8Array) => {
-    const reply = JSON.parse(Buffer.from(await honest(from, payload)).toString()) as { parentHash: string }[]
+    const reply = openReply(await honest(from, payload))
     reply[0].parentHash = `0x${'ab'.repeat(32)}`
-    return Buffer.from(JSON.stringify(reply))
+    return packReply(reply)
   }
   const applied: number[] = []
   const sync = createBlockSync({

@@ -13,6 +13,7 @@ import { Channel } from '../../../src/network/channels.ts'
 import { createNvpFeed, pushBlock } from '../../../src/network/nvp-feed.ts'
 import { openStore } from '../../../src/store/index.ts'
 import type { BlockCommit } from '../../../src/store/types.ts'
+import { openReply, packReply } from '../../helpers/block-reply.ts'
 import { wallet } from '../../helpers/wallet.ts'
 import { nextBlock, tempDir } from '../store/fixtures.ts'
 
@@ -114,10 +115,10 @@ test('an NVP applies pushed blocks in order, fills a gap by syncing from the VPs
   await feed.idle()
   assert.is(nvp.height(), 5, 'the gap 3-4 synced from node1 (node2 is not linked), then 5 applied')
   assert.is(nvp.getBlock(5)!.hash, vp.store.getBlock(5)!.hash)
-  const forged = JSON.parse(Buffer.from(readBlocks(vp.store, 6, 6)).toString()) as { proof: string }[]
-  forged[0].proof = '00'
-  onPush!({ hostname: 'node1', vp: true }, Buffer.from(JSON.stringify(forged)))
-  onPush!({ hostname: 'node1', vp: true }, Buffer.from('not json'))
+  const forged = openReply(readBlocks(vp.store, 6, 6))
+  forged[0].proof = Uint8Array.of(0)
+  onPush!({ hostname: 'node1', vp: true }, packReply(forged))
+  onPush!({ hostname: 'node1', vp: true }, Buffer.from('not msgpack'))
   await feed.idle()
   assert.is(nvp.height(), 5, 'no proof, no block; garbage dropped')
   push(6)

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
 import { decodeTxs, encodeTxs } from '../../../src/network/tx-relay.ts'
+import { pack } from '../../../src/wire/binary.ts'
 import { wallet } from '../../helpers/wallet.ts'
 
 const nowNs = () => BigInt(Date.now()) * 1_000_000n
@@ -31,20 +32,22 @@ test('the time window applies unless the caller turns it off (relayed and batch-
 })
 
 test('malformed payloads are refused with a reason, never half-read', () => {
-  const cases: [string, RegExp][] = [
-    ['{}', /JSON array/],
-    ['[{"kind":"steal","params":{}}]', /unknown kind/],
-    ['[{"kind":"transfer","params":[1]}]', /params must be an object/],
-    ['[{"kind":"transfer","params":{"from":"0x12"}}]', /invalid argument 0/],
-    [
-      '[{"kind":"transfer","params":{"from":"0x1234567890123456789012345678901234567890","to":"0x1234567890123456789012345678901234567890"}}]',
-      /required property/,
-    ],
-    ['[{"kind":"toString","params":{}}]', /unknown kind/],
-    [`${'['.repeat(40)}${']'.repeat(40)}`, /deep|nest/i],
-    ['not json', /./],
+  const address = '0x1234567890123456789012345678901234567890'
+  const cases: [unknown, RegExp][] = [
+    [{}, /must be a list/],
+    [[['steal', {}]], /unknown kind/],
+    [[['transfer', [1]]], /params must be an object/],
+    [[['transfer', { from: '0x12' }]], /invalid argument 0/],
+    [[['transfer', { from: address, to: address }]], /required property/],
+    [[['toString', {}]], /unknown kind/],
+    [[{ kind: 'transfer', params: {} }], /unknown kind/],
+    [[['transfer', {}, 'more']], /unknown kind/],
   ]
-  for (const [text, reason] of cases) assert.throws(() => decodeTxs(Buffer.from(text), { nowNs }), reason, text)
+  for (const [value, reason] of cases) assert.throws(() => decodeTxs(pack(value), { nowNs }), reason, JSON.stringify(value))
+  const nested = new Uint8Array(200_001).fill(0x91)
+  assert.throws(() => decodeTxs(nested, { nowNs }), /not msgpack/, 'too deep to decode')
+  assert.throws(() => decodeTxs(Uint8Array.of(0x92, 0x01), { nowNs }), /not msgpack/, 'cut short')
+  assert.throws(() => decodeTxs(Buffer.from('[{"kind":"transfer","params":{}}]'), { nowNs }), /./, 'JSON (protocol 1) is not read')
   const simulated = admitTransaction('transfer', alice.transfer(wallet().address, 1, { simulate: true }), { nowNs })
   assert.throws(() => decodeTxs(encodeTxs([simulated]), { nowNs }), /simulation/)
 })
