@@ -18,6 +18,7 @@ import {
 } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
+import type { ChainMetrics } from '../metrics/registry.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type ReadyTx, type SignatureVerifier, type TxPool } from './pool.ts'
@@ -47,6 +48,8 @@ export interface ChainOptions {
   ordering?: 'solo' | 'consensus'
   /** told once when ordering stops for good (see Chain.halt) */
   onHalt?: (reason: string) => void
+  /** told of each client's admission outcome and of each committed block (src/metrics/registry.ts) */
+  metrics?: Pick<ChainMetrics, 'observeAdmission' | 'observeBlock'>
 }
 
 /** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
@@ -60,6 +63,8 @@ export interface Chain {
   produce(batch: ReadyTx[], options?: ProduceOptions): Promise<CommittedBlock>
   /** receipt or discard record of a simulated transaction */
   simulation(hash: Hex): { receipt?: Receipt; invalid?: InvalidTx } | undefined
+  /** executes a simulated transaction against the latest state (nothing changes); its outcome */
+  simulate(tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }>
   onBlock(listener: (block: CommittedBlock) => void): void
   /**
    * Ordering stopped for good (a block could not be committed, consensus records could not be
@@ -85,13 +90,26 @@ export function signatureVerifier(verifyPool: VerifyPool): SignatureVerifier {
 export function createChain(options: ChainOptions): Chain {
   const { store, executor, log } = options
   const verifier = signatureVerifier(options.verifyPool)
-  const pool = createTxPool({ store, verifier, capacity: options.poolCapacity, verifyBatch: 512, log: log.child('pool') })
+  const pool = createTxPool({
+    store,
+    verifier,
+    capacity: options.poolCapacity,
+    verifyBatch: 512,
+    log: log.child('pool'),
+    observeAdmission: options.metrics?.observeAdmission,
+  })
   const producer = createBlockProducer({ store, executor, hasher: options.stateHasher, nowNs: options.nowNs, log: log.child('producer') })
   const listeners: ((block: CommittedBlock) => void)[] = []
   const simulations = new Map<Hex, { receipt?: Receipt; invalid?: InvalidTx }>()
 
   const produce = async (batch: ReadyTx[], produceOptions?: ProduceOptions): Promise<CommittedBlock> => {
+    const started = performance.now()
     const block = await producer.produce(batch, produceOptions)
+    options.metrics?.observeBlock({
+      valid: block.txs.length,
+      discardReasons: block.invalid.map((discarded) => discarded.invalidMsg),
+      seconds: (performance.now() - started) / 1000,
+    })
     pool.settle(batch.map((item) => item.tx.hash))
     for (const listener of listeners) {
       try {
@@ -123,20 +141,25 @@ export function createChain(options: ChainOptions): Chain {
           onStopped: (error) => halt(`block ${store.height() + 1} could not be committed (${(error as Error).message ?? String(error)})`),
         })
 
-  const simulate = async (tx: SignedTx): Promise<Hex> => {
+  const simulate = async (tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }> => {
     const [signatureValid] = await verifier.verify([tx])
     const number = store.height() + 1
     const outcome: ExecutionOutcome = signatureValid
       ? await executor.simulate(store.state, tx, { number, timestamp: options.nowNs() })
       : { ok: false, invalidMsg: 'SIGFAILED', detail: 'signature does not recover `from`', gasUsed: 0, executeTimeNs: 0 }
+    const simulated = outcome.ok
+      ? { receipt: receiptOf(tx, outcome, { blockNumber: number, blockHash: ZERO_HASH, txIndex: 0 }) }
+      : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } }
     if (simulations.size >= MAX_SIMULATIONS) simulations.delete(simulations.keys().next().value as Hex)
-    simulations.set(
-      tx.hash,
-      outcome.ok
-        ? { receipt: receiptOf(tx, outcome, { blockNumber: number, blockHash: ZERO_HASH, txIndex: 0 }) }
-        : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } },
-    )
-    return tx.hash
+    simulations.set(tx.hash, simulated)
+    return simulated
+  }
+
+  const refuseWhenHalted = (): void => {
+    if (haltReason !== undefined)
+      throw new SystemBusy(
+        `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
+      )
   }
 
   return {
@@ -146,17 +169,23 @@ export function createChain(options: ChainOptions): Chain {
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
-        if (tx.simulate) return simulate(tx)
-        if (haltReason !== undefined)
-          throw new SystemBusy(
-            `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
-          )
+        if (tx.simulate) {
+          await simulate(tx)
+          return tx.hash
+        }
+        refuseWhenHalted()
         await pool.add(tx)
+        return tx.hash
+      },
+      async admit({ tx, signatureValid, record }) {
+        refuseWhenHalted()
+        await pool.add(tx, { signatureValid, record })
         return tx.hash
       },
       signHash: (params) => signHashOf(params as Record<string, unknown>),
     },
     simulation: (hash) => simulations.get(hash),
+    simulate,
     onBlock(listener) {
       listeners.push(listener)
     },

@@ -28,6 +28,8 @@ export interface HttpLimits {
 export interface HttpServerOptions {
   host: string
   port: number
+  /** listen on this already listening socket instead (another request thread's, src/front/) */
+  fd?: number
   limits: HttpLimits
   /** value of Access-Control-Allow-Origin; empty disables CORS */
   corsOrigin: string
@@ -36,9 +38,17 @@ export interface HttpServerOptions {
   tcertCheck?: TcertCheck
   /** extra GET routes, e.g. /playground */
   pages: Readonly<Record<string, { contentType: string; body: string | Buffer; headers?: Record<string, string> }>>
+  /** GET routes answered when asked (/metrics, /health, /ready): their status and body are made per request */
+  routes?: Readonly<Record<string, () => Promise<RouteReply>>>
   /** WebSocket upgrades on any path (src/rpc/ws.ts); without it an upgrade request is dropped */
   onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
   log: Logger
+}
+
+export interface RouteReply {
+  status: number
+  contentType: string
+  body: string
 }
 
 export interface RpcHttpServer {
@@ -128,6 +138,21 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
         res.end(method === 'HEAD' ? undefined : page.body)
         return
       }
+      const route = options.routes?.[path]
+      if (route !== undefined) {
+        void route().then(
+          (reply) => {
+            if (res.headersSent || res.destroyed) return
+            res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-store', ...corsHeaders })
+            res.end(method === 'HEAD' ? undefined : reply.body)
+          },
+          (error: unknown) => {
+            log.error(`GET ${path} failed`, error)
+            send(res, 500, JSON.stringify({ error: `GET ${path} failed on this node; its log has the reason` }))
+          },
+        )
+        return
+      }
     }
     if (method !== 'POST') {
       req.resume()
@@ -213,10 +238,12 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject)
-        server.listen(options.port, options.host, () => {
+        const listening = (): void => {
           server.off('error', reject)
           resolve(server.address() as AddressInfo)
-        })
+        }
+        if (options.fd === undefined) server.listen(options.port, options.host, listening)
+        else server.listen({ fd: options.fd }, listening)
       }),
     close: () =>
       new Promise((resolve) => {

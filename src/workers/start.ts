@@ -7,7 +7,7 @@
  * when the worker cannot start in time, and then does the work in its own thread instead.
  */
 import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 
 /** false under tsx; true in dist/, where every `.ts` module of the sources has a built `.js` twin beside it */
 export const runningBuilt = !import.meta.url.endsWith('.ts')
@@ -34,8 +34,11 @@ export async function startWorker<Ready extends { ready: true }>(
   timeoutMs: number,
   /** what the thread does, for its name in profiles and the bench's per-thread figures (bench/loop-monitor.cjs) */
   threadName: string,
+  /** message ports inside `data`, moved to the worker */
+  transferList: readonly Transferable[] = [],
 ): Promise<StartedWorker<Ready> | undefined> {
   const workerData = { ...data, threadName }
+  const list = [...transferList] as NonNullable<WorkerOptions['transferList']>
   const module = runnableModule(source)
   let worker: Worker
   try {
@@ -44,9 +47,9 @@ export async function startWorker<Ready extends { ready: true }>(
       // 20: the hooks it registers never apply to the worker's entry module (ERR_UNKNOWN_FILE_EXTENSION,
       // tested on 20.20). A plain-JS bootstrap registers tsx's hooks itself, then imports the file.
       const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}) })`
-      worker = new Worker(bootstrap, { eval: true, workerData })
+      worker = new Worker(bootstrap, { eval: true, workerData, transferList: list })
     } else {
-      worker = new Worker(module, { workerData })
+      worker = new Worker(module, { workerData, transferList: list })
     }
   } catch {
     return undefined
