@@ -5,6 +5,8 @@
  *
  *   npx tsx examples/contract-call.ts [--url http://127.0.0.1:8081] [--key-file data/global/genesis-account.json]
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import {
   accountFromPrivateKey,
   createClient,
@@ -18,14 +20,8 @@ import {
 } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
-const SOURCE = `pragma solidity ^0.8.0;
-contract Counter {
-  event Added(address indexed by, uint256 amount, string note);
-  uint256 private total;
-  constructor(uint256 start) { total = start; }
-  function add(uint256 amount, string calldata note) external { total += amount; emit Added(msg.sender, amount, note); }
-  function get() external view returns (uint256) { return total; }
-}`
+// examples/Counter.sol: a counter with a constructor argument, an event and a view function
+const SOURCE = readFileSync(join(import.meta.dirname, 'Counter.sol'), 'utf8')
 
 const options = exampleOptions()
 const client = createClient({ url: options.url })

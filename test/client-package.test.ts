@@ -76,8 +76,10 @@ test('the tarball installs into an empty folder, with its dependencies and nothi
     ['install', '--prefer-offline', '--no-audit', '--no-fund', join(workDir, 'keel-client-0.1.0.tgz'), `@types/node@${types.version}`],
     consumerDir,
   )
-  for (const name of ['transfer.mjs', 'contract.mjs', 'consumer.ts', 'tsconfig.json'])
+  for (const name of ['transfer.mjs', 'contract.mjs', 'consumer.ts', 'tsconfig.json']) {
     copyFileSync(join(fixtures, name), join(consumerDir, name))
+  }
+  copyFileSync(join(repoRoot, 'examples', 'Counter.sol'), join(consumerDir, 'Counter.sol'))
   const installed = readdirSync(join(consumerDir, 'node_modules'))
   assert.ok(installed.includes('keel-client'))
   assert.not.ok(installed.includes('keel'), 'the node itself was installed')
