@@ -36,6 +36,12 @@ export interface KeelConfig {
     wsMaxQueuedMessages: number
     /** bytes waiting for a slow reader (socket buffer plus queue); past it → closed with 1008 */
     wsMaxBufferedBytes: number
+    /**
+     * request threads beside the chain thread (src/front/): they own HTTP and WebSocket, parse,
+     * check, decode and hash transactions, read the store and answer; 0 serves requests on the
+     * chain thread itself (docs/pipeline.md)
+     */
+    threads: number
   }
   chain: {
     /** solo ordering: cut a block at this many transactions… */
@@ -121,6 +127,7 @@ export const defaultConfig: KeelConfig = {
     wsMaxFrameBytes: 1024 * 1024,
     wsMaxQueuedMessages: 1000,
     wsMaxBufferedBytes: 16 * 1024 * 1024,
+    threads: 1,
   },
   chain: {
     batchSize: 500,
@@ -159,6 +166,8 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
   if (!Number.isInteger(resolved.jsonrpc.port) || resolved.jsonrpc.port < 0 || resolved.jsonrpc.port > 65535) {
     throw new Error(`config: jsonrpc.port must be 0..65535, got ${resolved.jsonrpc.port}`)
   }
+  if (!Number.isInteger(resolved.jsonrpc.threads) || resolved.jsonrpc.threads < 0 || resolved.jsonrpc.threads > 64)
+    throw new Error(`config: jsonrpc.threads must be 0..64, got ${resolved.jsonrpc.threads}`)
   if (
     !Array.isArray(resolved.tcert.enrollmentCaFiles) ||
     resolved.tcert.enrollmentCaFiles.some((file) => typeof file !== 'string' || file === '')

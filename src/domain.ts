@@ -201,6 +201,17 @@ export interface CommittedBlock {
   invalid: InvalidTx[]
 }
 
+/**
+ * A transaction a request thread (src/front/) decoded, hashed and signature-checked already, with
+ * its bytes as wire/tx-codec.ts encodeAdmitted wrote them (they go into the pool log as they are).
+ */
+export interface CheckedTx {
+  tx: SignedTx
+  /** undefined: not checked yet (the pool checks it) */
+  signatureValid: boolean | undefined
+  record: Uint8Array
+}
+
 /** The door through which signed transactions enter the chain (implemented in src/chain/ and src/network/). */
 export interface TxSubmitter {
   /**
@@ -208,6 +219,8 @@ export interface TxSubmitter {
    * read later from the receipt. Throws InvalidParams, SystemBusy or DuplicateTransaction.
    */
   submit(kind: TxKind, params: object): Promise<Hex>
+  /** The same for a transaction a request thread has checked and encoded already (never a simulation). */
+  admit(checked: CheckedTx): Promise<Hex>
   /** The hash a client signs in the 2017 format (tx_getSignHash). */
   signHash(params: object): Hex
 }

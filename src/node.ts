@@ -1,22 +1,23 @@
 /**
- * Assembles one Keel node from its configuration: logger, handlers, dispatcher and the HTTP
- * transport with WebSocket on the same port. `startNode` returns a running node; `stop()` closes it.
+ * Assembles one Keel node from its configuration. This thread is the chain thread: the store's
+ * writer, the pool and its log, ordering (solo or the network role), execution, the event hub and
+ * the archive service. Requests are served by `jsonrpc.threads` request threads (src/front/), which
+ * read the store themselves and hand checked transactions over as bytes; with 0 (or a test's
+ * in-thread clock or ids) this thread serves them too. `startNode` returns a running node;
+ * `stop()` closes it.
  */
 import { type KeyObject, webcrypto } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify as stringifyToml } from 'smol-toml'
-import { aliases, methods, schemas } from '../generated/methods.ts'
 import type { ChainVersion } from '../generated/types.ts'
 import type { ChainReader } from './api/chain-reader.ts'
 import { createHandlers } from './api/index.ts'
-import { MISSING_FEATURES } from './api/missing-features.ts'
 import type { NodeDirectory, NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
-import { x509 } from './cert/x509.ts'
 import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
@@ -32,6 +33,8 @@ import { createPollingSubscriptions, type PollingOverrides, randomId } from './e
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
 import { createJvmEngine } from './exec/jvm/engine.ts'
+import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
+import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { createLogger, type Logger } from './log.ts'
 import { networkDirectory } from './network/directory.ts'
 import { askNodeState, serveNodeState } from './network/node-state.ts'
@@ -40,16 +43,11 @@ import { createVpRole } from './network/vp.ts'
 import { loadPeerConfig, type PeerConfig, rewriteOneShotFlags } from './p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identity.ts'
 import { createPeerNetwork } from './p2p/network.ts'
-import { createDispatcher } from './rpc/dispatch.ts'
-import { createRpcHttpServer } from './rpc/http.ts'
-import { createTcertCheck, type TcertCheck } from './rpc/tcert-check.ts'
-import { createRpcWsServer } from './rpc/ws.ts'
 import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
-import { parseJson } from './wire/json.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -107,11 +105,11 @@ export interface KeelNode {
 
 export interface StartOptions {
   log?: Logger
-  /** node clock in ns; tests pin it to replay signed vectors */
+  /** node clock in ns; tests pin it to replay signed vectors (requests are then served on this thread, where the clock is) */
   nowNs?: () => bigint
-  /** worker threads verifying signatures; default one per core. 0 also hashes the world state in this thread (no worker at all) */
+  /** worker threads verifying signatures; default one per core. 0 also hashes the world state and serves requests in this thread (no worker at all) */
   verifyWorkers?: number
-  /** polling subscriptions: clock, expiry, caps (tests shorten them) */
+  /** polling subscriptions: clock, expiry, caps, ids (tests shorten or pin them; pinned ids serve requests on this thread) */
   events?: PollingOverrides
   /** snapshot ids (tests pin the first one to replay examples); default 16 random bytes */
   newSnapshotId?: () => string
@@ -149,9 +147,11 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
 
 async function startLockedNode(config: KeelConfig, options: StartOptions): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
-  const documentText = readFileSync(join(root, 'openrpc.json'), 'utf8')
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
+  // a pinned clock or pinned ids are functions of this thread: requests that use them are served here
+  const requestThreads =
+    options.nowNs !== undefined || options.events?.newId !== undefined || options.verifyWorkers === 0 ? 0 : config.jsonrpc.threads
 
   let dev: DevAccount | undefined
   let genesis: GenesisAccount[] = parseGenesisAccounts(config.genesis.accounts)
@@ -160,21 +160,34 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     genesis = [dev]
   }
   const ca = await loadOrCreateNodeCa(dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) })
-  const enrollmentCas = config.tcert.enrollmentCaFiles.map((file) => {
-    try {
-      return new x509.X509Certificate(readFileSync(resolve(file), 'utf8'))
-    } catch (error) {
-      throw new Error(`config: tcert.enrollmentCaFiles: ${file} is not a readable PEM certificate`, { cause: error })
-    }
-  })
+  // a listed enrollment CA file that is no PEM certificate stops the node here, before anything starts
+  enrollmentCasOf(config)
   const inNetwork = config.network.configDir === '' ? undefined : loadNetworkFiles(config)
-  const store = await openStore(join(dataDir, 'ledger'))
+  const ledgerPath = join(dataDir, 'ledger')
+  const store = await openStore(ledgerPath)
   await store.initGenesis(genesis)
   // the workers load in parallel: each bootstraps its own module graph
   const [verifyPool, stateHasher] = await Promise.all([
     createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
+  // request threads load their modules while this thread finishes its start; they listen once it has
+  const loading =
+    requestThreads > 0
+      ? loadRequestThreads({
+          count: requestThreads,
+          start: {
+            config,
+            dataDir,
+            ledgerPath,
+            txVersion: TX_VERSION,
+            compiler: options.compiler ?? {},
+            receiptWaitMs: options.receiptWaitMs,
+          },
+          verifyPool,
+          log,
+        })
+      : undefined
   // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
   const jvmLog = log.child('jvm')
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
@@ -221,13 +234,14 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   })
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
   const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
+  const submitter = network?.submitter ?? chain.submitter
   const handlers = createHandlers({
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
     ordering: chain,
-    submitter: network?.submitter ?? chain.submitter,
+    submitter,
     compiler,
     subscriptions,
     // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
@@ -243,66 +257,38 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },
     },
   })
-  const dispatcher = createDispatcher({
-    methods,
-    aliases,
-    schemas,
-    handlers,
-    missingFeatures: MISSING_FEATURES,
-    document: parseJson(documentText, { maxDepth: 512 }),
-    defaultNamespace: config.node.namespace,
-    isKnownNamespace: (namespace) => namespace === config.node.namespace,
-    limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
-    log: log.child('rpc'),
-  })
-  const tcertCheck: TcertCheck | undefined = config.tcert.check
-    ? createTcertCheck({
-        ca,
-        isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined,
-        enrollmentCas,
-        isGetTcert: (method) => dispatcher.canonicalName(method) === 'cert_getTCert',
-      })
-    : undefined
-  const ws = createRpcWsServer({
-    dispatcher,
-    events,
-    height: () => store.height(),
-    namespace: config.node.namespace,
-    limits: config.jsonrpc,
-    tcertCheck,
-    log: log.child('ws'),
-    newId: options.events?.newId,
-  })
-  const http = createRpcHttpServer({
-    host: config.jsonrpc.host,
-    port: config.jsonrpc.port,
-    limits: config.jsonrpc,
-    corsOrigin: config.jsonrpc.corsOrigin,
-    dispatcher,
-    tcertCheck,
-    pages: {
-      '/playground': {
-        contentType: 'text/html; charset=utf-8',
-        body: readFileSync(join(root, 'playground', 'index.html')),
-        headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'" },
-      },
-      '/openrpc.json': { contentType: 'application/json', body: documentText },
-      // browsers ask for it on their own; an empty icon keeps their consoles clean
-      '/favicon.ico': { contentType: 'image/x-icon', body: '' },
-    },
-    onUpgrade: ws.handleUpgrade,
-    log: log.child('http'),
-  })
-  await chain.start()
-  await network?.start()
-  const address = await http.listen()
+  let threads: RequestThreads | undefined
+  let servers: RpcServers | undefined
+  try {
+    await chain.start()
+    await network?.start()
+    const loaded = await loading
+    if (requestThreads > 0 && loaded === undefined) log.warn('no request thread could start: requests are served on the chain thread')
+    threads = await loaded?.open({ submitter, simulate: chain.simulate, handlers, events, tip: () => store.position(), log })
+  } catch (error) {
+    await (await loading)?.discard()
+    throw error
+  }
+  if (threads === undefined)
+    servers = createRpcServers({
+      config,
+      handlers,
+      events,
+      height: () => store.height(),
+      tcert: { ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
+      log,
+      newId: options.events?.newId,
+    })
+  const address = threads?.address ?? (await (servers as RpcServers).listen())
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   events.publishStatus(jsonrpcStatus.start(url))
-  log.info(`JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground`)
-  if (tcertCheck !== undefined)
+  log.info(
+    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
+  )
+  if (config.tcert.check)
     log.info(
-      `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${enrollmentCas.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${enrollmentCas.length} enrollment CA(s)`}`,
+      `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${config.tcert.enrollmentCaFiles.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${config.tcert.enrollmentCaFiles.length} enrollment CA(s)`}`,
     )
   log.info(
     `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
@@ -319,8 +305,8 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     events,
     stop: async () => {
       events.publishStatus(jsonrpcStatus.stop())
-      await ws.close()
-      await http.close()
+      await threads?.stop()
+      await servers?.close()
       subscriptions.close()
       await network?.stop()
       await chain.stop()

@@ -128,9 +128,22 @@ function makeTx(round: number): Sent {
   return { hash: admitTransaction('transfer', params, { nowNs }).hash, kind, params, round }
 }
 
+/**
+ * Starts the node on the shared data directory. Rounds alternate between a request thread (the
+ * default: a submission is checked there and made durable by the chain thread) and requests served
+ * on the chain thread (`jsonrpc.threads = 0`), so both admission paths are killed mid-flight.
+ */
 async function startNode(): Promise<NodeProcess> {
   const started = performance.now()
-  node = await startNodeProcess({ configFile, timeoutMs: 30_000 })
+  writeNodeConfig(configFile, {
+    dataDir,
+    batchSize: 20,
+    batchTimeoutMs: 5,
+    poolCapacity: 20_000,
+    threads: stats.restarts.length % 2 === 0 ? 1 : 0,
+    genesis: senders.map((w) => ({ address: w.address, balance: GENESIS_BALANCE })),
+  })
+  node = await startNodeProcess({ configFile, timeoutMs: 60_000 })
   const h = await height(node.url)
   const restored = Number(node.output().match(/restored (\d+) pending transactions/)?.[1] ?? 0)
   stats.restarts.push({ round: stats.rounds.length, startMs: Math.round(performance.now() - started), height: h, restored })
@@ -294,13 +307,6 @@ test.after(async () => {
 })
 
 test(`F1: load, then kill -9 at random moments (${KILLS} kills), restarting on the same data directory`, async () => {
-  writeNodeConfig(configFile, {
-    dataDir,
-    batchSize: 20,
-    batchTimeoutMs: 5,
-    poolCapacity: 20_000,
-    genesis: senders.map((w) => ({ address: w.address, balance: GENESIS_BALANCE })),
-  })
   const starting = startNode()
   spare = Array.from({ length: 4000 }, () => makeTx(0))
   for (let round = 0; round < KILLS; round++) {

@@ -3,15 +3,13 @@ import type { BlockHandlers } from '../../generated/handlers.ts'
 import type { Block, BlockList, BlockNumber, PagedBlocks } from '../../generated/types.ts'
 import type { BlockHeader } from '../domain.ts'
 import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
-import { formatBlock, toHex } from '../wire/format.ts'
+import { toHex } from '../wire/format.ts'
 import { JsonText, stringifyJson } from '../wire/json.ts'
+import type { AnswerCache } from './answers.ts'
 import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 import { MAX_BATCH_ITEMS, pageOf } from './paging.ts'
-
-/** full block renderings kept (blocks are immutable once committed) */
-const RECENT_FULL_BLOCKS = 16
 
 /** a block as an object, or the JSON text of a cached full rendering */
 type Rendered = Block | JsonText<Block>
@@ -19,8 +17,8 @@ type Rendered = Block | JsonText<Block>
 /** lists of blocks are written here, as one text, so cached renderings are spliced as they are */
 const textOf = <T>(value: unknown): JsonText<T> => new JsonText<T>(stringifyJson(value))
 
-export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandlers {
-  const { chain } = modules
+export function createBlockHandlers(modules: { chain: ChainReader; answers: AnswerCache }): BlockHandlers {
+  const { chain, answers } = modules
 
   const header = (number: number): BlockHeader => {
     const found = chain.getBlock(number)
@@ -29,24 +27,17 @@ export function createBlockHandlers(modules: { chain: ChainReader }): BlockHandl
   }
 
   // A committed block never changes, and the newest ones are read over and over (explorers poll
-  // block_latestBlock): the JSON text of the last few full renderings is kept, keyed by hash. A
-  // full block of 500 transactions costs ~7 ms of record decoding to render and ~2 ms to write.
-  // Only blocks found live are looked up here, so an archived block is never answered from it.
-  const recentFull = new Map<string, JsonText<Block>>()
-  const render = (block: BlockHeader, isPlain: boolean | undefined): Rendered => {
-    if (isPlain === true) return formatBlock(block, undefined)
-    const cached = recentFull.get(block.hash)
-    if (cached !== undefined) return cached
-    const txs = chain.getBlockTxHashes(block.number).map((hash) => {
-      const committed = chain.getTx(hash)
-      if (committed === undefined) throw new Error(`block ${block.number} lists ${hash}, which the store does not hold`)
-      return committed
-    })
-    const rendered = new JsonText<Block>(stringifyJson(formatBlock(block, txs)))
-    if (recentFull.size >= RECENT_FULL_BLOCKS) recentFull.delete(recentFull.keys().next().value as string)
-    recentFull.set(block.hash, rendered)
-    return rendered
-  }
+  // block_latestBlock): its text is made once (answers.ts). A full block of 500 transactions costs
+  // ~7 ms of record decoding to render and ~2 ms to write. Only blocks found live get here, so an
+  // archived block is never answered from the kept text.
+  const render = (block: BlockHeader, isPlain: boolean | undefined): Rendered =>
+    answers.block(block, isPlain !== true, () =>
+      chain.getBlockTxHashes(block.number).map((hash) => {
+        const committed = chain.getTx(hash)
+        if (committed === undefined) throw new Error(`block ${block.number} lists ${hash}, which the store does not hold`)
+        return committed
+      }),
+    )
 
   const byNumber = (raw: BlockNumber, isPlain?: boolean): Rendered => render(header(resolveBlockNumber(raw, chain)), isPlain)
 

@@ -7,6 +7,7 @@ import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
+import { type AnswerCache, createAnswerCache } from './answers.ts'
 import { createArchiveHandlers } from './archive.ts'
 import { createBlockHandlers } from './block.ts'
 import { type CertModules, createCertHandlers } from './cert.ts'
@@ -47,18 +48,40 @@ export interface ApiModules {
   selfState(): NodeStateReport
   versions: Omit<VersionModules, 'hostname' | 'directory'>
   config: Omit<ConfigModules, 'directory'>
+  /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
+  answers?: AnswerCache
+}
+
+/**
+ * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
+ * event hub, the archive service, the peer directory and consensus state, the CA and keys that
+ * record TCerts and sign receipts, the node's configuration. A request thread (src/front/) forwards
+ * them to the chain thread; every other method is answered where the request arrived, from the
+ * store's readers.
+ */
+export function isChainThreadMethod(name: string): boolean {
+  return (
+    name.startsWith('archive_') ||
+    name.startsWith('cert_') ||
+    name.startsWith('config_') ||
+    name.startsWith('version_') ||
+    (name.startsWith('sub_') && name !== 'sub_getLogs') ||
+    (name.startsWith('node_') && name !== 'node_getNodeHash') ||
+    name === 'tx_getTransactionReceiptWithSignature'
+  )
 }
 
 export function createHandlers(modules: ApiModules): Record<string, unknown> {
   const state = () => modules.chain.state
   const directory = modules.directory ?? aloneDirectory(modules.identity)
+  const answers = modules.answers ?? createAnswerCache(modules.chain)
   return {
-    ...createTxHandlers(modules),
+    ...createTxHandlers({ ...modules, answers }),
     ...createInvalidTxHandlers(modules),
     ...createSyncTxHandlers(modules),
     ...createPageTxHandlers(modules),
     ...createFilterTxHandlers(modules),
-    ...createBlockHandlers(modules),
+    ...createBlockHandlers({ chain: modules.chain, answers }),
     ...createContractHandlers({
       state,
       deployedList: (creator: Hex) => modules.chain.getDeployedList(creator),

@@ -2,8 +2,11 @@
 import type { TxHandlers } from '../../generated/handlers.ts'
 import type { InvalidTransaction, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
 import type { Hex, InvalidTx, TxSubmitter } from '../domain.ts'
+import { ZERO_HASH } from '../domain.ts'
 import { DataNotFound, InvalidParams } from '../errors.ts'
 import { formatInvalidTransaction, formatReceipt, formatTransaction, toHex, wireInteger } from '../wire/format.ts'
+import type { JsonText } from '../wire/json.ts'
+import type { AnswerCache } from './answers.ts'
 import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
@@ -28,13 +31,15 @@ export interface TxModules {
   protocol: ProtocolInfo
   chain: ChainReader
   submitter: TxSubmitter
+  /** committed records' texts, made once (answers.ts); one per thread, shared with the block handlers and WebSocket push */
+  answers: AnswerCache
 }
 
 /** Handlers of this file: the tx_ methods other files do not serve. */
 type CoreTxHandlers = Omit<TxHandlers, keyof InvalidTxHandlers | keyof SyncTxHandlers | keyof PageTxHandlers | keyof FilterTxHandlers>
 
 export function createTxHandlers(modules: TxModules & { signer: ReceiptSigner }): CoreTxHandlers {
-  const { protocol, chain, submitter, signer } = modules
+  const { protocol, chain, submitter, signer, answers } = modules
 
   const missing = (what: string, hash: Hex) => notFound(chain, what, hash, chain.archivedBlockOf(hash.toLowerCase()))
 
@@ -82,8 +87,10 @@ export function createTxHandlers(modules: TxModules & { signer: ReceiptSigner })
     },
     tx_getTransactionByHash: ([hash]) => {
       const key = hash.toLowerCase()
+      const kept = answers.kept('tx', key) as JsonText<WireTransaction> | undefined
+      if (kept !== undefined) return kept
       const found = chain.getTx(key)
-      if (found !== undefined) return formatTransaction(found)
+      if (found !== undefined) return answers.transaction(found)
       const invalid = chain.getInvalidTx(key)
       if (invalid !== undefined) return formatInvalidTransaction(invalid)
       throw missing('transaction', hash)
@@ -103,7 +110,14 @@ export function createTxHandlers(modules: TxModules & { signer: ReceiptSigner })
       }
       return toHex(count === 0 ? 0 : Math.round(totalMs / count))
     },
-    tx_getTransactionReceipt: ([hash]) => receiptOf(chain, hash),
+    tx_getTransactionReceipt: ([hash]) => {
+      const key = hash.toLowerCase()
+      const kept = answers.kept('receipt', key) as JsonText<WireReceipt> | undefined
+      if (kept !== undefined) return kept
+      const receipt = chain.getReceipt(key)
+      // a simulation's receipt names no block: it is answered, never kept
+      return receipt === undefined || receipt.blockHash === ZERO_HASH ? receiptOf(chain, hash) : answers.receipt(receipt)
+    },
     // a receipt's gasUsed is the gas of its transaction, and a written block is final (BFT or solo)
     tx_getTransactionReceiptWithGas: ([hash]) => receiptOf(chain, hash),
     tx_getConfirmedTransactionReceipt: ([hash]) => receiptOf(chain, hash),

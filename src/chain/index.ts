@@ -60,6 +60,8 @@ export interface Chain {
   produce(batch: ReadyTx[], options?: ProduceOptions): Promise<CommittedBlock>
   /** receipt or discard record of a simulated transaction */
   simulation(hash: Hex): { receipt?: Receipt; invalid?: InvalidTx } | undefined
+  /** executes a simulated transaction against the latest state (nothing changes); its outcome */
+  simulate(tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }>
   onBlock(listener: (block: CommittedBlock) => void): void
   /**
    * Ordering stopped for good (a block could not be committed, consensus records could not be
@@ -123,20 +125,25 @@ export function createChain(options: ChainOptions): Chain {
           onStopped: (error) => halt(`block ${store.height() + 1} could not be committed (${(error as Error).message ?? String(error)})`),
         })
 
-  const simulate = async (tx: SignedTx): Promise<Hex> => {
+  const simulate = async (tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }> => {
     const [signatureValid] = await verifier.verify([tx])
     const number = store.height() + 1
     const outcome: ExecutionOutcome = signatureValid
       ? await executor.simulate(store.state, tx, { number, timestamp: options.nowNs() })
       : { ok: false, invalidMsg: 'SIGFAILED', detail: 'signature does not recover `from`', gasUsed: 0, executeTimeNs: 0 }
+    const simulated = outcome.ok
+      ? { receipt: receiptOf(tx, outcome, { blockNumber: number, blockHash: ZERO_HASH, txIndex: 0 }) }
+      : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } }
     if (simulations.size >= MAX_SIMULATIONS) simulations.delete(simulations.keys().next().value as Hex)
-    simulations.set(
-      tx.hash,
-      outcome.ok
-        ? { receipt: receiptOf(tx, outcome, { blockNumber: number, blockHash: ZERO_HASH, txIndex: 0 }) }
-        : { invalid: { tx, invalidMsg: outcome.invalidMsg, detail: outcome.detail, blockNumber: number } },
-    )
-    return tx.hash
+    simulations.set(tx.hash, simulated)
+    return simulated
+  }
+
+  const refuseWhenHalted = (): void => {
+    if (haltReason !== undefined)
+      throw new SystemBusy(
+        `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
+      )
   }
 
   return {
@@ -146,17 +153,23 @@ export function createChain(options: ChainOptions): Chain {
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
-        if (tx.simulate) return simulate(tx)
-        if (haltReason !== undefined)
-          throw new SystemBusy(
-            `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
-          )
+        if (tx.simulate) {
+          await simulate(tx)
+          return tx.hash
+        }
+        refuseWhenHalted()
         await pool.add(tx)
+        return tx.hash
+      },
+      async admit({ tx, signatureValid, record }) {
+        refuseWhenHalted()
+        await pool.add(tx, { signatureValid, record })
         return tx.hash
       },
       signHash: (params) => signHashOf(params as Record<string, unknown>),
     },
     simulation: (hash) => simulations.get(hash),
+    simulate,
     onBlock(listener) {
       listeners.push(listener)
     },

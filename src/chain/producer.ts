@@ -4,7 +4,7 @@
  * parent and the block time, so another node executing the same batch reaches the same block.
  */
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import { logsBloom } from '../crypto/log-bloom.ts'
+import { logsBloom, orBloom } from '../crypto/log-bloom.ts'
 import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
 import {
   type BlockHeader,
@@ -22,6 +22,7 @@ import {
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import type { WorldChanges } from '../store/types.ts'
+import { turnBudget } from '../turns.ts'
 import type { ReadyTx } from './pool.ts'
 
 export interface BlockExecutor {
@@ -82,6 +83,26 @@ export function receiptOf(
 
 const bytes = (hex: Hex): Uint8Array => hexToBytes(hex.length % 2 === 0 ? hex.slice(2) : `0${hex.slice(2)}`)
 
+async function mapInTurns<T, R>(turn: () => Promise<void> | undefined, items: readonly T[], map: (item: T) => R): Promise<R[]> {
+  const out: R[] = []
+  for (const item of items) {
+    out.push(map(item))
+    await turn()
+  }
+  return out
+}
+
+/** the block's log bloom, a receipt at a time (each log item costs a Keccak) */
+async function bloomInTurns(turn: () => Promise<void> | undefined, receipts: readonly Receipt[]): Promise<Uint8Array> {
+  let bloom: Uint8Array = new Uint8Array(0)
+  for (const receipt of receipts) {
+    if (receipt.logs.length === 0) continue
+    bloom = orBloom(bloom, logsBloom(receipt.logs))
+    await turn()
+  }
+  return bloom
+}
+
 export function createBlockProducer(options: {
   store: BlockStore
   executor: BlockExecutor
@@ -115,8 +136,11 @@ export function createBlockProducer(options: {
         }
       }
 
+      // what follows execution runs in turns of about a millisecond (src/turns.ts): a block of 500
+      // transactions must not hold this thread, which also admits, orders and commits, for long
+      const turn = turnBudget()
       const txRoot = listRoot(
-        valid.map(({ tx }) =>
+        await mapInTurns(turn, valid, ({ tx }) =>
           encodeConsensusTransaction({
             from: bytes(tx.from),
             to: tx.to === null ? null : bytes(tx.to),
@@ -127,7 +151,7 @@ export function createBlockProducer(options: {
         ),
       )
       const receiptRoot = listRoot(
-        valid.map(({ outcome }) =>
+        await mapInTurns(turn, valid, ({ outcome }) =>
           encodeConsensusReceipt({
             gasUsed: BigInt(outcome.gasUsed),
             ret: bytes(outcome.ret),
@@ -160,7 +184,7 @@ export function createBlockProducer(options: {
         executeTimeNs: outcome.executeTimeNs,
       }))
       const receipts = valid.map(({ tx, outcome }, txIndex) => receiptOf(tx, outcome, { blockNumber: number, blockHash: hash, txIndex }))
-      header.logsBloom = logsBloom(receipts.flatMap((receipt) => receipt.logs))
+      header.logsBloom = await bloomInTurns(turn, receipts)
       if (produceOptions.expectHash !== undefined && produceOptions.expectHash !== hash) {
         throw new BlockMismatchError(`block ${number} replayed to ${hash}, its source says ${produceOptions.expectHash}`)
       }

@@ -34,6 +34,15 @@ export function logsBloom(logs: readonly Pick<Log, 'address' | 'topics'>[]): Uin
   return bloom
 }
 
+/** The union of two blooms (the empty bloom is the identity). */
+export function orBloom(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
+  if (b.length === 0) return a
+  const out = new Uint8Array(BLOOM_BYTES)
+  for (let i = 0; i < BLOOM_BYTES; i++) out[i] = a[i] | b[i]
+  return out
+}
+
 /**
  * A test of a bloom against the criteria's addresses and topics (block bounds are the caller's):
  * false means no log of the block can match; true means it may.

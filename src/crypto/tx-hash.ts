@@ -199,15 +199,20 @@ const UINT64 = (1n << 64n) - 1n
 
 /**
  * Minimal proto3 writer: varint (int64, two's complement for negatives) and length-delimited
- * fields; also writes the JVM payloads' InvokeArgs (src/exec/jvm/payload.ts).
+ * fields; also writes the JVM payloads' InvokeArgs (src/exec/jvm/payload.ts). It runs for every
+ * admitted transaction (its hash covers the TransactionValue), so bytes go into one growing buffer
+ * and varints use number arithmetic below 2^53.
  */
 export class ProtoWriter {
-  private chunks: number[] = []
+  private buffer = new Uint8Array(64)
+  private length = 0
 
   varint(field: number, value: bigint): void {
     if (value === 0n) return
-    this.rawVarint(BigInt(field << 3))
-    this.rawVarint(value & UINT64)
+    this.rawVarint(field << 3)
+    const unsigned = value & UINT64
+    if (unsigned <= BigInt(Number.MAX_SAFE_INTEGER)) this.rawVarint(Number(unsigned))
+    else this.bigVarint(unsigned)
   }
 
   bytes(field: number, value: Uint8Array | undefined): void {
@@ -217,22 +222,43 @@ export class ProtoWriter {
 
   /** One element of a repeated bytes field: written even when empty. */
   element(field: number, value: Uint8Array): void {
-    this.rawVarint(BigInt((field << 3) | 2))
-    this.rawVarint(BigInt(value.length))
-    for (const byte of value) this.chunks.push(byte)
+    this.rawVarint((field << 3) | 2)
+    this.rawVarint(value.length)
+    this.room(value.length)
+    this.buffer.set(value, this.length)
+    this.length += value.length
   }
 
   finish(): Uint8Array {
-    return Uint8Array.from(this.chunks)
+    return this.buffer.slice(0, this.length)
   }
 
-  private rawVarint(value: bigint): void {
+  private room(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return
+    const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + bytes))
+    grown.set(this.buffer.subarray(0, this.length))
+    this.buffer = grown
+  }
+
+  /** a varint of a safe integer (≥ 0) */
+  private rawVarint(value: number): void {
+    this.room(10)
+    let rest = value
+    while (rest >= 0x80) {
+      this.buffer[this.length++] = (rest % 0x80) | 0x80
+      rest = Math.floor(rest / 0x80)
+    }
+    this.buffer[this.length++] = rest
+  }
+
+  private bigVarint(value: bigint): void {
+    this.room(10)
     let rest = value
     while (rest >= 0x80n) {
-      this.chunks.push(Number(rest & 0x7fn) | 0x80)
+      this.buffer[this.length++] = Number(rest & 0x7fn) | 0x80
       rest >>= 7n
     }
-    this.chunks.push(Number(rest))
+    this.buffer[this.length++] = Number(rest)
   }
 }
 

@@ -1,15 +1,21 @@
 /**
- * Signature verification off the request path (ARCHITECTURE.md decision 3): a pool of worker
- * threads takes batches of `{id, tx, signature}` and answers per-item validity. Recovery scales
- * almost linearly with threads (x1.98 on 2 cores, perf-baseline.md), and the event loop stays free
- * for RPC and consensus.
+ * Signature verification off the threads that decide and answer (ARCHITECTURE.md decision 3): a
+ * pool of worker threads takes batches and answers per-item validity. Recovery scales almost
+ * linearly with threads (x1.98 on 2 cores, perf-baseline.md).
+ *
+ * A batch is either `{tx, signature}` items (the params object as signed) or transactions in their
+ * binary form (wire/tx-codec.ts encodeTx), which a request thread has made anyway and which cost
+ * far less to post than the objects. Another thread reaches the same workers through message ports
+ * (`connect` here, `createVerifyClient` there), so one pool serves the chain thread and every
+ * request thread.
  *
  * When no worker can start (a platform without worker_threads support for the loader, a missing
- * file), the pool verifies in this thread instead, yielding to the event loop between chunks, so
- * callers never need a second code path.
+ * file), the pool verifies in the calling thread instead, yielding to the event loop between
+ * chunks, so callers never need a second code path.
  */
 import { availableParallelism } from 'node:os'
-import type { Worker } from 'node:worker_threads'
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import { decodeTx } from '../wire/tx-codec.ts'
 import { startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
 import { verifyTransactionSignature } from './signature.ts'
@@ -42,24 +48,34 @@ export interface VerifyPoolOptions {
 export interface VerifyPool {
   /** verifies a batch; results are in input order */
   verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]>
+  /** verifies transactions in their binary form (encodeTx); 1 where valid, in input order */
+  verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array>
   /** 'workers' while at least one worker runs, else 'in-thread' */
   readonly mode: 'workers' | 'in-thread'
   /** live worker threads */
   readonly workerCount: number
   /** secp256k1 backend reported by the workers (or this thread) */
   readonly backend: string
+  /** one port per worker for a client in another thread (createVerifyClient there); transfer them with the message that carries them */
+  connect(): MessagePort[]
   close(): Promise<void>
 }
 
+/** one chunk: what a worker message carries, and how this thread would do it instead */
+interface Chunk {
+  message: { items: { tx: TxFields; signature: string }[] } | { txs: Uint8Array[] }
+  count: number
+}
+
 interface Job {
-  items: { tx: TxFields; signature: string }[]
+  chunk: Chunk
   resolve(valid: Uint8Array): void
 }
 
-interface PoolWorker {
-  worker: Worker
+interface Endpoint {
+  post(message: unknown): void
   pending: Map<number, Job>
-  /** items sent and not yet answered, to pick the least loaded worker */
+  /** items sent and not yet answered, to pick the least loaded */
   load: number
 }
 
@@ -69,106 +85,198 @@ const IN_THREAD_CHUNK = 64
 /** Starts the pool; resolves once the workers are ready (or the pool fell back to this thread). */
 export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise<VerifyPool> {
   const wanted = Math.max(0, Math.floor(options.workers ?? Math.max(1, availableParallelism())))
-  const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK)
   const nodeVersion = options.nodeVersion
   const workerFile = options.workerFile ?? new URL(`./verify-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
   const timeoutMs = options.startTimeoutMs ?? 15_000
-  const started = await Promise.all(Array.from({ length: wanted }, () => startVerifyWorker(workerFile, nodeVersion, timeoutMs)))
-  const workers: PoolWorker[] = started.filter((w) => w !== undefined).map((s) => ({ worker: s.worker, pending: new Map(), load: 0 }))
-  const backend = started.find((w) => w !== undefined)?.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
-  let nextJobId = 1
-  let closed = false
-
-  const verifyInThread = async (items: readonly { tx: TxFields; signature: string }[]): Promise<Uint8Array> => {
-    const valid = new Uint8Array(items.length)
-    for (let i = 0; i < items.length; i++) {
-      valid[i] = verifyTransactionSignature(items[i].tx, items[i].signature, { nodeVersion }) ? 1 : 0
-      // let I/O and timers run between chunks of a large batch
-      if ((i + 1) % IN_THREAD_CHUNK === 0 && i + 1 < items.length) await new Promise((resolve) => setImmediate(resolve))
+  const started = await Promise.all(
+    Array.from({ length: wanted }, () => startWorker<{ ready: true; backend?: string }>(workerFile, { nodeVersion }, timeoutMs, 'verify')),
+  )
+  const workers = started.filter((s) => s !== undefined).map((s) => s.worker)
+  const backend = started.find((s) => s !== undefined)?.ready.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
+  const jobs = createJobs(nodeVersion, options.chunkSize)
+  const byWorker = new Map<Worker, Endpoint>()
+  for (const worker of workers) {
+    const endpoint = jobs.add((message) => worker.postMessage(message))
+    byWorker.set(worker, endpoint)
+    worker.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
+    const retire = (): void => {
+      byWorker.delete(worker)
+      jobs.retire(endpoint)
     }
-    return valid
+    worker.on('error', retire)
+    worker.on('exit', retire)
   }
-
-  const retire = (dead: PoolWorker): void => {
-    const index = workers.indexOf(dead)
-    if (index >= 0) workers.splice(index, 1)
-    // A worker that crashed leaves its jobs to this thread, so no caller waits forever.
-    for (const job of dead.pending.values()) void verifyInThread(job.items).then(job.resolve)
-    dead.pending.clear()
-  }
-
-  for (const entry of workers) {
-    entry.worker.on('message', (message: { jobId: number; valid: Uint8Array }) => {
-      const job = entry.pending.get(message.jobId)
-      if (!job) return
-      entry.pending.delete(message.jobId)
-      entry.load -= job.items.length
-      job.resolve(message.valid)
-    })
-    entry.worker.on('error', () => retire(entry))
-    entry.worker.on('exit', () => retire(entry))
-  }
-
-  const runChunk = (items: { tx: TxFields; signature: string }[]): Promise<Uint8Array> => {
-    if (workers.length === 0) return verifyInThread(items)
-    let target = workers[0]
-    for (const candidate of workers) if (candidate.load < target.load) target = candidate
-    const jobId = nextJobId++
-    return new Promise((resolve) => {
-      target.pending.set(jobId, { items, resolve })
-      target.load += items.length
-      try {
-        target.worker.postMessage({ jobId, items })
-      } catch {
-        // a value structured clone cannot carry: verify that chunk here instead
-        target.pending.delete(jobId)
-        target.load -= items.length
-        void verifyInThread(items).then(resolve)
-      }
-    })
-  }
-
   return {
+    ...jobs.pool,
     get mode() {
-      return workers.length > 0 ? 'workers' : 'in-thread'
+      return jobs.pool.mode
     },
     get workerCount() {
-      return workers.length
+      return jobs.pool.workerCount
     },
     backend,
-    async verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]> {
-      if (closed) throw new Error('verify pool is closed')
-      const plain = items.map((item) => ({ tx: item.tx, signature: item.signature }))
-      // Spread a batch over every worker even when it is smaller than workers × chunkSize.
-      const size = workers.length > 1 ? Math.min(chunkSize, Math.ceil(plain.length / workers.length)) : chunkSize
-      const chunks: Promise<Uint8Array>[] = []
-      for (let start = 0; start < plain.length; start += size) chunks.push(runChunk(plain.slice(start, start + size)))
-      const answers = await Promise.all(chunks)
-      const results: VerifyResult<Id>[] = new Array(items.length)
-      let index = 0
-      for (const valid of answers) for (const flag of valid) results[index] = { id: items[index++].id, valid: flag === 1 }
-      return results
+    connect() {
+      return [...byWorker.keys()].map((worker) => {
+        const channel = new MessageChannel()
+        worker.postMessage({ port: channel.port1 }, [channel.port1])
+        return channel.port2
+      })
     },
     async close() {
-      closed = true
-      const running = workers.splice(0)
+      jobs.close()
       await Promise.all(
-        running.map(async (entry) => {
-          entry.worker.removeAllListeners('exit')
-          for (const job of entry.pending.values()) void verifyInThread(job.items).then(job.resolve)
-          await entry.worker.terminate()
+        [...byWorker.keys()].map(async (worker) => {
+          worker.removeAllListeners('exit')
+          await worker.terminate()
         }),
       )
     },
   }
 }
 
-/** Starts one verify worker; undefined when it cannot start. */
-async function startVerifyWorker(
-  source: URL,
-  nodeVersion: string | undefined,
-  timeoutMs: number,
-): Promise<{ worker: Worker; backend: string } | undefined> {
-  const started = await startWorker<{ ready: true; backend?: string }>(source, { nodeVersion }, timeoutMs, 'verify')
-  return started === undefined ? undefined : { worker: started.worker, backend: started.ready.backend ?? 'unknown' }
+/**
+ * The pool as seen from another thread: the same workers through the ports `connect` made there
+ * (none: it verifies in this thread).
+ */
+export function createVerifyClient(
+  ports: readonly MessagePort[],
+  options: { nodeVersion?: string; chunkSize?: number; backend: string },
+): VerifyPool {
+  const jobs = createJobs(options.nodeVersion, options.chunkSize)
+  for (const port of ports) {
+    const endpoint = jobs.add((message) => port.postMessage(message))
+    port.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
+    port.on('close', () => jobs.retire(endpoint))
+  }
+  return {
+    ...jobs.pool,
+    get mode() {
+      return jobs.pool.mode
+    },
+    get workerCount() {
+      return jobs.pool.workerCount
+    },
+    backend: options.backend,
+    connect: () => [],
+    async close() {
+      jobs.close()
+      for (const port of ports) port.close()
+    },
+  }
 }
+
+/** What a pool and a client share: chunking, the least-loaded endpoint, this thread as the fallback. */
+function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) {
+  const endpoints: Endpoint[] = []
+  let nextJobId = 1
+  let closed = false
+
+  const inThread = async (chunk: Chunk): Promise<Uint8Array> => {
+    const valid = new Uint8Array(chunk.count)
+    for (let i = 0; i < chunk.count; i++) {
+      valid[i] = verifyOne(chunk, i, nodeVersion) ? 1 : 0
+      // let I/O and timers run between chunks of a large batch
+      if ((i + 1) % IN_THREAD_CHUNK === 0 && i + 1 < chunk.count) await new Promise((resolve) => setImmediate(resolve))
+    }
+    return valid
+  }
+
+  const run = (chunk: Chunk): Promise<Uint8Array> => {
+    if (endpoints.length === 0) return inThread(chunk)
+    let target = endpoints[0]
+    for (const candidate of endpoints) if (candidate.load < target.load) target = candidate
+    const jobId = nextJobId++
+    return new Promise((resolve) => {
+      target.pending.set(jobId, { chunk, resolve })
+      target.load += chunk.count
+      try {
+        target.post({ jobId, ...chunk.message })
+      } catch {
+        // a value structured clone cannot carry: verify that chunk here instead
+        target.pending.delete(jobId)
+        target.load -= chunk.count
+        void inThread(chunk).then(resolve)
+      }
+    })
+  }
+
+  /** splits `count` items over every endpoint even when fewer than endpoints × chunkSize */
+  const chunked = async (count: number, slice: (start: number, end: number) => Chunk): Promise<Uint8Array> => {
+    if (closed) throw new Error('verify pool is closed')
+    const size = endpoints.length > 1 ? Math.max(1, Math.min(chunkSize, Math.ceil(count / endpoints.length))) : chunkSize
+    const parts: Promise<Uint8Array>[] = []
+    for (let start = 0; start < count; start += size) parts.push(run(slice(start, Math.min(count, start + size))))
+    const answers = await Promise.all(parts)
+    const valid = new Uint8Array(count)
+    let at = 0
+    for (const answer of answers) {
+      valid.set(answer, at)
+      at += answer.length
+    }
+    return valid
+  }
+
+  const pool = {
+    get mode(): 'workers' | 'in-thread' {
+      return endpoints.length > 0 ? 'workers' : 'in-thread'
+    },
+    get workerCount() {
+      return endpoints.length
+    },
+    async verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]> {
+      const plain = items.map((item) => ({ tx: item.tx, signature: item.signature }))
+      const valid = await chunked(plain.length, (start, end) => ({ message: { items: plain.slice(start, end) }, count: end - start }))
+      return items.map((item, i) => ({ id: item.id, valid: valid[i] === 1 }))
+    },
+    verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array> {
+      return chunked(txs.length, (start, end) => ({ message: { txs: txs.slice(start, end) }, count: end - start }))
+    },
+  }
+
+  return {
+    pool,
+    add(post: (message: unknown) => void): Endpoint {
+      const endpoint: Endpoint = { post, pending: new Map(), load: 0 }
+      endpoints.push(endpoint)
+      return endpoint
+    },
+    answer(endpoint: Endpoint, message: { jobId: number; valid: Uint8Array }): void {
+      const job = endpoint.pending.get(message.jobId)
+      if (job === undefined) return
+      endpoint.pending.delete(message.jobId)
+      endpoint.load -= job.chunk.count
+      job.resolve(message.valid)
+    },
+    /** a worker that crashed (or a port that closed) leaves its jobs to this thread, so no caller waits forever */
+    retire(endpoint: Endpoint): void {
+      const index = endpoints.indexOf(endpoint)
+      if (index >= 0) endpoints.splice(index, 1)
+      for (const job of endpoint.pending.values()) void inThread(job.chunk).then(job.resolve)
+      endpoint.pending.clear()
+    },
+    close(): void {
+      closed = true
+      for (const endpoint of endpoints.splice(0)) {
+        for (const job of endpoint.pending.values()) void inThread(job.chunk).then(job.resolve)
+        endpoint.pending.clear()
+      }
+    },
+  }
+}
+
+/** item `i` of a chunk: a params object with its signature, or a transaction's bytes */
+export function verifyOne(chunk: Chunk, i: number, nodeVersion: string | undefined): boolean {
+  if ('items' in chunk.message) {
+    const item = chunk.message.items[i]
+    return verifyTransactionSignature(item.tx, item.signature, { nodeVersion })
+  }
+  let tx: ReturnType<typeof decodeTx>
+  try {
+    tx = decodeTx(chunk.message.txs[i])
+  } catch {
+    return false
+  }
+  return verifyTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
+}
+
+export type { Chunk as VerifyChunk }

@@ -191,6 +191,10 @@ export interface NodeConfigFile {
   batchSize?: number
   batchTimeoutMs?: number
   poolCapacity?: number
+  /** [chain] txGasLimit: a runaway call's budget */
+  txGasLimit?: number
+  /** [jsonrpc] threads: request threads (0 serves requests on the chain thread) */
+  threads?: number
   genesis?: readonly { address: string; balance: bigint | string | number }[]
   /** the [archive] section (archive-crash.test.ts slows batches down to kill the node between them) */
   archive?: { batchBlocks?: number; testBatchDelayMs?: number }
@@ -204,7 +208,10 @@ export interface NodeConfigFile {
 export function writeNodeConfig(path: string, config: NodeConfigFile): void {
   const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`]
   if (config.hostname !== undefined) lines.push(`hostname = ${JSON.stringify(config.hostname)}`)
-  lines.push('', '[jsonrpc]', `port = ${config.port ?? 0}`, '', '[chain]')
+  lines.push('', '[jsonrpc]', `port = ${config.port ?? 0}`)
+  if (config.threads !== undefined) lines.push(`threads = ${config.threads}`)
+  lines.push('', '[chain]')
+  if (config.txGasLimit !== undefined) lines.push(`txGasLimit = ${config.txGasLimit}`)
   if (config.batchSize !== undefined) lines.push(`batchSize = ${config.batchSize}`)
   if (config.batchTimeoutMs !== undefined) lines.push(`batchTimeoutMs = ${config.batchTimeoutMs}`)
   if (config.poolCapacity !== undefined) lines.push(`poolCapacity = ${config.poolCapacity}`)

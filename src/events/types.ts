@@ -22,6 +22,8 @@ export interface BlockEvent {
   readonly hash: Hex
   /** the whole Block (with its transactions) in wire form */
   full(): Block
+  /** its JSON text, made once per thread whoever asks (WebSocket push, block_* answers) */
+  fullText(): string
   /** every Log of the block in block, transaction and log order, in wire form */
   logs(): readonly WireLog[]
 }

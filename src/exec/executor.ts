@@ -621,8 +621,8 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b
 }
 
-/** Yield to the event loop after this much uninterrupted execution, ns. */
-const YIELD_EVERY_NS = 20_000_000n
+/** Yield to the event loop after this much uninterrupted execution, ns: the chain thread also admits transactions (src/turns.ts) */
+const YIELD_EVERY_NS = 1_000_000n
 
 /** Creates an executor; the EVM is built on first use and reused for every block. */
 export function createExecutor(options: ExecutorOptions = {}): Executor {

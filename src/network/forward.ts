@@ -7,7 +7,7 @@
  */
 
 import { admitTransaction } from '../chain/admission.ts'
-import type { TxSubmitter } from '../domain.ts'
+import type { Hex, SignedTx, TxSubmitter } from '../domain.ts'
 import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { parseJson, stringifyJson } from '../wire/json.ts'
@@ -128,23 +128,29 @@ export function forwardingSubmitter(options: {
   const timer = setInterval(reforwardDue, Math.max(10, Math.floor(reforwardAfterMs / 4)))
   timer.unref()
 
+  const forwardTx = async (tx: SignedTx): Promise<Hex> => {
+    const vp = options.pickVp()
+    if (vp === undefined) throw new SystemBusy('system is busy: this NVP is connected to no VP; retry later')
+    const payload = encodeTxs([tx])
+    const hash = await forward(vp, payload, tx.hash)
+    if (watched.size >= MAX_WATCHED) {
+      const [oldest] = watched.keys()
+      watched.delete(oldest)
+      log.warn(`more than ${MAX_WATCHED} forwarded transactions without an outcome: ${oldest} is no longer watched`)
+    }
+    watched.set(hash, { payload, vp, at: Date.now(), since: Date.now() })
+    return hash as `0x${string}`
+  }
+
   return {
     async submit(kind, params) {
       // checked here first: a malformed or stale transaction is refused without a round trip
       const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
       if (tx.simulate) return options.local.submit(kind, params)
-      const vp = options.pickVp()
-      if (vp === undefined) throw new SystemBusy('system is busy: this NVP is connected to no VP; retry later')
-      const payload = encodeTxs([tx])
-      const hash = await forward(vp, payload, tx.hash)
-      if (watched.size >= MAX_WATCHED) {
-        const [oldest] = watched.keys()
-        watched.delete(oldest)
-        log.warn(`more than ${MAX_WATCHED} forwarded transactions without an outcome: ${oldest} is no longer watched`)
-      }
-      watched.set(hash, { payload, vp, at: Date.now(), since: Date.now() })
-      return hash as `0x${string}`
+      return forwardTx(tx)
     },
+    // a request thread checked it already (the VP checks it again, as every forwarded one)
+    admit: ({ tx }) => forwardTx(tx),
     signHash: (params) => options.local.signHash(params),
     watched: () => watched.size,
     stop: () => clearInterval(timer),

@@ -500,18 +500,27 @@ export function createVpRole(options: VpRoleOptions): VpRole {
 
   const relay = createTxRelay({ network, pool: chain.pool, nowNs: options.nowNs, log })
   const local = chain.submitter
+  const refuseUnlessNormal = (): void => {
+    if (!replica.state().normal)
+      throw new SystemBusy('System is too busy to response: consensus is changing view or recovering; retry shortly')
+  }
+  /** a transaction this VP admitted goes to every other VP (consensus.md §3 step 2) */
+  const relayAdmitted = (hash: Hex): Hex => {
+    const pooled = chain.pool.get(hash)
+    if (pooled !== undefined) {
+      relay.relay(pooled.tx)
+      replica.txArrived()
+    }
+    return hash
+  }
   const submitter: TxSubmitter = {
     async submit(kind, params) {
-      if ((params as { simulate?: unknown }).simulate !== true && !replica.state().normal) {
-        throw new SystemBusy('System is too busy to response: consensus is changing view or recovering; retry shortly')
-      }
-      const hash = await local.submit(kind, params)
-      const pooled = chain.pool.get(hash)
-      if (pooled !== undefined) {
-        relay.relay(pooled.tx)
-        replica.txArrived()
-      }
-      return hash
+      if ((params as { simulate?: unknown }).simulate !== true) refuseUnlessNormal()
+      return relayAdmitted(await local.submit(kind, params))
+    },
+    async admit(checked) {
+      refuseUnlessNormal()
+      return relayAdmitted(await local.admit(checked))
     },
     signHash: (params) => local.signHash(params),
   }

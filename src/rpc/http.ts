@@ -28,6 +28,8 @@ export interface HttpLimits {
 export interface HttpServerOptions {
   host: string
   port: number
+  /** listen on this already listening socket instead (another request thread's, src/front/) */
+  fd?: number
   limits: HttpLimits
   /** value of Access-Control-Allow-Origin; empty disables CORS */
   corsOrigin: string
@@ -213,10 +215,12 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject)
-        server.listen(options.port, options.host, () => {
+        const listening = (): void => {
           server.off('error', reject)
           resolve(server.address() as AddressInfo)
-        })
+        }
+        if (options.fd === undefined) server.listen(options.port, options.host, listening)
+        else server.listen({ fd: options.fd }, listening)
       }),
     close: () =>
       new Promise((resolve) => {

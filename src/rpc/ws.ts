@@ -54,7 +54,7 @@ export interface WsLimits {
 
 export interface WsServerOptions {
   dispatcher: Dispatcher
-  events: EventHub
+  events: Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'>
   /** current chain height, to resolve `latest` in a log filter */
   height(): number
   /** the node's namespace: notifications name it, requests may name it or none */
@@ -175,7 +175,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
 
   const offBlock = events.onBlock((event) => {
     if (open.size === 0) return
-    const blockText = memo((verbose: boolean) => (verbose ? stringifyJson(event.full()) : JSON.stringify(event.hash)))
+    const blockText = memo((verbose: boolean) => (verbose ? event.fullText() : JSON.stringify(event.hash)))
     const logText = memo((index: number) => stringifyJson(event.logs()[index]))
     for (const connection of open) {
       for (const [id, subscription] of connection.subscriptions) {

@@ -1,5 +1,5 @@
 /** Opens the LMDB environment and one sub-database per keyspace entry. */
-import { type Database, type DatabaseOptions, open, type RootDatabase } from 'lmdb'
+import { asBinary, type Database, type DatabaseOptions, open, type RootDatabase } from 'lmdb'
 import { Keyspace, type KeyspaceName, keyspaceEncoding } from './keyspace.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: lmdb-js databases are typed per call site by the repos
@@ -33,3 +33,14 @@ export function openKeyspaces(root: RootDatabase): Dbs {
   }
   return dbs
 }
+
+/**
+ * The bytes a msgpack keyspace stores for `value`, made before the write transaction: a value that
+ * cannot be encoded fails on its own, and the transaction only copies bytes (`asBinary`).
+ */
+export function encodeFor(db: Db, value: unknown): Buffer {
+  return Buffer.from((db as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder.encode(value))
+}
+
+/** bytes made by encodeFor, stored as they are */
+export const stored = (bytes: Buffer): ReturnType<typeof asBinary> => asBinary(bytes)

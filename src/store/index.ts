@@ -16,49 +16,33 @@
  */
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
-import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
+import type { Hex, Receipt, SignedTx } from '../domain.ts'
 import { failpoint } from '../failpoints.ts'
-import { bytesToHex, EMPTY, fixedBytes, u32be, ZERO_HASH } from './codec.ts'
+import { turnBudget } from '../turns.ts'
+import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
 import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
 import { openPoolLog, type PoolLog } from './pool-log.ts'
-import { type ArchivedRange, type ArchiveRecord, ArchiveRepo } from './repos/archive.ts'
-import { type BlockBatch, BlockBatchesRepo } from './repos/block-batches.ts'
-import { BlockTxsRepo } from './repos/block-txs.ts'
-import { BlocksRepo } from './repos/blocks.ts'
+import { LmdbReader } from './reader.ts'
+import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import { ConsensusLogRepo, type ConsensusWrite } from './repos/consensus-log.ts'
-import { DeployedRepo } from './repos/deployed.ts'
-import { InvalidTxsRepo } from './repos/invalid-txs.ts'
 import { MetaRepo } from './repos/meta.ts'
 import { PendingRepo } from './repos/pending.ts'
-import { ReceiptsRepo } from './repos/receipts.ts'
-import { SignHashesRepo, signKey } from './repos/sign-hashes.ts'
-import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
+import { signKey } from './repos/sign-hashes.ts'
+import type { TcertRecord } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
-import { indexEntries, TxIndexesRepo } from './repos/tx-indexes.ts'
-import { TxsRepo } from './repos/txs.ts'
-import { keyspaceOfKind, WorldStateRepo } from './repos/world-state.ts'
+import { indexEntries } from './repos/tx-indexes.ts'
+import { keyspaceOfKind } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
-import type {
-  ArchivedBlock,
-  BlockCommit,
-  BlocksByTime,
-  GenesisAccount,
-  IndexedTx,
-  OpenStoreOptions,
-  RawEntry,
-  Store,
-  TxIndexName,
-  WorldChanges,
-  WorldSnapshot,
-} from './types.ts'
-import { applyDiffs, diffWorld, type EntryDiff, newContracts, sameDiffs } from './world.ts'
+import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldChanges, WorldSnapshot } from './types.ts'
+import { applyDiffs, diffWorld, diffWorldInTurns, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
 export type { PoolLog } from './pool-log.ts'
+export { type LmdbReader, openStoreReader, type StoreTip } from './reader.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
@@ -74,6 +58,7 @@ export type {
   OpenStoreOptions,
   RawEntry,
   Store,
+  StoreReads,
   TxIndexName,
   WorldChanges,
   WorldSnapshot,
@@ -114,27 +99,11 @@ interface RootPlan {
   lanes: Uint16Array
 }
 
-class LmdbStore implements Store {
-  private readonly meta: MetaRepo
-  private readonly blocks: BlocksRepo
-  private readonly blockTxs: BlockTxsRepo
-  private readonly txs: TxsRepo
-  private readonly receipts: ReceiptsRepo
-  private readonly invalidTxs: InvalidTxsRepo
-  private readonly signHashes: SignHashesRepo
+class LmdbStore extends LmdbReader implements Store {
   private readonly pending: PendingRepo
-  private readonly deployed: DeployedRepo
-  private readonly tcerts: TcertsRepo
-  private readonly blockBatches: BlockBatchesRepo
-  private readonly world: WorldStateRepo
-  private readonly archive: ArchiveRepo
-  private readonly txIndexes: TxIndexesRepo
   /** LMDB database by keyspace number, for raw entries */
   private readonly bySpace: Map<number, { db: Db; uint32: boolean }>
-  readonly state: StateReader
 
-  private tip: number
-  private tipHash: Hex
   private lanes: Uint16Array
   private root: Hex
   /** bumped by every state write, so a RootPlan from before it is not reused */
@@ -144,39 +113,21 @@ class LmdbStore implements Store {
   private writesInFlight = 0
   private queue: Promise<void> = Promise.resolve()
   private closed = false
-  private archived: ArchiveRecord
 
   constructor(
-    private readonly env: RootDatabase,
-    private readonly dbs: Dbs,
+    env: RootDatabase,
+    dbs: Dbs,
     private readonly consensusLog: ConsensusLogRepo,
     readonly poolLog: PoolLog,
   ) {
-    this.meta = new MetaRepo(dbs.meta)
-    this.blocks = new BlocksRepo(dbs.blocks, dbs.blockByHash, dbs.blockTime)
-    this.blockTxs = new BlockTxsRepo(dbs.blockTxs, dbs.blockInvalidTxs)
-    this.txs = new TxsRepo(dbs.txs, dbs.txTime)
-    this.receipts = new ReceiptsRepo(dbs.receipts)
-    this.invalidTxs = new InvalidTxsRepo(dbs.invalidTxs, dbs.invalidTxTime)
-    this.signHashes = new SignHashesRepo(dbs.signHashes)
+    super(env, dbs)
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
-    this.deployed = new DeployedRepo(dbs.deployed)
-    this.tcerts = new TcertsRepo(dbs.tcerts)
-    this.blockBatches = new BlockBatchesRepo(dbs.blockBatches)
-    this.world = new WorldStateRepo(dbs)
-    this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
-    this.archived = this.archive.record()
-    this.txIndexes = new TxIndexesRepo(dbs)
     this.bySpace = new Map(
       (Object.keys(Keyspace) as KeyspaceName[]).map((name) => [
         Keyspace[name],
         { db: dbs[name], uint32: keyspaceEncoding[name].keyEncoding === 'uint32' },
       ]),
     )
-    this.state = this.world
-
-    this.tip = this.blocks.lastNumber()
-    this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
     this.lanes = this.meta.lanes() ?? emptyLanes()
     this.root = lanesRoot(this.lanes)
     if (this.tip > 0) {
@@ -184,108 +135,6 @@ class LmdbStore implements Store {
       if (expected !== this.root)
         throw new Error(`openStore: saved state root ${this.root} differs from block ${this.tip}'s merkleRoot ${expected}`)
     }
-  }
-
-  // ---- blocks
-
-  height(): number {
-    return this.tip
-  }
-
-  genesisNumber(): number {
-    return this.tip > 0 ? this.archived.genesis : 0
-  }
-
-  // lmdb-js commits on its own thread, so a block's records are readable a moment before
-  // commitBlock resolves and `tip` moves; reads hide them until then, so nobody sees a receipt
-  // whose block is not yet the chain height. Below the genesis, records of an archive or restore
-  // in progress may still (or already) be there; reads hide them the same way.
-  private live(number: number): boolean {
-    return number <= this.tip && number >= this.archived.genesis
-  }
-
-  getBlock(number: number): BlockHeader | undefined {
-    return this.live(number) ? this.blocks.get(number) : undefined
-  }
-
-  getBlockByHash(hash: Hex): BlockHeader | undefined {
-    const number = this.blocks.numberOf(hash)
-    return number === undefined || !this.live(number) ? undefined : this.blocks.get(number)
-  }
-
-  getBlockTxHashes(number: number): Hex[] {
-    return this.live(number) ? this.blockTxs.validHashes(number) : []
-  }
-
-  getBlockInvalidTxHashes(number: number): Hex[] {
-    return this.live(number) ? this.blockTxs.invalidHashes(number) : []
-  }
-
-  blocksByTime(startNs: bigint, endNs: bigint): BlocksByTime {
-    return this.blocks.byWriteTime(startNs, endNs, this.tip, this.archived.genesis)
-  }
-
-  // ---- transactions
-
-  getTx(hash: Hex): CommittedTx | undefined {
-    const tx = this.txs.get(hash)
-    return tx === undefined || !this.live(tx.blockNumber) ? undefined : tx
-  }
-
-  getReceipt(hash: Hex): Receipt | undefined {
-    const receipt = this.receipts.get(hash)
-    return receipt === undefined || !this.live(receipt.blockNumber) ? undefined : receipt
-  }
-
-  getInvalidTx(hash: Hex): InvalidTx | undefined {
-    const invalid = this.invalidTxs.get(hash)
-    return invalid === undefined || !this.live(invalid.blockNumber) ? undefined : invalid
-  }
-
-  hasTx(hash: Hex): boolean {
-    try {
-      return this.hasKey(fixedBytes(hash, 32, 'hash'))
-    } catch {
-      return false
-    }
-  }
-
-  private hasKey(key: Buffer): boolean {
-    return this.txs.has(key) || this.invalidTxs.has(key) || this.archive.hasArchivedTx(key)
-  }
-
-  findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
-    return this.signHashes.find(from, signHash)
-  }
-
-  txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.txs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getTx(hash) !== undefined)
-  }
-
-  invalidTxHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {
-    return this.invalidTxs.hashesByTime(startNs, endNs, limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
-  }
-
-  countTxs(): number {
-    return this.txs.count()
-  }
-
-  countInvalidTxs(): number {
-    return this.invalidTxs.count()
-  }
-
-  listInvalidTxHashes(limit: number): Hex[] {
-    return this.invalidTxs.list(limit).filter((hash) => this.getInvalidTx(hash) !== undefined)
-  }
-
-  getDeployedList(creator: Hex): Hex[] {
-    return this.deployed.list(creator)
-  }
-
-  *scanTxIndex(index: TxIndexName, prefix: Buffer, from: number, to: number, backward: boolean): Generator<IndexedTx> {
-    const low = Math.max(from, this.archived.genesis, 1)
-    const high = Math.min(to, this.tip)
-    for (const found of this.txIndexes.scan(index, prefix, low, high, backward)) if (this.live(found.block)) yield found
   }
 
   /**
@@ -327,14 +176,6 @@ class LmdbStore implements Store {
     await this.tcerts.put(record)
   }
 
-  getTcert(pemBytes: Uint8Array): TcertRecord | undefined {
-    return this.tcerts.get(pemBytes)
-  }
-
-  getBlockBatch(number: number): BlockBatch | undefined {
-    return this.live(number) ? this.blockBatches.get(number) : undefined
-  }
-
   // ---- consensus log (a VP's own votes, view, checkpoints)
 
   /** one transaction, resolved once on disk */
@@ -354,25 +195,28 @@ class LmdbStore implements Store {
   }
 
   stateRootAfter(changes: WorldChanges): Hex {
-    const diffs = this.diffsFor('stateRootAfter', changes)
+    this.assertRootable('stateRootAfter')
+    const diffs = diffWorld(this.world, changes)
     return this.planRoot(diffs, changeLanes(diffs))
   }
 
   async stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex> {
     const version = this.stateVersion
-    const diffs = this.diffsFor('stateRootAfterOn', changes)
+    this.assertRootable('stateRootAfterOn')
+    const diffs = await diffWorldInTurns(this.world, changes, turnBudget())
+    if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its changes were being read')
     const delta = await hasher.changeLanes(diffs)
     if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its root was being hashed')
     return this.planRoot(diffs, delta)
   }
 
   /** The entries `changes` make differ from the latest committed state (read here, on this thread). */
-  private diffsFor(caller: string, changes: WorldChanges): EntryDiff[] {
+  /** a root relative to the latest committed state: refused while a write of the state is in flight */
+  private assertRootable(caller: string): void {
     this.assertOpen()
     if (this.writesInFlight > 0) {
       throw new Error(`${caller}: a commitBlock/initGenesis is still in flight; the root is relative to the latest committed state`)
     }
-    return diffWorld(this.world, changes)
   }
 
   /** Keeps the lanes after `diffs` for the commitBlock that usually follows; returns their root. */
@@ -382,12 +226,20 @@ class LmdbStore implements Store {
     return lanesRoot(lanes)
   }
 
-  /** Lanes after `diffs`: reuses stateRootAfter's work when it saw exactly the same old and new bytes from the same state. */
-  private lanesAfter(diffs: EntryDiff[]): Uint16Array {
+  /**
+   * The diffs of `changes` (read again: the caller may have changed them since) and the lanes after
+   * them: stateRootAfter's hashing is reused when it saw exactly the same old and new bytes from the
+   * same state (the usual case: the producer asked for the root just before).
+   */
+  private async diffsAndLanes(
+    changes: WorldChanges,
+    turn: () => Promise<void> | undefined,
+  ): Promise<{ diffs: EntryDiff[]; lanes: Uint16Array }> {
     const plan = this.plan
     this.plan = undefined
-    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return plan.lanes
-    return applyDiffs(this.lanes, diffs)
+    const diffs = await diffWorldInTurns(this.world, changes, turn)
+    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return { diffs, lanes: plan.lanes }
+    return { diffs, lanes: applyDiffs(this.lanes, diffs) }
   }
 
   // ---- pending (an older layout's; the pool log holds them now)
@@ -422,6 +274,9 @@ class LmdbStore implements Store {
     if (header.txCount !== txs.length) throw new Error(`commitBlock: header.txCount ${header.txCount} but ${txs.length} txs`)
     if (receipts.length !== txs.length) throw new Error(`commitBlock: ${receipts.length} receipts for ${txs.length} txs`)
 
+    // long blocks are checked and encoded in turns of about a millisecond (src/turns.ts); the write
+    // transaction itself only copies bytes
+    const turn = turnBudget()
     const seen = new Set<string>()
     const fresh = (hash: Hex, what: string): Buffer => {
       const key = fixedBytes(hash, 32, what)
@@ -432,7 +287,8 @@ class LmdbStore implements Store {
         throw new Error(`commitBlock: tx ${hash} is already committed`)
       return key
     }
-    const validKeys = txs.map((t, i) => {
+    const validKeys: Buffer[] = []
+    for (const [i, t] of txs.entries()) {
       const key = fresh(t.tx.hash, `txs[${i}].tx.hash`)
       if (t.blockNumber !== number || t.txIndex !== i || t.blockHash?.toLowerCase().slice(2) !== blockHash) {
         throw new Error(
@@ -443,8 +299,9 @@ class LmdbStore implements Store {
       if (r.txHash?.toLowerCase().slice(2) !== key.toString('hex') || r.blockNumber !== number || r.txIndex !== i) {
         throw new Error(`commitBlock: receipts[${i}] (tx ${r.txHash}, block ${r.blockNumber}, index ${r.txIndex}) does not match txs[${i}]`)
       }
-      return key
-    })
+      validKeys.push(key)
+      await turn()
+    }
     const invalidKeys = invalid.map((t, i) => {
       const key = fresh(t.tx.hash, `invalid[${i}].tx.hash`)
       if (t.blockNumber !== number) throw new Error(`commitBlock: invalid[${i}].blockNumber ${t.blockNumber}, expected ${number}`)
@@ -460,8 +317,7 @@ class LmdbStore implements Store {
     const validSignKeys = txs.map((t) => signKey(t.tx.from, t.tx.signHash))
     const invalidSignKeys = invalid.map((t) => signKey(t.tx.from, t.tx.signHash))
 
-    const diffs = diffWorld(this.world, changes)
-    const lanes = this.lanesAfter(diffs)
+    const { diffs, lanes } = await this.diffsAndLanes(changes, turn)
     const root = lanesRoot(lanes)
     if (typeof header.merkleRoot !== 'string' || header.merkleRoot.toLowerCase() !== root) {
       throw new Error(`commitBlock: header.merkleRoot ${header.merkleRoot} is not the state root after the block's changes (${root})`)
@@ -469,18 +325,29 @@ class LmdbStore implements Store {
     const deployments = this.deploymentsOf(diffs, changes, receipts)
     const indexed = indexEntries(number, txs, receipts, invalid)
 
+    // every record's bytes before the write transaction: one that cannot be encoded fails the block here
+    const encodedHeader = this.blocks.encode(header)
+    const encodedTxs: Buffer[] = []
+    const encodedReceipts: Buffer[] = []
+    for (let i = 0; i < txs.length; i++) {
+      encodedTxs.push(this.txs.encode(txs[i]))
+      encodedReceipts.push(this.receipts.encode(receipts[i]))
+      await turn()
+    }
+    const encodedInvalid = invalid.map((t) => this.invalidTxs.encode(t))
+
     await this.env.childTransaction(() => {
-      this.blocks.put(header)
+      this.blocks.put(header, encodedHeader)
       this.blockTxs.put(number, validKeys, invalidKeys)
       if (block.batch !== undefined && batchKeys !== undefined)
         this.blockBatches.put(number, { view: block.batch.view, txKeys: batchKeys, proof: block.batch.proof })
       for (let i = 0; i < txs.length; i++) {
-        this.txs.put(validKeys[i], txs[i])
-        this.receipts.put(validKeys[i], receipts[i])
+        this.txs.put(validKeys[i], txs[i], encodedTxs[i])
+        this.receipts.put(validKeys[i], receipts[i], encodedReceipts[i])
         this.signHashes.putIfAbsent(validSignKeys[i], validKeys[i])
       }
       for (let i = 0; i < invalid.length; i++) {
-        this.invalidTxs.put(invalidKeys[i], invalid[i])
+        this.invalidTxs.put(invalidKeys[i], invalid[i], encodedInvalid[i])
         this.signHashes.putIfAbsent(invalidSignKeys[i], invalidKeys[i])
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
@@ -563,23 +430,6 @@ class LmdbStore implements Store {
   }
 
   // ---- archive
-
-  archiveRecord(): ArchiveRecord {
-    return this.archived
-  }
-
-  archivedBlockOf(hash: Hex): number | undefined {
-    const number = this.archive.archivedBlockOf(hash)
-    if (number !== undefined) return number
-    // moved out logically (below the genesis) but not yet removed: an archive still running
-    const present = this.txs.get(hash)?.blockNumber ?? this.invalidTxs.get(hash)?.blockNumber
-    return present !== undefined && present < this.archived.genesis ? present : undefined
-  }
-
-  archivedBlockOfHash(hash: Hex): number | undefined {
-    const number = this.blocks.numberOf(hash)
-    return number !== undefined && number < this.archived.genesis ? number : undefined
-  }
 
   worldAt(height: number): WorldSnapshot | undefined {
     this.assertOpen()
@@ -712,10 +562,6 @@ class LmdbStore implements Store {
     if (op === undefined) return
     if (op.kind === 'archive') await this.writeRecord({ ...current, ranges: [...current.ranges, op.range] })
     else await this.writeRecord({ genesis: op.range.from, ranges: current.ranges.slice(0, -1) })
-  }
-
-  snapshotRequests(): { height: number; snapshotId: string }[] {
-    return this.archive.snapshotRequests()
   }
 
   putSnapshotRequest(height: number, snapshotId: string): Promise<void> {

@@ -100,7 +100,10 @@ export interface WorldSnapshot {
  * committed data; writes are asynchronous and resolve once LMDB has committed them (visible to
  * every reader, and kept across kill -9; `flushed()` waits for the fsync as well).
  */
-export interface Store {
+/** What the store reads: the same from the writer and from a reader in another thread (reader.ts). */
+export interface StoreReads {
+  /** the latest block this store shows: what a reader in another thread follows (reader.ts) */
+  position(): { height: number; hash: Hex }
   /** number of the latest block; 0 = no block yet */
   height(): number
   /** lowest block in the live store: 1 once a block exists (higher after archiving), 0 before */
@@ -139,22 +142,33 @@ export interface Store {
   listInvalidTxHashes(limit: number): Hex[]
   /** contracts created by `creator`, in deployment order */
   getDeployedList(creator: Hex): Hex[]
-
-  /** Durably records a TCert cert_getTCert issued; resolves once LMDB committed it. */
-  putTcert(record: TcertRecord): Promise<void>
   /** the record of the issued TCert whose PEM is exactly these bytes */
   getTcert(pemBytes: Uint8Array): TcertRecord | undefined
 
   /** the batch and commit proof of a block ordered by consensus (undefined for a solo block or one not live) */
   getBlockBatch(number: number): BlockBatch | undefined
 
+  /** the world state as of the latest committed block */
+  readonly state: StateReader
+  // ---- archive (src/archive/ drives these; each write is one bounded LMDB transaction)
+
+  archiveRecord(): ArchiveRecord
+  /** number of the archived block holding tx `hash` (valid or invalid), once archive_archive moved it */
+  archivedBlockOf(hash: Hex): number | undefined
+  /** number of the archived block with this hash (its blockByHash entry stays live for this answer) */
+  archivedBlockOfHash(hash: Hex): number | undefined
+  snapshotRequests(): { height: number; snapshotId: string }[]
+}
+
+/** The store: its reads and the writes of the one writer thread. */
+export interface Store extends StoreReads {
+  /** Durably records a TCert cert_getTCert issued; resolves once LMDB committed it. */
+  putTcert(record: TcertRecord): Promise<void>
+
   /** A VP's consensus records (repos/consensus-log.ts, an LMDB environment of their own): all in one transaction, resolved once on disk (fsync), not only committed. */
   writeConsensus(writes: readonly ConsensusWrite[]): Promise<void>
   /** consensus records whose key starts with `prefix`, in key order */
   readConsensus(prefix?: string): Iterable<{ key: string; value: Uint8Array }>
-
-  /** the world state as of the latest committed block */
-  readonly state: StateReader
   /** the current world-state root: the latest block's merkleRoot, or the genesis (or empty) state's root before any block */
   stateRoot(): Hex
 
@@ -181,13 +195,6 @@ export interface Store {
   commitBlock(block: BlockCommit): Promise<void>
   /** writes the genesis state once; the same alloc again is a no-op, another alloc throws */
   initGenesis(alloc: GenesisAccount[]): Promise<void>
-  // ---- archive (src/archive/ drives these; each write is one bounded LMDB transaction)
-
-  archiveRecord(): ArchiveRecord
-  /** number of the archived block holding tx `hash` (valid or invalid), once archive_archive moved it */
-  archivedBlockOf(hash: Hex): number | undefined
-  /** number of the archived block with this hash (its blockByHash entry stays live for this answer) */
-  archivedBlockOfHash(hash: Hex): number | undefined
   /** the world state right now, if it is still the state of block `height` (undefined once a later block committed) */
   worldAt(height: number): WorldSnapshot | undefined
   /** the raw entries of live block `number` */
@@ -202,7 +209,6 @@ export interface Store {
   putRestored(blocks: ArchivedBlock[]): Promise<void>
   /** ends the operation in progress: an archive joins the ranges; a restore leaves them and lowers the genesis */
   finishArchiveOp(): Promise<void>
-  snapshotRequests(): { height: number; snapshotId: string }[]
   putSnapshotRequest(height: number, snapshotId: string): Promise<void>
   removeSnapshotRequest(height: number): Promise<void>
 

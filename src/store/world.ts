@@ -27,6 +27,23 @@ function isZero(bytes: Buffer): boolean {
 /** Reads the current bytes of every changed key; drops changes that leave the bytes as they are. */
 export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDiff[] {
   const diffs: EntryDiff[] = []
+  for (const _ of diffSteps(world, changes, diffs));
+  return diffs
+}
+
+/** The same, in turns (src/turns.ts): a block's thousands of changed keys are read between the thread's other work. */
+export async function diffWorldInTurns(
+  world: WorldStateRepo,
+  changes: WorldChanges,
+  turn: () => Promise<void> | undefined,
+): Promise<EntryDiff[]> {
+  const diffs: EntryDiff[] = []
+  for (const _ of diffSteps(world, changes, diffs)) await turn()
+  return diffs
+}
+
+/** Fills `diffs`, one changed key per step. */
+function* diffSteps(world: WorldStateRepo, changes: WorldChanges, diffs: EntryDiff[]): Generator<void, void, undefined> {
   const seen = new Set<string>()
   const push = (kind: EntryKindValue, key: Buffer, next: Buffer | undefined, what: string): void => {
     const id = `${kind}:${key.toString('hex')}`
@@ -39,11 +56,13 @@ export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDi
   for (const [address, account] of changes.accounts) {
     const what = `accounts[${address}]`
     push(EntryKind.account, fixedBytes(address, 20, what), encodeAccount(account, what), what)
+    yield
   }
   for (const [address, code] of changes.code) {
     const what = `code[${address}]`
     const bytes = hexToBytes(code, what)
     push(EntryKind.code, fixedBytes(address, 20, what), bytes.length === 0 ? undefined : bytes, what)
+    yield
   }
   for (const [address, slots] of changes.storage) {
     const addr = fixedBytes(address, 20, `storage[${address}]`)
@@ -51,13 +70,14 @@ export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDi
       const what = `storage[${address}][${slot}]`
       const word = word32(value, what)
       push(EntryKind.storage, Buffer.concat([addr, word32(slot, what)]), isZero(word) ? undefined : word, what)
+      yield
     }
   }
   for (const [address, meta] of changes.contracts) {
     const what = `contracts[${address}]`
     push(EntryKind.contract, fixedBytes(address, 20, what), encodeContractMeta(meta, what), what)
+    yield
   }
-  return diffs
 }
 
 /** base + Σ(new entries) − Σ(old entries), as a new vector (base untouched). */

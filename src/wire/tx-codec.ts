@@ -43,6 +43,14 @@ export function encodeAdmitted(tx: SignedTx, signatureValid: boolean | undefined
   return out
 }
 
+/** The same from a transaction's encodeTx bytes (a request thread has them already: it sent them to be verified). */
+export function admittedRecord(encoded: Uint8Array, signatureValid: boolean): Uint8Array {
+  const out = new Uint8Array(encoded.length + 1)
+  out[0] = signatureValid ? 1 : 2
+  out.set(encoded, 1)
+  return out
+}
+
 export function decodeAdmitted(bytes: Uint8Array): { tx: SignedTx; signatureValid: boolean | undefined } {
   if (bytes.length < 2 || bytes[0] > 2) throw new TxDecodeError('not an admitted transaction record')
   return { tx: decodeTx(bytes.subarray(1)), signatureValid: bytes[0] === 0 ? undefined : bytes[0] === 1 }

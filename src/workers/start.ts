@@ -4,7 +4,7 @@
  * its modules have loaded; the caller gets that message, or undefined when the worker cannot start
  * in time, and then does the work in its own thread instead.
  */
-import { Worker } from 'node:worker_threads'
+import { Worker, type WorkerOptions } from 'node:worker_threads'
 
 export interface StartedWorker<Ready> {
   worker: Worker
@@ -17,8 +17,11 @@ export async function startWorker<Ready extends { ready: true }>(
   timeoutMs: number,
   /** what the thread does, for its name in profiles and the bench's per-thread figures (bench/loop-monitor.cjs) */
   threadName: string,
+  /** message ports inside `data`, moved to the worker */
+  transferList: readonly Transferable[] = [],
 ): Promise<StartedWorker<Ready> | undefined> {
   const workerData = { ...data, threadName }
+  const list = [...transferList] as NonNullable<WorkerOptions['transferList']>
   let worker: Worker
   try {
     if (source.pathname.endsWith('.ts')) {
@@ -26,9 +29,9 @@ export async function startWorker<Ready extends { ready: true }>(
       // 20: the hooks it registers never apply to the worker's entry module (ERR_UNKNOWN_FILE_EXTENSION,
       // tested on 20.20). A plain-JS bootstrap registers tsx's hooks itself, then imports the file.
       const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}) })`
-      worker = new Worker(bootstrap, { eval: true, workerData })
+      worker = new Worker(bootstrap, { eval: true, workerData, transferList: list })
     } else {
-      worker = new Worker(source, { workerData })
+      worker = new Worker(source, { workerData, transferList: list })
     }
   } catch {
     return undefined

@@ -118,7 +118,11 @@ test("an NVP's client transaction is forwarded to a VP, which admits and commits
     await stateHasher.close()
   }
   serveForwardedTxs({ network: peers.nets.get('node1')!, submitter: chain.submitter, nowNs, log })
-  const local: TxSubmitter = { submit: () => Promise.reject(new Error('not here')), signHash: () => '0x' }
+  const local: TxSubmitter = {
+    submit: () => Promise.reject(new Error('not here')),
+    admit: () => Promise.reject(new Error('not here')),
+    signHash: () => '0x',
+  }
   const nvp = forwardingSubmitter({
     network: peers.nets.get('nvp1')!,
     pickVp: () => 'node1',

@@ -1,7 +1,7 @@
 /** Keyspaces 2 `blocks`, 3 `blockByHash`, 12 `blockTime`: block headers and their lookups, written together. */
 import type { BlockHeader, Hex } from '../../domain.ts'
 import { EMPTY, fixedBytes, isBlockNumber, tryFixedBytes, u32be } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, encodeFor, stored } from '../db.ts'
 import type { BlocksByTime } from '../types.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
@@ -27,9 +27,14 @@ export class BlocksRepo {
     return 0
   }
 
-  /** inside a write transaction; the caller validated the header */
-  put(header: BlockHeader): void {
-    this.blocks.putSync(header.number, header)
+  /** the stored bytes of a header, made before the write transaction */
+  encode(header: BlockHeader): Buffer {
+    return encodeFor(this.blocks, header)
+  }
+
+  /** inside a write transaction; the caller validated the header; `encoded` from encode(header) */
+  put(header: BlockHeader, encoded = this.encode(header)): void {
+    this.blocks.putSync(header.number, stored(encoded))
     this.byHash.putSync(fixedBytes(header.hash, 32, 'header.hash'), header.number)
     this.byTime.putSync(timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), EMPTY)
   }

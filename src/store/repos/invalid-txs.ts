@@ -1,7 +1,7 @@
 /** Keyspaces 8 `invalidTxs` and 11 `invalidTxTime`: discarded txs and their timestamp index. */
 import type { Hex, InvalidTx } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, encodeFor, stored } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
 export class InvalidTxsRepo {
@@ -23,9 +23,14 @@ export class InvalidTxsRepo {
     return (this.invalid.getStats() as { entryCount: number }).entryCount
   }
 
-  /** inside a write transaction */
-  put(key: Buffer, tx: InvalidTx): void {
-    this.invalid.putSync(key, tx)
+  /** the stored bytes of a record, made before the write transaction */
+  encode(tx: InvalidTx): Buffer {
+    return encodeFor(this.invalid, tx)
+  }
+
+  /** inside a write transaction; `encoded` from encode(tx) */
+  put(key: Buffer, tx: InvalidTx, encoded = this.encode(tx)): void {
+    this.invalid.putSync(key, stored(encoded))
     this.byTime.putSync(timeKey(tx.tx.timestamp, 'invalid tx.timestamp', key), EMPTY)
   }
 

@@ -1,7 +1,7 @@
 /** Keyspace 7 `receipts`. */
 import type { Hex, Receipt } from '../../domain.ts'
 import { tryFixedBytes } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, encodeFor, stored } from '../db.ts'
 
 export class ReceiptsRepo {
   constructor(private readonly db: Db) {}
@@ -11,8 +11,13 @@ export class ReceiptsRepo {
     return key === undefined ? undefined : this.db.get(key)
   }
 
-  /** inside a write transaction */
-  put(key: Buffer, receipt: Receipt): void {
-    this.db.putSync(key, receipt)
+  /** the stored bytes of a receipt, made before the write transaction */
+  encode(receipt: Receipt): Buffer {
+    return encodeFor(this.db, receipt)
+  }
+
+  /** inside a write transaction; `encoded` from encode(receipt) */
+  put(key: Buffer, receipt: Receipt, encoded = this.encode(receipt)): void {
+    this.db.putSync(key, stored(encoded))
   }
 }

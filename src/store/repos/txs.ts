@@ -1,7 +1,7 @@
 /** Keyspaces 6 `txs` and 10 `txTime`: committed valid txs and their timestamp index. */
 import type { CommittedTx, Hex } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, encodeFor, stored } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
 export class TxsRepo {
@@ -23,9 +23,14 @@ export class TxsRepo {
     return (this.txs.getStats() as { entryCount: number }).entryCount
   }
 
-  /** inside a write transaction */
-  put(key: Buffer, tx: CommittedTx): void {
-    this.txs.putSync(key, tx)
+  /** the stored bytes of a record, made before the write transaction */
+  encode(tx: CommittedTx): Buffer {
+    return encodeFor(this.txs, tx)
+  }
+
+  /** inside a write transaction; `encoded` from encode(tx) */
+  put(key: Buffer, tx: CommittedTx, encoded = this.encode(tx)): void {
+    this.txs.putSync(key, stored(encoded))
     this.byTime.putSync(timeKey(tx.tx.timestamp, 'tx.timestamp', key), EMPTY)
   }
 

@@ -68,6 +68,7 @@ async function vpChain() {
 
 const unused: TxSubmitter = {
   submit: () => Promise.reject(new Error('only simulations run locally')),
+  admit: () => Promise.reject(new Error('only simulations run locally')),
   signHash: () => '0x',
 }
 

@@ -1,0 +1,68 @@
+/**
+ * What the chain thread and a request thread say to each other over their message port. A
+ * transaction crosses as bytes (wire/tx-codec.ts encodeAdmitted: decoded, hashed and
+ * signature-checked already), never as a JSON re-encoding; a forwarded method's result crosses as
+ * the JSON text the request thread splices into its reply.
+ */
+import type { AddressInfo } from 'node:net'
+import type { MessagePort } from 'node:worker_threads'
+import type { SolcPoolOptions } from '../compile/solc-pool.ts'
+import type { KeelConfig } from '../config.ts'
+import type { InvalidTx, Receipt } from '../domain.ts'
+import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
+import type { LogLevel } from '../log.ts'
+import type { StoreTip } from '../store/index.ts'
+
+/** What a request thread starts with (its workerData). */
+export interface FrontStart {
+  config: KeelConfig
+  /** the namespace's data directory (the node CA lives there) */
+  dataDir: string
+  /** the ledger's LMDB environment, opened here for reading */
+  ledgerPath: string
+  txVersion: string
+  /** contract_compileContract's compilers (the request thread compiles: src/compile/solc-pool.ts) */
+  compiler: Omit<SolcPoolOptions, 'log'>
+  /** tx_sendTransactionReturnReceipt's bound, when not the default */
+  receiptWaitMs?: number
+  /** to the chain thread */
+  chain: MessagePort
+  /** to each verify worker (verify-pool.ts connect) */
+  verify: MessagePort[]
+  verifyBackend: string
+  threadName: string
+}
+
+/** A simulated transaction's outcome, kept by the request thread for tx_getTransactionReceipt. */
+export interface Simulated {
+  receipt?: Receipt
+  invalid?: InvalidTx
+}
+
+export type ToChain =
+  /** transactions to admit: answered by one `admitted` per group of outcomes */
+  | { t: 'admit'; ids: number[]; records: Uint8Array[] }
+  /** a method only the chain thread serves (api/index.ts isChainThreadMethod), params already checked */
+  | { t: 'call'; id: number; method: string; params: unknown[]; namespace: string; headers: Record<string, string | string[] | undefined> }
+  /** a simulation: executed there, changing nothing */
+  | { t: 'simulate'; id: number; tx: Uint8Array }
+  /** a status event this thread raises (a cut-off WebSocket reader): the chain's hub publishes it */
+  | { t: 'status'; event: StatusEvent }
+  | { t: 'log'; level: Exclude<LogLevel, 'silent'>; component: string; message: string; stack?: string; detail?: string }
+  /** answer to `go`: listening (fd: its socket, for the next thread), or why not */
+  | { t: 'listening'; address?: AddressInfo; fd?: number; error?: string }
+  | { t: 'stopped' }
+
+export type ToFront =
+  /** the chain thread is ready: listen (on the first thread's socket `fd`, for the others) */
+  | { t: 'go'; tip: StoreTip; fd?: number }
+  /** code 0: durable and answered; else the JSON-RPC error */
+  | { t: 'admitted'; ids: number[]; codes: number[]; messages: string[] }
+  | { t: 'reply'; id: number; tip: StoreTip; text?: string; code?: number; message?: string }
+  | { t: 'simulated'; id: number; outcome?: Simulated; code?: number; message?: string }
+  /** a block committed: reads may see it from now on */
+  | { t: 'block'; number: number; hash: string; tip: StoreTip }
+  | { t: 'status'; message: SystemStatusMessage }
+  /** the store moved without a block (an archive or restore finished in the background) */
+  | { t: 'tip'; tip: StoreTip }
+  | { t: 'stop' }

@@ -1,0 +1,141 @@
+/**
+ * The JSON-RPC servers of one thread: the dispatcher over a set of handlers, HTTP and WebSocket on
+ * one port, the TCert check. A request thread (thread.ts) builds them over its own handlers; a node
+ * that serves requests on its chain thread (`jsonrpc.threads = 0`) builds them there (node.ts).
+ */
+import { readFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { aliases, methods, schemas } from '../../generated/methods.ts'
+import { MISSING_FEATURES } from '../api/missing-features.ts'
+import type { NodeCa } from '../cert/ca.ts'
+import { x509 } from '../cert/x509.ts'
+import type { KeelConfig } from '../config.ts'
+import type { EventHub } from '../events/hub.ts'
+import type { Logger } from '../log.ts'
+import { createDispatcher, type Dispatcher } from '../rpc/dispatch.ts'
+import { createRpcHttpServer, type RpcHttpServer } from '../rpc/http.ts'
+import { createTcertCheck, type TcertCheck } from '../rpc/tcert-check.ts'
+import { createRpcWsServer, type RpcWsServer } from '../rpc/ws.ts'
+import { parseJson } from '../wire/json.ts'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+export interface RpcServersOptions {
+  config: KeelConfig
+  handlers: Readonly<Record<string, unknown>>
+  /** block and status events for WebSocket push; `publishStatus` raises this thread's own (a cut-off reader) */
+  events: Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'>
+  /** the chain height, to resolve `latest` in a pushed log filter */
+  height(): number
+  /** the TCert check's view of the node CA and of the TCerts issued, when `[tcert] check` is on */
+  tcert?: { ca: NodeCa; isIssued(pemBytes: Uint8Array): boolean }
+  /** listen on this socket of another request thread instead of opening the configured port */
+  fd?: number
+  log: Logger
+  /** WebSocket subscription ids (tests pin them) */
+  newId?: () => string
+}
+
+export interface RpcServers {
+  readonly dispatcher: Dispatcher
+  readonly http: RpcHttpServer
+  readonly ws: RpcWsServer
+  readonly tcertCheck: TcertCheck | undefined
+  listen(): Promise<AddressInfo>
+  close(): Promise<void>
+}
+
+/** The OpenRPC document, as rpc.discover and /openrpc.json serve it. */
+export const openRpcDocumentText = (): string => readFileSync(join(root, 'openrpc.json'), 'utf8')
+
+/** The enrollment CAs of `[tcert] enrollmentCaFiles`; a file that is no PEM certificate stops the node at start. */
+export function enrollmentCasOf(config: KeelConfig): InstanceType<typeof x509.X509Certificate>[] {
+  return config.tcert.enrollmentCaFiles.map((file) => {
+    try {
+      return new x509.X509Certificate(readFileSync(resolve(file), 'utf8'))
+    } catch (error) {
+      throw new Error(`config: tcert.enrollmentCaFiles: ${file} is not a readable PEM certificate`, { cause: error })
+    }
+  })
+}
+
+export function createRpcServers(options: RpcServersOptions): RpcServers {
+  const { config, log } = options
+  const documentText = openRpcDocumentText()
+  const dispatcher = createDispatcher({
+    methods,
+    aliases,
+    schemas,
+    handlers: options.handlers,
+    missingFeatures: MISSING_FEATURES,
+    document: parseJson(documentText, { maxDepth: 512 }),
+    defaultNamespace: config.node.namespace,
+    isKnownNamespace: (namespace) => namespace === config.node.namespace,
+    limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
+    log: log.child('rpc'),
+  })
+  const tcertCheck: TcertCheck | undefined =
+    config.tcert.check && options.tcert !== undefined
+      ? createTcertCheck({
+          ca: options.tcert.ca,
+          isIssued: options.tcert.isIssued,
+          enrollmentCas: enrollmentCasOf(config),
+          isGetTcert: (method) => dispatcher.canonicalName(method) === 'cert_getTCert',
+        })
+      : undefined
+  const ws = createRpcWsServer({
+    dispatcher,
+    events: options.events,
+    height: options.height,
+    namespace: config.node.namespace,
+    limits: config.jsonrpc,
+    tcertCheck,
+    log: log.child('ws'),
+    newId: options.newId,
+  })
+  const http = createRpcHttpServer({
+    host: config.jsonrpc.host,
+    port: config.jsonrpc.port,
+    fd: options.fd,
+    limits: config.jsonrpc,
+    corsOrigin: config.jsonrpc.corsOrigin,
+    dispatcher,
+    tcertCheck,
+    pages: {
+      '/playground': {
+        contentType: 'text/html; charset=utf-8',
+        body: readFileSync(join(root, 'playground', 'index.html')),
+        headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'" },
+      },
+      '/openrpc.json': { contentType: 'application/json', body: documentText },
+      // browsers ask for it on their own; an empty icon keeps their consoles clean
+      '/favicon.ico': { contentType: 'image/x-icon', body: '' },
+    },
+    onUpgrade: ws.handleUpgrade,
+    log: log.child('http'),
+  })
+  return {
+    dispatcher,
+    http,
+    ws,
+    tcertCheck,
+    listen: () => http.listen(),
+    async close() {
+      await ws.close()
+      await http.close()
+    },
+  }
+}
+
+/**
+ * The file descriptor of a listening server's socket. Node 20 has no SO_REUSEPORT for worker
+ * threads; a second request thread listens on this same socket (`listen({fd})`), and the kernel
+ * hands each new connection to whichever thread accepts first. `_handle` is Node's own, unexported
+ * field: without it (another runtime) the node runs one request thread.
+ */
+export function listeningFd(http: RpcHttpServer): number | undefined {
+  const fd = (http.server as unknown as { _handle?: { fd?: number } })._handle?.fd
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined
+}
