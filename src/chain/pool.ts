@@ -154,18 +154,34 @@ export function createTxPool(options: PoolOptions): TxPool {
       if (toVerify.length === 1) setImmediate(pump)
     })
 
-  const refuseDuplicate = (tx: SignedTx): void => {
+  /**
+   * Refuses a transaction already known by its hash and, unless its signature failed, by its
+   * (from, sign hash). Only a transaction whose signature verifies holds that key (reserve): a copy
+   * with a garbage signature, which anyone who sees a transaction in flight can make, is pooled and
+   * discarded as SIGFAILED without stopping the genuine one.
+   */
+  const refuseDuplicate = (tx: SignedTx, signatureValid?: boolean): void => {
     if (byHash.has(tx.hash) || store.hasTx(tx.hash)) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
+    if (signatureValid === false) return
     if (bySign.has(signKey(tx)) || store.findBySignHash(tx.from, tx.signHash) !== undefined) {
       throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     }
   }
 
+  /** holds (from, sign hash) for a transaction whose signature verified (or is not checked yet) */
+  const holdSignKey = (entry: Entry): void => {
+    if (entry.signatureValid !== false && !bySign.has(signKey(entry.tx))) bySign.set(signKey(entry.tx), entry.tx.hash)
+  }
+
+  const releaseSignKey = (tx: SignedTx): void => {
+    if (bySign.get(signKey(tx)) === tx.hash) bySign.delete(signKey(tx))
+  }
+
   const reserve = (tx: SignedTx, signatureValid: boolean | undefined): Entry => {
-    refuseDuplicate(tx)
+    refuseDuplicate(tx, signatureValid)
     const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false }
     byHash.set(tx.hash, entry)
-    bySign.set(signKey(tx), tx.hash)
+    holdSignKey(entry)
     return entry
   }
 
@@ -174,6 +190,7 @@ export function createTxPool(options: PoolOptions): TxPool {
     if (entry.signatureValid !== undefined) return
     void check(entry.tx).then((valid) => {
       entry.signatureValid = valid
+      if (!valid) releaseSignKey(entry.tx)
       notify()
     })
   }
@@ -205,7 +222,8 @@ export function createTxPool(options: PoolOptions): TxPool {
   return {
     async add(tx, addOptions = {}) {
       if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
-      // a copy already known is refused before its signature costs anything
+      // a copy already known is refused before its signature costs anything (by its hash, or by a
+      // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
       refuseDuplicate(tx)
       const signatureValid = addOptions.signatureValid ?? (await check(tx))
       // reserved before the log append, checked again: a copy may have raced in during the check
@@ -220,7 +238,7 @@ export function createTxPool(options: PoolOptions): TxPool {
       } catch (error) {
         if (byHash.get(tx.hash) === entry) {
           byHash.delete(tx.hash)
-          bySign.delete(signKey(tx))
+          releaseSignKey(tx)
         }
         throw error
       }
@@ -294,7 +312,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         // still queued (a peer's batch committed it): it becomes a dead queue slot
         if (!entry.taken && entry.segment !== undefined) dead++
         byHash.delete(hash)
-        bySign.delete(signKey(entry.tx))
+        releaseSignKey(entry.tx)
         if (entry.segment === undefined) entry.settled = true
         else poolLog.release(entry.segment)
       }
@@ -323,7 +341,7 @@ export function createTxPool(options: PoolOptions): TxPool {
       for (const { tx, signatureValid } of pending) {
         const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false, segment }
         byHash.set(tx.hash, entry)
-        bySign.set(signKey(tx), tx.hash)
+        holdSignKey(entry)
         enqueue(entry)
       }
       if (pending.length > 0) notify()
