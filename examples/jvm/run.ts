@@ -25,7 +25,7 @@ import {
   jvmTopic,
   readClassDirectory,
 } from '../../sdk/jvm.ts'
-import { signString2017 } from '../../src/crypto/sign-string.ts'
+import { signStringFormatA } from '../../src/crypto/sign-string.ts'
 import { addressFromPrivateKey, signSecp256k1 } from '../../src/crypto/signature.ts'
 import { ensureExecutor, JdkMissingError, jdkTool } from '../../src/exec/jvm/build.ts'
 import { exampleOptions, explainConnectionFailure, fail } from '../options.ts'
@@ -73,7 +73,7 @@ async function compile(): Promise<JavaContract> {
   }
 }
 
-/** Signs a contract transaction (the 2017 sign string, secp256k1) with type JVM. */
+/** Signs a contract transaction with type JVM: format A (protocol.md §1.2), which covers the vm type (the 2017 string does not, and Keel refuses unsigned content). */
 function sign(fields: Record<string, unknown>): Record<string, unknown> {
   const tx: Record<string, unknown> = {
     from,
@@ -82,7 +82,7 @@ function sign(fields: Record<string, unknown>): Record<string, unknown> {
     type: 'JVM',
     ...fields,
   }
-  tx.signature = signSecp256k1(signString2017(tx as never), privateKey)
+  tx.signature = signSecp256k1(signStringFormatA(tx as never), privateKey)
   return tx
 }
 

@@ -11,7 +11,7 @@
  * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
 import type { Hex, SignedTx } from '../domain.ts'
-import { DuplicateTransaction, SystemBusy } from '../errors.ts'
+import { DuplicateTransaction, InvalidParams, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { PoolLog } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
@@ -26,9 +26,17 @@ export interface PendingStore {
   dropLegacyPending(): Promise<void>
 }
 
-/** Verifies signatures of many transactions at once; true where the signature recovers `from`. */
+/** One transaction's signature check. */
+export interface SignatureCheckResult {
+  /** the signature recovers `from` over a sign string that covers every field the transaction carries */
+  valid: boolean
+  /** it recovers `from` over a sign string that leaves out a field the transaction carries: the -32602 message refusing it */
+  uncovered?: string
+}
+
+/** Verifies signatures of many transactions at once, in input order. */
 export interface SignatureVerifier {
-  verify(txs: readonly SignedTx[]): Promise<boolean[]>
+  verify(txs: readonly SignedTx[]): Promise<SignatureCheckResult[]>
 }
 
 export interface ReadyTx {
@@ -112,7 +120,7 @@ export function createTxPool(options: PoolOptions): TxPool {
   let head = 0
   /** entries after `head` settled or taken while still queued: skipped, dropped by compact() */
   let dead = 0
-  const toVerify: { tx: SignedTx; done(valid: boolean): void }[] = []
+  const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
   let verifying = 0
   const listeners: (() => void)[] = []
 
@@ -128,7 +136,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         .verify(batch.map((item) => item.tx))
         .then(
           (results) => {
-            for (const [i, item] of batch.entries()) item.done(results[i] === true)
+            for (const [i, item] of batch.entries()) item.done(results[i])
           },
           (error: unknown) => {
             // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
@@ -148,7 +156,7 @@ export function createTxPool(options: PoolOptions): TxPool {
   }
 
   /** the signature check of one transaction, batched with the others of this turn */
-  const check = (tx: SignedTx): Promise<boolean> =>
+  const check = (tx: SignedTx): Promise<SignatureCheckResult> =>
     new Promise((resolve) => {
       toVerify.push({ tx, done: resolve })
       if (toVerify.length === 1) setImmediate(pump)
@@ -188,7 +196,7 @@ export function createTxPool(options: PoolOptions): TxPool {
   const enqueue = (entry: Entry): void => {
     queue.push(entry)
     if (entry.signatureValid !== undefined) return
-    void check(entry.tx).then((valid) => {
+    void check(entry.tx).then(({ valid }) => {
       entry.signatureValid = valid
       if (!valid) releaseSignKey(entry.tx)
       notify()
@@ -225,7 +233,14 @@ export function createTxPool(options: PoolOptions): TxPool {
       // a copy already known is refused before its signature costs anything (by its hash, or by a
       // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
       refuseDuplicate(tx)
-      const signatureValid = addOptions.signatureValid ?? (await check(tx))
+      let signatureValid = addOptions.signatureValid
+      if (signatureValid === undefined) {
+        const checked = await check(tx)
+        // a client's transaction with content its signature does not cover is refused; a peer's
+        // (which its VP should have refused) is discarded as SIGFAILED, alike on every node
+        if (checked.uncovered !== undefined && addOptions.fromPeer !== true) throw new InvalidParams(checked.uncovered)
+        signatureValid = checked.valid
+      }
       // reserved before the log append, checked again: a copy may have raced in during the check
       const entry = reserve(tx, signatureValid)
       let segment: number

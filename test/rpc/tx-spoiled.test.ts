@@ -10,6 +10,16 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { coverageRefusal, covers, SIGNABLE_FIELDS, type SignableField } from '../../src/crypto/sign-coverage.ts'
+import {
+  DEFAULT_NODE_TX_VERSION,
+  type SignStringKind,
+  signString2017,
+  signStringFormatA,
+  signStringFormatB,
+  type TxFields,
+} from '../../src/crypto/sign-string.ts'
+import { signSecp256k1 } from '../../src/crypto/signature.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { call, fails, receiptOf, SUBMIT, submit } from '../helpers/chain.ts'
 import { startTestNode } from '../helpers/node.ts'
@@ -131,6 +141,151 @@ test('two valid copies (the flipped-s signature) sent together: exactly one is a
     assert.is(await outcome(url, admitted[0].result as string), 'valid', name)
     const again = await call(url, SUBMIT.transfer, [replies[0].code === 0 ? twin : genuine])
     assert.is(again.code, -32007, `${name}: the other copy after the commit: ${again.message}`)
+  }
+})
+
+// ---- item 2: content the signature does not cover ----
+
+/** A sign string a client may have signed, and how to build it. */
+interface SignedAs {
+  name: string
+  kind: SignStringKind
+  /** the `version` the client sends, if any */
+  version?: string
+  text(tx: TxFields): string
+}
+
+const signedAs: SignedAs[] = [
+  { name: '2017', kind: { format: '2017' }, text: (tx) => signString2017(tx) },
+  { name: 'format A', kind: { format: 'A' }, text: (tx) => signStringFormatA(tx) },
+  ...(['2.0', '2.1', '2.2', '3.6'] as const).map(
+    (version): SignedAs => ({
+      name: `format B ${version}`,
+      kind: { format: 'B', version, sections: 'implied' },
+      version,
+      text: (tx) => signStringFormatB(tx, { version, sections: 'implied' }),
+    }),
+  ),
+  {
+    name: 'format B 4.1 (the JS SDK: every section)',
+    kind: { format: 'B', version: '4.1', sections: 'all' },
+    version: '4.1',
+    text: (tx) => signStringFormatB(tx, { version: '4.1', sections: 'all' }),
+  },
+  {
+    name: 'format B of the node version, no version sent, before 3.6',
+    kind: { format: 'B', version: DEFAULT_NODE_TX_VERSION, sections: 'before3.6' },
+    text: (tx) => signStringFormatB(tx, { version: DEFAULT_NODE_TX_VERSION, sections: 'before3.6' }),
+  },
+]
+
+const base64Address = (): string => Buffer.from(wallet().address.slice(2), 'hex').toString('base64')
+
+/** Every field of protocol.md §1 with a value a client might carry (a contract call, so `value` is the amount beside a payload). */
+const carried: Record<SignableField, unknown> = {
+  value: 5,
+  opcode: 1,
+  extra: '{"note":"added after signing"}',
+  type: 'JVM',
+  version: '9.9',
+  extraIdInt64: [42],
+  extraIdString: ['lot-7'],
+  cname: 'Ledger',
+  gasPrice: 3,
+  gasLimit: 21_000,
+  expirationTimestamp: 0n,
+  participant: { initiator: base64Address(), withholding: [base64Address()] },
+}
+/** fields every sign string covers: changed after signing, the signature fails (SIGFAILED) */
+const alwaysCovered = ['from', 'to', 'payload', 'timestamp', 'nonce'] as const
+
+test('item 2: every sign string × every field of protocol.md §1: uncovered content is refused -32602 naming the field and a sign string that covers it', async () => {
+  const contract = wallet().address
+  const admitted: { url: string; hash: string; what: string }[] = []
+  let refusals = 0
+  for (const { name: node, url, dev } of served) {
+    for (const signed of signedAs) {
+      for (const field of SIGNABLE_FIELDS) {
+        const timestamp = BigInt(Date.now()) * 1_000_000n
+        const tx: Record<string, unknown> = {
+          from: dev.address,
+          to: contract,
+          payload: '0xbe1c766b',
+          timestamp,
+          nonce: BigInt(Math.floor(Math.random() * 2 ** 48)) + 1n,
+          ...(signed.version === undefined ? {} : { version: signed.version }),
+          [field]: field === 'expirationTimestamp' ? timestamp + 60_000_000_000n : carried[field],
+        }
+        if (field === 'version' && signed.version !== undefined) tx.version = signed.version
+        const fields = { ...tx, opcode: tx.opcode } as unknown as TxFields
+        tx.signature = `0x${signSecp256k1(signed.text(fields), dev.privateKey)}`
+        const what = `${node}, signed with ${signed.name}, carrying ${field}`
+        const method = field === 'opcode' ? SUBMIT.maintain : SUBMIT.invoke
+        const reply = await call<string>(url, method, [tx])
+        const expected = coverageRefusal(fields, signed.kind)
+        if (covers(signed.kind, field, fields) || (field === 'version' && signed.version !== undefined)) {
+          assert.is(reply.code, 0, `${what}: covered, so admitted: ${reply.message}`)
+          admitted.push({ url, hash: reply.result as string, what })
+        } else {
+          assert.is(reply.code, -32602, `${what}: ${reply.message}`)
+          assert.is(reply.message, expected, what)
+          assert.match(
+            reply.message,
+            new RegExp(
+              `^${field} is not covered by the .*sign string.* this signature verifies under; sign with the \\S+ sign string.*, which covers ${field}$`,
+            ),
+          )
+          refusals++
+        }
+      }
+    }
+  }
+  // the 2017 string alone leaves out 12 fields; every format leaves out something but the JS SDK's
+  assert.ok(refusals >= 2 * 30, `refusals: ${refusals}`)
+  for (const { url, hash, what } of admitted) assert.is.not(await outcome(url, hash), 'SIGFAILED', `${what}: its signature verifies`)
+})
+
+test('item 2: a field every sign string covers, changed after signing, fails the signature (SIGFAILED), whatever the sign string', async () => {
+  const pending: { url: string; hash: string; what: string }[] = []
+  const { url, dev } = served[0]
+  for (const signed of signedAs) {
+    for (const field of alwaysCovered) {
+      const timestamp = BigInt(Date.now()) * 1_000_000n
+      const tx: Record<string, unknown> = {
+        from: dev.address,
+        to: wallet().address,
+        payload: '0xbe1c766b',
+        timestamp,
+        nonce: BigInt(Math.floor(Math.random() * 2 ** 48)) + 1n,
+        ...(signed.version === undefined ? {} : { version: signed.version }),
+      }
+      tx.signature = `0x${signSecp256k1(signed.text(tx as unknown as TxFields), dev.privateKey)}`
+      const changed: Record<string, unknown> = {
+        from: wallet().address,
+        to: wallet().address,
+        payload: '0xbe1c766c',
+        timestamp: timestamp - 1n,
+        nonce: (tx.nonce as bigint) + 1n,
+      }
+      const hash = await submit(url, SUBMIT.invoke, { ...tx, [field]: changed[field] })
+      pending.push({ url, hash, what: `${signed.name}, ${field} changed` })
+    }
+  }
+  for (const { url, hash, what } of pending) assert.is(await outcome(url, hash), 'SIGFAILED', what)
+})
+
+test('item 2: the issue case: a 2017-signed transfer with `extra` added after signing is refused, not committed', async () => {
+  for (const { name, url, dev } of served) {
+    const genuine = dev.transfer(to, 2)
+    await fails(
+      url,
+      SUBMIT.transfer,
+      [{ ...genuine, extra: 'added by a relay' }],
+      -32602,
+      'extra is not covered by the 2017 sign string this signature verifies under; sign with the 4.1 sign string (or format A), which covers extra',
+    )
+    // the genuine one is untouched by the refused copy
+    assert.is(await outcome(url, await submit(url, SUBMIT.transfer, genuine)), 'valid', name)
   }
 })
 
