@@ -168,9 +168,11 @@ export function createTxPool(options: PoolOptions): TxPool {
    * with a garbage signature, which anyone who sees a transaction in flight can make, is pooled and
    * discarded as SIGFAILED without stopping the genuine one.
    */
-  const refuseDuplicate = (tx: SignedTx, signatureValid?: boolean): void => {
+  const refuseDuplicate = (tx: SignedTx, signatureValid?: boolean, fromPeer?: boolean): void => {
     if (byHash.has(tx.hash) || store.hasTx(tx.hash)) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
-    if (signatureValid === false) return
+    // a peer's copy is held all the same: its VP answered a client with its hash, and a batch may
+    // name it; of two valid copies only the first ordered commits (producer.ts repeatedCopies)
+    if (signatureValid === false || fromPeer === true) return
     if (bySign.has(signKey(tx)) || store.findBySignHash(tx.from, tx.signHash) !== undefined) {
       throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     }
@@ -185,8 +187,8 @@ export function createTxPool(options: PoolOptions): TxPool {
     if (bySign.get(signKey(tx)) === tx.hash) bySign.delete(signKey(tx))
   }
 
-  const reserve = (tx: SignedTx, signatureValid: boolean | undefined): Entry => {
-    refuseDuplicate(tx, signatureValid)
+  const reserve = (tx: SignedTx, signatureValid: boolean | undefined, fromPeer?: boolean): Entry => {
+    refuseDuplicate(tx, signatureValid, fromPeer)
     const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false }
     byHash.set(tx.hash, entry)
     holdSignKey(entry)
@@ -232,7 +234,7 @@ export function createTxPool(options: PoolOptions): TxPool {
       if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
       // a copy already known is refused before its signature costs anything (by its hash, or by a
       // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
-      refuseDuplicate(tx)
+      refuseDuplicate(tx, undefined, addOptions.fromPeer)
       let signatureValid = addOptions.signatureValid
       if (signatureValid === undefined) {
         const checked = await check(tx)
@@ -242,7 +244,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         signatureValid = checked.valid
       }
       // reserved before the log append, checked again: a copy may have raced in during the check
-      const entry = reserve(tx, signatureValid)
+      const entry = reserve(tx, signatureValid, addOptions.fromPeer)
       let segment: number
       try {
         segment = await poolLog.append(

@@ -62,4 +62,61 @@ test('a batch produced on one node replays to the same block on another; a diffe
   }
 })
 
+/** the other valid signature of the same content: (r, n − s), recovery bit flipped */
+function twinOf(tx: SignedTx): SignedTx {
+  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+  const sig = tx.signature.slice(2)
+  const s = BigInt(`0x${sig.slice(66, 130)}`)
+  const v = Number.parseInt(sig.slice(130, 132), 16)
+  const signature = `0x${sig.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v ^ 1).toString(16).padStart(2, '0')}`
+  return admitTransaction('transfer', { ...tx.signed, signature }, { nowNs: () => BigInt(Date.now()) * 1_000_000n })
+}
+
+test('two valid copies of one transaction (two VPs admitted one each): only the first ordered commits, the other is REPEATED, in one block or two', async () => {
+  const n = await node()
+  const first = signed(10)
+  const twin = twinOf(first)
+  assert.is.not(twin.hash, first.hash)
+  assert.is(twin.signHash, first.signHash)
+  const block = await n.produce([
+    { tx: first, signatureValid: true },
+    { tx: twin, signatureValid: true },
+  ])
+  assert.equal(
+    block.invalid.map((invalid) => [invalid.tx.hash, invalid.invalidMsg]),
+    [[twin.hash, 'REPEATED']],
+  )
+  assert.is(n.store.getReceipt(first.hash)?.txHash, first.hash)
+  // a copy of a transaction an earlier block committed
+  const third = twinOf(signed(20))
+  const original = admitTransaction(
+    'transfer',
+    { ...third.signed, signature: twinOf(third).signature },
+    { nowNs: () => BigInt(Date.now()) * 1_000_000n },
+  )
+  await n.produce([{ tx: original, signatureValid: true }])
+  const later = await n.produce([
+    { tx: third, signatureValid: true },
+    { tx: signed(1), signatureValid: true },
+  ])
+  assert.equal(
+    later.invalid.map((invalid) => invalid.invalidMsg),
+    ['REPEATED'],
+  )
+  assert.is(later.header.txCount, 1)
+  // a copy whose signature failed is SIGFAILED, not REPEATED, and holds nothing
+  const forged = admitTransaction(
+    'transfer',
+    { ...first.signed, signature: `0x00${'5a'.repeat(64)}00` },
+    { nowNs: () => BigInt(Date.now()) * 1_000_000n },
+  )
+  const third2 = await n.produce([{ tx: forged, signatureValid: false }])
+  assert.equal(
+    third2.invalid.map((invalid) => invalid.invalidMsg),
+    ['SIGFAILED'],
+  )
+  await n.hasher.close()
+  await n.store.close()
+})
+
 test.run()
