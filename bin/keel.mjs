@@ -1,12 +1,19 @@
 #!/usr/bin/env node
-// The `keel` command: the built node (dist/) when there is one, else the TypeScript sources through tsx.
-import { existsSync } from 'node:fs'
+// The `keel` command: the built node (dist/, `npm run build`) when it is current, else the TypeScript sources through tsx.
+import { buildIsCurrent, DEFAULT_OUT_DIR } from '../scripts/build.mjs'
 
-const built = new URL('../dist/src/cli.js', import.meta.url)
 let cli
-if (existsSync(built)) cli = await import(built.href)
+if (buildIsCurrent()) cli = await import(new URL('../dist/src/cli.js', import.meta.url).href)
 else {
-  const tsx = await import('tsx/esm/api')
+  let tsx
+  try {
+    tsx = await import('tsx/esm/api')
+  } catch {
+    console.error(
+      `keel: ${DEFAULT_OUT_DIR} is missing or older than the sources and tsx is not installed: run \`npm run build\` (or npm start, which builds)`,
+    )
+    process.exit(1)
+  }
   tsx.register()
   cli = await import(new URL('../src/cli.ts', import.meta.url).href)
 }

@@ -3,11 +3,22 @@
  * own options and `--help`.
  */
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { isEntryModule } from './cli/command.ts'
+import { runningBuilt } from './workers/start.ts'
 
-/** The bench reads its command line when it loads, and is a development tool: it runs as a child under tsx. */
+/**
+ * The bench reads its command line when it loads, and is a development tool: it runs as a child
+ * under tsx from the checkout's sources, also when the node runs built (dist/ sits in the checkout).
+ */
 function runBench(argv: string[]): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', new URL('../bench/run.ts', import.meta.url).pathname, ...argv], {
+  const bench = fileURLToPath(new URL(runningBuilt ? '../../bench/run.ts' : '../bench/run.ts', import.meta.url))
+  if (!existsSync(bench)) {
+    console.error(`keel bench: ${bench} not found; the bench runs from a source checkout with its dev dependencies (npm ci)`)
+    process.exit(1)
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', bench, ...argv], {
     stdio: 'inherit',
   })
   return new Promise((resolve) => child.on('exit', (code) => (code === 0 ? resolve() : process.exit(code ?? 1))))

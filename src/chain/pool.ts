@@ -11,7 +11,7 @@
  * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
 import type { Hex, SignedTx } from '../domain.ts'
-import { DuplicateTransaction, InvalidParams, SystemBusy } from '../errors.ts'
+import { DuplicateTransaction, InvalidParams, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { PoolLog } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
@@ -104,6 +104,8 @@ export interface PoolOptions {
   /** largest batch handed to the verifier at once */
   verifyBatch: number
   log: Logger
+  /** told what each client's transaction was answered: 0 (admitted) or the refusal's code */
+  observeAdmission?: (code: number) => void
 }
 
 const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
@@ -163,10 +165,10 @@ export function createTxPool(options: PoolOptions): TxPool {
     })
 
   /**
-   * Refuses a transaction already known by its hash and, unless its signature failed, by its
-   * (from, sign hash). Only a transaction whose signature verifies holds that key (reserve): a copy
-   * with a garbage signature, which anyone who sees a transaction in flight can make, is pooled and
-   * discarded as SIGFAILED without stopping the genuine one.
+   * Refuses a transaction already known by its hash and, unless its signature failed or a peer
+   * relayed it, by its (from, sign hash). Only a transaction whose signature verifies holds that key
+   * (reserve): a copy with a garbage signature, which anyone who sees a transaction in flight can
+   * make, is pooled and discarded as SIGFAILED without stopping the genuine one.
    */
   const refuseDuplicate = (tx: SignedTx, signatureValid?: boolean, fromPeer?: boolean): void => {
     if (byHash.has(tx.hash) || store.hasTx(tx.hash)) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
@@ -229,43 +231,52 @@ export function createTxPool(options: PoolOptions): TxPool {
     }
   }
 
+  const add: TxPool['add'] = async (tx, addOptions = {}) => {
+    if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
+    // a copy already known is refused before its signature costs anything (by its hash, or by a
+    // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
+    refuseDuplicate(tx, undefined, addOptions.fromPeer)
+    let signatureValid = addOptions.signatureValid
+    if (signatureValid === undefined) {
+      const checked = await check(tx)
+      // a client's transaction with content its signature does not cover is refused; a peer's
+      // (which its VP should have refused) is discarded as SIGFAILED, alike on every node
+      if (checked.uncovered !== undefined && addOptions.fromPeer !== true) throw new InvalidParams(checked.uncovered)
+      signatureValid = checked.valid
+    }
+    // reserved before the log append, checked again: a copy may have raced in during the check
+    const entry = reserve(tx, signatureValid, addOptions.fromPeer)
+    let segment: number
+    try {
+      segment = await poolLog.append(
+        addOptions.record !== undefined && addOptions.signatureValid !== undefined ? addOptions.record : encodeAdmitted(tx, signatureValid),
+      )
+    } catch (error) {
+      if (byHash.get(tx.hash) === entry) {
+        byHash.delete(tx.hash)
+        releaseSignKey(tx)
+      }
+      throw error
+    }
+    if (entry.settled === true) {
+      poolLog.release(segment)
+      return
+    }
+    entry.segment = segment
+    enqueue(entry)
+    notify()
+  }
+
   return {
     async add(tx, addOptions = {}) {
-      if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
-      // a copy already known is refused before its signature costs anything (by its hash, or by a
-      // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
-      refuseDuplicate(tx, undefined, addOptions.fromPeer)
-      let signatureValid = addOptions.signatureValid
-      if (signatureValid === undefined) {
-        const checked = await check(tx)
-        // a client's transaction with content its signature does not cover is refused; a peer's
-        // (which its VP should have refused) is discarded as SIGFAILED, alike on every node
-        if (checked.uncovered !== undefined && addOptions.fromPeer !== true) throw new InvalidParams(checked.uncovered)
-        signatureValid = checked.valid
-      }
-      // reserved before the log append, checked again: a copy may have raced in during the check
-      const entry = reserve(tx, signatureValid, addOptions.fromPeer)
-      let segment: number
+      const observe = addOptions.fromPeer === true ? undefined : options.observeAdmission
       try {
-        segment = await poolLog.append(
-          addOptions.record !== undefined && addOptions.signatureValid !== undefined
-            ? addOptions.record
-            : encodeAdmitted(tx, signatureValid),
-        )
+        await add(tx, addOptions)
+        observe?.(0)
       } catch (error) {
-        if (byHash.get(tx.hash) === entry) {
-          byHash.delete(tx.hash)
-          releaseSignKey(tx)
-        }
+        observe?.(error instanceof RpcError ? error.code : -32603)
         throw error
       }
-      if (entry.settled === true) {
-        poolLog.release(segment)
-        return
-      }
-      entry.segment = segment
-      enqueue(entry)
-      notify()
     },
     get(hash) {
       const entry = byHash.get(hash)

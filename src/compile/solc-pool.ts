@@ -105,7 +105,7 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS
   const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS
   const log = options.log
-  const workerFile = new URL(`./solc-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+  const workerFile = new URL('./solc-worker.ts', import.meta.url)
   const slots = new Map<string, Slot>([...installed].map(([release, packageName]) => [release, { release, packageName, busy: false }]))
   const waiting: Job[] = []
   let running = 0

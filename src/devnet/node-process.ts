@@ -1,5 +1,6 @@
 /**
- * A real Keel node in a child process (`node --import tsx src/main.ts --config <file>`), for tests
+ * A real Keel node in a child process (`node --import tsx src/main.ts --config <file>`, or
+ * `node dist/src/main.js …` when this code runs built), for tests
  * that must kill it and for `npm run network`: start it on a config file and data directory, wait
  * for its `JSON-RPC listening on <url>` line, signal it, wait for it to exit. Only the pid it
  * started is ever signalled.
@@ -10,7 +11,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { childNodeArgs } from '../workers/start.ts'
 
+/** the directory holding the src/ that runs: the checkout, or dist/ */
 const thisRepo = join(import.meta.dirname, '..', '..')
 /** keep this much of the child's output for error messages */
 const OUTPUT_KEEP_CHARS = 64 * 1024
@@ -66,9 +69,10 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
   const repoRoot = options.repoRoot ?? thisRepo
   const args = [
     ...(options.nodeArgs ?? []),
-    '--import',
-    'tsx',
-    join(repoRoot, 'src', 'main.ts'),
+    // another checkout is always its TypeScript sources
+    ...(options.repoRoot === undefined
+      ? childNodeArgs(new URL('../main.ts', import.meta.url))
+      : ['--import', 'tsx', join(repoRoot, 'src', 'main.ts')]),
     '--port',
     String(options.port ?? 0),
     '--log-level',

@@ -323,6 +323,11 @@ export class JsonText<T = unknown> {
   }
 }
 
+/** A handler's answer as a value, whether it was made as a value or as text made once. */
+export function answerValue<T>(answer: T | JsonText<T>): T {
+  return answer instanceof JsonText ? (parseJson(answer.text, { maxDepth: Number.POSITIVE_INFINITY }) as T) : answer
+}
+
 /** texts of the JsonText values met by the stringify in progress (stringify is synchronous) */
 let spliced: string[] = []
 

@@ -1,10 +1,27 @@
 /**
- * Starting a worker thread from a module of this code base, whether it runs as TypeScript under
- * tsx (tests, `npm start`) or as built JavaScript. Every worker posts `{ ready: true, ... }` once
- * its modules have loaded; the caller gets that message, or undefined when the worker cannot start
- * in time, and then does the work in its own thread instead.
+ * Starting a worker thread or a child process from a module of this code base, whether it runs as
+ * TypeScript under tsx (tests, development) or as JavaScript built into dist/ by `npm run build`
+ * (`npm start`). Callers name the module by its source file (`new URL('./x-worker.ts',
+ * import.meta.url)`); `runnableModule` turns that into what runs. Every worker posts
+ * `{ ready: true, ... }` once its modules have loaded; the caller gets that message, or undefined
+ * when the worker cannot start in time, and then does the work in its own thread instead.
  */
+import { fileURLToPath } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
+
+/** false under tsx; true in dist/, where every `.ts` module of the sources has a built `.js` twin beside it */
+export const runningBuilt = !import.meta.url.endsWith('.ts')
+
+/** The module to run for a module of this code base named by its source file: its built `.js` twin when this code runs built. */
+export function runnableModule(source: URL): URL {
+  return runningBuilt && source.pathname.endsWith('.ts') ? new URL(source.href.replace(/\.ts$/, '.js')) : source
+}
+
+/** `node` arguments that run such a module in a child process: through tsx's loader when it is TypeScript. */
+export function childNodeArgs(source: URL): string[] {
+  const module = runnableModule(source)
+  return module.pathname.endsWith('.ts') ? ['--import', 'tsx', fileURLToPath(module)] : [fileURLToPath(module)]
+}
 
 export interface StartedWorker<Ready> {
   worker: Worker
@@ -22,16 +39,17 @@ export async function startWorker<Ready extends { ready: true }>(
 ): Promise<StartedWorker<Ready> | undefined> {
   const workerData = { ...data, threadName }
   const list = [...transferList] as NonNullable<WorkerOptions['transferList']>
+  const module = runnableModule(source)
   let worker: Worker
   try {
-    if (source.pathname.endsWith('.ts')) {
+    if (module.pathname.endsWith('.ts')) {
       // Under tsx the worker is TypeScript. `execArgv: ['--import', 'tsx']` does not work on Node
       // 20: the hooks it registers never apply to the worker's entry module (ERR_UNKNOWN_FILE_EXTENSION,
       // tested on 20.20). A plain-JS bootstrap registers tsx's hooks itself, then imports the file.
-      const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}) })`
+      const bootstrap = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(module.href)}) })`
       worker = new Worker(bootstrap, { eval: true, workerData, transferList: list })
     } else {
-      worker = new Worker(source, { workerData, transferList: list })
+      worker = new Worker(module, { workerData, transferList: list })
     }
   } catch {
     return undefined

@@ -36,8 +36,15 @@ let contract: string
 const alice = wallet()
 
 test.before(async () => {
+  // Subscriptions live on the chain thread, which is this one; a request thread's garbage (the
+  // parsed 60 KiB bodies) is out of reach of this thread's gc(), so requests are served here too
+  // (jsonrpc.threads 0) and the RSS shows what the subscriptions hold.
   node = await startTestNode(
-    { chain: { batchTimeoutMs: 5 }, genesis: { accounts: [{ address: alice.address, balance: '1000000000' }] } },
+    {
+      chain: { batchTimeoutMs: 5 },
+      jsonrpc: { threads: 0 },
+      genesis: { accounts: [{ address: alice.address, balance: '1000000000' }] },
+    },
     { verifyWorkers: 1, events: { nowMs: () => clockMs, sweepEveryMs: 0, cacheBytes: 4 * MiB } },
   )
   contract = (await deploy(node.url, alice, SAMPLE_CONTRACT)).address
