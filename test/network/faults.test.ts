@@ -68,6 +68,7 @@ test('issue 17: a spoiled copy sent to one VP never cancels the genuine transact
     }
   }
   const genuine: string[] = []
+  const genuineTxs: Record<string, unknown>[] = []
   const copies: string[] = []
   for (const [first, second] of [
     ['copy', 'genuine'],
@@ -83,6 +84,7 @@ test('issue 17: a spoiled copy sent to one VP never cancels the genuine transact
       const replies = { [first]: await submit('node2', sent[first]), [second]: await submit('node3', sent[second]) }
       assert.is(replies.genuine.code, 0, `${first} first: the genuine one is admitted: ${replies.genuine.message}`)
       genuine.push(replies.genuine.result as string)
+      genuineTxs.push(tx)
       if (replies.copy.code === 0) copies.push(replies.copy.result as string)
       else assert.is(replies.copy.code, -32007, `${first} first: the copy: ${replies.copy.message}`)
     }
@@ -106,6 +108,11 @@ test('issue 17: a spoiled copy sent to one VP never cancels the genuine transact
     `  two valid copies to two VPs: ${twins.length} admitted; outcomes ${twins.map((hash) => JSON.parse(outcomes.get(hash) as string).code).join(', ')}`,
   )
   assert.is(validTwins.length, 1, `exactly one of the two valid copies commits: ${twins.map((hash) => outcomes.get(hash)).join(' | ')}`)
+  // A22: the same signed transaction again, to the other VPs, after its commit: -32007 everywhere
+  for (const hostname of ['node1', 'node4']) {
+    const again = await submit(hostname, genuineTxs[0])
+    assert.is(again.code, -32007, `${hostname}: ${again.message}`)
+  }
   assert.ok((await assertNoFork(live())) >= 1)
 })
 

@@ -289,4 +289,19 @@ test('item 2: the issue case: a 2017-signed transfer with `extra` added after si
   }
 })
 
+test('A25–A27: uniqueness is by hash and signed content, not by nonce: the same (from, nonce) with other content, and the same content with a new timestamp, both commit', async () => {
+  for (const { name, url, dev } of served) {
+    const first = dev.transfer(to, 8)
+    const sameNonce = dev.transfer(to, 9, { nonce: BigInt(first.nonce as bigint) })
+    const newTime = dev.transfer(to, 8, { timestamp: BigInt(first.timestamp as bigint) + 1n, nonce: BigInt(first.nonce as bigint) })
+    const hashes = [
+      await submit(url, SUBMIT.transfer, first),
+      await submit(url, SUBMIT.transfer, sameNonce),
+      await submit(url, SUBMIT.transfer, newTime),
+    ]
+    for (const hash of hashes) assert.is(await outcome(url, hash), 'valid', `${name}: ${hash}`)
+    await fails(url, SUBMIT.transfer, [sameNonce], -32007, `Repeated transaction ${hashes[1]}`)
+  }
+})
+
 test.run()
