@@ -58,3 +58,13 @@ export function wallet(privateKey: string = `0x${randomBytes(32).toString('hex')
       sign({ to, opcode, ...(payload === undefined ? { value: 0 } : { payload }), type: extra.type ?? 'EVM' }, extra),
   }
 }
+
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/** The other valid secp256k1 signature (`00‖r‖s‖v`, hex) of the same content: (r, n − s), recovery bit flipped. */
+export function flippedS(signature: string): string {
+  const sig = signature.slice(2)
+  const s = BigInt(`0x${sig.slice(66, 130)}`)
+  const v = Number.parseInt(sig.slice(130, 132), 16)
+  return `0x${sig.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${(v ^ 1).toString(16).padStart(2, '0')}`
+}

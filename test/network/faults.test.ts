@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import { wallet } from '../helpers/wallet.ts'
+import { flippedS, wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('faults')
 const { processes } = net
@@ -45,15 +45,6 @@ test('all five nodes commit the same chain; transactions sent to any VP or to th
   assert.equal(nvp, { role: 'nvp', state: 'following', view, height: await height(urlOf('nvp1')) })
 })
 
-/** the other valid signature of the same content: (r, n − s), recovery bit flipped */
-function flipS(signature: string): string {
-  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-  const sig = signature.slice(2)
-  const s = BigInt(`0x${sig.slice(66, 130)}`)
-  const v = Number.parseInt(sig.slice(130, 132), 16)
-  return `0x${sig.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v ^ 1).toString(16).padStart(2, '0')}`
-}
-
 test('issue 17: a spoiled copy sent to one VP never cancels the genuine transaction sent to another, in either order; two valid copies never both commit', async () => {
   const { privateKey } = JSON.parse(readFileSync(join(net.dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
   const funder = wallet(privateKey)
@@ -92,7 +83,7 @@ test('issue 17: a spoiled copy sent to one VP never cancels the genuine transact
   // two valid copies, each to its own VP at once
   const twins: string[] = []
   const tx = funder.transfer(to, 1)
-  const replies = await Promise.all([submit('node2', tx), submit('node3', { ...tx, signature: flipS(tx.signature as string) })])
+  const replies = await Promise.all([submit('node2', tx), submit('node3', { ...tx, signature: flippedS(tx.signature as string) })])
   for (const reply of replies) {
     if (reply.code === 0) twins.push(reply.result as string)
     else assert.is(reply.code, -32007, reply.message)

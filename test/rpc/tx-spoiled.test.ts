@@ -23,9 +23,7 @@ import { signSecp256k1 } from '../../src/crypto/signature.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { call, fails, receiptOf, SUBMIT, submit } from '../helpers/chain.ts'
 import { startTestNode } from '../helpers/node.ts'
-import { type Wallet, wallet } from '../helpers/wallet.ts'
-
-const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+import { flippedS, type Wallet, wallet } from '../helpers/wallet.ts'
 
 interface Served {
   name: string
@@ -54,14 +52,6 @@ test.after(async () => {
 
 /** a well-formed secp256k1 signature (00‖r‖s‖v) that recovers nobody's key in particular */
 const garbageSignature = (): string => `0x00${'5a'.repeat(32)}${'3c'.repeat(32)}00`
-
-/** the other valid signature of the same content: (r, n − s), recovery bit flipped */
-function flipS(signature: string): string {
-  const sig = signature.slice(2)
-  const s = BigInt(`0x${sig.slice(66, 130)}`)
-  const v = Number.parseInt(sig.slice(130, 132), 16)
-  return `0x${sig.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${(v ^ 1).toString(16).padStart(2, '0')}`
-}
 
 const outcome = async (url: string, hash: string): Promise<string> => {
   const reply = await receiptOf(url, hash)
@@ -132,7 +122,7 @@ test('a copy with `extra` changed cannot cancel a transaction whose sign string 
 test('two valid copies (the flipped-s signature) sent together: exactly one is admitted and commits', async () => {
   for (const { name, url, dev } of served) {
     const genuine = dev.transfer(to, 7)
-    const twin = { ...genuine, signature: flipS(genuine.signature as string) }
+    const twin = { ...genuine, signature: flippedS(genuine.signature as string) }
     const replies = await Promise.all([call<string>(url, SUBMIT.transfer, [genuine]), call<string>(url, SUBMIT.transfer, [twin])])
     const admitted = replies.filter((reply) => reply.code === 0)
     assert.is(admitted.length, 1, `${name}: ${replies.map((reply) => `${reply.code} ${reply.message}`).join('; ')}`)

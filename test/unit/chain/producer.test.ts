@@ -15,7 +15,7 @@ import { createExecutor } from '../../../src/exec/executor.ts'
 import { createLogger } from '../../../src/log.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'
 import { createStateHasher, type StateHasher } from '../../../src/store/state-hasher.ts'
-import { wallet } from '../../helpers/wallet.ts'
+import { flippedS, wallet } from '../../helpers/wallet.ts'
 
 const log = createLogger({ level: 'silent' })
 const alice = wallet()
@@ -62,15 +62,9 @@ test('a batch produced on one node replays to the same block on another; a diffe
   }
 })
 
-/** the other valid signature of the same content: (r, n − s), recovery bit flipped */
-function twinOf(tx: SignedTx): SignedTx {
-  const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
-  const sig = tx.signature.slice(2)
-  const s = BigInt(`0x${sig.slice(66, 130)}`)
-  const v = Number.parseInt(sig.slice(130, 132), 16)
-  const signature = `0x${sig.slice(0, 66)}${(n - s).toString(16).padStart(64, '0')}${(v ^ 1).toString(16).padStart(2, '0')}`
-  return admitTransaction('transfer', { ...tx.signed, signature }, { nowNs: () => BigInt(Date.now()) * 1_000_000n })
-}
+/** the same content under the other valid signature (flipped s) */
+const twinOf = (tx: SignedTx): SignedTx =>
+  admitTransaction('transfer', { ...tx.signed, signature: flippedS(tx.signature) }, { nowNs: () => BigInt(Date.now()) * 1_000_000n })
 
 test('two valid copies of one transaction (two VPs admitted one each): only the first ordered commits, the other is REPEATED, in one block or two', async () => {
   const n = await node()
