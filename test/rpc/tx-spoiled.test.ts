@@ -86,6 +86,14 @@ for (const spoiler of spoilers) {
   })
 }
 
+test('A24: a signature that is not hex is refused at submission (-32602), and the genuine transaction still commits', async () => {
+  for (const { name, url, dev } of served) {
+    const genuine = dev.transfer(to, 2)
+    await fails(url, SUBMIT.transfer, [{ ...genuine, signature: '0xnot-hex' }], -32602, /signature/)
+    assert.is(await outcome(url, await submit(url, SUBMIT.transfer, genuine)), 'valid', name)
+  }
+})
+
 test('a spoiled copy sent after the genuine transaction changes nothing', async () => {
   for (const { name, url, dev } of served) {
     const genuine = dev.transfer(to, 5)
