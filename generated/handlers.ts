@@ -275,7 +275,7 @@ export interface TxHandlers {
   /**
    * Receipt of a transaction.
    *
-   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. A simulated transaction has a receipt too.
+   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first). A simulated transaction has a receipt too.
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -290,7 +290,7 @@ export interface TxHandlers {
   /**
    * Receipt of a transaction, with the gas it used (the SDK's getTransactionReceiptWithGas).
    *
-   * The receipt of tx_getTransactionReceipt, whose `gasUsed` already gives the gas this transaction used; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * The receipt of tx_getTransactionReceipt, whose `gasUsed` already gives the gas this transaction used; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first)).
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -305,7 +305,7 @@ export interface TxHandlers {
   /**
    * Receipt of a transaction whose block is final.
    *
-   * The receipt of tx_getTransactionReceipt. Keel's blocks are final once written (solo ordering, or BFT consensus with a commit certificate), so a receipt is confirmed as soon as it exists; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * The receipt of tx_getTransactionReceipt. Keel's blocks are final once written (solo ordering, or BFT consensus with a commit certificate), so a receipt is confirmed as soon as it exists; the same answers and errors. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first)).
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -320,7 +320,7 @@ export interface TxHandlers {
   /**
    * Receipt of a transaction, signed by the node that answers.
    *
-   * Returns {hostname, signature, result}: `result` is the receipt of tx_getTransactionReceipt, `hostname` the answering node, and `signature` 0x + the 64-byte r‖s (IEEE P1363) of an ECDSA P-256 / SHA-256 signature over the UTF-8 bytes of `result` written as compact JSON in the key order shown (JSON.stringify of the parsed `result` reproduces them). The key is the node's ECert key in a network (certs/ecert.cert beside peerconfig.toml holds its certificate) and the node's TCert CA key (tcert-ca.crt in its data directory) for a node running alone. The same errors as tx_getTransactionReceipt. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`).
+   * Returns {hostname, signature, result}: `result` is the receipt of tx_getTransactionReceipt, `hostname` the answering node, and `signature` 0x + the 64-byte r‖s (IEEE P1363) of an ECDSA P-256 / SHA-256 signature over the UTF-8 bytes of `result` written as compact JSON in the key order shown (JSON.stringify of the parsed `result` reproduces them). The key is the node's ECert key in a network (certs/ecert.cert beside peerconfig.toml holds its certificate) and the node's TCert CA key (tcert-ca.crt in its data directory) for a node running alone. The same errors as tx_getTransactionReceipt. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a discarded transaction answers its failure name as the message (-32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first)).
    * @param txHash Hash
    * @returns signed
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -503,7 +503,7 @@ export interface TxHandlers {
   /**
    * Receipts for a list of transaction hashes.
    *
-   * Returns the receipts in request order; hashes without a receipt (unknown or not yet committed) are skipped, so no match gives []. If a listed transaction was discarded, the whole call fails with that transaction's receipt error, as tx_getTransactionReceipt would: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`. The key `hashs` is accepted for `hashes`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
+   * Returns the receipts in request order; hashes without a receipt (unknown or not yet committed) are skipped, so no match gives []. If a listed transaction was discarded, the whole call fails with that transaction's receipt error, as tx_getTransactionReceipt would: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first). The key `hashs` is accepted for `hashes`. At most 100 items per call: more give -32602 `too many items: at most 100 per call, got <n>`.
    * @param query BatchHashesQuery
    * @returns receipts
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -243,7 +243,8 @@ export const schemas = {
       "INVOKE_CONTRACT_FAILED",
       "SIGFAILED",
       "OUTOFBALANCE",
-      "INVALID_PERMISSION"
+      "INVALID_PERMISSION",
+      "REPEATED"
     ]
   },
   "LogData": {

@@ -79,6 +79,8 @@ export const InvalidReason = {
   DEPLOY_CONTRACT_FAILED: -32004,
   INVOKE_CONTRACT_FAILED: -32005,
   INVALID_PERMISSION: -32008,
+  /** a second valid copy of a transaction (same from and sign hash) that another VP admitted first; Keel's own */
+  REPEATED: -32007,
 } as const
 export type InvalidMsg = keyof typeof InvalidReason
 

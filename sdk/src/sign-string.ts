@@ -71,34 +71,46 @@ export function signStringCandidates(tx: TxFields, options: SignStringOptions = 
  * first step) when a field is malformed.
  */
 export function* eachSignStringCandidate(tx: TxFields, options: SignStringOptions = {}): Generator<string, void, undefined> {
+  for (const candidate of eachSignStringCandidateOf(tx, options)) yield candidate.text
+}
+
+/** Which text a candidate is: it decides which fields a signature over it covers (sign-coverage.ts). */
+export type SignStringKind = { format: '2017' } | { format: 'A' } | { format: 'B'; version: string; sections: FormatBSections }
+
+/** eachSignStringCandidate, each text with its kind. */
+export function* eachSignStringCandidateOf(
+  tx: TxFields,
+  options: SignStringOptions = {},
+): Generator<{ text: string; kind: SignStringKind }, void, undefined> {
   const nodeVersion = options.nodeVersion ?? DEFAULT_NODE_TX_VERSION
   const hasVersion = tx.version != null && tx.version !== ''
   const hasStringIds = tx.extraIdString != null && tx.extraIdString.length > 0
   const seen = new Set<string>()
-  const builders: (() => string)[] = []
+  const builders: [SignStringKind, () => string][] = []
+  const b = (version: string, sections: FormatBSections): SignStringKind => ({ format: 'B', version, sections })
   if (hasVersion) {
     const version = tx.version as string
     builders.push(
-      () => signStringFormatB(tx, { version, sections: 'all' }),
-      () => signStringFormatB(tx, { version, sections: 'implied' }),
+      [b(version, 'all'), () => signStringFormatB(tx, { version, sections: 'all' })],
+      [b(version, 'implied'), () => signStringFormatB(tx, { version, sections: 'implied' })],
     )
   }
   builders.push(
-    () => signString2017(tx),
-    () => signStringFormatA(tx),
-    () => signStringFormatB(tx, { version: nodeVersion, sections: 'before3.6' }),
+    [{ format: '2017' }, () => signString2017(tx)],
+    [{ format: 'A' }, () => signStringFormatA(tx)],
+    [b(nodeVersion, 'before3.6'), () => signStringFormatB(tx, { version: nodeVersion, sections: 'before3.6' })],
   )
   if (hasStringIds) {
     // The JS SDK's extraid is wrong whenever string IDs are present; other clients get it right.
     const correct = { ...tx, extraIdBug: false }
-    if (hasVersion) builders.push(() => formatB(correct, tx.version as string, 'all'))
-    builders.push(() => formatB(correct, nodeVersion, 'before3.6'))
+    if (hasVersion) builders.push([b(tx.version as string, 'all'), () => formatB(correct, tx.version as string, 'all')])
+    builders.push([b(nodeVersion, 'before3.6'), () => formatB(correct, nodeVersion, 'before3.6')])
   }
-  for (const build of builders) {
-    const candidate = build()
-    if (seen.has(candidate)) continue
-    seen.add(candidate)
-    yield candidate
+  for (const [kind, build] of builders) {
+    const text = build()
+    if (seen.has(text)) continue
+    seen.add(text)
+    yield { text, kind }
   }
 }
 
@@ -151,9 +163,13 @@ export function signStringFormatB(tx: TxFields, options: { version: string; sect
   return formatB({ ...tx, extraIdBug: options.extraIdBug ?? true }, options.version, options.sections)
 }
 
+/** Whether format B of `version` with `sections` holds the section of `minimum` (2.1 extraid, 2.2 cname, 3.6 gas/expiration/participant). */
+export function formatBHasSection(version: string, sections: FormatBSections, minimum: '2.1' | '2.2' | '3.6'): boolean {
+  return sections === 'all' || (versionAtLeast(version, minimum) && !(sections === 'before3.6' && minimum === '3.6'))
+}
+
 function formatB(tx: TxFields & { extraIdBug: boolean }, version: string, sections: FormatBSections): string {
-  const at = (minimum: string): boolean =>
-    sections === 'all' || (versionAtLeast(version, minimum) && !(sections === 'before3.6' && minimum === '3.6'))
+  const at = (minimum: '2.1' | '2.2' | '3.6'): boolean => formatBHasSection(version, sections, minimum)
   const timestamp = int(tx.timestamp, 'timestamp')
   const parts = [
     `from=${lower0x(tx.from)}`,

@@ -82,7 +82,7 @@ export function signatureVerifier(verifyPool: VerifyPool): SignatureVerifier {
   return {
     async verify(txs) {
       const results = await verifyPool.verify(txs.map((tx, id) => ({ id, tx: tx.signed as unknown as TxFields, signature: tx.signature })))
-      return results.map((result) => result.valid)
+      return results.map(({ valid, uncovered }) => (uncovered === undefined ? { valid } : { valid, uncovered }))
     },
   }
 }
@@ -142,7 +142,7 @@ export function createChain(options: ChainOptions): Chain {
         })
 
   const simulate = async (tx: SignedTx): Promise<{ receipt?: Receipt; invalid?: InvalidTx }> => {
-    const [signatureValid] = await verifier.verify([tx])
+    const [{ valid: signatureValid }] = await verifier.verify([tx])
     const number = store.height() + 1
     const outcome: ExecutionOutcome = signatureValid
       ? await executor.simulate(store.state, tx, { number, timestamp: options.nowNs() })

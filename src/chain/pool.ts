@@ -11,7 +11,7 @@
  * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
 import type { Hex, SignedTx } from '../domain.ts'
-import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
+import { DuplicateTransaction, InvalidParams, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { PoolLog } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
@@ -26,9 +26,17 @@ export interface PendingStore {
   dropLegacyPending(): Promise<void>
 }
 
-/** Verifies signatures of many transactions at once; true where the signature recovers `from`. */
+/** One transaction's signature check. */
+export interface SignatureCheckResult {
+  /** the signature recovers `from` over a sign string that covers every field the transaction carries */
+  valid: boolean
+  /** it recovers `from` over a sign string that leaves out a field the transaction carries: the -32602 message refusing it */
+  uncovered?: string
+}
+
+/** Verifies signatures of many transactions at once, in input order. */
 export interface SignatureVerifier {
-  verify(txs: readonly SignedTx[]): Promise<boolean[]>
+  verify(txs: readonly SignedTx[]): Promise<SignatureCheckResult[]>
 }
 
 export interface ReadyTx {
@@ -114,7 +122,7 @@ export function createTxPool(options: PoolOptions): TxPool {
   let head = 0
   /** entries after `head` settled or taken while still queued: skipped, dropped by compact() */
   let dead = 0
-  const toVerify: { tx: SignedTx; done(valid: boolean): void }[] = []
+  const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
   let verifying = 0
   const listeners: (() => void)[] = []
 
@@ -130,7 +138,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         .verify(batch.map((item) => item.tx))
         .then(
           (results) => {
-            for (const [i, item] of batch.entries()) item.done(results[i] === true)
+            for (const [i, item] of batch.entries()) item.done(results[i])
           },
           (error: unknown) => {
             // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
@@ -150,32 +158,51 @@ export function createTxPool(options: PoolOptions): TxPool {
   }
 
   /** the signature check of one transaction, batched with the others of this turn */
-  const check = (tx: SignedTx): Promise<boolean> =>
+  const check = (tx: SignedTx): Promise<SignatureCheckResult> =>
     new Promise((resolve) => {
       toVerify.push({ tx, done: resolve })
       if (toVerify.length === 1) setImmediate(pump)
     })
 
-  const refuseDuplicate = (tx: SignedTx): void => {
+  /**
+   * Refuses a transaction already known by its hash and, unless its signature failed or a peer
+   * relayed it, by its (from, sign hash). Only a transaction whose signature verifies holds that key
+   * (reserve): a copy with a garbage signature, which anyone who sees a transaction in flight can
+   * make, is pooled and discarded as SIGFAILED without stopping the genuine one.
+   */
+  const refuseDuplicate = (tx: SignedTx, signatureValid?: boolean, fromPeer?: boolean): void => {
     if (byHash.has(tx.hash) || store.hasTx(tx.hash)) throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
+    // a peer's copy is held all the same: its VP answered a client with its hash, and a batch may
+    // name it; of two valid copies only the first ordered commits (producer.ts repeatedCopies)
+    if (signatureValid === false || fromPeer === true) return
     if (bySign.has(signKey(tx)) || store.findBySignHash(tx.from, tx.signHash) !== undefined) {
       throw new DuplicateTransaction(`Repeated transaction ${tx.hash}`)
     }
   }
 
-  const reserve = (tx: SignedTx, signatureValid: boolean | undefined): Entry => {
-    refuseDuplicate(tx)
+  /** holds (from, sign hash) for a transaction whose signature verified (or is not checked yet) */
+  const holdSignKey = (entry: Entry): void => {
+    if (entry.signatureValid !== false && !bySign.has(signKey(entry.tx))) bySign.set(signKey(entry.tx), entry.tx.hash)
+  }
+
+  const releaseSignKey = (tx: SignedTx): void => {
+    if (bySign.get(signKey(tx)) === tx.hash) bySign.delete(signKey(tx))
+  }
+
+  const reserve = (tx: SignedTx, signatureValid: boolean | undefined, fromPeer?: boolean): Entry => {
+    refuseDuplicate(tx, signatureValid, fromPeer)
     const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false }
     byHash.set(tx.hash, entry)
-    bySign.set(signKey(tx), tx.hash)
+    holdSignKey(entry)
     return entry
   }
 
   const enqueue = (entry: Entry): void => {
     queue.push(entry)
     if (entry.signatureValid !== undefined) return
-    void check(entry.tx).then((valid) => {
+    void check(entry.tx).then(({ valid }) => {
       entry.signatureValid = valid
+      if (!valid) releaseSignKey(entry.tx)
       notify()
     })
   }
@@ -206,11 +233,19 @@ export function createTxPool(options: PoolOptions): TxPool {
 
   const add: TxPool['add'] = async (tx, addOptions = {}) => {
     if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
-    // a copy already known is refused before its signature costs anything
-    refuseDuplicate(tx)
-    const signatureValid = addOptions.signatureValid ?? (await check(tx))
+    // a copy already known is refused before its signature costs anything (by its hash, or by a
+    // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
+    refuseDuplicate(tx, undefined, addOptions.fromPeer)
+    let signatureValid = addOptions.signatureValid
+    if (signatureValid === undefined) {
+      const checked = await check(tx)
+      // a client's transaction with content its signature does not cover is refused; a peer's
+      // (which its VP should have refused) is discarded as SIGFAILED, alike on every node
+      if (checked.uncovered !== undefined && addOptions.fromPeer !== true) throw new InvalidParams(checked.uncovered)
+      signatureValid = checked.valid
+    }
     // reserved before the log append, checked again: a copy may have raced in during the check
-    const entry = reserve(tx, signatureValid)
+    const entry = reserve(tx, signatureValid, addOptions.fromPeer)
     let segment: number
     try {
       segment = await poolLog.append(
@@ -219,7 +254,7 @@ export function createTxPool(options: PoolOptions): TxPool {
     } catch (error) {
       if (byHash.get(tx.hash) === entry) {
         byHash.delete(tx.hash)
-        bySign.delete(signKey(tx))
+        releaseSignKey(tx)
       }
       throw error
     }
@@ -305,7 +340,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         // still queued (a peer's batch committed it): it becomes a dead queue slot
         if (!entry.taken && entry.segment !== undefined) dead++
         byHash.delete(hash)
-        bySign.delete(signKey(entry.tx))
+        releaseSignKey(entry.tx)
         if (entry.segment === undefined) entry.settled = true
         else poolLog.release(entry.segment)
       }
@@ -334,7 +369,7 @@ export function createTxPool(options: PoolOptions): TxPool {
       for (const { tx, signatureValid } of pending) {
         const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false, segment }
         byHash.set(tx.hash, entry)
-        bySign.set(signKey(tx), tx.hash)
+        holdSignKey(entry)
         enqueue(entry)
       }
       if (pending.length > 0) notify()

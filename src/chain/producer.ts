@@ -35,6 +35,8 @@ export interface BlockExecutor {
 
 export interface BlockStore {
   height(): number
+  /** the committed transaction (valid, or discarded but for its signature) holding (from, sign hash) */
+  findBySignHash(from: Hex, signHash: Hex): Hex | undefined
   getBlock(number: number): BlockHeader | undefined
   readonly state: StateReader
   stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex>
@@ -103,6 +105,30 @@ async function bloomInTurns(turn: () => Promise<void> | undefined, receipts: rea
   return bloom
 }
 
+/**
+ * The transactions of `batch` whose signature verifies but whose (from, sign hash) a committed
+ * transaction, or an earlier one of the batch, already holds, with their outcome: discarded as
+ * REPEATED. Two VPs can each admit one of two valid copies of a transaction (the flipped-s
+ * signature; the same content signed under two sign strings) before either hears of the other;
+ * this rule, the same on every node, lets only the first commit (ARCHITECTURE.md decision 4).
+ */
+function repeatedCopies(store: BlockStore, batch: readonly ReadyTx[]): Map<number, ExecutionOutcome> {
+  const repeated = new Map<number, ExecutionOutcome>()
+  const held = new Map<string, Hex>()
+  for (const [i, { tx, signatureValid }] of batch.entries()) {
+    if (!signatureValid) continue
+    const key = `${tx.from}|${tx.signHash}`
+    const holder = held.get(key) ?? store.findBySignHash(tx.from, tx.signHash)
+    if (holder === undefined || holder === tx.hash) {
+      held.set(key, tx.hash)
+      continue
+    }
+    const detail = `a copy of ${holder}: the same content from ${tx.from} under another signature`
+    repeated.set(i, { ok: false, invalidMsg: 'REPEATED', detail, gasUsed: 0, executeTimeNs: 0 })
+  }
+  return repeated
+}
+
 export function createBlockProducer(options: {
   store: BlockStore
   executor: BlockExecutor
@@ -122,7 +148,14 @@ export function createBlockProducer(options: {
       const wanted = produceOptions.timestamp ?? options.nowNs()
       const timestamp = parent === undefined || wanted > parent.writeTime ? wanted : parent.writeTime + 1n
       const started = performance.now()
-      const { outcomes, changes } = await executor.executeBlock(store.state, batch, { number, timestamp })
+      const repeated = repeatedCopies(store, batch)
+      const executed = await executor.executeBlock(store.state, repeated.size === 0 ? batch : batch.filter((_, i) => !repeated.has(i)), {
+        number,
+        timestamp,
+      })
+      const changes = executed.changes
+      let next = 0
+      const outcomes: ExecutionOutcome[] = batch.map((_, i) => repeated.get(i) ?? executed.outcomes[next++])
       const parentHash = parent?.hash ?? ZERO_HASH
 
       const valid: { tx: ReadyTx['tx']; outcome: Extract<ExecutionOutcome, { ok: true }> }[] = []

@@ -25,7 +25,8 @@ import {
 } from '../../sdk/src/account.ts'
 import { keccak256 } from './hash.ts'
 import { secp256k1, secp256k1Address, secp256k1Sign } from './secp256k1.ts'
-import { eachSignStringCandidate, type SignStringOptions, signStringCandidates, type TxFields } from './sign-string.ts'
+import { coverageRefusal } from './sign-coverage.ts'
+import { eachSignStringCandidateOf, type SignStringKind, type SignStringOptions, type TxFields } from './sign-string.ts'
 import { sm2Address, sm2VerifyAny } from './sm2.ts'
 
 export { addressFromPrivateKey, signSm2 } from '../../sdk/src/account.ts'
@@ -85,8 +86,21 @@ export interface SignatureCheck {
   scheme?: SignatureScheme
   /** the sign string the signature matched */
   signString?: string
+  /** which one it is */
+  signedWith?: SignStringKind
+  /**
+   * valid, but over a sign string that leaves out a field the transaction carries: the -32602
+   * message that refuses it (sign-coverage.ts)
+   */
+  uncovered?: string
   /** why it is invalid (logs only) */
   reason?: string
+}
+
+/** A valid check of `tx` under `kind`, with the refusal when that sign string leaves out a field it carries. */
+function matched(tx: TxFields, scheme: SignatureScheme, text: string, kind: SignStringKind, options: SignStringOptions): SignatureCheck {
+  const uncovered = coverageRefusal(tx, kind, options.nodeVersion)
+  return { valid: true, scheme, signString: text, signedWith: kind, ...(uncovered === undefined ? {} : { uncovered }) }
 }
 
 /**
@@ -107,19 +121,19 @@ export function checkTransactionSignature(tx: TxFields, signature: string | Uint
       // The address check is cheap and comes first, as in the 2017 node.
       if (sm2Address(parsed.publicKey) !== from) return { valid: false, scheme: 'sm2', reason: 'SM2 public key does not belong to from' }
       // SM2 verifies all candidates at the cost of one (see sm2VerifyAny), so build them all.
-      const candidates = signStringCandidates(tx, options)
+      const candidates = [...eachSignStringCandidateOf(tx, options)]
       const index = sm2VerifyAny(
         parsed.publicKey,
         parsed.der,
-        candidates.map((candidate) => utf8ToBytes(candidate)),
+        candidates.map((candidate) => utf8ToBytes(candidate.text)),
       )
       return index < 0
         ? { valid: false, scheme: 'sm2', reason: 'SM2 signature matches no sign string' }
-        : { valid: true, scheme: 'sm2', signString: candidates[index] }
+        : matched(tx, 'sm2', candidates[index].text, candidates[index].kind, options)
     }
-    for (const candidate of eachSignStringCandidate(tx, options)) {
-      const publicKey = secp256k1.recover(keccak256(candidate), parsed.r, parsed.s, parsed.recovery)
-      if (publicKey && secp256k1Address(publicKey) === from) return { valid: true, scheme: 'secp256k1', signString: candidate }
+    for (const candidate of eachSignStringCandidateOf(tx, options)) {
+      const publicKey = secp256k1.recover(keccak256(candidate.text), parsed.r, parsed.s, parsed.recovery)
+      if (publicKey && secp256k1Address(publicKey) === from) return matched(tx, 'secp256k1', candidate.text, candidate.kind, options)
     }
   } catch (error) {
     return { valid: false, scheme: parsed.scheme, reason: (error as Error).message }
@@ -127,9 +141,22 @@ export function checkTransactionSignature(tx: TxFields, signature: string | Uint
   return { valid: false, scheme: 'secp256k1', reason: 'signature recovers no key matching from over any sign string' }
 }
 
-/** True when `signature` was made by `tx.from` over any candidate sign string. */
+/**
+ * True when `signature` was made by `tx.from` over any candidate sign string. (It says nothing of
+ * fields that sign string leaves out: see signatureVerdict.)
+ */
 export function verifyTransactionSignature(tx: TxFields, signature: string | Uint8Array, options: SignStringOptions = {}): boolean {
   return checkTransactionSignature(tx, signature, options).valid
+}
+
+/** What a verifier answers per transaction: 0 invalid, 1 valid, 2 valid over a sign string that leaves out a field the transaction carries. */
+export const SignatureVerdict = { invalid: 0, valid: 1, uncovered: 2 } as const
+export type SignatureVerdictCode = (typeof SignatureVerdict)[keyof typeof SignatureVerdict]
+
+export function signatureVerdict(tx: TxFields, signature: string | Uint8Array, options: SignStringOptions = {}): SignatureVerdictCode {
+  const check = checkTransactionSignature(tx, signature, options)
+  if (!check.valid) return SignatureVerdict.invalid
+  return check.uncovered === undefined ? SignatureVerdict.valid : SignatureVerdict.uncovered
 }
 
 /** `0x` + 40 lower-case hex digits; throws on anything else. */

@@ -18,7 +18,7 @@ import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threa
 import { decodeTx } from '../wire/tx-codec.ts'
 import { startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
-import { verifyTransactionSignature } from './signature.ts'
+import { checkTransactionSignature, SignatureVerdict, type SignatureVerdictCode, signatureVerdict } from './signature.ts'
 
 export interface VerifyItem<Id = string | number> {
   id: Id
@@ -29,7 +29,10 @@ export interface VerifyItem<Id = string | number> {
 
 export interface VerifyResult<Id = string | number> {
   id: Id
+  /** the signature recovers `from` over a sign string that covers every field the transaction carries */
   valid: boolean
+  /** the signature recovers `from`, but over a sign string that leaves out a field the transaction carries: the -32602 message refusing it */
+  uncovered?: string
 }
 
 export interface VerifyPoolOptions {
@@ -48,8 +51,10 @@ export interface VerifyPoolOptions {
 export interface VerifyPool {
   /** verifies a batch; results are in input order */
   verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]>
-  /** verifies transactions in their binary form (encodeTx); 1 where valid, in input order */
+  /** verifies transactions in their binary form (encodeTx); per item a SignatureVerdict code (1 valid), in input order */
   verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array>
+  /** in this thread: the -32602 message of a transaction whose verdict was `uncovered` */
+  refusal(tx: TxFields, signature: string): string | undefined
   /** 'workers' while at least one worker runs, else 'in-thread' */
   readonly mode: 'workers' | 'in-thread'
   /** live worker threads */
@@ -174,7 +179,7 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
   const inThread = async (chunk: Chunk): Promise<Uint8Array> => {
     const valid = new Uint8Array(chunk.count)
     for (let i = 0; i < chunk.count; i++) {
-      valid[i] = verifyOne(chunk, i, nodeVersion) ? 1 : 0
+      valid[i] = verifyOne(chunk, i, nodeVersion)
       // let I/O and timers run between chunks of a large batch
       if ((i + 1) % IN_THREAD_CHUNK === 0 && i + 1 < chunk.count) await new Promise((resolve) => setImmediate(resolve))
     }
@@ -226,7 +231,13 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
     async verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]> {
       const plain = items.map((item) => ({ tx: item.tx, signature: item.signature }))
       const valid = await chunked(plain.length, (start, end) => ({ message: { items: plain.slice(start, end) }, count: end - start }))
-      return items.map((item, i) => ({ id: item.id, valid: valid[i] === 1 }))
+      return items.map((item, i) => {
+        if (valid[i] !== SignatureVerdict.uncovered) return { id: item.id, valid: valid[i] === SignatureVerdict.valid }
+        return { id: item.id, valid: false, uncovered: pool.refusal(item.tx, item.signature) }
+      })
+    },
+    refusal(tx: TxFields, signature: string): string | undefined {
+      return checkTransactionSignature(tx, signature, { nodeVersion }).uncovered
     },
     verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array> {
       return chunked(txs.length, (start, end) => ({ message: { txs: txs.slice(start, end) }, count: end - start }))
@@ -265,18 +276,18 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
 }
 
 /** item `i` of a chunk: a params object with its signature, or a transaction's bytes */
-export function verifyOne(chunk: Chunk, i: number, nodeVersion: string | undefined): boolean {
+export function verifyOne(chunk: Chunk, i: number, nodeVersion: string | undefined): SignatureVerdictCode {
   if ('items' in chunk.message) {
     const item = chunk.message.items[i]
-    return verifyTransactionSignature(item.tx, item.signature, { nodeVersion })
+    return signatureVerdict(item.tx, item.signature, { nodeVersion })
   }
   let tx: ReturnType<typeof decodeTx>
   try {
     tx = decodeTx(chunk.message.txs[i])
   } catch {
-    return false
+    return SignatureVerdict.invalid
   }
-  return verifyTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
+  return signatureVerdict(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
 }
 
 export type { Chunk as VerifyChunk }

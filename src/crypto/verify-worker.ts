@@ -1,8 +1,8 @@
 /**
  * Worker thread of verify-pool.ts: verifies batches of transaction signatures off the threads that
  * decide and answer. Messages in: `{ jobId, items: {tx, signature}[] }` or `{ jobId, txs:
- * Uint8Array[] }` (binary transactions, wire/tx-codec.ts); out: `{ jobId, valid: Uint8Array }` (1 =
- * valid) on the port the job came from; `{ port }` adds a port another thread sends jobs on. Posts
+ * Uint8Array[] }` (binary transactions, wire/tx-codec.ts); out: `{ jobId, valid: Uint8Array }` (a
+ * SignatureVerdict code per item: 1 valid) on the port the job came from; `{ port }` adds a port another thread sends jobs on. Posts
  * `{ ready: true, backend }` once the crypto modules have loaded.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
@@ -20,7 +20,7 @@ const serve = (on: MessagePort): void => {
     if ('port' in message) return serve(message.port)
     const chunk: VerifyChunk = { message, count: 'items' in message ? message.items.length : message.txs.length }
     const valid = new Uint8Array(chunk.count)
-    for (let i = 0; i < chunk.count; i++) valid[i] = verifyOne(chunk, i, nodeVersion) ? 1 : 0
+    for (let i = 0; i < chunk.count; i++) valid[i] = verifyOne(chunk, i, nodeVersion)
     on.postMessage({ jobId: message.jobId, valid }, [valid.buffer])
   })
 }

@@ -8,9 +8,11 @@
  * the verify pool and to the chain thread.
  */
 import { admitTransaction, signHashOf } from '../chain/admission.ts'
+import type { TxFields } from '../crypto/sign-string.ts'
+import { SignatureVerdict } from '../crypto/signature.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
-import { RpcError } from '../errors.ts'
+import { InvalidParams, RpcError } from '../errors.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
@@ -149,10 +151,10 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
   const { link, verifier } = options
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
-  let toVerify: { txs: Uint8Array[]; waiting: Waiting<boolean>[] } | undefined
+  let toVerify: { txs: Uint8Array[]; waiting: Waiting<number>[] } | undefined
 
-  /** the signature check of one transaction's bytes, batched with the others of this turn */
-  const check = (encoded: Uint8Array): Promise<boolean> =>
+  /** the signature check of one transaction's bytes, batched with the others of this turn: its SignatureVerdict */
+  const check = (encoded: Uint8Array): Promise<number> =>
     new Promise((resolve, reject) => {
       if (toVerify === undefined) {
         toVerify = { txs: [], waiting: [] }
@@ -161,7 +163,7 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
           toVerify = undefined
           verifier.verifyEncoded(batch.txs).then(
             (valid) => {
-              for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(valid[i] === 1)
+              for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(valid[i])
             },
             (error: Error) => {
               for (const waiting of batch.waiting) waiting.reject(error)
@@ -183,7 +185,13 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
         simulated.set(tx.hash, outcome)
         return tx.hash
       }
-      await link.admit(admittedRecord(encoded, await check(encoded)))
+      const verdict = await check(encoded)
+      if (verdict === SignatureVerdict.uncovered) {
+        throw new InvalidParams(
+          verifier.refusal(tx.signed as unknown as TxFields, tx.signature) ?? 'a field is not covered by the signature',
+        )
+      }
+      await link.admit(admittedRecord(encoded, verdict === SignatureVerdict.valid))
       return tx.hash
     },
     async admit(checked) {

@@ -31,7 +31,7 @@ export async function readyTxs(
   }
   if (unverified.length > 0) {
     const results = await deps.chain.verifier.verify(unverified.map((item) => item.tx))
-    for (const [i, item] of unverified.entries()) ready[item.index].signatureValid = results[i]
+    for (const [i, item] of unverified.entries()) ready[item.index].signatureValid = results[i].valid
   }
   return ready
 }

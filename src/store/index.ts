@@ -315,7 +315,9 @@ class LmdbStore extends LmdbReader implements Store {
       for (const hex of seen) if (!named.has(hex)) throw new Error(`commitBlock: tx 0x${hex} of block ${number} is not in its batch`)
     }
     const validSignKeys = txs.map((t) => signKey(t.tx.from, t.tx.signHash))
-    const invalidSignKeys = invalid.map((t) => signKey(t.tx.from, t.tx.signHash))
+    // a transaction whose signature failed reserves nothing: anyone can forge such a copy of a
+    // transaction in flight, and it must not stop the genuine one (ARCHITECTURE.md decision 4)
+    const invalidSignKeys = invalid.map((t) => (t.invalidMsg === 'SIGFAILED' ? undefined : signKey(t.tx.from, t.tx.signHash)))
 
     const { diffs, lanes } = await this.diffsAndLanes(changes, turn)
     const root = lanesRoot(lanes)
@@ -348,7 +350,8 @@ class LmdbStore extends LmdbReader implements Store {
       }
       for (let i = 0; i < invalid.length; i++) {
         this.invalidTxs.put(invalidKeys[i], invalid[i], encodedInvalid[i])
-        this.signHashes.putIfAbsent(invalidSignKeys[i], invalidKeys[i])
+        const key = invalidSignKeys[i]
+        if (key !== undefined) this.signHashes.putIfAbsent(key, invalidKeys[i])
       }
       for (const d of diffs) this.world.write(d.kind, d.key, d.next)
       for (const { creator, address } of deployments) this.deployed.append(creator, address)

@@ -157,7 +157,10 @@ export class LmdbReader implements StoreReads {
   }
 
   findBySignHash(from: Hex, signHash: Hex): Hex | undefined {
-    return this.signHashes.find(from, signHash)
+    const hash = this.signHashes.find(from, signHash)
+    // stores written before SIGFAILED transactions stopped reserving their (from, sign hash) hold some
+    if (hash !== undefined && this.getInvalidTx(hash)?.invalidMsg === 'SIGFAILED') return undefined
+    return hash
   }
 
   txHashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {

@@ -26,7 +26,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { resolveConfig } from '../../src/config.ts'
-import { signString2017, signStringFormatB, type TxFields } from '../../src/crypto/sign-string.ts'
+import { signString2017, signStringFormatA, signStringFormatB, type TxFields } from '../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../src/crypto/signature.ts'
 import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
 import { DEMO_ADDRESS, DEMO_PRIVATE_KEY, generatedTransfer2017, SDK_ADDRESS, SDK_PRIVATE_KEY } from '../unit/crypto/vectors.ts'
@@ -87,6 +87,11 @@ export const SUBMIT_METHOD: Record<TxKind, string> = {
 /** Signs `fields` with the 2017 sign string (protocol.md §1.1), RFC 6979 and low-s: deterministic. */
 export function sign2017(privateKey: string, fields: Record<string, unknown>): Record<string, unknown> {
   return { ...fields, signature: `0x${signSecp256k1(signString2017(fields as unknown as TxFields), privateKey)}` }
+}
+
+/** Signs `fields` with format A (protocol.md §1.2), which covers the opcode the 2017 string leaves out; deterministic too. */
+export function signFormatA(privateKey: string, fields: Record<string, unknown>): Record<string, unknown> {
+  return { ...fields, signature: `0x${signSecp256k1(signStringFormatA(fields as unknown as TxFields), privateKey)}` }
 }
 
 const at = (tenths: number): bigint => T0 + (BigInt(tenths) * SECOND) / 10n
@@ -177,7 +182,7 @@ export const sampleBlocks: SampleBlock[] = [
       },
       freezeByStranger: {
         kind: 'maintain',
-        params: sign2017(SDK_PRIVATE_KEY, {
+        params: signFormatA(SDK_PRIVATE_KEY, {
           from: SDK_ADDRESS,
           to: CONTRACT_ADDRESS,
           opcode: 2,
@@ -207,7 +212,7 @@ export const freezeBlock: SampleBlock = {
   txs: {
     freeze: {
       kind: 'maintain',
-      params: sign2017(DEMO_PRIVATE_KEY, {
+      params: signFormatA(DEMO_PRIVATE_KEY, {
         from: DEMO_ADDRESS,
         to: CONTRACT_ADDRESS,
         opcode: 2,

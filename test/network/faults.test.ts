@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
+import { flippedS, wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('faults')
 const { processes } = net
@@ -40,6 +43,68 @@ test('all five nodes commit the same chain; transactions sent to any VP or to th
   const { view } = (await call(urlOf('node2'), 'node_getConsensusStatus', [])).result as { view: number }
   const nvp = (await call(urlOf('nvp1'), 'node_getConsensusStatus', [])).result
   assert.equal(nvp, { role: 'nvp', state: 'following', view, height: await height(urlOf('nvp1')) })
+})
+
+test('issue 17: a spoiled copy sent to one VP never cancels the genuine transaction sent to another, in either order; two valid copies never both commit', async () => {
+  const { privateKey } = JSON.parse(readFileSync(join(net.dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+  const funder = wallet(privateKey)
+  const to = wallet().address
+  const garbage = `0x00${'5a'.repeat(32)}${'3c'.repeat(32)}00`
+  // a VP answers -32006 while consensus changes view (a loaded machine may time a replica out): retry
+  const submit = async (hostname: string, tx: Record<string, unknown>) => {
+    for (let attempt = 0; ; attempt++) {
+      const reply = await call(urlOf(hostname), 'tx_sendTransaction', [tx])
+      if (reply.code !== -32006 || attempt === 60) return reply
+      await sleep(500)
+    }
+  }
+  const genuine: string[] = []
+  const genuineTxs: Record<string, unknown>[] = []
+  const copies: string[] = []
+  for (const [first, second] of [
+    ['copy', 'genuine'],
+    ['genuine', 'copy'],
+  ] as const) {
+    for (const spoil of [
+      (tx: Record<string, unknown>) => ({ ...tx, signature: garbage }),
+      (tx: Record<string, unknown>) => ({ ...tx, extra: 'invoice 18' }),
+    ]) {
+      // format A covers extra (a 2017-signed transaction with extra changed is refused outright)
+      const tx = funder.transfer(to, 1, { extra: 'invoice 17' })
+      const sent = { copy: spoil(tx), genuine: tx }
+      const replies = { [first]: await submit('node2', sent[first]), [second]: await submit('node3', sent[second]) }
+      assert.is(replies.genuine.code, 0, `${first} first: the genuine one is admitted: ${replies.genuine.message}`)
+      genuine.push(replies.genuine.result as string)
+      genuineTxs.push(tx)
+      if (replies.copy.code === 0) copies.push(replies.copy.result as string)
+      else assert.is(replies.copy.code, -32007, `${first} first: the copy: ${replies.copy.message}`)
+    }
+  }
+  // two valid copies, each to its own VP at once
+  const twins: string[] = []
+  const tx = funder.transfer(to, 1)
+  const replies = await Promise.all([submit('node2', tx), submit('node3', { ...tx, signature: flippedS(tx.signature as string) })])
+  for (const reply of replies) {
+    if (reply.code === 0) twins.push(reply.result as string)
+    else assert.is(reply.code, -32007, reply.message)
+  }
+  assert.ok(twins.length >= 1)
+
+  await committed([...genuine, ...copies, ...twins], live(), 30_000)
+  const outcomes = await assertSameOutcomes(live(), [...genuine, ...copies, ...twins])
+  for (const hash of genuine) assert.is(JSON.parse(outcomes.get(hash) as string).code, 0, `the genuine ${hash} commits`)
+  for (const hash of copies) assert.is(JSON.parse(outcomes.get(hash) as string).code, -32003, `the copy ${hash} is SIGFAILED`)
+  const validTwins = twins.filter((hash) => JSON.parse(outcomes.get(hash) as string).code === 0)
+  console.log(
+    `  two valid copies to two VPs: ${twins.length} admitted; outcomes ${twins.map((hash) => JSON.parse(outcomes.get(hash) as string).code).join(', ')}`,
+  )
+  assert.is(validTwins.length, 1, `exactly one of the two valid copies commits: ${twins.map((hash) => outcomes.get(hash)).join(' | ')}`)
+  // A22: the same signed transaction again, to the other VPs, after its commit: -32007 everywhere
+  for (const hostname of ['node1', 'node4']) {
+    const again = await submit(hostname, genuineTxs[0])
+    assert.is(again.code, -32007, `${hostname}: ${again.message}`)
+  }
+  assert.ok((await assertNoFork(live())) >= 1)
 })
 
 test('kill -9 a backup: the chain goes on; restarted, it catches up', async () => {

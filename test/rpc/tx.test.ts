@@ -618,9 +618,10 @@ test('tx_sendTransaction: replays are -32007, also with a flipped-s signature or
   assert.is(malleated.code, -32007, `flipped s: ${malleated.message}`)
   assert.match(malleated.message, /^Repeated transaction 0x[0-9a-f]{64}$/)
 
+  // extra is no part of the 2017 sign string: refused as unsigned content (tx-spoiled.test.ts)
   const changed = await call(a, SUBMIT.transfer, [{ ...tx, extra: 'not part of the sign string' }])
-  assert.is(changed.code, -32007, `changed extra: ${changed.message}`)
-  assert.match(changed.message, /^Repeated transaction 0x[0-9a-f]{64}$/)
+  assert.is(changed.code, -32602, `changed extra: ${changed.message}`)
+  assert.match(changed.message, /^extra is not covered by the 2017 sign string/)
 
   // a contract call replayed
   const call1 = dev.invoke(built.store, calldata('set(uint256)', 1n))
@@ -628,7 +629,7 @@ test('tx_sendTransaction: replays are -32007, also with a flipped-s signature or
   built.validCount += 1
   await fails(a, SUBMIT.invoke, [call1], -32007, `Repeated transaction ${callHash}`)
   const other = await call(a, SUBMIT.invoke, [{ ...call1, extra: 'x' }])
-  assert.is(other.code, -32007, `changed extra on a contract call: ${other.message}`)
+  assert.is(other.code, -32602, `changed extra on a contract call: ${other.message}`)
   // a discarded transaction cannot be replayed either
   const forged = await call(a, SUBMIT.transfer, [built.failedParams.SIGFAILED])
   assert.is(forged.code, -32007, `replay of a discarded tx: ${forged.message}`)

@@ -82,7 +82,7 @@ export interface Participant {
 }
 
 /** why the transaction was discarded */
-export type InvalidMsg = "DEPLOY_CONTRACT_FAILED" | "INVOKE_CONTRACT_FAILED" | "SIGFAILED" | "OUTOFBALANCE" | "INVALID_PERMISSION"
+export type InvalidMsg = "DEPLOY_CONTRACT_FAILED" | "INVOKE_CONTRACT_FAILED" | "SIGFAILED" | "OUTOFBALANCE" | "INVALID_PERMISSION" | "REPEATED"
 
 /** log data: hex digits without 0x */
 export type LogData = string

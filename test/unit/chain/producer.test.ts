@@ -15,7 +15,7 @@ import { createExecutor } from '../../../src/exec/executor.ts'
 import { createLogger } from '../../../src/log.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'
 import { createStateHasher, type StateHasher } from '../../../src/store/state-hasher.ts'
-import { wallet } from '../../helpers/wallet.ts'
+import { flippedS, wallet } from '../../helpers/wallet.ts'
 
 const log = createLogger({ level: 'silent' })
 const alice = wallet()
@@ -60,6 +60,57 @@ test('a batch produced on one node replays to the same block on another; a diffe
     await n.hasher.close()
     await n.store.close()
   }
+})
+
+/** the same content under the other valid signature (flipped s) */
+const twinOf = (tx: SignedTx): SignedTx =>
+  admitTransaction('transfer', { ...tx.signed, signature: flippedS(tx.signature) }, { nowNs: () => BigInt(Date.now()) * 1_000_000n })
+
+test('two valid copies of one transaction (two VPs admitted one each): only the first ordered commits, the other is REPEATED, in one block or two', async () => {
+  const n = await node()
+  const first = signed(10)
+  const twin = twinOf(first)
+  assert.is.not(twin.hash, first.hash)
+  assert.is(twin.signHash, first.signHash)
+  const block = await n.produce([
+    { tx: first, signatureValid: true },
+    { tx: twin, signatureValid: true },
+  ])
+  assert.equal(
+    block.invalid.map((invalid) => [invalid.tx.hash, invalid.invalidMsg]),
+    [[twin.hash, 'REPEATED']],
+  )
+  assert.is(n.store.getReceipt(first.hash)?.txHash, first.hash)
+  // a copy of a transaction an earlier block committed
+  const third = twinOf(signed(20))
+  const original = admitTransaction(
+    'transfer',
+    { ...third.signed, signature: twinOf(third).signature },
+    { nowNs: () => BigInt(Date.now()) * 1_000_000n },
+  )
+  await n.produce([{ tx: original, signatureValid: true }])
+  const later = await n.produce([
+    { tx: third, signatureValid: true },
+    { tx: signed(1), signatureValid: true },
+  ])
+  assert.equal(
+    later.invalid.map((invalid) => invalid.invalidMsg),
+    ['REPEATED'],
+  )
+  assert.is(later.header.txCount, 1)
+  // a copy whose signature failed is SIGFAILED, not REPEATED, and holds nothing
+  const forged = admitTransaction(
+    'transfer',
+    { ...first.signed, signature: `0x00${'5a'.repeat(64)}00` },
+    { nowNs: () => BigInt(Date.now()) * 1_000_000n },
+  )
+  const third2 = await n.produce([{ tx: forged, signatureValid: false }])
+  assert.equal(
+    third2.invalid.map((invalid) => invalid.invalidMsg),
+    ['SIGFAILED'],
+  )
+  await n.hasher.close()
+  await n.store.close()
 })
 
 test.run()
