@@ -4,16 +4,15 @@
  * transactions, as on a VP under load. Prints p50/p99 of the wait, for the log in the ledger's own
  * environment (keyspace 23, the older layout) and in an environment of its own (the current one).
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { open } from 'lmdb'
+import { scratchDir } from './scratch.ts'
 
 const ROUNDS = 200
 const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
 
 async function measure(separate: boolean): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-consensus-log-'))
+  const dir = scratchDir('keel-consensus-log-')
   const ledger = open({ path: join(dir, 'ledger'), maxDbs: 4 })
   const blocks = ledger.openDB({ name: 'blocks', encoding: 'binary' })
   const logEnv = separate ? open({ path: join(dir, 'consensus'), encoding: 'binary' }) : ledger

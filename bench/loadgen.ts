@@ -10,7 +10,7 @@
  * `error`).
  */
 import WebSocket from 'ws'
-import { jvmCallPayload, jvmDeployPayload } from '../sdk/jvm.ts'
+import { jvmCallPayload, jvmDeployPayload } from '../sdk/src/jvm.ts'
 import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { compileJava } from '../test/helpers/jvm.ts'
@@ -203,7 +203,7 @@ interface CommitWatch {
 }
 
 /**
- * Its own socket rather than sdk/ws-transport.ts: full blocks arrive at megabytes a second, and
+ * Its own socket rather than sdk/src/ws-transport.ts: full blocks arrive at megabytes a second, and
  * JSON.parse reads them several times faster than the lossless parser the transport uses (only
  * hashes and numbers are needed here).
  */

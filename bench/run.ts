@@ -34,8 +34,8 @@
  *   npm run bench -- --url … --pid … --loop-stats /tmp/loops
  */
 import { type ChildProcess, fork } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import os, { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
@@ -45,6 +45,7 @@ import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen
 import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { RUNAWAY_CALLS, runawayWorkload } from './runaway.ts'
+import { scratchDir } from './scratch.ts'
 import { derivedAccount } from './sdk-tx.ts'
 
 export const benchCommand = {
@@ -90,7 +91,7 @@ const SEED = `keel-bench-${Date.now()}`
 const repoRoot = join(import.meta.dirname, '..')
 const loopMonitor = join(import.meta.dirname, 'loop-monitor.cjs')
 /** where the nodes' threads write their loop figures (bench/loop-monitor.cjs) */
-const loopStatsDir = values['loop-stats'] ?? (values.url === undefined ? mkdtempSync(join(tmpdir(), 'keel-bench-loops-')) : undefined)
+const loopStatsDir = values['loop-stats'] ?? (values.url === undefined ? scratchDir('keel-bench-loops-') : undefined)
 if (values.url === undefined && loopStatsDir !== undefined) process.env.KEEL_LOOP_STATS_DIR = loopStatsDir
 
 // ---- the node under test ----
@@ -107,7 +108,7 @@ interface Target {
 }
 
 async function startLocalNode(name: string, chain: { batchSize?: number } = {}): Promise<Target> {
-  const dir = mkdtempSync(join(tmpdir(), `keel-bench-${name}-`))
+  const dir = scratchDir(`keel-bench-${name}-`)
   const configFile = join(dir, 'keel.toml')
   const genesis = Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount(SEED, i).address, balance: 10n ** 15n }))
   writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })

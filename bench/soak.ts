@@ -22,8 +22,8 @@
  *    committed call, pushed and polled; a sample of hashes read back from the node. Writes
  *    bench-results/soak-<time>.{json,md} and exits 1 when anything was lost or duplicated.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import os, { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
 import { type CommandSpec, parseOrExit } from '../src/cli/command.ts'
@@ -32,6 +32,7 @@ import { stringifyJson } from '../src/wire/json.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import { cpuSeconds, residentOf } from './node-usage.ts'
 import { type RawConnection, rawConnection } from './raw-http.ts'
+import { scratchDir } from './scratch.ts'
 import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 import { TOKEN_SOURCE } from './token.ts'
 
@@ -379,7 +380,7 @@ async function reads(
 // ---- the run ----
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'keel-soak-'))
+  const dir = scratchDir('keel-soak-')
   const configFile = join(dir, 'keel.toml')
   writeNodeConfig(configFile, {
     dataDir: join(dir, 'data'),

@@ -5,13 +5,12 @@
  *
  *   npx tsx bench/solo-batch.ts [--txs 5000] [--concurrency 64]
  */
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { wallet } from '../test/helpers/wallet.ts'
+import { scratchDir } from './scratch.ts'
 
 const { values } = parseArgs({ options: { txs: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '64' } } })
 const TXS = Number(values.txs)
@@ -32,7 +31,7 @@ const percentile = (sorted: number[], p: number): number => sorted[Math.min(sort
 
 async function measure(batchSize: number, batchTimeoutMs: number): Promise<string> {
   const senders = Array.from({ length: 500 }, () => wallet())
-  const dir = mkdtempSync(join(tmpdir(), 'keel-bench-'))
+  const dir = scratchDir('keel-bench-')
   const configFile = join(dir, 'keel.toml')
   writeNodeConfig(configFile, {
     dataDir: join(dir, 'data'),

@@ -1,20 +1,23 @@
 /**
- * Compiles openrpc.json into generated/: the method table, error codes, TypeScript types, handler
- * interfaces per service prefix and the typed client interface. Generated files hold data and
- * types only; the dispatcher (src/rpc/dispatch.ts) and the client (sdk/client.ts) are generic.
+ * Compiles openrpc.json into data and types. Generated files hold data and types only; the
+ * dispatcher (src/rpc/dispatch.ts) and the client (sdk/src/client.ts) are generic.
+ * - sdk/src/generated/ (the client package, keel-client): error codes, TypeScript types, the
+ *   method names and the typed client interface; the node uses the codes and types from there.
+ * - generated/ (the node): the method table with its schemas and the handler interfaces per
+ *   service prefix; errors.ts and types.ts re-export the package's, so node code imports them
+ *   from one place.
  *
- *   npm run codegen             write generated/
- *   npm run codegen -- --check  exit 1 when generated/ differs from what openrpc.json gives
+ *   npm run codegen             write both
+ *   npm run codegen -- --check  exit 1 when either differs from what openrpc.json gives
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import schemaUtils from '@open-rpc/schema-utils-js'
 import { checkDocument, type OpenRpcDocument } from './check.ts'
-import { renderClient, renderErrors, renderHandlers, renderMethods, renderTypes } from './render.ts'
+import { renderClient, renderErrors, renderHandlers, renderMethodNames, renderMethods, renderReexport, renderTypes } from './render.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const outDir = join(root, 'generated')
 
 async function main(): Promise<void> {
   const check = process.argv.includes('--check')
@@ -29,33 +32,36 @@ async function main(): Promise<void> {
   if (problems.length > 0) throw new Error(`openrpc.json breaks Keel's conventions:\n- ${problems.join('\n- ')}`)
 
   const files: Record<string, string> = {
-    'errors.ts': renderErrors(document),
-    'methods.ts': renderMethods(document),
-    'types.ts': renderTypes(document),
-    'handlers.ts': renderHandlers(document),
-    'client.ts': renderClient(document),
+    'sdk/src/generated/errors.ts': renderErrors(document),
+    'sdk/src/generated/types.ts': renderTypes(document),
+    'sdk/src/generated/method-names.ts': renderMethodNames(document),
+    'sdk/src/generated/client.ts': renderClient(document),
+    'generated/errors.ts': renderReexport('../sdk/src/generated/errors.ts', false),
+    'generated/types.ts': renderReexport('../sdk/src/generated/types.ts', true),
+    'generated/methods.ts': renderMethods(document),
+    'generated/handlers.ts': renderHandlers(document),
   }
 
   const stale: string[] = []
   for (const [name, content] of Object.entries(files)) {
-    const path = join(outDir, name)
+    const path = join(root, name)
     const current = existsSync(path) ? readFileSync(path, 'utf8') : undefined
     if (current === content) continue
     stale.push(name)
     if (!check) {
-      mkdirSync(outDir, { recursive: true })
+      mkdirSync(dirname(path), { recursive: true })
       writeFileSync(path, content)
     }
   }
   if (check) {
     if (stale.length > 0) {
-      console.error(`generated/ is stale (${stale.join(', ')}): run \`npm run codegen\` and commit the result`)
+      console.error(`generated files are stale (${stale.join(', ')}): run \`npm run codegen\` and commit the result`)
       process.exit(1)
     }
-    console.log(`generated/ is up to date (${document.methods.length} methods)`)
+    console.log(`generated/ and sdk/src/generated/ are up to date (${document.methods.length} methods)`)
     return
   }
-  console.log(`generated/: ${stale.length === 0 ? 'unchanged' : `wrote ${stale.join(', ')}`} (${document.methods.length} methods)`)
+  console.log(`codegen: ${stale.length === 0 ? 'unchanged' : `wrote ${stale.join(', ')}`} (${document.methods.length} methods)`)
 }
 
 main().catch((error: unknown) => {

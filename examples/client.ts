@@ -1,16 +1,16 @@
-// README example: the typed client against a running node (`npm start` in another terminal).
+// README "The client package": the typed client against a running node (`npm start` in another terminal).
 //   npx tsx examples/client.ts [--url http://127.0.0.1:8081]   (or KEEL_URL)
-import { createClient, RpcError } from '../sdk/index.ts'
-import { exampleOptions, explainConnectionFailure } from './options.ts'
+import { createClient, ErrorCode, RpcError } from 'keel-client'
+import { exampleOptions } from './options.ts'
 
 const { url } = exampleOptions()
+
 const client = createClient({ url })
-
-const version = await client.tx_getTransactionsVersion().catch((error) => explainConnectionFailure(url, error))
+const version = await client.tx_getTransactionsVersion()
 console.log(`transaction format version ${version}`)
-
 try {
   await client.tx_getTransactionByHash('0x1234')
 } catch (error) {
   if (error instanceof RpcError) console.log(`code ${error.code}: ${error.shortMessage}`)
+  if (error instanceof RpcError && error.code === ErrorCode.INVALID_PARAMS) console.log('(a hash has 64 hex digits)')
 }

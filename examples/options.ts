@@ -1,10 +1,12 @@
 /**
  * What every example takes: the node's URL (--url, else KEEL_URL, else http://127.0.0.1:8081) and
  * a key file (--key-file, else the genesis account `npm start` generated). A missing key file or a
- * node that refuses the connection ends the example with one line saying what to do.
+ * node that refuses the connection ends the example with one line saying what to do, and so does
+ * an error the node answered (its code and message), so the examples themselves stay plain.
  */
 import { readFileSync } from 'node:fs'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
+import { ReceiptTimeoutError, RpcError } from 'keel-client'
 
 export const DEFAULT_KEY_FILE = 'data/global/genesis-account.json'
 
@@ -24,6 +26,11 @@ export function exampleOptions(extra: ParseArgsConfig['options'] = {}): ExampleO
   }
   const values = parsed.values
   const url = (values.url as string | undefined) ?? process.env.KEEL_URL ?? 'http://127.0.0.1:8081'
+  // a failed top-level await ends up here
+  process.on('uncaughtException', (error) => {
+    if (error instanceof RpcError || error instanceof ReceiptTimeoutError) fail(error.message)
+    explainConnectionFailure(url, error)
+  })
   const keyFile = (values['key-file'] as string | undefined) ?? DEFAULT_KEY_FILE
   return {
     url,
@@ -44,10 +51,13 @@ export function exampleOptions(extra: ParseArgsConfig['options'] = {}): ExampleO
   }
 }
 
-/** Turns a refused or unreachable connection into one line. */
+/** Turns a refused or unreachable connection into one line; any other error is printed whole. */
 export function explainConnectionFailure(url: string, error: unknown): never {
   // fetch fails with a TypeError whose cause is the socket's error (ECONNREFUSED, ENOTFOUND, a bad port…)
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') throw error
+  if (!(error instanceof TypeError) || error.message !== 'fetch failed') {
+    console.error(error)
+    process.exit(1)
+  }
   const cause = error.cause as { code?: string; message?: string } | undefined
   fail(
     `no Keel node answers at ${url} (${cause?.code ?? cause?.message ?? 'no answer'}): start one with \`npm start\`, or pass --url <node> (or set KEEL_URL)`,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run build`: compiles the node (src/ and the generated/ it imports) with tsc into dist/, laid
+ * `npm run build`: compiles the node (src/ and what it imports: generated/, sdk/src/) with tsc into dist/, laid
  * out like the repository (dist/src/main.js beside dist/openrpc.json, dist/playground/, dist/jvm/src/),
  * so every path the node reads relative to its own modules holds in both. Plain JavaScript: `npm
  * start` runs this check without a TypeScript runtime.

@@ -5,22 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/javac" ]] || command -v javac >/dev/null 2>&1; then
-  :
-else
-  if [[ "$(id -u)" -ne 0 ]]; then
-    echo "ensure-jdk: javac is missing and installing it needs root (apt-get install -y openjdk-17-jdk-headless)" >&2
-    exit 1
-  fi
-  echo "ensure-jdk: javac not found; installing the Debian openjdk-17-jdk-headless package" >&2
-  if ! apt-get update; then
-    echo "ensure-jdk: apt-get update failed; cannot install the JDK" >&2
-    exit 1
-  fi
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openjdk-17-jdk-headless; then
-    echo "ensure-jdk: apt-get install openjdk-17-jdk-headless failed" >&2
-    exit 1
-  fi
+if ! { [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/javac" ]] || command -v javac >/dev/null 2>&1; }; then
+  bash scripts/apt-install.sh ensure-jdk openjdk-17-jdk-headless --no-install-recommends
 fi
 
 npx tsx scripts/build-jvm.ts

@@ -3,8 +3,14 @@
  * one closing line `N passed, N failed, N skipped` that CI reads.
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
+ *   KEEL_TEST_JOBS=N                        files run at once (default 2; 1 runs them one by one)
+ *
+ * Two files at a time: most of a network test's time is spent waiting on consensus timers, not on
+ * the CPU, so a second file beside it halves the run's wall time on two cores. The longest files
+ * (LONG_FIRST) start first so the run does not end waiting on one of them; a file's output is
+ * printed whole when it ends, so two files' lines never interleave.
  */
-import { spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
@@ -33,7 +39,37 @@ interface FileResult {
   seconds: number
 }
 
-function runFile(file: string): Promise<FileResult> {
+/** files that take longest (seconds on a quiet machine, roughly), started first */
+const LONG_FIRST = [
+  'test/durability.test.ts',
+  'conformance/conformance.test.ts',
+  'test/network/faults.test.ts',
+  'test/network/membership.test.ts',
+  'test/network/partition.test.ts',
+  'test/unit/consensus-bft/membership.test.ts',
+  'test/network/join.test.ts',
+  'test/network/join-twice.test.ts',
+  'test/network/adversary.test.ts',
+  'test/network/sdk.test.ts',
+]
+
+const running = new Set<ChildProcess>()
+const killGroup = (child: ChildProcess): void => {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+  } catch {
+    // the group is gone already
+  }
+}
+// a run stopped by Ctrl-C or a CI timeout stops its test files and the nodes they started
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    for (const child of running) killGroup(child)
+    rmSync(runTmpDir, { recursive: true, force: true })
+    process.exit(130)
+  })
+
+function runFile(file: string, jobs: number): Promise<FileResult> {
   const started = performance.now()
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
@@ -41,19 +77,33 @@ function runFile(file: string): Promise<FileResult> {
       stdio: ['ignore', 'pipe', 'pipe'],
       // everything a test (and every process it starts) makes under os.tmpdir() goes into the run's own directory
       env: { ...process.env, TMPDIR: runTmpDir },
+      // its own process group: a killed file takes the nodes it started with it
+      detached: true,
     })
+    running.add(child)
     let output = ''
+    let errors = ''
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString()
-      process.stdout.write(chunk)
+      if (jobs === 1) process.stdout.write(chunk)
     })
-    child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk))
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (jobs === 1) process.stderr.write(chunk)
+      else errors += chunk.toString()
+    })
     const timer = setTimeout(() => {
       console.error(`\n${relative(root, file)}: no result after ${FILE_TIMEOUT_MS / 1000} s, killed`)
-      child.kill('SIGKILL')
+      killGroup(child)
     }, FILE_TIMEOUT_MS)
     child.on('close', (code) => {
       clearTimeout(timer)
+      running.delete(child)
+      // what the file started and left running (a node it forgot to stop) ends with it
+      killGroup(child)
+      if (jobs > 1) {
+        process.stdout.write(`\n── ${relative(root, file)}\n${output}`)
+        if (errors !== '') process.stderr.write(errors)
+      }
       // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour codes from uvu's summary
       const plain = output.replace(/\u001b\[[0-9;]*m/g, '')
       const count = (label: string): number => Number(plain.match(new RegExp(`${label}:\\s+(\\d+)`))?.[1] ?? 0)
@@ -75,11 +125,22 @@ async function main(): Promise<void> {
   const files = [...findTests(join(root, 'test')), ...findTests(join(root, 'conformance'))].filter(
     (file) => filters.length === 0 || filters.some((filter) => relative(root, file).includes(filter)),
   )
-  const results: FileResult[] = []
-  for (const file of files) {
-    console.log(`\n── ${relative(root, file)}`)
-    results.push(await runFile(file))
+  const jobs = Math.max(1, Number(process.env.KEEL_TEST_JOBS ?? 2) || 1)
+  const rank = (file: string): number => {
+    const at = LONG_FIRST.indexOf(relative(root, file))
+    return at === -1 ? LONG_FIRST.length : at
   }
+  const queue = jobs === 1 ? [...files] : [...files].sort((a, b) => rank(a) - rank(b))
+  const results: FileResult[] = []
+  const started = performance.now()
+  const worker = async (): Promise<void> => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+      if (jobs === 1) console.log(`\n── ${relative(root, file)}`)
+      results.push(await runFile(file, jobs))
+    }
+  }
+  await Promise.all(Array.from({ length: jobs }, worker))
+  results.sort((a, b) => a.file.localeCompare(b.file))
   console.log('\nTest files:')
   for (const r of results) {
     console.log(
@@ -88,6 +149,7 @@ async function main(): Promise<void> {
   }
   const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
   const failed = sum('failed')
+  console.log(`${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
   if (process.env.NODE_V8_COVERAGE !== undefined) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })

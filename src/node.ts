@@ -6,6 +6,7 @@
  * in-thread clock or ids) this thread serves them too. `startNode` returns a running node;
  * `stop()` closes it.
  */
+
 import { type KeyObject, webcrypto } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -36,6 +37,8 @@ import { createJvmEngine } from './exec/jvm/engine.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { createLogger, type Logger } from './log.ts'
+import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
+import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
 import { networkDirectory } from './network/directory.ts'
 import { askNodeState, serveNodeState } from './network/node-state.ts'
 import { createNvpRole } from './network/nvp.ts'
@@ -193,7 +196,20 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
   const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
   const events = createEventHub({ nowNs, log: log.child('events') })
+  // the sources are read at each scrape, when every module below exists
+  const chainMetrics = createChainRegistry({
+    height: () => store.height(),
+    poolSize: () => chain.pool.size(),
+    ledgerBytes: () => directoryBytes(ledgerPath),
+    consensus: () => network?.directory.consensus() ?? { view: 0, state: 'normal', primary: config.node.hostname },
+    peersConnected: () => network?.peersConnected() ?? 0,
+    pollingSubscriptions: () => subscriptions.size(),
+  })
+  events.onStatus((status) => {
+    if (isViewChangeFinished(status)) chainMetrics.record.observeViewChange()
+  })
   const chain = createChain({
+    metrics: chainMetrics.record,
     store,
     executor,
     verifyPool,
@@ -264,7 +280,15 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     await network?.start()
     const loaded = await loading
     if (requestThreads > 0 && loaded === undefined) log.warn('no request thread could start: requests are served on the chain thread')
-    threads = await loaded?.open({ submitter, simulate: chain.simulate, handlers, events, tip: () => store.position(), log })
+    threads = await loaded?.open({
+      submitter,
+      simulate: chain.simulate,
+      handlers,
+      events,
+      tip: () => store.position(),
+      metricsSnapshot: chainMetrics.snapshot,
+      log,
+    })
   } catch (error) {
     await (await loading)?.discard()
     throw error
@@ -278,13 +302,15 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       tcert: { ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
       log,
       newId: options.events?.newId,
+      thread: 'rpc',
+      metrics: async (own) => mergeMetrics([await chainMetrics.snapshot(), await own()]),
     })
   const address = threads?.address ?? (await (servers as RpcServers).listen())
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
   events.publishStatus(jsonrpcStatus.start(url))
   log.info(
-    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
+    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
   )
   if (config.tcert.check)
     log.info(
@@ -316,6 +342,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       await verifyPool.close()
       await stateHasher.close()
       await store.close()
+      chainMetrics.close()
       log.info('stopped')
     },
   }
@@ -349,6 +376,8 @@ function startNetworkRole(options: {
   submitter: TxSubmitter
   directory: NodeDirectory
   signer: ReceiptSigner
+  /** peers linked now */
+  peersConnected(): number
   selfState(): NodeStateReport
   start(): Promise<void>
   stop(): Promise<void>
@@ -435,6 +464,7 @@ function startNetworkRole(options: {
     directory,
     selfState,
     signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
+    peersConnected: () => network.peers().filter((peer) => peer.status === 0).length,
     async start() {
       await network.start()
       await (vp ?? nvp)!.start()

@@ -4,7 +4,7 @@
  * node_modules holds every installed package except the dev dependencies (tsx and typescript among
  * them) and esbuild, so no TypeScript runtime is anywhere it could load one. It commits a signed
  * transfer, serves the playground, and runs work in worker threads started from the built .js
- * files (signature verification, solc).
+ * files (request threads, signature verification, solc).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync } from 'node:fs'
@@ -116,7 +116,8 @@ test('the build holds the compiled modules and what they read by path, and knows
   utimesSync(stamp, now, now)
 })
 
-test('the built node runs without a TypeScript runtime and verifies signatures in worker threads', () => {
+test('the built node runs without a TypeScript runtime, serves requests from request threads and verifies signatures in workers', () => {
+  assert.match(output, /JSON-RPC listening on .* 1 request thread\(s\)/)
   assert.match(output, /signatures verified by workers/)
   assert.not.match(output, /ERR_MODULE_NOT_FOUND|ERR_UNKNOWN_FILE_EXTENSION| (WARN|ERROR) \[/)
 })

@@ -73,6 +73,33 @@ test('jvm/run.ts compiles, deploys and calls the Java examples in both encodings
   assert.match(kv.stdout, /log Set: topic 0x[0-9a-f]{64} data "blue"\nlog Set: topic 0x[0-9a-f]{64} data "round"/)
 })
 
+test("the client package's other examples: an SM2 account, a contract call, TCert headers, a block pushed over WebSocket", async () => {
+  const sm2 = await example('sm2-transfer.ts', ['--url', node.url, '--key-file', keyFile])
+  assert.is(sm2.code, 0, sm2.stderr)
+  assert.match(sm2.stdout, /^SM2 account 0x[0-9a-f]{40} sent 250 in 0x[0-9a-f]{64}; it keeps 750\n$/)
+  const contract = await example('contract-call.ts', ['--url', node.url, '--key-file', keyFile])
+  assert.is(contract.code, 0, contract.stderr)
+  assert.match(
+    contract.stdout,
+    /^deployed Counter at 0x[0-9a-f]{40}\nevent Added: by 0x[0-9a-fA-F]{40}, amount 2, note "two more"\nget\(\) → 42\n$/,
+  )
+  const tcert = await example('tcert.ts', ['--url', node.url])
+  assert.is(tcert.code, 0, tcert.stderr)
+  assert.match(tcert.stdout, /over HTTP with a TCert: transaction format version 4\.1\nover WebSocket with a TCert: node \S+…/)
+  // the subscriber prints the next block, which the transfer sent once it has subscribed makes
+  const subscribed = example('subscribe.ts', ['--url', node.url, '--blocks', '1'])
+  const started = Date.now()
+  let printed: Awaited<ReturnType<typeof example>> | undefined
+  while (printed === undefined && Date.now() - started < 30_000) {
+    const sent = await example('sign-transfer.ts', ['--url', node.url, '--key-file', keyFile, '--value', '1'])
+    assert.is(sent.code, 0, sent.stderr)
+    printed = await Promise.race([subscribed, new Promise<undefined>((done) => setTimeout(done, 2_000, undefined))])
+  }
+  assert.ok(printed !== undefined, 'subscribe.ts printed no block')
+  assert.is(printed.code, 0, printed.stderr)
+  assert.match(printed.stdout, /^subscribed: \S+\n\{"jsonrpc":"2\.0","namespace":"global","method":"sub_subscription"/)
+})
+
 test('a missing key file or a node that does not answer: one line saying what to do, exit 1', async () => {
   const noKey = await example('sign-transfer.ts', ['--url', node.url, '--key-file', join(repoRoot, 'no-such-key.json')])
   assert.is(noKey.code, 1)

@@ -5,6 +5,7 @@
  * request threads serve one port. The node runs in a process of its own, as in production: a client
  * on the node's chain thread would measure its own stalls.
  */
+import { loadavg } from 'node:os'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { RUNAWAY_CALLS, runawayWorkload } from '../bench/runaway.ts'
@@ -13,8 +14,12 @@ import type { KeelNode } from '../src/node.ts'
 import { ok } from './helpers/chain.ts'
 import { envelope, post, startTestNode } from './helpers/node.ts'
 
-/** generous: "the reads were not stalled behind execution", not a performance figure */
-const READ_P99_BOUND_MS = 50
+/**
+ * generous: "the reads were not stalled behind execution" (they were: 6.4 s p99), not a performance
+ * figure. The target, 50 ms, is a bench figure (`npm run bench -- --workloads runaway`); at load
+ * average 12–40 this p99 measured 105–290 ms. The figure is printed for the record.
+ */
+const READ_P99_BOUND_MS = 1000
 
 let node: KeelNode | undefined
 
@@ -32,6 +37,9 @@ test(`reads stay answered (p99 < ${READ_P99_BOUND_MS} ms) while ${RUNAWAY_CALLS}
   assert.is(result.outOfGas, RUNAWAY_CALLS, 'each loop ran out of its budget')
   assert.is(result.failedReads, 0)
   assert.ok(result.reads >= 100, `only ${result.reads} reads while the loops ran`)
+  console.log(
+    `  read p99 ${result.latencyP99Ms} ms over ${result.reads} reads while ${RUNAWAY_CALLS} runaway calls executed (load average ${loadavg()[0].toFixed(1)})`,
+  )
   assert.ok(result.latencyP99Ms < READ_P99_BOUND_MS, `read p99 ${result.latencyP99Ms} ms over ${result.reads} reads while the loops ran`)
 })
 

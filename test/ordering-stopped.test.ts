@@ -42,6 +42,7 @@ test('a block that cannot be committed: status stopped with the reason, a system
   const watcher = await ok<string>(url, 'sub_newSystemStatusSubscription', [{ modules: ['consensus'] }])
   await commit(url, SUBMIT.transfer, alice.transfer(to, 1))
   assert.equal((await ok<Status>(url, 'node_getConsensusStatus')).state, 'normal')
+  assert.is((await fetch(`${url}/ready`)).status, 200)
 
   process.env.KEEL_FAILPOINTS = 'store.commitBlock=throw'
   const accepted = await submit(url, SUBMIT.transfer, alice.transfer(to, 2))
@@ -54,6 +55,13 @@ test('a block that cannot be committed: status stopped with the reason, a system
   assert.is(status.state, 'stopped')
   assert.is(status.height, 1)
   assert.match(status.reason ?? '', /^block 2 could not be committed \(failpoint store\.commitBlock/)
+  // GET /ready tells a load balancer the same: 503 with the reason (it was 200 before)
+  const ready = await fetch(`${url}/ready`)
+  assert.is(ready.status, 503)
+  const readyBody = (await ready.json()) as { status: string; state: string; reason: string }
+  assert.is(readyBody.status, 'not ready')
+  assert.is(readyBody.state, 'stopped')
+  assert.match(readyBody.reason, /^block 2 could not be committed/)
 
   const [event] = await ok<{ module: string; status: boolean; subType: string; errorCode: number; message: string }[]>(
     url,

@@ -9,12 +9,12 @@
  * `npm start` generated); it needs a JDK 17 (javac) to compile the contract.
  */
 import { execFileSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createClient } from '../../sdk/index.ts'
 import {
+  accountFromPrivateKey,
+  createClient,
   type JavaContract,
   type JvmArg,
   jvmCallPayload,
@@ -23,12 +23,13 @@ import {
   jvmRetText,
   jvmTarGzDeployPayload,
   jvmTopic,
+  type Receipt,
   readClassDirectory,
-} from '../../sdk/jvm.ts'
-import { signString2017 } from '../../src/crypto/sign-string.ts'
-import { addressFromPrivateKey, signSecp256k1 } from '../../src/crypto/signature.ts'
-import { ensureExecutor, JdkMissingError, jdkTool } from '../../src/exec/jvm/build.ts'
-import { exampleOptions, explainConnectionFailure, fail } from '../options.ts'
+  signDeploy,
+  signInvoke,
+  waitForReceipt,
+} from 'keel-client'
+import { exampleOptions, fail } from '../options.ts'
 
 const options = exampleOptions({
   contract: { type: 'string', default: 'counter' },
@@ -39,23 +40,23 @@ const MAINS: Record<string, string> = { counter: 'demo.Counter', kv: 'demo.KeyVa
 const main = MAINS[values.contract]
 if (main === undefined) fail(`--contract is counter or kv, not ${values.contract}`)
 if (values.encoding !== 'hvm' && values.encoding !== '1x') fail(`--encoding is hvm or 1x, not ${values.encoding}`)
-const privateKey = options.privateKey()
-const from = addressFromPrivateKey(privateKey)
-const client = createClient({
-  transport: {
-    async request(body) {
-      const response = await fetch(options.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch((error) =>
-        explainConnectionFailure(options.url, error),
-      )
-      return response.text()
-    },
-  },
-})
+const account = accountFromPrivateKey(options.privateKey())
+const client = createClient({ url: options.url })
+// a first question, so that a node that does not answer is said before javac runs
+await client.tx_getTransactionsVersion()
 
-/** javac against the contract API (build/jvm/keel-executor.jar, built first when missing). */
-async function compile(): Promise<JavaContract> {
-  const api = await ensureExecutor()
-  const sourceDir = join(import.meta.dirname, values.contract)
+/** javac against the contract API (build/jvm/keel-executor.jar, which `npm run build:jvm` builds when missing or stale). */
+function compile(): JavaContract {
+  const javac = process.env.JAVA_HOME ? join(process.env.JAVA_HOME, 'bin', 'javac') : 'javac'
+  try {
+    execFileSync(javac, ['-version'], { stdio: 'ignore' })
+  } catch {
+    fail(`${javac} not found: install a JDK 17 (Debian: apt-get install -y openjdk-17-jdk-headless), or set JAVA_HOME`)
+  }
+  const repo = join(import.meta.dirname, '..', '..')
+  const api = execFileSync(process.execPath, ['--import', 'tsx', join(repo, 'scripts', 'build-jvm.ts')], { cwd: repo, encoding: 'utf8' })
+    .trim()
+    .split(' ')[0]
   const sources: string[] = []
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -63,66 +64,34 @@ async function compile(): Promise<JavaContract> {
       else if (entry.name.endsWith('.java')) sources.push(join(dir, entry.name))
     }
   }
-  walk(sourceDir)
+  walk(join(import.meta.dirname, values.contract))
   const out = mkdtempSync(join(tmpdir(), 'keel-example-'))
   try {
-    execFileSync(jdkTool('javac'), ['--release', '17', '-cp', api, '-d', out, ...sources], { stdio: 'inherit' })
+    execFileSync(javac, ['--release', '17', '-cp', api, '-d', out, ...sources], { stdio: 'inherit' })
     return readClassDirectory(out, main)
   } finally {
     rmSync(out, { recursive: true, force: true })
   }
 }
 
-/** Signs a contract transaction (the 2017 sign string, secp256k1) with type JVM. */
-function sign(fields: Record<string, unknown>): Record<string, unknown> {
-  const tx: Record<string, unknown> = {
-    from,
-    timestamp: BigInt(Date.now()) * 1_000_000n,
-    nonce: BigInt(`0x${randomBytes(6).toString('hex')}`) + 1n,
-    type: 'JVM',
-    ...fields,
-  }
-  tx.signature = signSecp256k1(signString2017(tx as never), privateKey)
-  return tx
-}
-
-interface Receipt {
-  contractAddress: string
-  ret: string
-  gasUsed: number
-  log: { topics: string[]; data: string; blockNumber: number }[]
-}
-
-/** Polls the receipt like the SDKs do; a failed transaction throws with its code. */
-async function receipt(hash: string): Promise<Receipt> {
-  for (;;) {
-    const reply = await client.send('tx_getTransactionReceipt', [hash])
-    if (reply.code === 0) return reply.result as Receipt
-    if (reply.code !== -32001) throw new Error(`transaction ${hash} failed: ${reply.code} ${reply.message} (the node's log says why)`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 async function call(contract: string, method: string, ...args: string[]): Promise<Receipt> {
   const payload = values.encoding === 'hvm' ? jvmCallPayload(method, ...(args as JvmArg[])) : jvmInvokeArgsPayload(method, ...args)
-  const hash = (await client.request('contract_invokeContract', [sign({ to: contract, payload })])) as string
-  const result = await receipt(hash)
+  const result = await waitForReceipt(client, await client.contract_invokeContract(signInvoke(account, contract, payload, { type: 'JVM' })))
   console.log(
     `${method}(${args.map((a) => JSON.stringify(a)).join(', ')}) → ${JSON.stringify(jvmRetText(result.ret))} (${result.gasUsed} steps)`,
   )
   return result
 }
 
-const contract = await compile().catch((error) => fail(error instanceof JdkMissingError ? error.message : String(error)))
+const contract = compile()
 console.log(`compiled ${main}: ${[...contract.classes.keys()].join(', ')}`)
 const payload = values.encoding === 'hvm' ? jvmDeployPayload(contract) : jvmTarGzDeployPayload(contract)
 console.log(
   `deploy payload: ${(payload.length - 2) / 2} bytes (${values.encoding === 'hvm' ? 'HVM class stream' : '1.x InvokeArgs with a tar.gz'})`,
 )
-const deployHash = (await client.request('contract_deployContract', [sign({ payload })])) as string
-const deployed = await receipt(deployHash)
+const deployed = await waitForReceipt(client, await client.contract_deployContract(signDeploy(account, payload, { type: 'JVM' })))
 const at = deployed.contractAddress
-console.log(`deployed at ${at} (${deployed.gasUsed} steps); status ${await client.request('contract_getStatus', [at])}`)
+console.log(`deployed at ${at} (${deployed.gasUsed} steps); status ${await client.contract_getStatus(at)}`)
 
 if (values.contract === 'counter') {
   await call(at, 'increment', 'visits')
@@ -135,8 +104,6 @@ if (values.contract === 'counter') {
   await call(at, 'get', 'colour')
   await call(at, 'count')
   const { blockNumber } = set.log[0]
-  const logs = (await client.request('sub_getLogs', [
-    { fromBlock: blockNumber, addresses: [at], topics: [jvmTopic('Set')] },
-  ])) as Receipt['log']
+  const logs = await client.sub_getLogs({ fromBlock: blockNumber, addresses: [at], topics: [jvmTopic('Set')] })
   for (const log of logs) console.log(`log Set: topic ${log.topics[1]} data ${JSON.stringify(Buffer.from(log.data, 'hex').toString())}`)
 }

@@ -18,6 +18,7 @@ import {
 } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
+import type { ChainMetrics } from '../metrics/registry.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type ReadyTx, type SignatureVerifier, type TxPool } from './pool.ts'
@@ -47,6 +48,8 @@ export interface ChainOptions {
   ordering?: 'solo' | 'consensus'
   /** told once when ordering stops for good (see Chain.halt) */
   onHalt?: (reason: string) => void
+  /** told of each client's admission outcome and of each committed block (src/metrics/registry.ts) */
+  metrics?: Pick<ChainMetrics, 'observeAdmission' | 'observeBlock'>
 }
 
 /** Outcomes of simulated transactions, kept in memory for tx_getTransactionReceipt; bounded. */
@@ -87,13 +90,26 @@ export function signatureVerifier(verifyPool: VerifyPool): SignatureVerifier {
 export function createChain(options: ChainOptions): Chain {
   const { store, executor, log } = options
   const verifier = signatureVerifier(options.verifyPool)
-  const pool = createTxPool({ store, verifier, capacity: options.poolCapacity, verifyBatch: 512, log: log.child('pool') })
+  const pool = createTxPool({
+    store,
+    verifier,
+    capacity: options.poolCapacity,
+    verifyBatch: 512,
+    log: log.child('pool'),
+    observeAdmission: options.metrics?.observeAdmission,
+  })
   const producer = createBlockProducer({ store, executor, hasher: options.stateHasher, nowNs: options.nowNs, log: log.child('producer') })
   const listeners: ((block: CommittedBlock) => void)[] = []
   const simulations = new Map<Hex, { receipt?: Receipt; invalid?: InvalidTx }>()
 
   const produce = async (batch: ReadyTx[], produceOptions?: ProduceOptions): Promise<CommittedBlock> => {
+    const started = performance.now()
     const block = await producer.produce(batch, produceOptions)
+    options.metrics?.observeBlock({
+      valid: block.txs.length,
+      discardReasons: block.invalid.map((discarded) => discarded.invalidMsg),
+      seconds: (performance.now() - started) / 1000,
+    })
     pool.settle(batch.map((item) => item.tx.hash))
     for (const listener of listeners) {
       try {

@@ -11,7 +11,7 @@
  * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
 import type { Hex, SignedTx } from '../domain.ts'
-import { DuplicateTransaction, SystemBusy } from '../errors.ts'
+import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import type { PoolLog } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
@@ -96,6 +96,8 @@ export interface PoolOptions {
   /** largest batch handed to the verifier at once */
   verifyBatch: number
   log: Logger
+  /** told what each client's transaction was answered: 0 (admitted) or the refusal's code */
+  observeAdmission?: (code: number) => void
 }
 
 const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
@@ -202,35 +204,44 @@ export function createTxPool(options: PoolOptions): TxPool {
     }
   }
 
+  const add: TxPool['add'] = async (tx, addOptions = {}) => {
+    if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
+    // a copy already known is refused before its signature costs anything
+    refuseDuplicate(tx)
+    const signatureValid = addOptions.signatureValid ?? (await check(tx))
+    // reserved before the log append, checked again: a copy may have raced in during the check
+    const entry = reserve(tx, signatureValid)
+    let segment: number
+    try {
+      segment = await poolLog.append(
+        addOptions.record !== undefined && addOptions.signatureValid !== undefined ? addOptions.record : encodeAdmitted(tx, signatureValid),
+      )
+    } catch (error) {
+      if (byHash.get(tx.hash) === entry) {
+        byHash.delete(tx.hash)
+        bySign.delete(signKey(tx))
+      }
+      throw error
+    }
+    if (entry.settled === true) {
+      poolLog.release(segment)
+      return
+    }
+    entry.segment = segment
+    enqueue(entry)
+    notify()
+  }
+
   return {
     async add(tx, addOptions = {}) {
-      if (byHash.size >= options.capacity && addOptions.fromPeer !== true) throw new SystemBusy()
-      // a copy already known is refused before its signature costs anything
-      refuseDuplicate(tx)
-      const signatureValid = addOptions.signatureValid ?? (await check(tx))
-      // reserved before the log append, checked again: a copy may have raced in during the check
-      const entry = reserve(tx, signatureValid)
-      let segment: number
+      const observe = addOptions.fromPeer === true ? undefined : options.observeAdmission
       try {
-        segment = await poolLog.append(
-          addOptions.record !== undefined && addOptions.signatureValid !== undefined
-            ? addOptions.record
-            : encodeAdmitted(tx, signatureValid),
-        )
+        await add(tx, addOptions)
+        observe?.(0)
       } catch (error) {
-        if (byHash.get(tx.hash) === entry) {
-          byHash.delete(tx.hash)
-          bySign.delete(signKey(tx))
-        }
+        observe?.(error instanceof RpcError ? error.code : -32603)
         throw error
       }
-      if (entry.settled === true) {
-        poolLog.release(segment)
-        return
-      }
-      entry.segment = segment
-      enqueue(entry)
-      notify()
     },
     get(hash) {
       const entry = byHash.get(hash)

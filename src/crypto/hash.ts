@@ -1,8 +1,8 @@
 /** Hash helpers shared by the protocol code (protocol.md §2). */
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import { keccak_256 } from '@noble/hashes/sha3.js'
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { keccak256 as portableKeccak256 } from '../../sdk/src/keccak.ts'
 
 /** The `keccak` package's native sponge (its addon's export; the package wraps it in a stream class). */
 interface NativeKeccakState {
@@ -15,9 +15,10 @@ interface NativeKeccakState {
 /**
  * Keccak-256 runs several times per transaction (sign string, address, tx hash), so the native
  * sponge of the `keccak` package (N-API prebuilds, 4x @noble/hashes on a 320-byte sign string,
- * perf-baseline.md) is used when its addon loads and answers a known vector; @noble/hashes
- * otherwise. The sponge is driven directly: the package's own wrapper is a Transform stream whose
- * construction cost more than the hashing of a transaction's fields.
+ * perf-baseline.md) is used when its addon loads and answers a known vector; otherwise the client
+ * package's @noble/hashes one (sdk/src/keccak.ts). The sponge is driven directly: the `keccak`
+ * package's own wrapper is a Transform stream whose construction cost more than the hashing of a
+ * transaction's fields.
  */
 const NativeKeccak = ((): (new () => NativeKeccakState) | undefined => {
   try {
@@ -40,7 +41,7 @@ function nativeDigest(State: new () => NativeKeccakState, data: Buffer | Uint8Ar
 
 /** Keccak-256 (the original Keccak, not NIST SHA3-256) of bytes or UTF-8 text. */
 export function keccak256(data: Uint8Array | string): Uint8Array {
-  if (!NativeKeccak) return keccak_256(typeof data === 'string' ? utf8ToBytes(data) : data)
+  if (!NativeKeccak) return portableKeccak256(data)
   // The addon reads Buffers only, and its digest may be a slice of Node's shared 8 KiB pool: it is
   // copied into its own 32-byte Uint8Array, as @noble/hashes returns it (structured clone and
   // `.buffer` then see 32 bytes, not the pool).

@@ -10,7 +10,15 @@
 import { createRequire } from 'node:module'
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import {
+  secp256k1Address as addressOfKey,
+  secp256k1Sign as nobleSign,
+  type RecoverableSignature,
+  secp256k1PublicKey,
+} from '../../sdk/src/secp256k1.ts'
 import { keccak256 } from './hash.ts'
+
+export { type RecoverableSignature, secp256k1PublicKey }
 
 export type Secp256k1BackendName = 'native' | 'noble'
 
@@ -88,34 +96,22 @@ export function secp256k1Backends(): Secp256k1Backend[] {
   return native ? [native.backend, nobleBackend] : [nobleBackend]
 }
 
-/** Address of a secp256k1 key: Keccak-256 of X‖Y (the 0x04 prefix dropped), last 20 bytes. */
+/** Address of a secp256k1 key (sdk/src/secp256k1.ts), hashed with the node's Keccak. */
 export function secp256k1Address(publicKey: Uint8Array): string {
-  if (publicKey.length !== 65 || publicKey[0] !== 0x04) throw new Error('secp256k1 public key must be 65 bytes 04‖X‖Y')
-  return `0x${bytesToHex(keccak256(publicKey.subarray(1)).subarray(12))}`
-}
-
-export function secp256k1PublicKey(privateKey: Uint8Array): Uint8Array {
-  return noble.getPublicKey(privateKey, false)
+  return addressOfKey(publicKey, keccak256)
 }
 
 /**
- * Deterministic (RFC 6979, HMAC-SHA256) signature of a 32-byte digest as r‖s and the recovery id.
- * `lowS: false` reproduces the official JS SDK (elliptic without canonicalisation), which leaves
- * s high about half the time; `lowS: true` gives the canonical form and uses the native signer
- * when available (same RFC 6979 nonce, so the same r).
+ * Deterministic (RFC 6979) signature of a 32-byte digest as r‖s and the recovery id, as the client
+ * package's secp256k1Sign makes it; low-s (the default) uses the native signer when available
+ * (same RFC 6979 nonce, so the same r). Tools and load generators sign with it.
  */
-export function secp256k1Sign(
-  digest: Uint8Array,
-  privateKey: Uint8Array,
-  options: { lowS?: boolean } = {},
-): { r: Uint8Array; s: Uint8Array; recovery: number } {
-  const lowS = options.lowS ?? true
-  if (lowS && native) {
+export function secp256k1Sign(digest: Uint8Array, privateKey: Uint8Array, options: { lowS?: boolean } = {}): RecoverableSignature {
+  if ((options.lowS ?? true) && native) {
     const { signature, recid } = native.addon.ecdsaSign(digest, privateKey)
     return { r: signature.slice(0, 32), s: signature.slice(32, 64), recovery: recid }
   }
-  const bytes = noble.sign(digest, privateKey, { prehash: false, lowS, format: 'recovered' })
-  return { r: bytes.slice(1, 33), s: bytes.slice(33, 65), recovery: bytes[0] }
+  return nobleSign(digest, privateKey, options)
 }
 
 /** n − s with the recovery id's parity flipped: the other valid signature for the same (r, key). */

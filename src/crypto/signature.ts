@@ -1,6 +1,7 @@
 /**
- * Transaction signatures: parsing the `signature` parameter, verifying it against `from`, and the
- * signing helpers tests and tools use (protocol.md §1.1–§1.2, sdk-wire.md §4.2–§4.4).
+ * Transaction signatures: parsing the `signature` parameter and verifying it against `from`
+ * (protocol.md §1.1–§1.2, sdk-wire.md §4.2–§4.4). Signing lives in the client package
+ * (sdk/src/account.ts); the helpers tests and tools use are re-exported here.
  *
  * Layouts, told apart by length and first byte:
  * - `00 ‖ r ‖ s ‖ v` (66 bytes): secp256k1 over Keccak-256, public key recovered, v = 0..3;
@@ -14,25 +15,33 @@
  * gives a second valid signature and a second tx hash) is handled by duplicate detection on
  * (from, sign hash), not here (ARCHITECTURE.md decision 4).
  */
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import {
+  type PrivateKey,
+  type Secp256k1SignOptions,
+  SIGNATURE_FLAG,
+  type SignatureScheme,
+  signSecp256k1 as signWith,
+} from '../../sdk/src/account.ts'
 import { keccak256 } from './hash.ts'
-import { secp256k1, secp256k1Address, secp256k1PublicKey, secp256k1Sign } from './secp256k1.ts'
+import { secp256k1, secp256k1Address, secp256k1Sign } from './secp256k1.ts'
 import { eachSignStringCandidate, type SignStringOptions, signStringCandidates, type TxFields } from './sign-string.ts'
-import { sm2Address, sm2PublicKey, sm2Sign, sm2VerifyAny } from './sm2.ts'
+import { sm2Address, sm2VerifyAny } from './sm2.ts'
+
+export { addressFromPrivateKey, signSm2 } from '../../sdk/src/account.ts'
+export type { SignatureScheme }
 
 export type ParsedSignature =
   | { scheme: 'secp256k1'; layout: 'flagged' | 'legacy'; r: Uint8Array; s: Uint8Array; recovery: number }
   | { scheme: 'sm2'; publicKey: Uint8Array; der: Uint8Array }
-
-export type SignatureScheme = ParsedSignature['scheme']
 
 /** A signature that cannot be parsed; the message says why (for logs, never for the wire). */
 export class SignatureFormatError extends Error {
   override name = 'SignatureFormatError'
 }
 
-const SECP256K1_FLAG = 0x00
-const SM2_FLAG = 0x01
+const SECP256K1_FLAG = SIGNATURE_FLAG.secp256k1
+const SM2_FLAG = SIGNATURE_FLAG.sm2
 
 /**
  * Hex to bytes, `0x` optional, as the 2017 node decodes it (common.FromHex: an odd number of
@@ -130,38 +139,16 @@ export function normaliseAddress(address: string): string {
   return `0x${digits.toLowerCase()}`
 }
 
-type Key = string | Uint8Array
-
-function keyBytes(privateKey: Key): Uint8Array {
-  if (typeof privateKey !== 'string') return privateKey
-  return hexToBytes(privateKey.startsWith('0x') ? privateKey.slice(2) : privateKey)
-}
-
-function messageBytes(message: string | Uint8Array): Uint8Array {
-  return typeof message === 'string' ? utf8ToBytes(message) : message
-}
-
 /**
- * Signs a sign string with secp256k1 as the SDKs do: Keccak-256 of the UTF-8 text, RFC 6979,
- * returned as hex `00‖r‖s‖v` without `0x` (as the JS SDK puts it on the wire). Low-s by default;
- * `lowS: false` reproduces the JS SDK byte for byte.
+ * Signs a sign string with secp256k1 as the client package does (sdk/src/account.ts), with the
+ * node's native signer and Keccak where they load: tools and load generators sign fast.
  */
-export function signSecp256k1(message: string | Uint8Array, privateKey: Key, options: { lowS?: boolean } = {}): string {
-  const { r, s, recovery } = secp256k1Sign(keccak256(messageBytes(message)), keyBytes(privateKey), options)
-  return bytesToHex(concatBytes(Uint8Array.of(SECP256K1_FLAG), r, s, Uint8Array.of(recovery)))
-}
-
-/** Signs a sign string with SM2 (random k unless given): hex `01‖pubkey‖DER` without `0x`. */
-export function signSm2(message: string | Uint8Array, privateKey: Key, options: { k?: bigint } = {}): string {
-  const key = keyBytes(privateKey)
-  const der = sm2Sign(key, messageBytes(message), options)
-  return bytesToHex(concatBytes(Uint8Array.of(SM2_FLAG), sm2PublicKey(key), der))
-}
-
-/** The account address of a private key: `0x` + 40 lower-case hex digits. */
-export function addressFromPrivateKey(privateKey: Key, scheme: SignatureScheme = 'secp256k1'): string {
-  const key = keyBytes(privateKey)
-  return scheme === 'sm2' ? sm2Address(sm2PublicKey(key)) : secp256k1Address(secp256k1PublicKey(key))
+export function signSecp256k1(
+  message: string | Uint8Array,
+  privateKey: PrivateKey,
+  options: Pick<Secp256k1SignOptions, 'lowS'> = {},
+): string {
+  return signWith(message, privateKey, { lowS: options.lowS, signDigest: secp256k1Sign, keccak256 })
 }
 
 export { secp256k1BackendName } from './secp256k1.ts'

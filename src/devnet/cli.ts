@@ -6,7 +6,18 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../cli/command.ts'
-import { addVp, createNetwork, type NetworkPlan, nodeUrl, PLAN_FILE, readNetwork, runningPid, startNodes, stopNodes } from './network.ts'
+import {
+  addVp,
+  createNetwork,
+  type NetworkPlan,
+  nodeUrl,
+  PLAN_FILE,
+  PROMETHEUS_FILE,
+  readNetwork,
+  runningPid,
+  startNodes,
+  stopNodes,
+} from './network.ts'
 
 interface NodeRow {
   hostname: string
@@ -138,6 +149,9 @@ async function network(values: OptionValues<typeof networkCommand>, positionals:
       await startNodes(dir, plan, undefined, { nodeArgs })
       console.log(table(await rowsOf(dir, plan)))
       console.log(`genesis account ${plan.genesis.address}: its key is in ${join(dir, 'genesis-account.json')}`)
+      console.log(
+        `metrics: every node serves GET /metrics, /health and /ready; scrape them all with \`prometheus --config.file=${join(dir, PROMETHEUS_FILE)}\` and import ops/grafana-dashboard.json into Grafana`,
+      )
       return
     }
     case 'down':

@@ -165,10 +165,45 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
     genesis: { address: genesis.address, balance: genesis.balance.toString() },
     nodes,
   }
-  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  writePlan(root, plan)
   // the CA key stays only as long as nodes may be added; it is checked to load back here
   await loadNamespaceCa(join(root, 'ca'), namespace)
   return plan
+}
+
+/** the Prometheus configuration `npm run network` writes beside the plan: every node's /metrics */
+export const PROMETHEUS_FILE = 'prometheus.yml'
+
+/** The plan, and the Prometheus scrape configuration of its nodes (rewritten as nodes are added). */
+function writePlan(root: string, plan: NetworkPlan): void {
+  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  writeFileSync(join(root, PROMETHEUS_FILE), prometheusConfig(plan))
+}
+
+/** A Prometheus configuration scraping every node of `plan` (labels: node, role), every 5 s. */
+export function prometheusConfig(plan: NetworkPlan, scrapeIntervalSeconds = 5): string {
+  const targets = plan.nodes
+    .map((node) =>
+      [
+        `      - targets: ['127.0.0.1:${node.jsonrpcPort}']`,
+        '        labels:',
+        `          node: ${node.hostname}`,
+        `          role: ${node.vp ? 'vp' : 'nvp'}`,
+      ].join('\n'),
+    )
+    .join('\n')
+  return [
+    '# Prometheus scrape configuration of this network: `prometheus --config.file=<this file>`',
+    '# (written by `npm run network`; rewritten when a node is added)',
+    'global:',
+    `  scrape_interval: ${scrapeIntervalSeconds}s`,
+    'scrape_configs:',
+    '  - job_name: keel',
+    '    metrics_path: /metrics',
+    '    static_configs:',
+    targets,
+    '',
+  ].join('\n')
 }
 
 export function readNetwork(dir: string): NetworkPlan {
@@ -337,6 +372,6 @@ export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPor
     writePeerCerts(join(otherConfig, 'certs'), [{ hostname, certPem: issued.certPem }])
   }
   plan.nodes.push(node)
-  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  writePlan(root, plan)
   return node
 }

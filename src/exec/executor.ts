@@ -30,6 +30,7 @@
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type EVM, EVMError, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes, type PrefixedHexString } from '@ethereumjs/util'
+import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader } from '../domain.ts'
 import { Opcode } from '../domain.ts'
 import { BlockState, StateReadError } from './block-state.ts'
@@ -176,18 +177,6 @@ function toLogs(result: ExecResult): Log[] {
   }))
 }
 
-/** `Error(string)` and `Panic(uint256)` revert data, decoded for the failure detail. */
-export function revertReason(data: Uint8Array): string | undefined {
-  if (data.length < 4) return undefined
-  const selector = bytesToHex(data.subarray(0, 4))
-  if (selector === '0x08c379a0' && data.length >= 68) {
-    const len = Number(BigInt(bytesToHex(data.subarray(36, 68))))
-    if (68 + len <= data.length) return new TextDecoder().decode(data.subarray(68, 68 + len))
-  }
-  if (selector === '0x4e487b71' && data.length >= 36) return `panic 0x${BigInt(bytesToHex(data.subarray(4, 36))).toString(16)}`
-  return undefined
-}
-
 /** Hex payload to bytes, or undefined when it is not whole bytes of hex. */
 function payloadBytes(payload: Hex): Uint8Array | undefined {
   if (payload === '0x' || payload === '') return new Uint8Array(0)
@@ -288,7 +277,7 @@ class Engine {
       return blockBound ? `${BUDGET_EXHAUSTED}: block gas limit ${this.blockGasLimit} reached` : BUDGET_EXHAUSTED
     }
     if (err.error === EVMError.errorMessages.REVERT) {
-      const reason = revertReason(result.returnValue)
+      const reason = decodeRevertReason(result.returnValue)
       return reason === undefined ? 'reverted' : `reverted: ${reason}`
     }
     return `execution error: ${err.error}`

@@ -11,6 +11,7 @@ import type { KeelConfig } from '../config.ts'
 import type { InvalidTx, Receipt } from '../domain.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { LogLevel } from '../log.ts'
+import type { MetricsSnapshot } from '../metrics/registry.ts'
 import type { StoreTip } from '../store/index.ts'
 
 /** What a request thread starts with (its workerData). */
@@ -51,6 +52,10 @@ export type ToChain =
   | { t: 'log'; level: Exclude<LogLevel, 'silent'>; component: string; message: string; stack?: string; detail?: string }
   /** answer to `go`: listening (fd: its socket, for the next thread), or why not */
   | { t: 'listening'; address?: AddressInfo; fd?: number; error?: string }
+  /** GET /metrics on this thread: the node's metrics, every thread's merged, answered by `scraped` */
+  | { t: 'scrape'; id: number }
+  /** this thread's metrics, answering `snapshot` */
+  | { t: 'snapshot'; id: number; snapshot: MetricsSnapshot }
   | { t: 'stopped' }
 
 export type ToFront =
@@ -65,4 +70,8 @@ export type ToFront =
   | { t: 'status'; message: SystemStatusMessage }
   /** the store moved without a block (an archive or restore finished in the background) */
   | { t: 'tip'; tip: StoreTip }
+  /** send this thread's metrics (a scrape on any thread collects every thread's) */
+  | { t: 'snapshot'; id: number }
+  /** the merged metrics, or why they could not be collected */
+  | { t: 'scraped'; id: number; contentType: string; text: string; error?: string }
   | { t: 'stop' }

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { NodeHandlers } from '../../generated/handlers.ts'
 import { aliases, methods, schemas } from '../../generated/methods.ts'
 import { MISSING_FEATURES } from '../api/missing-features.ts'
 import type { NodeCa } from '../cert/ca.ts'
@@ -14,11 +15,13 @@ import { x509 } from '../cert/x509.ts'
 import type { KeelConfig } from '../config.ts'
 import type { EventHub } from '../events/hub.ts'
 import type { Logger } from '../log.ts'
+import { createRpcRegistry, type MetricsSnapshot } from '../metrics/registry.ts'
+import { operatorRoutes } from '../metrics/routes.ts'
 import { createDispatcher, type Dispatcher } from '../rpc/dispatch.ts'
 import { createRpcHttpServer, type RpcHttpServer } from '../rpc/http.ts'
 import { createTcertCheck, type TcertCheck } from '../rpc/tcert-check.ts'
 import { createRpcWsServer, type RpcWsServer } from '../rpc/ws.ts'
-import { parseJson } from '../wire/json.ts'
+import { answerValue, parseJson } from '../wire/json.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -36,6 +39,10 @@ export interface RpcServersOptions {
   log: Logger
   /** WebSocket subscription ids (tests pin them) */
   newId?: () => string
+  /** this thread's name in the metrics (`thread` label) */
+  thread: string
+  /** GET /metrics: the node's metrics text, given this thread's own snapshot */
+  metrics(own: () => Promise<MetricsSnapshot>): Promise<{ contentType: string; text: string }>
 }
 
 export interface RpcServers {
@@ -43,6 +50,8 @@ export interface RpcServers {
   readonly http: RpcHttpServer
   readonly ws: RpcWsServer
   readonly tcertCheck: TcertCheck | undefined
+  /** this thread's metrics (JSON-RPC calls, WebSocket clients, event-loop lag) */
+  metricsSnapshot(): Promise<MetricsSnapshot>
   listen(): Promise<AddressInfo>
   close(): Promise<void>
 }
@@ -75,6 +84,7 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
     isKnownNamespace: (namespace) => namespace === config.node.namespace,
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
+    observe: (method, code, seconds) => metrics.record.observeCall(method, code, seconds),
   })
   const tcertCheck: TcertCheck | undefined =
     config.tcert.check && options.tcert !== undefined
@@ -113,18 +123,33 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
       // browsers ask for it on their own; an empty icon keeps their consoles clean
       '/favicon.ico': { contentType: 'image/x-icon', body: '' },
     },
+    routes: operatorRoutes({
+      metrics: () => options.metrics(metrics.snapshot),
+      // what node_getConsensusStatus answers (forwarded to the chain thread from a request thread)
+      consensus: async () =>
+        answerValue(
+          await (options.handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
+            namespace: config.node.namespace,
+            method: 'node_getConsensusStatus',
+            headers: {},
+          }),
+        ),
+    }),
     onUpgrade: ws.handleUpgrade,
     log: log.child('http'),
   })
+  const metrics = createRpcRegistry(options.thread, { wsConnections: ws.connections, pushSubscriptions: ws.subscriptions })
   return {
     dispatcher,
     http,
     ws,
     tcertCheck,
+    metricsSnapshot: () => metrics.snapshot(),
     listen: () => http.listen(),
     async close() {
       await ws.close()
       await http.close()
+      metrics.close()
     },
   }
 }

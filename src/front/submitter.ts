@@ -35,6 +35,8 @@ export interface ChainLink {
   /** a handler that runs method `name` on the chain thread; its result arrives as JSON text */
   forward(name: string): (params: unknown[], context: CallContext) => Promise<JsonText>
   publishStatus(event: StatusEvent): void
+  /** the node's metrics, every thread's merged by the chain thread (GET /metrics) */
+  scrape(): Promise<{ contentType: string; text: string }>
   /** returns the unsubscribe function */
   onBlock(listener: (number: number, hash: Hex) => void): () => void
   onStatus(listener: (message: SystemStatusMessage) => void): void
@@ -50,6 +52,7 @@ export function createChainLink(
   const admissions = new Map<number, Waiting<void>>()
   const calls = new Map<number, Waiting<JsonText>>()
   const simulations = new Map<number, Waiting<Simulated>>()
+  const scrapes = new Map<number, Waiting<{ contentType: string; text: string }>>()
   const blockListeners = new Set<(number: number, hash: Hex) => void>()
   const statusListeners: ((message: SystemStatusMessage) => void)[] = []
   let outgoing: { ids: number[]; records: Uint8Array[] } | undefined
@@ -80,6 +83,11 @@ export function createChainLink(
       return new Promise((resolve, reject) => calls.set(id, { resolve, reject }))
     },
     publishStatus: (event) => port.postMessage({ t: 'status', event }),
+    scrape() {
+      const id = nextId++
+      port.postMessage({ t: 'scrape', id })
+      return new Promise((resolve, reject) => scrapes.set(id, { resolve, reject }))
+    },
     onBlock(listener) {
       blockListeners.add(listener)
       return () => blockListeners.delete(listener)
@@ -121,6 +129,13 @@ export function createChainLink(
         case 'tip':
           reader.follow(message.tip)
           return
+        case 'scraped': {
+          const waiting = scrapes.get(message.id)
+          scrapes.delete(message.id)
+          if (message.error === undefined) waiting?.resolve({ contentType: message.contentType, text: message.text })
+          else waiting?.reject(new Error(message.error))
+          return
+        }
       }
     },
   }

@@ -98,7 +98,18 @@ let servers: RpcServers | undefined
 /** the chain thread is ready for what this thread hands over: listen */
 async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
   reader.follow(message.tip)
-  servers = createRpcServers({ config, handlers, events, height: () => reader.height(), tcert, fd: message.fd, log })
+  servers = createRpcServers({
+    config,
+    handlers,
+    events,
+    height: () => reader.height(),
+    tcert,
+    fd: message.fd,
+    log,
+    thread: start.threadName,
+    // the chain thread asks every request thread for its snapshot (this one's too) and merges them
+    metrics: () => link.scrape(),
+  })
   try {
     const address = await servers.listen()
     post({ t: 'listening', address, fd: listeningFd(servers.http) })
@@ -110,6 +121,10 @@ async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
 
 port.on('message', (message: ToFront) => {
   if (message.t === 'go') return void go(message)
+  if (message.t === 'snapshot') {
+    void (servers?.metricsSnapshot() ?? Promise.resolve([])).then((snapshot) => post({ t: 'snapshot', id: message.id, snapshot }))
+    return
+  }
   if (message.t !== 'stop') return link.receive(message)
   void (async () => {
     await servers?.close()

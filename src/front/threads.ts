@@ -14,6 +14,7 @@ import type { SignedTx, TxSubmitter } from '../domain.ts'
 import { InternalError, RpcError } from '../errors.ts'
 import type { EventHub } from '../events/hub.ts'
 import type { Logger } from '../log.ts'
+import { type MetricsSnapshot, mergeMetrics } from '../metrics/registry.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
 import { stringifyJson } from '../wire/json.ts'
@@ -29,6 +30,8 @@ export interface ChainDoors {
   handlers: Readonly<Record<string, unknown>>
   events: EventHub
   tip(): StoreTip
+  /** the chain thread's own metrics; a scrape merges them with every request thread's */
+  metricsSnapshot(): Promise<MetricsSnapshot>
   log: Logger
 }
 
@@ -65,7 +68,9 @@ export async function loadRequestThreads(options: {
   verifyPool: VerifyPool
   log: Logger
 }): Promise<LoadedRequestThreads | undefined> {
-  const loading = Array.from({ length: options.count }, async () => {
+  const loading = Array.from({ length: options.count }, async (_, index) => {
+    // the `thread` label of its metrics, and its name in the bench's loop statistics
+    const name = `rpc-${index + 1}`
     const channel = new MessageChannel()
     const verify = options.verifyPool.connect()
     const start: FrontStart = {
@@ -73,13 +78,13 @@ export async function loadRequestThreads(options: {
       chain: channel.port2,
       verify,
       verifyBackend: options.verifyPool.backend,
-      threadName: 'request',
+      threadName: name,
     }
     const started = await startWorker<{ ready: true }>(
       new URL('./thread.ts', import.meta.url),
       start as unknown as Record<string, unknown>,
       START_TIMEOUT_MS,
-      'request',
+      name,
       [channel.port2, ...verify],
     )
     if (started === undefined) {
@@ -100,6 +105,32 @@ export async function loadRequestThreads(options: {
     },
     async open(doors) {
       const threads: { worker: Worker; port: MessagePort; off(): void }[] = []
+      const snapshots = new Map<number, (snapshot: MetricsSnapshot) => void>()
+      let nextSnapshot = 1
+      /** the chain thread's metrics and every request thread's, merged: what GET /metrics answers on any of them */
+      const scrape = async (): Promise<{ contentType: string; text: string }> => {
+        const asked = threads.map(
+          ({ port }) =>
+            new Promise<MetricsSnapshot>((resolve) => {
+              const id = nextSnapshot++
+              // a thread that does not answer within a second (stopping) is left out of this scrape
+              const timer = setTimeout(() => {
+                snapshots.delete(id)
+                resolve([])
+              }, 1000)
+              snapshots.set(id, (snapshot) => {
+                clearTimeout(timer)
+                resolve(snapshot)
+              })
+              port.postMessage({ t: 'snapshot', id } satisfies ToFront)
+            }),
+        )
+        return mergeMetrics([await doors.metricsSnapshot(), ...(await Promise.all(asked))])
+      }
+      const onSnapshot = (id: number, snapshot: MetricsSnapshot): void => {
+        snapshots.get(id)?.(snapshot)
+        snapshots.delete(id)
+      }
       let address: AddressInfo | undefined
       let fd: number | undefined
       for (const [i, { worker, port }] of loaded.entries()) {
@@ -116,7 +147,7 @@ export async function loadRequestThreads(options: {
           }
           port.on('message', onListening)
         })
-        const off = serveFront(port, doors)
+        const off = serveFront(port, doors, { scrape, onSnapshot })
         port.postMessage({ t: 'go', tip: doors.tip(), fd } satisfies ToFront)
         const answer = await listening
         if (answer.error !== undefined) {
@@ -158,7 +189,11 @@ export async function loadRequestThreads(options: {
 }
 
 /** One request thread's port, served here; returns what stops listening to the hub. */
-function serveFront(port: MessagePort, doors: ChainDoors): () => void {
+function serveFront(
+  port: MessagePort,
+  doors: ChainDoors,
+  metrics: { scrape(): Promise<{ contentType: string; text: string }>; onSnapshot(id: number, snapshot: MetricsSnapshot): void },
+): () => void {
   const post = (message: ToFront): void => port.postMessage(message)
   let answered: { ids: number[]; codes: number[]; messages: string[] } | undefined
   const answer = (id: number, code: number, message: string): void => {
@@ -231,6 +266,14 @@ function serveFront(port: MessagePort, doors: ChainDoors): () => void {
         return
       case 'status':
         return doors.events.publishStatus(message.event)
+      case 'scrape':
+        metrics.scrape().then(
+          (scraped) => post({ t: 'scraped', id: message.id, ...scraped }),
+          (error: unknown) => post({ t: 'scraped', id: message.id, contentType: '', text: '', error: String(error) }),
+        )
+        return
+      case 'snapshot':
+        return metrics.onSnapshot(message.id, message.snapshot)
       case 'log': {
         const log = doors.log.child(message.component)
         const detail = message.stack === undefined ? message.detail : Object.assign(new Error(message.message), { stack: message.stack })

@@ -26,8 +26,6 @@ export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[]
 export interface RpcMetrics {
   /** one answered call: its canonical method ("unknown" for a name the node does not know), code and time */
   observeCall(method: string, code: number, seconds: number): void
-  /** one admission outcome of a submitted transaction: 0 (admitted) or the refusal's code */
-  observeAdmission(code: number): void
 }
 
 export interface ChainMetricsSources {
@@ -38,11 +36,17 @@ export interface ChainMetricsSources {
   /** bytes of the ledger's files on disk */
   ledgerBytes(): number
   /** consensus view and state, and the primary's host name (a solo node: view 0, "normal", itself) */
-  consensus(): { view: number; state: string; primary?: string }
+  consensus(): { view: number | bigint; state: string; primary?: string }
   /** linked peers (0 for a solo node) */
   peersConnected(): number
-  /** WebSocket connections and push subscriptions, polling subscriptions */
-  clients(): { wsConnections: number; pushSubscriptions: number; pollingSubscriptions: number }
+  /** polling subscriptions (they live on the chain thread) */
+  pollingSubscriptions(): number
+}
+
+/** what a request thread's WebSocket server holds */
+export interface RpcMetricsSources {
+  wsConnections(): number
+  pushSubscriptions(): number
 }
 
 /** what the chain thread counts */
@@ -51,6 +55,8 @@ export interface ChainMetrics {
   observeBlock(block: { valid: number; discardReasons: readonly string[]; seconds: number }): void
   /** a view change this node saw finish */
   observeViewChange(): void
+  /** what the pool answered a client's transaction: 0 (admitted: durable, hash answered) or the refusal's code */
+  observeAdmission(code: number): void
 }
 
 const SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -62,10 +68,12 @@ export interface ThreadRegistry<Recorder> {
   snapshot(): Promise<MetricsSnapshot>
 }
 
-/** A request thread's registry: JSON-RPC calls and admissions, and this thread's event-loop lag. */
-export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & { close(): void } {
+/** A request thread's registry: JSON-RPC calls, WebSocket clients, and this thread's event-loop lag. */
+export function createRpcRegistry(thread: string, sources: RpcMetricsSources): ThreadRegistry<RpcMetrics> & { close(): void } {
   const registry = new Registry()
   registry.setDefaultLabels({ thread })
+  gauge(registry, 'keel_ws_connections', 'open WebSocket connections', sources.wsConnections)
+  subscriptionsGauge(registry, 'push', sources.pushSubscriptions)
   const calls = new Counter({
     name: 'keel_rpc_requests_total',
     help: 'JSON-RPC calls answered, by canonical method and answer code (0 = success)',
@@ -79,17 +87,6 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   })
-  const admitted = new Counter({
-    name: 'keel_tx_admitted_total',
-    help: 'transactions admitted (durable, hash answered)',
-    registers: [registry],
-  })
-  const rejected = new Counter({
-    name: 'keel_tx_rejected_total',
-    help: 'submissions refused, by JSON-RPC error code',
-    labelNames: ['code'],
-    registers: [registry],
-  })
   const lag = loopLagGauge(registry)
   return {
     registry,
@@ -97,10 +94,6 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
       observeCall(method, code, seconds) {
         calls.inc({ method, code: String(code) })
         durations.observe({ method }, seconds)
-      },
-      observeAdmission(code) {
-        if (code === 0) admitted.inc()
-        else rejected.inc({ code: String(code) })
       },
     },
     snapshot: () => registry.getMetricsAsJSON(),
@@ -112,6 +105,17 @@ export function createRpcRegistry(thread: string): ThreadRegistry<RpcMetrics> & 
 export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistry<ChainMetrics> & { close(): void } {
   const registry = new Registry()
   registry.setDefaultLabels({ thread: 'chain' })
+  const admitted = new Counter({
+    name: 'keel_tx_admitted_total',
+    help: "clients' transactions admitted by the pool (durable, hash answered)",
+    registers: [registry],
+  })
+  const rejected = new Counter({
+    name: 'keel_tx_rejected_total',
+    help: "clients' transactions the pool refused, by JSON-RPC error code (malformed requests count in keel_rpc_requests_total)",
+    labelNames: ['code'],
+    registers: [registry],
+  })
   const committed = new Counter({ name: 'keel_tx_committed_total', help: 'transactions committed in a block', registers: [registry] })
   const discarded = new Counter({
     name: 'keel_tx_discarded_total',
@@ -136,33 +140,12 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
     help: 'view changes this node saw finish',
     registers: [registry],
   })
-  const gauge = (name: string, help: string, read: () => number): void => {
-    new Gauge({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.set(read())
-      },
-    })
-  }
-  gauge('keel_block_height', 'height of the chain (number of the latest block)', sources.height)
-  gauge('keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
-  gauge('keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
-  gauge('keel_consensus_view', 'the consensus view this node is in', () => sources.consensus().view)
-  gauge('keel_peers_connected', 'peers linked to this node', sources.peersConnected)
-  gauge('keel_ws_connections', 'open WebSocket connections', () => sources.clients().wsConnections)
-  new Gauge({
-    name: 'keel_subscriptions',
-    help: 'event subscriptions, by kind (push over WebSocket, polling)',
-    labelNames: ['kind'],
-    registers: [registry],
-    collect() {
-      const clients = sources.clients()
-      this.set({ kind: 'push' }, clients.pushSubscriptions)
-      this.set({ kind: 'polling' }, clients.pollingSubscriptions)
-    },
-  })
+  gauge(registry, 'keel_block_height', 'height of the chain (number of the latest block)', sources.height)
+  gauge(registry, 'keel_pool_transactions', 'transactions admitted and waiting for a block', sources.poolSize)
+  gauge(registry, 'keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
+  gauge(registry, 'keel_consensus_view', 'the consensus view this node is in', () => Number(sources.consensus().view))
+  gauge(registry, 'keel_peers_connected', 'peers linked to this node', sources.peersConnected)
+  subscriptionsGauge(registry, 'polling', sources.pollingSubscriptions)
   new Gauge({
     name: 'keel_consensus_state',
     help: 'the consensus state this node is in (1 for the current state, 0 for the others)',
@@ -198,10 +181,39 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
         blockTxs.observe(block.valid + block.discardReasons.length)
       },
       observeViewChange: () => viewChanges.inc(),
+      observeAdmission(code) {
+        if (code === 0) admitted.inc()
+        else rejected.inc({ code: String(code) })
+      },
     },
     snapshot: () => registry.getMetricsAsJSON(),
     close: () => lag.disable(),
   }
+}
+
+/** a gauge read when scraped */
+function gauge(registry: Registry, name: string, help: string, read: () => number): void {
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read())
+    },
+  })
+}
+
+/** push subscriptions are counted by the request threads that hold them, polling ones by the chain thread */
+function subscriptionsGauge(registry: Registry, kind: 'push' | 'polling', read: () => number): void {
+  new Gauge({
+    name: 'keel_subscriptions',
+    help: 'event subscriptions, by kind (push over WebSocket, polling)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      this.set({ kind }, read())
+    },
+  })
 }
 
 /** the states node_getConsensusStatus reports; each gets a series so a dashboard sees 0 as well as 1 */

@@ -33,6 +33,12 @@ export interface DispatcherOptions {
   isKnownNamespace(namespace: string): boolean
   limits: DispatchLimits
   log: Logger
+  /**
+   * Told of every call answered: its canonical method ("rpc.discover", or "unknown" for a name
+   * no method or alias has, so the label set stays bounded), the answer's code (0 for success) and
+   * the time from the parsed request to the answer.
+   */
+  observe?(method: string, code: number, seconds: number): void
 }
 
 export interface RequestMeta {
@@ -128,13 +134,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     }
 
     const requested = envelope.method
+    const started = performance.now()
+    const answered = (reply: Envelope): Envelope => {
+      const label = requested === 'rpc.discover' ? requested : (canonicalName(requested) ?? 'unknown')
+      options.observe?.(label, reply.code, (performance.now() - started) / 1000)
+      return reply
+    }
     try {
       const result = await call(requested, params, { namespace, method: requested, headers: meta.headers })
-      return { jsonrpc: '2.0', namespace, id, code: 0, message: 'SUCCESS', result }
+      return answered({ jsonrpc: '2.0', namespace, id, code: 0, message: 'SUCCESS', result })
     } catch (error) {
-      if (error instanceof RpcError) return failure(namespace, id, error)
+      if (error instanceof RpcError) return answered(failure(namespace, id, error))
       log.error(`unexpected failure in ${truncate(requested, 80)}`, error)
-      return failure(namespace, id, new InternalError())
+      return answered(failure(namespace, id, new InternalError()))
     }
   }
 

@@ -38,9 +38,17 @@ export interface HttpServerOptions {
   tcertCheck?: TcertCheck
   /** extra GET routes, e.g. /playground */
   pages: Readonly<Record<string, { contentType: string; body: string | Buffer; headers?: Record<string, string> }>>
+  /** GET routes answered when asked (/metrics, /health, /ready): their status and body are made per request */
+  routes?: Readonly<Record<string, () => Promise<RouteReply>>>
   /** WebSocket upgrades on any path (src/rpc/ws.ts); without it an upgrade request is dropped */
   onUpgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void
   log: Logger
+}
+
+export interface RouteReply {
+  status: number
+  contentType: string
+  body: string
 }
 
 export interface RpcHttpServer {
@@ -128,6 +136,21 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       if (page !== undefined) {
         res.writeHead(200, { 'content-type': page.contentType, ...corsHeaders, ...page.headers })
         res.end(method === 'HEAD' ? undefined : page.body)
+        return
+      }
+      const route = options.routes?.[path]
+      if (route !== undefined) {
+        void route().then(
+          (reply) => {
+            if (res.headersSent || res.destroyed) return
+            res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-store', ...corsHeaders })
+            res.end(method === 'HEAD' ? undefined : reply.body)
+          },
+          (error: unknown) => {
+            log.error(`GET ${path} failed`, error)
+            send(res, 500, JSON.stringify({ error: `GET ${path} failed on this node; its log has the reason` }))
+          },
+        )
         return
       }
     }

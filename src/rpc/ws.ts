@@ -76,6 +76,8 @@ export interface RpcWsServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void
   /** open connections */
   connections(): number
+  /** push subscriptions held by the open connections */
+  subscriptions(): number
   /** closes every connection (1001) and stops listening to the hub */
   close(): Promise<void>
 }
@@ -343,6 +345,11 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
         })
     },
     connections: () => open.size,
+    subscriptions: () => {
+      let held = 0
+      for (const connection of open) held += connection.subscriptions.size
+      return held
+    },
     close: async () => {
       offBlock()
       offStatus()

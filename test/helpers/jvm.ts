@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { type JavaContract, readClassDirectory } from '../../sdk/jvm.ts'
+import { type JavaContract, readClassDirectory } from '../../sdk/src/jvm.ts'
 import { ensureExecutor, jdkTool, repoRoot } from '../../src/exec/jvm/build.ts'
 
 const run = promisify(execFile)

@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { jvmCallPayload, jvmDeployPayload, jvmRetText, jvmTarGzDeployPayload } from '../../sdk/jvm.ts'
+import { jvmCallPayload, jvmDeployPayload, jvmRetText, jvmTarGzDeployPayload } from '../../sdk/src/jvm.ts'
 import { assertNoFork, call, receipts } from '../helpers/audit.ts'
 import { sleep, waitCommitted } from '../helpers/client-load.ts'
 import { compileExample, compileJava } from '../helpers/jvm.ts'

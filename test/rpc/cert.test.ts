@@ -16,7 +16,7 @@ import * as x509 from '@peculiar/x509'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
-import { createClient, httpTransport, RpcError, tcertSigner, wsTransport } from '../../sdk/index.ts'
+import { createClient, httpTransport, RpcError, tcertSigner, wsTransport } from '../../sdk/src/index.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { stringifyJson } from '../../src/wire/json.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
@@ -583,7 +583,7 @@ test('enrollment CAs configured: cert_getTCert needs a certificate they signed',
 // ---------------------------------------------------------------------------------------------
 // Keel's own client (sdk/), check on
 
-test("check on: Keel's client with tcertSigner (sdk/tcert.ts) over HTTP and WebSocket; without it, or late, -32098", async () => {
+test("check on: Keel's client with tcertSigner (sdk/src/tcert.ts) over HTTP and WebSocket; without it, or late, -32098", async () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const plain = createClient({ url: checked.url })
   const { tcert } = await plain.cert_getTCert({ pubkey: hex(publicKey.export({ type: 'spki', format: 'pem' }) as string) })

@@ -18,7 +18,7 @@ import {
   jvmRetText,
   jvmTarGzDeployPayload,
   jvmTopic,
-} from '../../sdk/jvm.ts'
+} from '../../sdk/src/jvm.ts'
 import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, fails, ok, type Reply, receiptOf, SUBMIT, send, sleep, type WireReceipt, type WireTx } from '../helpers/chain.ts'

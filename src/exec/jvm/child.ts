@@ -12,15 +12,12 @@
  * deadline gets the child killed and fails as a time-out.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import type { JavaContract } from '../../../sdk/src/jvm-payload.ts'
 import type { Logger } from '../../log.ts'
 import { ensureExecutor, jdkTool } from './build.ts'
 
-export interface JvmCode {
-  /** binary name of the main class, e.g. `demo.Counter` */
-  main: string
-  /** internal name (`demo/Counter`) → class file bytes */
-  classes: Map<string, Uint8Array>
-}
+/** A contract's classes and main class (the client package writes them, sdk/src/jvm-payload.ts). */
+export type JvmCode = JavaContract
 
 export type JvmArgs = { form: 'typed'; args: { type: string; value: string }[] } | { form: 'strings'; args: string[] }
 

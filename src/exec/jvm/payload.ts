@@ -1,6 +1,7 @@
 /**
- * The payloads of JVM transactions, decoded (by the node) and encoded (by the TypeScript client,
- * sdk/jvm.ts). docs/jvm.md describes each format.
+ * The payloads of JVM transactions, decoded by the node. The encoders (and the canonical class
+ * stream the node stores) live in the client package's sources, sdk/src/jvm-payload.ts, and are
+ * re-exported here. docs/jvm.md describes each format.
  *
  * Deploy and upgrade: the classes of a contract and its main class, as
  *   - a tar.gz (`1F 8B`) of the class files and `contract.properties` (`main.class=…`), the form
@@ -19,42 +20,31 @@
  * function and the rest its arguments).
  */
 import { gunzipSync, inflateRawSync } from 'node:zlib'
-import { ProtoWriter } from '../../crypto/tx-hash.ts'
+import {
+  CALL_MAGIC,
+  DEPLOY_MAGIC,
+  encodeClassStream,
+  encodeInvokeArgs,
+  encodeMethodCall,
+  type InvokeArgs,
+  PayloadError,
+  writeTar,
+} from '../../../sdk/src/jvm-payload.ts'
 import type { JvmArgs, JvmCode } from './child.ts'
 
-export const DEPLOY_MAGIC = Uint8Array.of(0xfe, 0xff, 0xfb, 0xcd)
-export const CALL_MAGIC = Uint8Array.of(0xfe, 0xff, 0xfb, 0xce)
+export { CALL_MAGIC, DEPLOY_MAGIC, encodeClassStream, encodeInvokeArgs, encodeMethodCall, type InvokeArgs, PayloadError, writeTar }
+
 /** Hyperchain's limits: each class file and all of them together */
 export const MAX_CLASS_BYTES = 64 * 1024
 export const MAX_CODE_BYTES = 512 * 1024
 const MAX_ARCHIVE_BYTES = 2 * MAX_CODE_BYTES
 
-/** A payload that cannot be decoded; the message says why. */
-export class PayloadError extends Error {
-  override name = 'PayloadError'
-}
-
-const utf8 = new TextEncoder()
 const fromUtf8 = (bytes: Uint8Array): string => new TextDecoder('utf-8', { fatal: false }).decode(bytes)
 
 const startsWith = (bytes: Uint8Array, prefix: Uint8Array): boolean =>
   bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b)
 
 // ---- protobuf InvokeArgs ----
-
-export interface InvokeArgs {
-  code?: Uint8Array
-  methodName?: string
-  args: Uint8Array[]
-}
-
-export function encodeInvokeArgs(value: InvokeArgs): Uint8Array {
-  const writer = new ProtoWriter()
-  writer.bytes(1, value.code)
-  writer.bytes(2, value.methodName === undefined ? undefined : utf8.encode(value.methodName))
-  for (const arg of value.args) writer.element(3, arg)
-  return writer.finish()
-}
 
 /** Strict: only fields 1–3, all length-delimited, exactly filling the bytes; undefined otherwise. */
 export function decodeInvokeArgs(bytes: Uint8Array): InvokeArgs | undefined {
@@ -87,18 +77,6 @@ export function decodeInvokeArgs(bytes: Uint8Array): InvokeArgs | undefined {
 }
 
 // ---- the canonical class stream (HVM deploy form) ----
-
-export function encodeClassStream(code: JvmCode): Uint8Array {
-  const main = utf8.encode(code.main)
-  const names = [...code.classes.keys()].sort()
-  const parts: Uint8Array[] = [DEPLOY_MAGIC, u16(main.length), main]
-  for (const name of names) {
-    const bytes = code.classes.get(name) as Uint8Array
-    const encodedName = utf8.encode(name)
-    parts.push(u32(bytes.length), u16(encodedName.length), bytes, encodedName)
-  }
-  return concat(parts)
-}
 
 /** Big-endian fields of the HVM streams, after their 4-byte magic; running past the end is a PayloadError naming `what`. */
 class StreamReader {
@@ -353,17 +331,6 @@ export interface DecodedCall {
   args: JvmArgs
 }
 
-export function encodeMethodCall(method: string, args: { type: string; value: string }[]): Uint8Array {
-  const name = utf8.encode(method)
-  const parts: Uint8Array[] = [CALL_MAGIC, u16(name.length), name]
-  for (const arg of args) {
-    const type = utf8.encode(arg.type)
-    const value = utf8.encode(arg.value)
-    parts.push(u16(type.length), u32(value.length), type, value)
-  }
-  return concat(parts)
-}
-
 function decodeMethodCall(bytes: Uint8Array): DecodedCall {
   const r = new StreamReader(bytes, 'method call (FEFFFBCE…)')
   const method = r.text(r.u16())
@@ -393,63 +360,4 @@ export function decodeCallPayload(bytes: Uint8Array): DecodedCall {
   throw new PayloadError(
     'the payload is not a JVM call: expected an HVM method call (FEFFFBCE…) or a protobuf InvokeArgs with a methodName',
   )
-}
-
-// ---- archives, for the client's 1.x payloads ----
-
-/** A ustar archive of `files` (path → bytes), as `tar -c` writes it (names up to 255 bytes). */
-export function writeTar(files: Map<string, Uint8Array>): Uint8Array {
-  const parts: Uint8Array[] = []
-  const octal = (value: number, length: number): string => `${value.toString(8).padStart(length - 1, '0')}\0`
-  for (const [path, bytes] of files) {
-    const header = new Uint8Array(512)
-    const encoded = utf8.encode(path)
-    let name = encoded
-    let prefix = new Uint8Array(0)
-    if (encoded.length > 100) {
-      const cut = path.lastIndexOf('/', 155)
-      if (cut <= 0 || utf8.encode(path.slice(cut + 1)).length > 100) throw new PayloadError(`the path ${path} is too long for a tar header`)
-      prefix = utf8.encode(path.slice(0, cut))
-      name = utf8.encode(path.slice(cut + 1))
-    }
-    header.set(name, 0)
-    header.set(utf8.encode(octal(0o644, 8)), 100)
-    header.set(utf8.encode(octal(0, 8)), 108)
-    header.set(utf8.encode(octal(0, 8)), 116)
-    header.set(utf8.encode(octal(bytes.length, 12)), 124)
-    header.set(utf8.encode(octal(0, 12)), 136)
-    header.set(utf8.encode('        '), 148)
-    header[156] = 0x30
-    header.set(utf8.encode('ustar\u000000'), 257)
-    header.set(prefix, 345)
-    let sum = 0
-    for (const b of header) sum += b
-    header.set(utf8.encode(`${sum.toString(8).padStart(6, '0')}\0 `), 148)
-    parts.push(header, bytes, new Uint8Array((512 - (bytes.length % 512)) % 512))
-  }
-  parts.push(new Uint8Array(1024))
-  return concat(parts)
-}
-
-// ---- bytes ----
-
-function u16(n: number): Uint8Array {
-  if (n > 0xffff) throw new PayloadError(`${n} does not fit in 16 bits`)
-  return Uint8Array.of(n >>> 8, n & 0xff)
-}
-
-function u32(n: number): Uint8Array {
-  return Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff)
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  let length = 0
-  for (const p of parts) length += p.length
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const p of parts) {
-    out.set(p, offset)
-    offset += p.length
-  }
-  return out
 }

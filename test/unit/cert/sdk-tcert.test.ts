@@ -1,8 +1,8 @@
-/** sdk/tcert.ts without a node: the headers it makes, and what the node's check makes of them. */
+/** sdk/src/tcert.ts without a node: the headers it makes, and what the node's check makes of them. */
 import { generateKeyPairSync, verify } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { tcertHeaders, tcertSigner } from '../../../sdk/tcert.ts'
+import { tcertHeaders, tcertSigner } from '../../../sdk/src/tcert.ts'
 import { checkTimestamp, signedBytes } from '../../../src/rpc/tcert-check.ts'
 
 const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })

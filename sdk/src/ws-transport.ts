@@ -11,11 +11,11 @@
  * ```
  *
  * A node with the TCert check on wants its headers on the upgrade request, signed over the path:
- * `wsTransport(url, { headersFor: tcertSigner({ tcert, privateKey }) })` (sdk/tcert.ts).
+ * `wsTransport(url, { headersFor: tcertSigner({ tcert, privateKey }) })` (tcert.ts).
  */
 import WebSocket from 'ws'
-import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import type { Transport } from './client.ts'
+import { parseJson, stringifyJson } from './json.ts'
 
 export interface WsTransportOptions {
   /** how long a request waits for its reply */

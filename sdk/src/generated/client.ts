@@ -190,7 +190,7 @@ import type {
 } from './types.ts'
 
 /**
- * The typed Keel client: one method per canonical RPC name, built by `createClient` in sdk/client.ts.
+ * The typed Keel client: one method per canonical RPC name, built by `createClient` in client.ts.
  * Each method resolves with `result` when the node answers code 0 and rejects with an `RpcError`
  * carrying the code and message otherwise.
  */

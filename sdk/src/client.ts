@@ -1,15 +1,15 @@
 /**
  * The typed Keel client. One generic request path serves every method; the method list and the
- * types come from openrpc.json through generated/. Integers above 2^53 travel losslessly both ways.
+ * types come from openrpc.json through ./generated/ (made by `npm run codegen`). Integers above 2^53 travel losslessly both ways.
  *
  * ```ts
  * const client = createClient({ url: 'http://127.0.0.1:8081' })
  * const version = await client.tx_getTransactionsVersion()
  * ```
  */
-import type { KeelClientMethods } from '../generated/client.ts'
-import { methods } from '../generated/methods.ts'
-import { parseJson, stringifyJson } from '../src/wire/json.ts'
+import type { KeelClientMethods } from './generated/client.ts'
+import { methodNames } from './generated/method-names.ts'
+import { parseJson, stringifyJson } from './json.ts'
 
 /** A reply envelope of the Hyperchain dialect. */
 export interface Envelope {
@@ -105,6 +105,6 @@ export function createClient(options: ClientOptions): KeelClient {
   }
 
   const client: Record<string, unknown> = { namespace, send, request }
-  for (const method of Object.keys(methods)) client[method] = (...params: unknown[]) => request(method, params)
+  for (const method of methodNames) client[method] = (...params: unknown[]) => request(method, params)
   return client as unknown as KeelClient
 }

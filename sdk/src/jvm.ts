@@ -18,12 +18,10 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { keccak256 } from '../src/crypto/hash.ts'
-import type { JvmCode } from '../src/exec/jvm/child.ts'
-import { encodeClassStream, encodeInvokeArgs, encodeMethodCall, writeTar } from '../src/exec/jvm/payload.ts'
+import { encodeClassStream, encodeInvokeArgs, encodeMethodCall, type JavaContract, writeTar } from './jvm-payload.ts'
+import { keccak256 } from './keccak.ts'
 
-/** A compiled contract: its main class (binary name, `demo.Counter`) and class files by internal name (`demo/Counter`). */
-export type JavaContract = JvmCode
+export type { JavaContract }
 
 /** An argument of an HVM call: a JS value (typed for you) or an explicit Java type and its text. */
 export type JvmArg = string | number | bigint | boolean | unknown[] | Record<string, unknown> | { type: string; value: string }

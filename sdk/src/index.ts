@@ -1,0 +1,74 @@
+/**
+ * keel-client: a client for Keel (and Hyperchain's JSON-RPC dialect). Everything is exported here;
+ * the subpaths (keel-client/abi, /account, /transaction, /receipt, /client, /ws, /json, /tcert,
+ * /jvm, /sign-string, /errors, /types) give one part each.
+ */
+export {
+  type Abi,
+  type AbiEntry,
+  AbiError,
+  type AbiParameter,
+  type DecodedEvent,
+  decodeEventLog,
+  decodeFunctionResult,
+  decodeParameters,
+  decodeRevertReason,
+  encodeDeploy,
+  encodeFunctionCall,
+  encodeParameters,
+  entrySignature,
+  eventTopic,
+  functionSelector,
+} from './abi.ts'
+export {
+  type Account,
+  accountFromPrivateKey,
+  addressFromPrivateKey,
+  generateAccount,
+  type PrivateKey,
+  SIGNATURE_FLAG,
+  type SignatureScheme,
+  signSecp256k1,
+  signSm2,
+} from './account.ts'
+export {
+  type ClientOptions,
+  createClient,
+  type Envelope,
+  type HttpTransportOptions,
+  httpTransport,
+  type KeelClient,
+  RpcError,
+  type Transport,
+} from './client.ts'
+export { ErrorCode, type ErrorCodeValue, ErrorMeaning, type ErrorName } from './generated/errors.ts'
+export type * from './generated/types.ts'
+export { JsonDepthError, JsonSyntaxError, JsonText, type JsonValue, parseJson, stringifyJson } from './json.ts'
+export {
+  type JavaContract,
+  type JvmArg,
+  jvmArg,
+  jvmCallPayload,
+  jvmDeployPayload,
+  jvmInvokeArgsPayload,
+  jvmRetText,
+  jvmTarGzDeployPayload,
+  jvmTopic,
+  readClassDirectory,
+} from './jvm.ts'
+export { ReceiptTimeoutError, type WaitForReceiptOptions, waitForReceipt } from './receipt.ts'
+export { signString2017, signStringFormatA, signStringFormatB, type TxFields } from './sign-string.ts'
+export { type TcertCredentials, type TcertHeaders, type TcertSigner, tcertHeaders, tcertSigner } from './tcert.ts'
+export {
+  DEFAULT_GAS_LIMIT,
+  type SignedTransaction,
+  signDeploy,
+  signInvoke,
+  signMaintain,
+  signTransaction,
+  signTransfer,
+  TRANSACTION_VERSION,
+  type TransactionFields,
+  type TransactionOptions,
+} from './transaction.ts'
+export { type WsTransport, type WsTransportOptions, wsTransport } from './ws-transport.ts'
