@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { isEntryModule } from './cli/command.ts'
+import { isEntryModule } from './command-line.ts'
 import { runningBuilt } from './workers/start.ts'
 
 /**

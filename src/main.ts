@@ -3,7 +3,7 @@
  * or a config file, with flags on top.
  */
 import { join } from 'node:path'
-import { type CommandSpec, integerOption, isEntryModule, runCommand, UsageError, usageOf } from './cli/command.ts'
+import { type CommandSpec, integerOption, isEntryModule, runCommand, UsageError, usageOf } from './command-line.ts'
 import { type ConfigOverrides, readConfigFile, resolveConfig } from './config.ts'
 import type { LogFormat, LogLevel } from './log.ts'
 import { type KeelNode, startNode } from './node.ts'

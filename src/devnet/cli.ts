@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../cli/command.ts'
+import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../command-line.ts'
 import {
   addVp,
   createNetwork,

@@ -26,6 +26,11 @@
  * gasUsed of an EVM transaction is Ethereum's: intrinsic gas (21,000 + calldata, + creation)
  * plus execution, less the capped refund; a failure reports the gas it burnt (all of it for an
  * exceptional halt) and that gas counts against the block budget.
+ *
+ * Why one file of ~700 lines: the rules above are one pass over one overlay per transaction, in
+ * that order, and the EVM's host hooks (frozen contracts, deploy counts, gas budgets) share the
+ * block's state with it; the JVM engine (jvm/), the overlay (block-state.ts) and the state
+ * manager are apart already.
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type EVM, EVMError, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'

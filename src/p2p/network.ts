@@ -30,6 +30,12 @@
  * Keepalive: every `keepaliveMs` (3 s, consensus.md §8) each side pings; after `keepaliveMisses` (3)
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
  * peer's delay (ns). Dialled peers are redialled with capped exponential back-off.
+ *
+ * Why one file of ~1,100 lines: GrpcPeerNetwork owns the table of peers and links, and every part
+ * of it — dialling, accepting, the handshake, replacing a link, batching, keepalive, the inbound
+ * buckets, requests, forgetting a peer — reads and changes the same per-peer entries under the
+ * one-link-per-pair rule above. Split along those lines, each part would reach into the others'
+ * state; the frames (wire.ts), identities (identity.ts) and files (config.ts) are apart already.
  */
 import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
