@@ -3,8 +3,9 @@
  * (a CommonJS file, because `--require` preloads run in worker threads too and `--import` ones do
  * not on Node 20). With KEEL_LOOP_STATS_DIR set, each thread appends one line a second to
  * `<dir>/<pid>-<threadId>.jsonl`: its event-loop delay distribution over that second (percentile →
- * ns, from perf_hooks.monitorEventLoopDelay) and its event-loop utilisation. bench/run.ts merges
- * the lines of a workload's window into a lag p99 and a busy share per thread. Without the variable
+ * ns, from perf_hooks.monitorEventLoopDelay), its event-loop utilisation and its own CPU ticks.
+ * bench/run.ts merges the lines of a workload's window into a lag p99, a busy share and CPU per
+ * operation per thread. Without the variable
  * it does nothing, so the same flag can sit in NODE_OPTIONS of a whole local network.
  */
 const dir = process.env.KEEL_LOOP_STATS_DIR
@@ -20,11 +21,26 @@ if (dir !== undefined && dir !== '') {
   const delay = monitorEventLoopDelay({ resolution: 5 })
   delay.enable()
   let utilisation = performance.eventLoopUtilization()
+  // this thread's own CPU (utime + stime of /proc/thread-self/stat, in clock ticks): the busy share
+  // counts time a thread waited for a core too, so only this says which thread spends the CPU
+  const { readFileSync } = require('node:fs')
+  const threadTicks = () => {
+    try {
+      const fields = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ')
+      return Number(fields[11]) + Number(fields[12])
+    } catch {
+      return undefined
+    }
+  }
+  let ticks = threadTicks()
   setInterval(() => {
     const now = performance.eventLoopUtilization()
     const busy = performance.eventLoopUtilization(now, utilisation).utilization
     utilisation = now
-    const line = { t: Date.now(), name, count: delay.count, percentiles: [...delay.percentiles.entries()], busy }
+    const nowTicks = threadTicks()
+    const cpuTicks = nowTicks === undefined || ticks === undefined ? undefined : nowTicks - ticks
+    ticks = nowTicks
+    const line = { t: Date.now(), name, count: delay.count, percentiles: [...delay.percentiles.entries()], busy, cpuTicks }
     delay.reset()
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`)

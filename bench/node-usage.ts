@@ -41,6 +41,8 @@ export interface ThreadLoad {
   thread: string
   lagP99Ms: number
   busy: number
+  /** the thread's own CPU seconds over the window (/proc/thread-self/stat), when the monitor could read it */
+  cpuSeconds?: number
 }
 
 interface MonitorLine {
@@ -49,6 +51,8 @@ interface MonitorLine {
   count: number
   percentiles: [number, number][]
   busy: number
+  /** clock ticks of this thread's CPU over the second */
+  cpuTicks?: number
 }
 
 /**
@@ -78,6 +82,9 @@ export function threadLoads(dir: string | undefined, pids: readonly number[], fr
         thread: `${prefix}${lines[0].name}`,
         lagP99Ms: Math.round(Math.max(0, mergedPercentile(lines, 99) - MONITOR_RESOLUTION_NS) / 1e4) / 100,
         busy: Math.round((lines.reduce((sum, line) => sum + line.busy, 0) / lines.length) * 100) / 100,
+        ...(lines.every((line) => line.cpuTicks !== undefined)
+          ? { cpuSeconds: lines.reduce((sum, line) => sum + (line.cpuTicks ?? 0), 0) / CLOCK_TICKS }
+          : {}),
       })
     }
   }
@@ -102,7 +109,19 @@ function mergedPercentile(lines: readonly MonitorLine[], p: number): number {
   return candidates[candidates.length - 1]
 }
 
-/** "main 12.3 ms (0.95 busy) · verify 1 0.2 ms (0.40)" */
-export function formatLoads(loads: readonly ThreadLoad[]): string {
-  return loads.map((load) => `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)})`).join(' · ')
+/**
+ * "main 12.3 ms (0.95 busy) · verify 1 0.2 ms (0.40)"; with the workload's operation count, each
+ * thread's own CPU per operation too ("main 12.3 ms (0.95; 310 µs)"). Threads idle over the
+ * window (a loader thread) are left out then.
+ */
+export function formatLoads(loads: readonly ThreadLoad[], ops?: number): string {
+  const perOp = (load: ThreadLoad): number | undefined =>
+    ops === undefined || ops === 0 || load.cpuSeconds === undefined ? undefined : Math.round((load.cpuSeconds * 1e6) / ops)
+  return loads
+    .filter((load) => perOp(load) !== 0)
+    .map((load) => {
+      const us = perOp(load)
+      return `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)}${us === undefined ? '' : `; ${us} µs`})`
+    })
+    .join(' · ')
 }

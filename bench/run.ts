@@ -8,7 +8,7 @@
  * markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof]
+ *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>]
  *                 [--node-repo <checkout>] [--label <name>]
  *
  * `--node-repo` runs the node of another checkout (its src/main.ts, its node_modules) under this
@@ -67,6 +67,7 @@ export const benchCommand = {
     'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
     'read-concurrency': { type: 'string', value: 'n', default: '64', description: 'connections of the read workloads' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
+    threads: { type: 'string', description: "the local node's jsonrpc.threads (request threads; its config's default when not given)" },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
     'node-repo': {
       type: 'string',
@@ -111,7 +112,12 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
   const dir = scratchDir(`keel-bench-${name}-`)
   const configFile = join(dir, 'keel.toml')
   const genesis = Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount(SEED, i).address, balance: 10n ** 15n }))
-  writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis, ...chain })
+  writeNodeConfig(configFile, {
+    dataDir: join(dir, 'data'),
+    genesis,
+    ...chain,
+    ...(values.threads === undefined ? {} : { threads: Number(values.threads) }),
+  })
   const node = await launchNode(configFile)
   return {
     url: node.url,
@@ -295,6 +301,8 @@ interface Row extends Usage {
   answer: string
   /** node CPU per committed transaction or per request, µs */
   cpuPerOpUs: number | null
+  /** committed transactions or requests: the per-thread CPU is divided by it */
+  ops: number
 }
 
 const perOp = (usage: Usage, ops: number): number | null =>
@@ -332,6 +340,7 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: keyof type
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     answer: `${result.answerP50Ms} / ${result.answerP99Ms} ms`,
     cpuPerOpUs: perOp(used, result.committed),
+    ops: result.committed,
     ...used,
   })
   if (result.firstRejection !== undefined) console.error(`${name}: first rejection: ${result.firstRejection}`)
@@ -356,6 +365,7 @@ async function measureReads(
     latency: `${result.latencyP50Ms} / ${result.latencyP99Ms} ms`,
     answer: '',
     cpuPerOpUs: perOp(used, result.requests),
+    ops: result.requests,
     ...used,
   })
   if (result.firstError !== undefined) console.error(`${name}: ${result.errors} errors, first: ${result.firstError}`)
@@ -484,6 +494,7 @@ async function measureRunaway(): Promise<void> {
     latency: `**${result.latencyP50Ms} / ${result.latencyP99Ms} ms**`,
     answer: '',
     cpuPerOpUs: null,
+    ops: result.reads,
     ...used,
   })
 }
@@ -525,6 +536,14 @@ async function logsWorkload(loadgen: ChildProcess): Promise<void> {
   }
 }
 
+/** CPU per operation of the threads without an event loop of their own (libuv's pool: the pool log's fsync; V8's GC helpers) */
+function otherThreads(r: Row): string {
+  const measured = r.threads.map((load) => load.cpuSeconds)
+  if (r.cpuSeconds === null || r.ops === 0 || measured.length === 0 || measured.some((cpu) => cpu === undefined)) return ''
+  const rest = r.cpuSeconds - measured.reduce((sum: number, cpu) => sum + (cpu ?? 0), 0)
+  return ` · other threads ${Math.round((rest * 1e6) / r.ops)} µs`
+}
+
 function report(): void {
   const date = new Date().toISOString()
   const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
@@ -537,7 +556,7 @@ function report(): void {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (r) =>
-        `| ${r.workload} | ${r.rate} | ${r.latency} | ${r.answer} | ${r.cpuPerOpUs === null ? 'n/a' : `**${fmt(r.cpuPerOpUs)} µs**`} | ${r.coresBusy ?? 'n/a'} of ${os.cpus().length} | ${formatLoads(r.threads) || 'n/a'} | ${r.peakRssMiB ?? 'n/a'} MiB | ${r.loadAverage} | ${r.detail} |`,
+        `| ${r.workload} | ${r.rate} | ${r.latency} | ${r.answer} | ${r.cpuPerOpUs === null ? 'n/a' : `**${fmt(r.cpuPerOpUs)} µs**`} | ${r.coresBusy ?? 'n/a'} of ${os.cpus().length} | ${formatLoads(r.threads, r.ops) || 'n/a'}${otherThreads(r)} | ${r.peakRssMiB ?? 'n/a'} MiB | ${r.loadAverage} | ${r.detail} |`,
     ),
   ].join('\n')
   const dir = resolve(repoRoot, values.out)

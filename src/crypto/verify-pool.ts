@@ -15,6 +15,7 @@
  */
 import { availableParallelism } from 'node:os'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import { packFrames } from '../wire/frames.ts'
 import { decodeTx } from '../wire/tx-codec.ts'
 import { startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
@@ -78,7 +79,7 @@ interface Job {
 }
 
 interface Endpoint {
-  post(message: unknown): void
+  post(message: unknown, transfer: ArrayBuffer[]): void
   pending: Map<number, Job>
   /** items sent and not yet answered, to pick the least loaded */
   load: number
@@ -101,7 +102,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   const jobs = createJobs(nodeVersion, options.chunkSize)
   const byWorker = new Map<Worker, Endpoint>()
   for (const worker of workers) {
-    const endpoint = jobs.add((message) => worker.postMessage(message))
+    const endpoint = jobs.add((message, transfer) => worker.postMessage(message, transfer))
     byWorker.set(worker, endpoint)
     worker.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
     const retire = (): void => {
@@ -111,14 +112,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
     worker.on('error', retire)
     worker.on('exit', retire)
   }
-  return {
-    ...jobs.pool,
-    get mode() {
-      return jobs.pool.mode
-    },
-    get workerCount() {
-      return jobs.pool.workerCount
-    },
+  return poolOf(jobs, {
     backend,
     connect() {
       return [...byWorker.keys()].map((worker) => {
@@ -136,7 +130,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
         }),
       )
     },
-  }
+  })
 }
 
 /**
@@ -149,24 +143,34 @@ export function createVerifyClient(
 ): VerifyPool {
   const jobs = createJobs(options.nodeVersion, options.chunkSize)
   for (const port of ports) {
-    const endpoint = jobs.add((message) => port.postMessage(message))
+    const endpoint = jobs.add((message, transfer) => port.postMessage(message, transfer))
     port.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
     port.on('close', () => jobs.retire(endpoint))
   }
-  return {
-    ...jobs.pool,
-    get mode() {
-      return jobs.pool.mode
-    },
-    get workerCount() {
-      return jobs.pool.workerCount
-    },
+  return poolOf(jobs, {
     backend: options.backend,
     connect: () => [],
     async close() {
       jobs.close()
       for (const port of ports) port.close()
     },
+  })
+}
+
+/** The VerifyPool of a pool's or a client's jobs (their live mode and worker count) and its own ends. */
+function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'backend' | 'connect' | 'close'>): VerifyPool {
+  const { pool } = jobs
+  return {
+    verify: pool.verify,
+    verifyEncoded: pool.verifyEncoded,
+    refusal: pool.refusal,
+    get mode() {
+      return pool.mode
+    },
+    get workerCount() {
+      return pool.workerCount
+    },
+    ...ends,
   }
 }
 
@@ -195,7 +199,10 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
       target.pending.set(jobId, { chunk, resolve })
       target.load += chunk.count
       try {
-        target.post({ jobId, ...chunk.message })
+        if ('txs' in chunk.message) {
+          const packed = packFrames(chunk.message.txs)
+          target.post({ jobId, packed, count: chunk.count }, [packed.buffer as ArrayBuffer])
+        } else target.post({ jobId, ...chunk.message }, [])
       } catch {
         // a value structured clone cannot carry: verify that chunk here instead
         target.pending.delete(jobId)
@@ -246,7 +253,7 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
 
   return {
     pool,
-    add(post: (message: unknown) => void): Endpoint {
+    add(post: Endpoint['post']): Endpoint {
       const endpoint: Endpoint = { post, pending: new Map(), load: 0 }
       endpoints.push(endpoint)
       return endpoint

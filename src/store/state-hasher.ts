@@ -6,7 +6,7 @@
  */
 import type { Worker } from 'node:worker_threads'
 import { startWorker } from '../workers/start.ts'
-import { changeLanes, type LaneChange } from './state-hash.ts'
+import { changeLanes, type LaneChange, packLaneChanges } from './state-hash.ts'
 
 export interface StateHasher {
   /** state-hash.ts changeLanes, possibly on the worker */
@@ -66,7 +66,8 @@ export async function createStateHasher(options: StateHasherOptions): Promise<St
       return new Promise((resolve) => {
         if (pending.size === 0) target.ref()
         pending.set(jobId, { changes, resolve })
-        target.postMessage({ jobId, changes })
+        const packed = packLaneChanges(changes)
+        target.postMessage({ jobId, packed }, [packed.buffer as ArrayBuffer])
       })
     },
     async close() {
