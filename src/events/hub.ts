@@ -6,6 +6,7 @@
 import type { CommittedBlock } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import { blockEventOf } from './block-event.ts'
+import { createListeners } from './listeners.ts'
 import { formatStatusDate } from './status.ts'
 import type { ArchiveEvent, BlockEvent, StatusEvent, SystemStatusMessage } from './types.ts'
 
@@ -28,51 +29,32 @@ export interface EventHubOptions {
 }
 
 export function createEventHub(options: EventHubOptions): EventHub {
-  const blockListeners = new Set<(event: BlockEvent) => void>()
-  const statusListeners = new Set<(message: SystemStatusMessage) => void>()
-  const archiveListeners = new Set<(event: ArchiveEvent) => void>()
+  const blockListeners = createListeners<BlockEvent>(options.log)
+  const statusListeners = createListeners<SystemStatusMessage>(options.log)
+  const archiveListeners = createListeners<ArchiveEvent>(options.log)
   // a status raised while listeners run (e.g. an overflow report) is delivered after them, in order
   const queued: SystemStatusMessage[] = []
   let delivering = false
 
-  const each = <T>(listeners: Set<(value: T) => void>, value: T): void => {
-    for (const listener of [...listeners]) {
-      try {
-        listener(value)
-      } catch (error) {
-        options.log.error('an event listener failed', error)
-      }
-    }
-  }
-
   return {
     publishBlock(block) {
-      if (blockListeners.size > 0) each(blockListeners, blockEventOf(block))
+      if (blockListeners.size > 0) blockListeners.emit(blockEventOf(block))
     },
     publishStatus(event) {
       queued.push({ ...event, date: formatStatusDate(options.nowNs()) })
       if (delivering) return
       delivering = true
       try {
-        for (let message = queued.shift(); message !== undefined; message = queued.shift()) each(statusListeners, message)
+        for (let message = queued.shift(); message !== undefined; message = queued.shift()) statusListeners.emit(message)
       } finally {
         delivering = false
       }
     },
     publishArchive(event) {
-      each(archiveListeners, event)
+      archiveListeners.emit(event)
     },
-    onBlock(listener) {
-      blockListeners.add(listener)
-      return () => blockListeners.delete(listener)
-    },
-    onStatus(listener) {
-      statusListeners.add(listener)
-      return () => statusListeners.delete(listener)
-    },
-    onArchive(listener) {
-      archiveListeners.add(listener)
-      return () => archiveListeners.delete(listener)
-    },
+    onBlock: blockListeners.add,
+    onStatus: statusListeners.add,
+    onArchive: archiveListeners.add,
   }
 }

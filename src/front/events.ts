@@ -8,7 +8,9 @@ import type { Block, Log as WireLog } from '../../generated/types.ts'
 import type { AnswerCache } from '../api/answers.ts'
 import type { BlockHeader, CommittedTx } from '../domain.ts'
 import type { EventHub } from '../events/hub.ts'
+import { createListeners } from '../events/listeners.ts'
 import type { BlockEvent, SystemStatusMessage } from '../events/types.ts'
+import type { Logger } from '../log.ts'
 import type { StoreReads } from '../store/index.ts'
 import { formatReceipt } from '../wire/format.ts'
 import { parseJson } from '../wire/json.ts'
@@ -18,28 +20,19 @@ export function createFrontEvents(
   reader: StoreReads,
   link: ChainLink,
   answers: AnswerCache,
+  log: Pick<Logger, 'error'>,
 ): Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'> {
-  const blockListeners = new Set<(event: BlockEvent) => void>()
-  const statusListeners = new Set<(message: SystemStatusMessage) => void>()
+  const blockListeners = createListeners<BlockEvent>(log)
+  const statusListeners = createListeners<SystemStatusMessage>(log)
 
   link.onBlock((number, hash) => {
-    if (blockListeners.size === 0) return
-    const event = blockEventFrom(reader, answers, number, hash)
-    for (const listener of [...blockListeners]) listener(event)
+    if (blockListeners.size > 0) blockListeners.emit(blockEventFrom(reader, answers, number, hash))
   })
-  link.onStatus((message) => {
-    for (const listener of [...statusListeners]) listener(message)
-  })
+  link.onStatus(statusListeners.emit)
 
   return {
-    onBlock(listener) {
-      blockListeners.add(listener)
-      return () => blockListeners.delete(listener)
-    },
-    onStatus(listener) {
-      statusListeners.add(listener)
-      return () => statusListeners.delete(listener)
-    },
+    onBlock: blockListeners.add,
+    onStatus: statusListeners.add,
     publishStatus: (event) => link.publishStatus(event),
   }
 }

@@ -60,7 +60,7 @@ const link = createChainLink(port, reader)
 const verifier = createVerifyClient(start.verify, { nodeVersion: start.txVersion, backend: start.verifyBackend })
 const { submitter, simulation } = createFrontSubmitter({ link, verifier })
 const answers = createAnswerCache(reader)
-const events = createFrontEvents(reader, link, answers)
+const events = createFrontEvents(reader, link, answers, log.child('events'))
 
 // the store's reads, and simulated outcomes too (they are kept here: this thread took the simulation)
 const chain = Object.assign(Object.create(reader) as typeof reader, {
