@@ -239,7 +239,8 @@ export function createTxPool(options: PoolOptions): TxPool {
     // a copy already known is refused before its signature costs anything (by its hash, or by a
     // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
     refuseDuplicate(tx, undefined, addOptions.fromPeer)
-    // after the duplicate check (a resubmission learns it is known) and before the signature costs anything
+    // after the duplicate check (a resubmission learns it is known), before the pool's own signature check
+    // (a request thread checked it already: the limit guards the pool, log and chain, not the verify workers)
     if (addOptions.fromPeer !== true) options.rateLimit?.take()
     let signatureValid = addOptions.signatureValid
     if (signatureValid === undefined) {
