@@ -52,7 +52,8 @@ export interface KeelConfig {
     poolCapacity: number
     /**
      * admission rate limit: clients' transactions admitted per second, node-wide; past it → -32006
-     * saying when to retry. 0 (the default) turns it off. A peer's relayed transaction is not limited.
+     * saying when to retry. 0 (the default) turns it off. A peer's relayed transaction is not limited;
+     * an NVP's clients meet the limit of the VP their transactions are forwarded to.
      */
     txRatePerSecond: number
     /** transactions admitted at once after a quiet spell; 0 means one second's worth (txRatePerSecond) */
