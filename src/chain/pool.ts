@@ -13,7 +13,7 @@
 import type { Hex, SignedTx } from '../domain.ts'
 import { DuplicateTransaction, InvalidParams, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import type { PoolLog } from '../store/pool-log.ts'
+import { type PoolLog, PoolLogError } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
 import type { RateLimit } from './rate-limit.ts'
 
@@ -262,6 +262,10 @@ export function createTxPool(options: PoolOptions): TxPool {
         byHash.delete(tx.hash)
         releaseSignKey(tx)
       }
+      if (error instanceof PoolLogError)
+        throw new SystemBusy(
+          `System is too busy to response: this node could not make the transaction durable (${error.message}); it was not accepted`,
+        )
       throw error
     }
     if (entry.settled === true) {

@@ -18,7 +18,70 @@ export function openEnvironment(path: string, mapSizeBytes: number | undefined):
     // no useWritemap (a full disk must be ENOSPC, not SIGBUS), no noSync, no cache (childTransaction needs it off)
   }
   if (mapSizeBytes !== undefined) options.mapSize = mapSizeBytes
-  return open(options)
+  guardCommitFailures()
+  const root = open(options)
+  // every write transaction of the store goes through these two: a failed commit becomes a readable error
+  const transaction = root.transaction.bind(root)
+  root.transaction = <T>(action: () => T): Promise<T> => ledgerWrite(transaction(action), path)
+  const childTransaction = root.childTransaction.bind(root)
+  root.childTransaction = <T>(action: () => T): Promise<T> => ledgerWrite(childTransaction(action), path)
+  return root
+}
+
+/**
+ * A failed LMDB commit (a full disk, a failing one) rejects every write of its batch with an
+ * error whose `commitError` is one more promise, rejected with the cause, that lmdb-js leaves to
+ * the caller. Unhandled, it would end the process (Node's default for an unhandled rejection)
+ * while the node is reporting the failure (ordering stopped, -32006 for new transactions). This
+ * takes that promise over and names the cause.
+ */
+export async function ledgerWrite<T>(write: Promise<T>, path?: string): Promise<T> {
+  try {
+    return await write
+  } catch (error) {
+    const commitError = (error as { commitError?: unknown } | undefined)?.commitError
+    if (!(commitError instanceof Promise)) throw error
+    const cause = await Promise.race([
+      commitError.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      ),
+      // lmdb-js rejects it in the very callback that failed the commit, so it has settled by now;
+      // the next turn is only a safety net
+      new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined))),
+    ])
+    const reason = cause instanceof Error ? cause.message : 'the cause was not reported'
+    const errno = (cause as { code?: unknown } | undefined)?.code
+    throw new Error(
+      `the ledger write${path === undefined ? '' : ` to ${path}`} failed: ${reason}${typeof errno === 'number' ? ` (errno ${errno})` : ''}; a full or failing disk is the usual cause`,
+      { cause },
+    )
+  }
+}
+
+let guarded = false
+
+/**
+ * lmdb-js also rejects promises of its own that nobody holds when a commit fails: the batch it
+ * opens for each event turn's writes, and the `commitError` of each failed write. Node would end
+ * the process on them (an unhandled rejection), though the failure is reported where Keel awaited
+ * the write (ledgerWrite: ordering stops, -32006 for new transactions, the node keeps answering
+ * reads). Only those two are taken here; any other unhandled rejection still ends the process as
+ * Node's default does, by being thrown again.
+ */
+function guardCommitFailures(): void {
+  if (guarded) return
+  guarded = true
+  process.on('unhandledRejection', (reason, promise) => {
+    const commitError = (reason as { commitError?: unknown } | undefined)?.commitError
+    if (reason instanceof Error && commitError instanceof Promise) {
+      commitError.catch(() => undefined)
+      return
+    }
+    // the commitError promise itself: lmdb-js gives it a `reject` method
+    if (typeof (promise as { reject?: unknown }).reject === 'function' && typeof (reason as { code?: unknown })?.code === 'number') return
+    throw reason
+  })
 }
 
 export function openKeyspaces(root: RootDatabase): Dbs {

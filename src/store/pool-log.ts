@@ -11,6 +11,12 @@
  * reads every segment in order and stops a segment at its first torn or damaged record (the tail a
  * kill -9 can leave; nothing after it was ever answered). The caller then rewrites what is still
  * pending with `compact` into a fresh segment and the old ones go.
+ *
+ * A write that fails (a full or failing disk) refuses its group, every record of it unanswered,
+ * and ends its segment: the next group starts a new one, so admission resumes by itself once the
+ * disk has room. A refused record may still be whole on disk (the data reached it, the sync
+ * failed); replay then restores it and it may commit, though its client was told -32006: the
+ * client's own signed transaction, never one it did not send, and a resend of it is a duplicate.
  */
 import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
 import { join } from 'node:path'
@@ -23,6 +29,11 @@ const SEGMENT_BYTES = 64 * 1024 * 1024
 const GROUP_BYTES = 8 * 1024 * 1024
 const HEADER_BYTES = 8
 const SEGMENT_NAME = /^seg-(\d{10})\.log$/
+
+/** The pool log could not make a record durable (a full or failing disk): the transaction was not admitted. */
+export class PoolLogError extends Error {
+  override name = 'PoolLogError'
+}
 
 export interface PoolLogRecord {
   segment: number
@@ -77,7 +88,6 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
   let queue: Waiting[] = []
   let writing = false
   let closed = false
-  let failed: Error | undefined
   let idle: (() => void) | undefined
 
   const pathOf = (number: number): string => join(dir, `seg-${String(number).padStart(10, '0')}.log`)
@@ -110,20 +120,30 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
     if (segment !== active && segment.live <= 0 && segments.has(segment.number)) drop(segment)
   }
 
+  /** every waiting append fails with `error` (a full or failing disk): none of them was answered */
+  const refuseQueued = (error: unknown): void => {
+    const failure = new PoolLogError(`pool log: ${(error as Error).message}`, { cause: error })
+    for (const waiting of queue.splice(0)) waiting.reject(failure)
+  }
+
   /** writes everything queued as one group; the next group starts when this one is on disk */
   const flush = (): void => {
     if (writing || queue.length === 0) return
-    if (failed !== undefined) {
-      for (const waiting of queue.splice(0)) waiting.reject(failed)
-      return
-    }
-    writing = true
     if (active === undefined || active.bytes >= segmentBytes) {
       const previous = active
-      active = startSegment()
-      if (previous !== undefined) retireIfDone(previous)
+      try {
+        active = startSegment()
+      } catch (error) {
+        // no room even for a new file: these appends fail, a later one tries again
+        active = undefined
+        refuseQueued(error)
+        return
+      } finally {
+        if (previous !== undefined && previous !== active) retireIfDone(previous)
+      }
     }
-    const segment = active
+    writing = true
+    const segment = active as Segment
     let bytes = 0
     let count = 0
     while (count < queue.length && (count === 0 || bytes + queue[count].bytes <= GROUP_BYTES)) bytes += queue[count++].bytes
@@ -135,15 +155,19 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
     const done = (error: NodeJS.ErrnoException | null): void => {
       writing = false
       if (error !== null) {
-        // a log that failed a write cannot say what reached the disk: every later append fails too
-        failed = new Error(`pool log: ${error.message}`, { cause: error })
+        // What reached this segment's disk is unknown past its last whole group, so nothing more is
+        // appended to it (replay stops it at the torn record); the next group starts a new segment,
+        // so the node admits again once the disk has room, without a restart.
+        const failure = new PoolLogError(`pool log: ${error.message}`, { cause: error })
         segment.live -= group.length
-        for (const waiting of group) waiting.reject(failed)
+        if (active === segment) active = undefined
+        retireIfDone(segment)
+        for (const waiting of group) waiting.reject(failure)
       } else for (const waiting of group) waiting.resolve(segment.number)
       if (queue.length > 0) flush()
       else idle?.()
     }
-    writev(segment.fd, buffers, (error) => {
+    writeAll(segment.fd, buffers, (error) => {
       if (error !== null) return done(error)
       fdatasync(segment.fd, done)
     })
@@ -199,7 +223,7 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
       if (payloads.length > 0) {
         await new Promise<void>((resolve, reject) => {
           const buffers = payloads.flatMap(frame)
-          writev(segment.fd, buffers, (error) => {
+          writeAll(segment.fd, buffers, (error) => {
             if (error !== null) return reject(error)
             fdatasync(segment.fd, (syncError) => (syncError === null ? resolve() : reject(syncError)))
           })
@@ -223,6 +247,27 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
       segments.clear()
     },
   }
+}
+
+/**
+ * writev until every byte of `buffers` is written: a write may take fewer bytes than asked (a
+ * nearly full disk does that without an error), and a record answered as durable must be whole.
+ * A write that takes nothing, or fails, ends it with the error.
+ */
+function writeAll(fd: number, buffers: Buffer[], callback: (error: NodeJS.ErrnoException | null) => void): void {
+  writev(fd, buffers, (error, written) => {
+    if (error !== null) return callback(error)
+    let left = written
+    let next = 0
+    while (next < buffers.length && left >= buffers[next].length) left -= buffers[next++].length
+    if (next === buffers.length) return callback(null)
+    if (written === 0) {
+      const stalled: NodeJS.ErrnoException = new Error('ENOSPC: the disk took no more bytes (short write)')
+      stalled.code = 'ENOSPC'
+      return callback(stalled)
+    }
+    writeAll(fd, [buffers[next].subarray(left), ...buffers.slice(next + 1)], callback)
+  })
 }
 
 const CRC_TABLE = (() => {

@@ -4,7 +4,7 @@
  */
 import type { Hex } from '../../domain.ts'
 import { tryFixedBytes, u32be } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, ledgerWrite } from '../db.ts'
 
 /** Blocks `from`..`to` (inclusive), moved to the archive file of snapshot `snapshotId`. */
 export interface ArchivedRange {
@@ -72,10 +72,10 @@ export class ArchiveRepo {
   }
 
   async putSnapshotRequest(height: number, snapshotId: string): Promise<void> {
-    await this.requests.put(height, snapshotId)
+    await ledgerWrite(this.requests.put(height, snapshotId))
   }
 
   async removeSnapshotRequest(height: number): Promise<void> {
-    await this.requests.remove(height)
+    await ledgerWrite(this.requests.remove(height))
   }
 }

@@ -1,6 +1,6 @@
 /** Keyspace 1 `meta`: schema version, world-state lanes, genesis record, transaction index version. */
 import type { Hex } from '../../domain.ts'
-import type { Db } from '../db.ts'
+import { type Db, ledgerWrite } from '../db.ts'
 import { lanesFromBytes, lanesToBytes } from '../state-hash.ts'
 
 export interface GenesisRecord {
@@ -19,7 +19,7 @@ export class MetaRepo {
   }
 
   async putSchema(version: number): Promise<void> {
-    await this.db.put('schema', version)
+    await ledgerWrite(this.db.put('schema', version))
   }
 
   lanes(): Uint16Array | undefined {
@@ -38,7 +38,7 @@ export class MetaRepo {
   }
 
   async putTxIndexes(version: number): Promise<void> {
-    await this.db.put('txIndexes', version)
+    await ledgerWrite(this.db.put('txIndexes', version))
   }
 
   genesis(): GenesisRecord | undefined {

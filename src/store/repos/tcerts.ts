@@ -1,6 +1,6 @@
 /** Keyspace 20 `tcerts`: every TCert this node issued, found by the digest of its exact PEM bytes. */
 import { createHash } from 'node:crypto'
-import type { Db } from '../db.ts'
+import { type Db, ledgerWrite } from '../db.ts'
 
 export interface TcertRecord {
   /** PEM text exactly as returned to the caller */
@@ -18,7 +18,7 @@ export class TcertsRepo {
 
   /** resolves once LMDB committed the record */
   async put(record: TcertRecord): Promise<void> {
-    await this.db.put(digestOf(Buffer.from(record.pem, 'latin1')), record)
+    await ledgerWrite(this.db.put(digestOf(Buffer.from(record.pem, 'latin1')), record))
   }
 
   /** the record of a certificate whose PEM is exactly `pemBytes` */
