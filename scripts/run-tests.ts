@@ -19,8 +19,8 @@
  * printed whole when it ends, so two files' lines never interleave.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
@@ -45,7 +45,25 @@ interface FileResult {
   skipped: number
   ok: boolean
   seconds: number
+  /** CPU seconds of the file's process and every process it started and waited for (undefined off Linux) */
+  cpuSeconds: number | undefined
 }
+
+/**
+ * CPU seconds (user + system) of this process's children that have ended and been waited for, from
+ * /proc/self/stat: read as each file ends, the growth is that file's whole process tree (its nodes
+ * included) — a figure a loaded machine does not inflate the way it does wall time.
+ */
+function endedChildrenCpu(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+    // cutime and cstime (fields 16 and 17 of proc(5)), in clock ticks of 1/100 s
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return undefined
+  }
+}
+let childrenCpuSeen = endedChildrenCpu()
 
 /** files that take longest (seconds on a quiet machine, roughly), started first */
 const LONG_FIRST = [
@@ -135,6 +153,9 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
     }, FILE_TIMEOUT_MS)
     child.on('close', (code) => {
       clearTimeout(timer)
+      const childrenCpu = endedChildrenCpu()
+      const cpuSeconds = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+      childrenCpuSeen = childrenCpu
       running.delete(child)
       // what the file started and left running (a node it forgot to stop) ends with it
       killGroup(child)
@@ -153,7 +174,7 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
       // uvu exits 0 when a before hook throws, so every test then counts as failed: that file is not ok
       const ok = code === 0 && /Total:\s+\d+/.test(plain) && total === passed + skipped
       const failed = Math.max(total - passed - skipped, ok ? 0 : 1)
-      resolve({ file: relative(root, file), passed, failed, skipped, ok, seconds: (performance.now() - started) / 1000 })
+      resolve({ file: relative(root, file), passed, failed, skipped, ok, seconds: (performance.now() - started) / 1000, cpuSeconds })
     })
   })
 }
@@ -192,12 +213,17 @@ async function main(): Promise<void> {
   console.log('\nTest files:')
   for (const r of results) {
     console.log(
-      `  ${r.ok ? 'ok  ' : 'FAIL'} ${r.file.padEnd(48)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.toFixed(1)} s`,
+      `  ${r.ok ? 'ok  ' : 'FAIL'} ${r.file.padEnd(48)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.toFixed(1).padStart(5)} s${r.cpuSeconds === undefined ? '' : `, ${r.cpuSeconds.toFixed(1).padStart(5)} s CPU`}`,
     )
   }
   const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
   const failed = sum('failed')
-  console.log(`${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  const cpu = results.every((r) => r.cpuSeconds !== undefined) ? results.reduce((total, r) => total + (r.cpuSeconds ?? 0), 0) : undefined
+  console.log(
+    `${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  )
   // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
   if (process.env.NODE_V8_COVERAGE !== undefined) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
