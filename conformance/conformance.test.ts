@@ -6,11 +6,13 @@
  * prints coverage per method. Placeholders (`x-placeholders`, JSON pointers into the result) are
  * the only values compared by presence instead of by value; skips come only from deviations.ts.
  */
+
 import { readFileSync } from 'node:fs'
 import schemaUtils from '@open-rpc/schema-utils-js'
 import { Compile } from 'typebox/schema'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { ExamplePairing as Example } from '../codegen/check.ts'
 import { methods, schemas } from '../generated/methods.ts'
 import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/src/client.ts'
 import { type WsTransport, wsTransport } from '../sdk/src/ws-transport.ts'
@@ -19,15 +21,6 @@ import { toValidationView } from '../src/rpc/params.ts'
 import { parseJson } from '../src/wire/json.ts'
 import { type Deviation, deviations, deviationsFor } from './deviations.ts'
 import { createStates, replayIn, STATE_DESCRIPTIONS, type State, type StateName, stateOf, UNBUILDABLE } from './states.ts'
-
-interface Example {
-  name: string
-  description?: string
-  params: { name: string; value: unknown }[]
-  result?: { name: string; value: unknown }
-  'x-error'?: { code: number; message: string }
-  'x-placeholders'?: string[]
-}
 
 interface Method {
   name: string

@@ -15,21 +15,14 @@
  *
  * Then run `npm run codegen` and review the diff.
  */
+
 import { readFileSync, writeFileSync } from 'node:fs'
+import type { ExamplePairing as Example } from '../codegen/check.ts'
 import { signStringFormatB, type TxFields } from '../src/crypto/sign-string.ts'
 import { checkTransactionSignature, signSecp256k1 } from '../src/crypto/signature.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { rpc, SAMPLE_CONTRACT, SDK_PRIVATE_KEY, sampleBlocks, T0 } from '../test/helpers/sample-chain.ts'
 import { createStates, replayIn, type StateName, SUBMISSIONS, stateOf, UNBUILDABLE } from './states.ts'
-
-interface Example {
-  name: string
-  description?: string
-  params: { name: string; value: unknown }[]
-  result?: { name: string; value: unknown }
-  'x-error'?: { code: number; message: string }
-  'x-placeholders'?: string[]
-}
 
 interface Method {
   name: string

@@ -16,6 +16,7 @@ import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
+import { bundlePlaygroundClient, PLAYGROUND_CLIENT_FILE } from '../playground/bundle.mjs'
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
 export const DEFAULT_OUT_DIR = join(repoRoot, 'dist')
@@ -94,6 +95,8 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
     if (compiled.status !== 0)
       throw new Error(`tsc failed (exit ${compiled.status ?? compiled.signal})${messages.length > 0 ? ': see its messages above' : ''}`)
     for (const asset of ASSETS) cpSync(join(repoRoot, asset), join(staging, asset), { recursive: true })
+    // the page's signing code, bundled from the client package (playground/bundle.mjs)
+    writeFileSync(join(staging, 'playground', PLAYGROUND_CLIENT_FILE), bundlePlaygroundClient())
     const { name, version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
     // the node reads its version from here; `type` makes the .js files ES modules wherever dist/ is put
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name, version, private: true, type: 'module' }, null, 2)}\n`)

@@ -50,6 +50,14 @@ export interface KeelConfig {
     batchTimeoutMs: number
     /** most transactions waiting in the pool; past it submissions get -32006 */
     poolCapacity: number
+    /**
+     * admission rate limit: clients' transactions admitted per second, node-wide; past it → -32006
+     * saying when to retry. 0 (the default) turns it off. A peer's relayed transaction is not limited;
+     * an NVP's clients meet the limit of the VP their transactions are forwarded to.
+     */
+    txRatePerSecond: number
+    /** transactions admitted at once after a quiet spell; 0 means one second's worth (txRatePerSecond) */
+    txRateBurst: number
     /** deterministic execution budget per transaction (gas) */
     txGasLimit: number
     /** gas budget of a whole block; later transactions fail deterministically */
@@ -133,6 +141,8 @@ export const defaultConfig: KeelConfig = {
     batchSize: 500,
     batchTimeoutMs: 10,
     poolCapacity: 50_000,
+    txRatePerSecond: 0,
+    txRateBurst: 0,
     txGasLimit: 10_000_000,
     blockGasLimit: 100_000_000,
   },
@@ -168,6 +178,10 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
   }
   if (!Number.isInteger(resolved.jsonrpc.threads) || resolved.jsonrpc.threads < 0 || resolved.jsonrpc.threads > 64)
     throw new Error(`config: jsonrpc.threads must be 0..64, got ${resolved.jsonrpc.threads}`)
+  for (const key of ['txRatePerSecond', 'txRateBurst'] as const) {
+    const value = resolved.chain[key]
+    if (!Number.isFinite(value) || value < 0) throw new Error(`config: chain.${key} must be 0 or more, got ${value}`)
+  }
   if (
     !Array.isArray(resolved.tcert.enrollmentCaFiles) ||
     resolved.tcert.enrollmentCaFiles.some((file) => typeof file !== 'string' || file === '')

@@ -217,6 +217,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     batchSize: config.chain.batchSize,
     batchTimeoutMs: config.chain.batchTimeoutMs,
     poolCapacity: config.chain.poolCapacity,
+    txRate: { perSecond: config.chain.txRatePerSecond, burst: config.chain.txRateBurst },
     nowNs,
     log: log.child('chain'),
     ordering: inNetwork === undefined ? 'solo' : 'consensus',

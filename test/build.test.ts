@@ -131,10 +131,15 @@ test('commits a signed transfer and answers its receipt', async () => {
   assert.is(await ok<string>(url, 'account_getBalance', [to]), '0x9')
 })
 
-test('serves the playground page and the OpenRPC document from the copied assets', async () => {
+test('serves the playground page, its bundled signing module and the OpenRPC document', async () => {
   const page = await rawRequest(url, undefined, { method: 'GET', path: '/playground' })
   assert.is(page.status, 200)
   assert.match(page.text, /^<!doctype html>/i)
+  // the page signs with the client package's code, bundled by the build (no esbuild here)
+  const script = await rawRequest(url, undefined, { method: 'GET', path: '/playground/keel-client.js' })
+  assert.is(script.status, 200)
+  assert.match(String(script.headers['content-type']), /^text\/javascript/)
+  assert.match(script.text, /export\s*\{/)
   const document = await rawRequest(url, undefined, { method: 'GET', path: '/openrpc.json' })
   assert.is(document.status, 200)
   const served = (document.body as { methods: { name: string }[] }).methods.map((method) => method.name)

@@ -10,8 +10,7 @@
  * const signature = account.sign('from=0x…&to=0x…&…')
  * ```
  */
-import { randomBytes } from 'node:crypto'
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, concatBytes, hexToBytes, randomBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from './keccak.ts'
 import { type RecoverableSignature, secp256k1Address, secp256k1PublicKey, secp256k1Sign } from './secp256k1.ts'
 import { sm2Address, sm2PublicKey, sm2Sign } from './sm2.ts'
@@ -88,7 +87,7 @@ export function accountFromPrivateKey(privateKey: PrivateKey, scheme: SignatureS
 /** A new random key and its account. Keep `privateKey` secret: it is the account. */
 export function generateAccount(scheme: SignatureScheme = 'secp256k1'): Account & { privateKey: string } {
   for (;;) {
-    const key = new Uint8Array(randomBytes(32))
+    const key = randomBytes(32)
     try {
       return { ...accountFromPrivateKey(key, scheme), privateKey: `0x${bytesToHex(key)}` }
     } catch {

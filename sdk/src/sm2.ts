@@ -6,10 +6,10 @@
  * pure-JS SM3 where Node.js was built without it). The node verifies with the same curve and
  * digest (src/crypto/sm2.ts), so both sides agree on every byte.
  */
-import { createHash, getHashes, randomBytes } from 'node:crypto'
+import { createHash, getHashes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { DER, weierstrass } from '@noble/curves/abstract/weierstrass.js'
-import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js'
+import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from './keccak.ts'
 
 /** GB/T 32918.5 recommended curve parameters ("sm2p256v1"). */

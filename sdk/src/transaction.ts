@@ -11,7 +11,7 @@
  * const called = await client.contract_invokeContract(signInvoke(account, contractAddress, payload))
  * ```
  */
-import { randomBytes } from 'node:crypto'
+import { bytesToHex, randomBytes } from '@noble/hashes/utils.js'
 import type { Account } from './account.ts'
 import type { DeployTransaction, InvokeTransaction, MaintainTransaction, TransferTransaction, VmType } from './generated/types.ts'
 import { signStringFormatB } from './sign-string.ts'
@@ -81,12 +81,12 @@ export interface SignedTransaction {
 
 /** The SDK's nonce: random in [10^15, 10^16). */
 function randomNonce(): bigint {
-  return 1_000_000_000_000_000n + (BigInt(`0x${randomBytes(7).toString('hex')}`) % 9_000_000_000_000_000n)
+  return 1_000_000_000_000_000n + (BigInt(`0x${bytesToHex(randomBytes(7))}`) % 9_000_000_000_000_000n)
 }
 
 /** Now in nanoseconds; the sub-millisecond part is random, so that two transactions of one millisecond differ. */
 function nowNs(): bigint {
-  return BigInt(Date.now()) * 1_000_000n + BigInt(randomBytes(3).readUIntBE(0, 3) % 1_000_000)
+  return BigInt(Date.now()) * 1_000_000n + (BigInt(`0x${bytesToHex(randomBytes(3))}`) % 1_000_000n)
 }
 
 /** Builds and signs any transaction; the kind-specific builders below are typed for their methods. */

@@ -23,6 +23,7 @@ import type { StateHasher } from '../store/state-hasher.ts'
 import { admitTransaction, signHashOf } from './admission.ts'
 import { createTxPool, type PendingStore, type ReadyTx, type SignatureVerifier, type TxPool } from './pool.ts'
 import { type BlockExecutor, type BlockStore, createBlockProducer, type ProduceOptions, receiptOf } from './producer.ts'
+import { createRateLimit } from './rate-limit.ts'
 import { createSoloOrderer } from './solo.ts'
 
 export interface ChainStore extends BlockStore, PendingStore {}
@@ -39,6 +40,8 @@ export interface ChainOptions {
   batchSize: number
   batchTimeoutMs: number
   poolCapacity: number
+  /** the admission rate limit for clients' transactions ([chain] txRatePerSecond, txRateBurst); off when absent */
+  txRate?: { perSecond: number; burst: number }
   nowNs: () => bigint
   log: Logger
   /**
@@ -97,6 +100,7 @@ export function createChain(options: ChainOptions): Chain {
     verifyBatch: 512,
     log: log.child('pool'),
     observeAdmission: options.metrics?.observeAdmission,
+    rateLimit: options.txRate === undefined ? undefined : createRateLimit(options.txRate),
   })
   const producer = createBlockProducer({ store, executor, hasher: options.stateHasher, nowNs: options.nowNs, log: log.child('producer') })
   const listeners: ((block: CommittedBlock) => void)[] = []

@@ -15,6 +15,7 @@ import { DuplicateTransaction, InvalidParams, RpcError, SystemBusy } from '../er
 import type { Logger } from '../log.ts'
 import type { PoolLog } from '../store/pool-log.ts'
 import { decodeAdmitted, encodeAdmitted } from '../wire/tx-codec.ts'
+import type { RateLimit } from './rate-limit.ts'
 
 export interface PendingStore {
   /** committed, valid or invalid */
@@ -106,6 +107,8 @@ export interface PoolOptions {
   log: Logger
   /** told what each client's transaction was answered: 0 (admitted) or the refusal's code */
   observeAdmission?: (code: number) => void
+  /** the admission rate limit for clients' transactions (rate-limit.ts); none when undefined */
+  rateLimit?: RateLimit
 }
 
 const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
@@ -236,6 +239,9 @@ export function createTxPool(options: PoolOptions): TxPool {
     // a copy already known is refused before its signature costs anything (by its hash, or by a
     // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
     refuseDuplicate(tx, undefined, addOptions.fromPeer)
+    // after the duplicate check (a resubmission learns it is known), before the pool's own signature check
+    // (a request thread checked it already: the limit guards the pool, log and chain, not the verify workers)
+    if (addOptions.fromPeer !== true) options.rateLimit?.take()
     let signatureValid = addOptions.signatureValid
     if (signatureValid === undefined) {
       const checked = await check(tx)

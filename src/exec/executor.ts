@@ -33,11 +33,12 @@
  * manager are apart already.
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createEVM, type EVM, EVMError, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
+import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes, type PrefixedHexString } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader } from '../domain.ts'
 import { Opcode } from '../domain.ts'
+import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { WorldChanges } from './changes.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
@@ -207,6 +208,8 @@ class Engine {
   remaining = 0n
   /** gas limit of the EVM run in progress (charged in full when a frozen contract stops it) */
   private runLimit = 0n
+  /** the run's turns (src/turns.ts): between transactions, and at JUMPDESTs inside one EVM call */
+  turn: () => Promise<void> | undefined = () => undefined
 
   constructor(
     evm: EVM,
@@ -235,6 +238,7 @@ class Engine {
   }
 
   attach(state: BlockState, context: BlockContext): void {
+    this.turn = turnBudget()
     this.state = state
     this.block = evmBlock(context, this.blockGasLimit)
     this.remaining = this.blockGasLimit
@@ -242,6 +246,7 @@ class Engine {
   }
 
   detach(): void {
+    this.turn = () => undefined
     this.state = undefined
     this.block = undefined
     this.sm.detach()
@@ -615,8 +620,23 @@ function min(a: bigint, b: bigint): bigint {
   return a < b ? a : b
 }
 
-/** Yield to the event loop after this much uninterrupted execution, ns: the chain thread also admits transactions (src/turns.ts) */
-const YIELD_EVERY_NS = 1_000_000n
+/**
+ * JUMPDEST, which every loop of EVM code passes, is replaced by the same no-op that may also end
+ * the turn: one contract call that loops to its gas limit (10 M gas, about a second here) would
+ * otherwise hold the chain thread, and with it admissions, consensus messages and the replies it
+ * serves, for the whole call. The clock is read every JUMPDEST_CHECK_EVERY passes only; the
+ * outcome (gas, state, errors) is the EVM's own, so execution stays deterministic.
+ */
+const JUMPDEST_CHECK_EVERY = 64
+function jumpdestWithTurns(turn: () => Promise<void> | undefined): NonNullable<EVMOpts['customOpcodes']>[number] {
+  let passes = 0
+  return {
+    opcode: 0x5b,
+    opcodeName: 'JUMPDEST',
+    baseFee: 1, // JUMPDEST's gas in every hardfork
+    logicFunction: () => (++passes % JUMPDEST_CHECK_EVERY === 0 ? turn() : undefined),
+  }
+}
 
 /** Creates an executor; the EVM is built on first use and reused for every block. */
 export function createExecutor(options: ExecutorOptions = {}): Executor {
@@ -630,8 +650,10 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     engine ??= (async () => {
       const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
       const sm = new OverlayStateManager()
-      const evm = await createEVM({ common, stateManager: sm })
-      return new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm)
+      let engineOfRun: Engine | undefined
+      const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
+      engineOfRun = new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm)
+      return engineOfRun
     })()
     return engine
   }
@@ -655,17 +677,13 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         const outcomes: ExecutionOutcome[] = []
         let gasUsed = 0n
         try {
-          let lastYield = process.hrtime.bigint()
           for (const { tx, signatureValid } of txs) {
             const r = e.execute(tx, signatureValid, context)
             const outcome = r instanceof Promise ? await r : r
             outcomes.push(outcome)
             gasUsed += BigInt(outcome.gasUsed)
-            const now = process.hrtime.bigint()
-            if (now - lastYield > YIELD_EVERY_NS) {
-              await new Promise((resolve) => setImmediate(resolve))
-              lastYield = process.hrtime.bigint()
-            }
+            const pause = e.turn()
+            if (pause !== undefined) await pause
           }
         } finally {
           e.detach()

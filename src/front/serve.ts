@@ -22,6 +22,7 @@ import { createRpcHttpServer, type RpcHttpServer } from '../rpc/http.ts'
 import { createTcertCheck, type TcertCheck } from '../rpc/tcert-check.ts'
 import { createRpcWsServer, type RpcWsServer } from '../rpc/ws.ts'
 import { answerValue, parseJson } from '../wire/json.ts'
+import { playgroundClientRoute } from './playground.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -117,24 +118,27 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
       '/playground': {
         contentType: 'text/html; charset=utf-8',
         body: readFileSync(join(root, 'playground', 'index.html')),
-        headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'" },
+        headers: { 'content-security-policy': "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'" },
       },
       '/openrpc.json': { contentType: 'application/json', body: documentText },
       // browsers ask for it on their own; an empty icon keeps their consoles clean
       '/favicon.ico': { contentType: 'image/x-icon', body: '' },
     },
-    routes: operatorRoutes({
-      metrics: () => options.metrics(metrics.snapshot),
-      // what node_getConsensusStatus answers (forwarded to the chain thread from a request thread)
-      consensus: async () =>
-        answerValue(
-          await (options.handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
-            namespace: config.node.namespace,
-            method: 'node_getConsensusStatus',
-            headers: {},
-          }),
-        ),
-    }),
+    routes: {
+      '/playground/keel-client.js': playgroundClientRoute(root),
+      ...operatorRoutes({
+        metrics: () => options.metrics(metrics.snapshot),
+        // what node_getConsensusStatus answers (forwarded to the chain thread from a request thread)
+        consensus: async () =>
+          answerValue(
+            await (options.handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
+              namespace: config.node.namespace,
+              method: 'node_getConsensusStatus',
+              headers: {},
+            }),
+          ),
+      }),
+    },
     onUpgrade: ws.handleUpgrade,
     log: log.child('http'),
   })

@@ -61,16 +61,8 @@ export interface SyncNetwork {
   request(hostname: string, channel: number, payload: Uint8Array, timeoutMs: number): Promise<Uint8Array>
 }
 
-interface WireBlock {
-  number: number
-  hash: Hex
-  parentHash: Hex
-  timestamp: bigint
-  view: number
-  proof: Uint8Array
-  txHashes: Hex[]
-  txs: WireTx[]
-}
+/** a synced block as it travels: its transactions in the binary codec's form */
+type WireBlock = Omit<SyncedBlock, 'txs'> & { txs: WireTx[] }
 
 /** The consensus blocks `from`..`to` this node holds (at most BLOCKS_PER_REQUEST and MAX_REPLY_BYTES), encoded. */
 export function readBlocks(source: BlockSource, from: number, to: number): Uint8Array {

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
 import { signatureVerifier } from '../../../src/chain/index.ts'
 import { createTxPool, type TxPool } from '../../../src/chain/pool.ts'
+import { createRateLimit, type RateLimit } from '../../../src/chain/rate-limit.ts'
 import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import type { SignedTx } from '../../../src/domain.ts'
 import { createLogger } from '../../../src/log.ts'
@@ -25,15 +26,26 @@ const signed = (count: number): SignedTx[] =>
     admitTransaction('transfer', sender.transfer(wallet().address, 1), { nowNs: () => BigInt(Date.now()) * 1_000_000n }),
   )
 
-const newPool = (store: Store, verifyPool: VerifyPool, capacity: number): TxPool =>
-  createTxPool({ store, verifier: signatureVerifier(verifyPool), capacity, verifyBatch: 64, log: createLogger({ level: 'silent' }) })
+const newPool = (store: Store, verifyPool: VerifyPool, capacity: number, rateLimit?: RateLimit): TxPool =>
+  createTxPool({
+    store,
+    verifier: signatureVerifier(verifyPool),
+    capacity,
+    verifyBatch: 64,
+    log: createLogger({ level: 'silent' }),
+    rateLimit,
+  })
 
-async function withPool(capacity: number, run: (pool: TxPool, store: Store, path: string) => Promise<void>): Promise<void> {
+async function withPool(
+  capacity: number,
+  run: (pool: TxPool, store: Store, path: string) => Promise<void>,
+  rateLimit?: RateLimit,
+): Promise<void> {
   const path = join(mkdtempSync(join(tmpdir(), 'keel-pool-')), 'ledger')
   const store = await openStore(path)
   await store.initGenesis([{ address: sender.address, balance: 10n ** 18n }])
   const verifyPool = await createVerifyPool({ workers: 0 })
-  const pool = newPool(store, verifyPool, capacity)
+  const pool = newPool(store, verifyPool, capacity, rateLimit)
   await pool.restore()
   try {
     await run(pool, store, path)
@@ -245,6 +257,25 @@ test('a transaction that cannot be encoded is refused and holds nothing', async 
     await pool.add(tx)
     assert.is(pool.size(), 1)
   })
+})
+
+test('the rate limit refuses a client transaction past it, never a relayed one, and tells a duplicate it is known', async () => {
+  const limit = createRateLimit({ perSecond: 0.001, burst: 2 })
+  await withPool(
+    100,
+    async (pool) => {
+      const txs = signed(5)
+      await pool.add(txs[0])
+      await pool.add(txs[1])
+      await rejectsWith(() => pool.add(txs[2]), -32006)
+      assert.is(pool.get(txs[2].hash), undefined, 'a refused transaction holds nothing')
+      await rejectsWith(() => pool.add(txs[0]), -32007)
+      await pool.add(txs[3], { fromPeer: true })
+      await pool.add(txs[4], { fromPeer: true })
+      assert.is(pool.size(), 4)
+    },
+    limit,
+  )
 })
 
 test.run()
