@@ -71,12 +71,17 @@ const LONG_FIRST = [
   'conformance/conformance.test.ts',
   'test/network/faults.test.ts',
   'test/network/membership.test.ts',
+  'test/cli.test.ts',
   'test/network/partition.test.ts',
   'test/unit/consensus-bft/membership.test.ts',
   'test/network/join.test.ts',
+  'test/client-package.test.ts',
+  'test/rpc/compile.test.ts',
+  'test/network/sdk.test.ts',
   'test/network/join-twice.test.ts',
   'test/network/adversary.test.ts',
-  'test/network/sdk.test.ts',
+  'test/examples.test.ts',
+  'test/rpc/cert.test.ts',
 ]
 
 /** the run's own build of the sources for the node processes, inside node_modules so its modules find the packages */
