@@ -102,6 +102,10 @@ async function buildForNodes(): Promise<string | undefined> {
     errors += chunk.toString()
   })
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  // the build's CPU is its own, not that of the next test file to end
+  const childrenCpu = endedChildrenCpu()
+  const buildCpu = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+  childrenCpuSeen = childrenCpu
   if (code !== 0) {
     console.error(`building the sources for the test nodes failed; they run through tsx:\n${errors}`)
     return undefined
@@ -109,7 +113,9 @@ async function buildForNodes(): Promise<string | undefined> {
   // the JVM contract executor setup:test built (build/jvm, stamped by the hash of jvm/src): the built nodes find it under their own root
   const jvmBuild = join(root, 'build', 'jvm')
   if (existsSync(jvmBuild)) cpSync(jvmBuild, join(nodeBuildDir, 'build', 'jvm'), { recursive: true })
-  console.log(`test nodes run a build of the sources, made in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `test nodes run a build of the sources, made in ${((performance.now() - started) / 1000).toFixed(1)} s${buildCpu === undefined ? '' : ` (${buildCpu.toFixed(1)} s CPU)`}`,
+  )
   return nodeBuildDir
 }
 
