@@ -662,9 +662,10 @@ test('bounds: a full outbound queue refuses and counts; the inbound rate cap and
   b.net.on(2, () => flooded++)
   const floodStarted = performance.now()
   for (let i = 1; i <= 3000; i++) flooder.write(encodeData(2, BigInt(i), Buffer.alloc(10)))
-  await waitFor(() => flooded + counters(b, 'flood').droppedRate === 3000, 15_000, 'every frame delivered or dropped').catch(
+  // generous: at load 15-30 on 2 cores this process got so little CPU that 15 s saw only 584-1314 of
+  // the 3000 frames handled. A frame lost (neither delivered nor counted as dropped) still fails here.
+  await waitFor(() => flooded + counters(b, 'flood').droppedRate === 3000, 60_000, 'every frame delivered or dropped').catch(
     (error: Error) => {
-      // seen once at load 13 (2026-11-25): say how far it got, to tell frames lost from frames slow
       throw new Error(`${error.message}: ${flooded} delivered, ${counters(b, 'flood').droppedRate} dropped of 3000`)
     },
   )
