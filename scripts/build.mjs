@@ -11,7 +11,7 @@
  * `npm start` (scripts/start.mjs) builds when `buildIsCurrent` says dist/ is missing or stale.
  */
 import { spawnSync } from 'node:child_process'
-import { cpSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -71,10 +71,14 @@ function splitListing(output) {
   return { sources, messages }
 }
 
-/** Compiles into a staging directory inside `outDir`, then moves each part into place (dist/build/, the JVM executor built at run time, stays). */
+/**
+ * Compiles into a staging directory beside `outDir`, then moves each part into place (dist/build/, the JVM
+ * executor built at run time, stays). Beside, not inside: the source maps' relative paths back to src/
+ * hold only when the staging directory sits as deep as `outDir`.
+ */
 export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
   const out = resolve(outDir)
-  const staging = join(out, `.partial-${process.pid}`)
+  const staging = `${out}.partial-${process.pid}`
   let tsc
   try {
     tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
@@ -96,6 +100,7 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
     const { name, version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'))
     // the node reads its version from here; `type` makes the .js files ES modules wherever dist/ is put
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name, version, private: true, type: 'module' }, null, 2)}\n`)
+    mkdirSync(out, { recursive: true })
     rmSync(join(out, STAMP), { force: true })
     for (const entry of readdirSync(staging)) {
       rmSync(join(out, entry), { recursive: true, force: true })

@@ -4,6 +4,14 @@
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
  *   KEEL_TEST_JOBS=N                        files run at once (default 2; 1 runs them one by one)
+ *   KEEL_NODE_BUILD=                        node processes run the TypeScript through tsx (below)
+ *
+ * The node processes and worker threads the tests start (src/workers/start.ts) run a build of the
+ * sources made once at the start (`scripts/build.mjs --no-check`, while the unit tests run) rather
+ * than the TypeScript through tsx: a node process compiled through tsx at each start costs twice the
+ * CPU (7 s against 3.3 s to listen) and the tests start a few hundred processes and threads. Its
+ * source maps point at src/, so c8 (`exclude-after-remap`) counts their coverage against the
+ * sources as before.
  *
  * Two files at a time: most of a network test's time is spent waiting on consensus timers, not on
  * the CPU, so a second file beside it halves the run's wall time on two cores. The longest files
@@ -11,8 +19,8 @@
  * printed whole when it ends, so two files' lines never interleave.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
@@ -37,7 +45,25 @@ interface FileResult {
   skipped: number
   ok: boolean
   seconds: number
+  /** CPU seconds of the file's process and every process it started and waited for (undefined off Linux) */
+  cpuSeconds: number | undefined
 }
+
+/**
+ * CPU seconds (user + system) of this process's children that have ended and been waited for, from
+ * /proc/self/stat: read as each file ends, the growth is that file's whole process tree (its nodes
+ * included) — a figure a loaded machine does not inflate the way it does wall time.
+ */
+function endedChildrenCpu(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+    // cutime and cstime (fields 16 and 17 of proc(5)), in clock ticks of 1/100 s
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return undefined
+  }
+}
+let childrenCpuSeen = endedChildrenCpu()
 
 /** files that take longest (seconds on a quiet machine, roughly), started first */
 const LONG_FIRST = [
@@ -45,13 +71,53 @@ const LONG_FIRST = [
   'conformance/conformance.test.ts',
   'test/network/faults.test.ts',
   'test/network/membership.test.ts',
+  'test/cli.test.ts',
   'test/network/partition.test.ts',
   'test/unit/consensus-bft/membership.test.ts',
   'test/network/join.test.ts',
+  'test/client-package.test.ts',
+  'test/rpc/compile.test.ts',
+  'test/network/sdk.test.ts',
   'test/network/join-twice.test.ts',
   'test/network/adversary.test.ts',
-  'test/network/sdk.test.ts',
+  'test/examples.test.ts',
+  'test/rpc/cert.test.ts',
 ]
+
+/** the run's own build of the sources for the node processes, inside node_modules so its modules find the packages */
+const nodeBuildDir = join(root, 'node_modules', '.cache', `keel-test-build-${process.pid}`)
+
+/** Builds the sources for the node processes; undefined (nodes run through tsx) when KEEL_NODE_BUILD is set or the build fails. */
+async function buildForNodes(): Promise<string | undefined> {
+  if (process.env.KEEL_NODE_BUILD !== undefined) return process.env.KEEL_NODE_BUILD || undefined
+  const started = performance.now()
+  const { NODE_V8_COVERAGE: _notTscs, ...env } = process.env
+  const child = spawn(process.execPath, [join(root, 'scripts', 'build.mjs'), '--out-dir', nodeBuildDir, '--no-check'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let errors = ''
+  child.stderr.on('data', (chunk: Buffer) => {
+    errors += chunk.toString()
+  })
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  // the build's CPU is its own, not that of the next test file to end
+  const childrenCpu = endedChildrenCpu()
+  const buildCpu = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+  childrenCpuSeen = childrenCpu
+  if (code !== 0) {
+    console.error(`building the sources for the test nodes failed; they run through tsx:\n${errors}`)
+    return undefined
+  }
+  // the JVM contract executor setup:test built (build/jvm, stamped by the hash of jvm/src): the built nodes find it under their own root
+  const jvmBuild = join(root, 'build', 'jvm')
+  if (existsSync(jvmBuild)) cpSync(jvmBuild, join(nodeBuildDir, 'build', 'jvm'), { recursive: true })
+  console.log(
+    `test nodes run a build of the sources, made in ${((performance.now() - started) / 1000).toFixed(1)} s${buildCpu === undefined ? '' : ` (${buildCpu.toFixed(1)} s CPU)`}`,
+  )
+  return nodeBuildDir
+}
 
 const running = new Set<ChildProcess>()
 const killGroup = (child: ChildProcess): void => {
@@ -66,17 +132,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, () => {
     for (const child of running) killGroup(child)
     rmSync(runTmpDir, { recursive: true, force: true })
+    rmSync(nodeBuildDir, { recursive: true, force: true })
     process.exit(130)
   })
 
-function runFile(file: string, jobs: number): Promise<FileResult> {
+function runFile(file: string, jobs: number, nodeBuild: string | undefined): Promise<FileResult> {
   const started = performance.now()
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       // everything a test (and every process it starts) makes under os.tmpdir() goes into the run's own directory
-      env: { ...process.env, TMPDIR: runTmpDir },
+      env: { ...process.env, TMPDIR: runTmpDir, ...(nodeBuild === undefined ? {} : { KEEL_NODE_BUILD: nodeBuild }) },
       // its own process group: a killed file takes the nodes it started with it
       detached: true,
     })
@@ -97,6 +164,9 @@ function runFile(file: string, jobs: number): Promise<FileResult> {
     }, FILE_TIMEOUT_MS)
     child.on('close', (code) => {
       clearTimeout(timer)
+      const childrenCpu = endedChildrenCpu()
+      const cpuSeconds = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+      childrenCpuSeen = childrenCpu
       running.delete(child)
       // what the file started and left running (a node it forgot to stop) ends with it
       killGroup(child)
@@ -115,7 +185,7 @@ function runFile(file: string, jobs: number): Promise<FileResult> {
       // uvu exits 0 when a before hook throws, so every test then counts as failed: that file is not ok
       const ok = code === 0 && /Total:\s+\d+/.test(plain) && total === passed + skipped
       const failed = Math.max(total - passed - skipped, ok ? 0 : 1)
-      resolve({ file: relative(root, file), passed, failed, skipped, ok, seconds: (performance.now() - started) / 1000 })
+      resolve({ file: relative(root, file), passed, failed, skipped, ok, seconds: (performance.now() - started) / 1000, cpuSeconds })
     })
   })
 }
@@ -131,12 +201,22 @@ async function main(): Promise<void> {
     return at === -1 ? LONG_FIRST.length : at
   }
   const queue = jobs === 1 ? [...files] : [...files].sort((a, b) => rank(a) - rank(b))
+  // unit tests start no node processes: they run while the build for the others is made
+  const needsBuild = (file: string): boolean => !relative(root, file).startsWith(join('test', 'unit'))
+  let building = true
+  const nodeBuild = (files.some(needsBuild) ? buildForNodes() : Promise.resolve(undefined)).finally(() => {
+    building = false
+  })
+  const next = (): string | undefined => {
+    const at = building ? queue.findIndex((file) => !needsBuild(file)) : 0
+    return queue.splice(at === -1 ? 0 : at, 1)[0]
+  }
   const results: FileResult[] = []
   const started = performance.now()
   const worker = async (): Promise<void> => {
-    for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (let file = next(); file !== undefined; file = next()) {
       if (jobs === 1) console.log(`\n── ${relative(root, file)}`)
-      results.push(await runFile(file, jobs))
+      results.push(await runFile(file, jobs, needsBuild(file) ? await nodeBuild : undefined))
     }
   }
   await Promise.all(Array.from({ length: jobs }, worker))
@@ -144,12 +224,17 @@ async function main(): Promise<void> {
   console.log('\nTest files:')
   for (const r of results) {
     console.log(
-      `  ${r.ok ? 'ok  ' : 'FAIL'} ${r.file.padEnd(48)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.toFixed(1)} s`,
+      `  ${r.ok ? 'ok  ' : 'FAIL'} ${r.file.padEnd(48)} ${String(r.passed).padStart(4)} passed ${String(r.failed).padStart(3)} failed ${String(r.skipped).padStart(3)} skipped  ${r.seconds.toFixed(1).padStart(5)} s${r.cpuSeconds === undefined ? '' : `, ${r.cpuSeconds.toFixed(1).padStart(5)} s CPU`}`,
     )
   }
   const sum = (key: 'passed' | 'failed' | 'skipped'): number => results.reduce((total, r) => total + r[key], 0)
   const failed = sum('failed')
-  console.log(`${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s`)
+  const cpu = results.every((r) => r.cpuSeconds !== undefined) ? results.reduce((total, r) => total + (r.cpuSeconds ?? 0), 0) : undefined
+  console.log(
+    `${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}`,
+  )
   // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
   if (process.env.NODE_V8_COVERAGE !== undefined) {
     spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
@@ -162,4 +247,5 @@ try {
   await main()
 } finally {
   rmSync(runTmpDir, { recursive: true, force: true })
+  rmSync(nodeBuildDir, { recursive: true, force: true })
 }

@@ -1,6 +1,7 @@
 /**
  * A real Keel node in a child process (`node --import tsx src/main.ts --config <file>`, or
- * `node dist/src/main.js …` when this code runs built), for tests
+ * `node dist/src/main.js …` when this code runs built or KEEL_NODE_BUILD names a build: see
+ * src/workers/start.ts), for tests
  * that must kill it and for `npm run network`: start it on a config file and data directory, wait
  * for its `JSON-RPC listening on <url>` line, signal it, wait for it to exit. Only the pid it
  * started is ever signalled.

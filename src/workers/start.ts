@@ -6,15 +6,37 @@
  * `{ ready: true, ... }` once its modules have loaded; the caller gets that message, or undefined
  * when the worker cannot start in time, and then does the work in its own thread instead.
  */
-import { fileURLToPath } from 'node:url'
+import { existsSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 
 /** false under tsx; true in dist/, where every `.ts` module of the sources has a built `.js` twin beside it */
 export const runningBuilt = !import.meta.url.endsWith('.ts')
 
-/** The module to run for a module of this code base named by its source file: its built `.js` twin when this code runs built. */
+/** the checkout (or dist/) this module belongs to */
+const codeRoot = join(import.meta.dirname, '..', '..')
+
+/**
+ * A build of this checkout's sources (`node scripts/build.mjs --out-dir <dir>`) that the threads and
+ * processes started from TypeScript run instead of compiling their modules through tsx each time:
+ * the test run (scripts/run-tests.ts) builds once and sets it for the many nodes the tests start.
+ */
+export const SOURCES_BUILD_ENV = 'KEEL_NODE_BUILD'
+
+/**
+ * The module to run for a module of this code base named by its source file: its built `.js` twin
+ * when this code runs built, or its twin in the build KEEL_NODE_BUILD names.
+ */
 export function runnableModule(source: URL): URL {
-  return runningBuilt && source.pathname.endsWith('.ts') ? new URL(source.href.replace(/\.ts$/, '.js')) : source
+  if (!source.pathname.endsWith('.ts')) return source
+  if (runningBuilt) return new URL(source.href.replace(/\.ts$/, '.js'))
+  const build = process.env[SOURCES_BUILD_ENV]
+  const inCheckout = relative(codeRoot, fileURLToPath(source))
+  if (build === undefined || build === '' || inCheckout.startsWith(`..${sep}`)) return source
+  const twin = join(build, inCheckout.replace(/\.ts$/, '.js'))
+  // a module the build left out (only src/ and what it imports are built) runs as it is
+  return existsSync(twin) ? pathToFileURL(twin) : source
 }
 
 /** `node` arguments that run such a module in a child process: through tsx's loader when it is TypeScript. */
