@@ -635,6 +635,10 @@ test('bounds: a full outbound queue refuses and counts; the inbound rate cap and
     inboundMessagesPerSecond: 500,
     inboundMessageBurst: 500,
     maxMessageBytes: 4096,
+    // the flood below can keep the receiver busy past 3 × 300 ms on a loaded machine, and the
+    // flooder's pongs queue behind its 3000 frames: a keepalive loss would close the link mid-flood
+    // (its remaining frames then neither delivered nor dropped). Keepalive has a case of its own.
+    keepaliveMs: 5_000,
   }
   const a = startNode(pair.get('node1')!, await identityOf(ca, 'node1', 'VP'), tight)
   const b = startNode(pair.get('node2')!, await identityOf(ca, 'node2', 'VP'), tight)
@@ -666,7 +670,9 @@ test('bounds: a full outbound queue refuses and counts; the inbound rate cap and
   // the 3000 frames handled. A frame lost (neither delivered nor counted as dropped) still fails here.
   await waitFor(() => flooded + counters(b, 'flood').droppedRate === 3000, 60_000, 'every frame delivered or dropped').catch(
     (error: Error) => {
-      throw new Error(`${error.message}: ${flooded} delivered, ${counters(b, 'flood').droppedRate} dropped of 3000`)
+      throw new Error(
+        `${error.message}: ${flooded} delivered, ${counters(b, 'flood').droppedRate} dropped of 3000; the flood link is ${linked(b, 'flood') ? 'up' : 'down'}`,
+      )
     },
   )
   // the bucket: a burst of 500 plus 500/s for as long as the frames took to arrive (long on a loaded machine)
