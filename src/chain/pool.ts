@@ -111,7 +111,8 @@ export interface PoolOptions {
   rateLimit?: RateLimit
 }
 
-const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
+/** a transaction's (from, sign hash) as one map key: the content a signature covers, whatever the signature */
+export const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
 
 /** verifier batches in flight at once: enough to keep every verify worker busy */
 const VERIFY_IN_FLIGHT = 4

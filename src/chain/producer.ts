@@ -23,7 +23,7 @@ import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import type { WorldChanges } from '../store/types.ts'
 import { turnBudget } from '../turns.ts'
-import type { ReadyTx } from './pool.ts'
+import { type ReadyTx, signKey } from './pool.ts'
 
 export interface BlockExecutor {
   executeBlock(
@@ -117,7 +117,7 @@ function repeatedCopies(store: BlockStore, batch: readonly ReadyTx[]): Map<numbe
   const held = new Map<string, Hex>()
   for (const [i, { tx, signatureValid }] of batch.entries()) {
     if (!signatureValid) continue
-    const key = `${tx.from}|${tx.signHash}`
+    const key = signKey(tx)
     const holder = held.get(key) ?? store.findBySignHash(tx.from, tx.signHash)
     if (holder === undefined || holder === tx.hash) {
       held.set(key, tx.hash)
