@@ -72,11 +72,19 @@ export class DataNotFound extends RpcError {
   }
 }
 
+/** how Hyperchain words -32006 */
+const SYSTEM_BUSY_WORDS = 'System is too busy to response'
+
 /** -32006 SYSTEM_BUSY: the node sheds load; the client may retry the same request. */
 export class SystemBusy extends RpcError {
   static readonly code = ErrorCode.SYSTEM_BUSY
-  constructor(message = 'System is too busy to response.') {
+  constructor(message = `${SYSTEM_BUSY_WORDS}.`) {
     super(ErrorCode.SYSTEM_BUSY, message)
+  }
+
+  /** -32006 in Hyperchain's words (which clients may match on), then why and what to do */
+  static because(reason: string): SystemBusy {
+    return new SystemBusy(`${SYSTEM_BUSY_WORDS}: ${reason}`)
   }
 }
 

@@ -161,8 +161,8 @@ export function createChain(options: ChainOptions): Chain {
 
   const refuseWhenHalted = (): void => {
     if (haltReason !== undefined)
-      throw new SystemBusy(
-        `System is too busy to response: this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
+      throw SystemBusy.because(
+        `this node stopped ordering transactions (${haltReason}); it needs a restart, send transactions to another node meanwhile`,
       )
   }
 

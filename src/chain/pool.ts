@@ -264,9 +264,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         releaseSignKey(tx)
       }
       if (error instanceof PoolLogError)
-        throw new SystemBusy(
-          `System is too busy to response: this node could not make the transaction durable (${error.message}); it was not accepted`,
-        )
+        throw SystemBusy.because(`this node could not make the transaction durable (${error.message}); it was not accepted`)
       throw error
     }
     if (entry.settled === true) {

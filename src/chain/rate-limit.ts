@@ -38,8 +38,8 @@ export function createRateLimit(options: RateLimitOptions): RateLimit | undefine
         return
       }
       const retryMs = Math.ceil(((1 - tokens) * 1000) / perSecond)
-      throw new SystemBusy(
-        `System is too busy to response: this node admits ${perSecond} transactions per second with bursts of ${burst} ` +
+      throw SystemBusy.because(
+        `this node admits ${perSecond} transactions per second with bursts of ${burst} ` +
           `([chain] txRatePerSecond, txRateBurst); retry in ${retryMs} ms or more`,
       )
     },

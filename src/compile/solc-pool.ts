@@ -231,8 +231,8 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
         if (waiting.length > maxWaiting && waiting.at(-1) === job) {
           waiting.pop()
           reject(
-            new SystemBusy(
-              `System is too busy to response: ${running} compilations running and ${waiting.length} waiting, the most this node queues; send contract_compileContract again in a moment`,
+            SystemBusy.because(
+              `${running} compilations running and ${waiting.length} waiting, the most this node queues; send contract_compileContract again in a moment`,
             ),
           )
         }

@@ -480,8 +480,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   const relay = createTxRelay({ network, pool: chain.pool, nowNs: options.nowNs, log })
   const local = chain.submitter
   const refuseUnlessNormal = (): void => {
-    if (!replica.state().normal)
-      throw new SystemBusy('System is too busy to response: consensus is changing view or recovering; retry shortly')
+    if (!replica.state().normal) throw SystemBusy.because('consensus is changing view or recovering; retry shortly')
   }
   /** a transaction this VP admitted goes to every other VP (consensus.md §3 step 2) */
   const relayAdmitted = (hash: Hex): Hex => {
