@@ -69,6 +69,11 @@ export const benchCommand = {
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     threads: { type: 'string', description: "the local node's jsonrpc.threads (request threads; its config's default when not given)" },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
+    'node-flags': {
+      type: 'string',
+      value: 'flags',
+      description: "extra Node.js flags for the local node, space-separated (e.g. '--trace-gc')",
+    },
     'node-repo': {
       type: 'string',
       value: 'checkout',
@@ -138,7 +143,12 @@ async function launchNode(configFile: string): Promise<NodeProcess> {
     configFile,
     logLevel: 'info',
     logFile,
-    nodeArgs: ['--require', loopMonitor, ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
+    nodeArgs: [
+      '--require',
+      loopMonitor,
+      ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
+    ],
     ...(values['node-repo'] === undefined ? {} : { repoRoot: values['node-repo'] }),
   })
   console.log(`node log: ${logFile}`)
