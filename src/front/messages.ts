@@ -41,8 +41,11 @@ export interface Simulated {
 }
 
 export type ToChain =
-  /** transactions to admit: answered by one `admitted` per group of outcomes */
-  | { t: 'admit'; ids: number[]; records: Uint8Array[] }
+  /**
+   * transactions to admit, their records (wire/tx-codec.ts admittedRecord) in one transferred
+   * buffer (wire/frames.ts packFrames): answered by one `admitted` per group of outcomes
+   */
+  | { t: 'admit'; ids: number[]; records: Uint8Array }
   /** a method only the chain thread serves (api/index.ts isChainThreadMethod), params already checked */
   | { t: 'call'; id: number; method: string; params: unknown[]; namespace: string; headers: Record<string, string | string[] | undefined> }
   /** a simulation: executed there, changing nothing */

@@ -16,9 +16,17 @@ import { InvalidParams, RpcError } from '../errors.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
+import { packFrames } from '../wire/frames.ts'
 import { JsonText } from '../wire/json.ts'
 import { admittedRecord, encodeTx } from '../wire/tx-codec.ts'
 import type { Simulated, ToChain, ToFront } from './messages.ts'
+
+/**
+ * A turn's submissions leave for the verify pool and the chain thread in groups of at most this
+ * many, not all at the turn's end: when a burst of requests fills one turn, the verify workers and
+ * the chain thread start on its first group while this thread is still decoding the rest.
+ */
+const GROUP_SIZE = 16
 
 /** simulated outcomes kept for tx_getTransactionReceipt (as the chain thread keeps its own) */
 const MAX_SIMULATIONS = 10_000
@@ -58,20 +66,24 @@ export function createChainLink(
   const blockListeners = new Set<(number: number, hash: Hex) => void>()
   const statusListeners: ((message: SystemStatusMessage) => void)[] = []
   let outgoing: { ids: number[]; records: Uint8Array[] } | undefined
+  const sendAdmissions = (): void => {
+    if (outgoing === undefined) return
+    // one buffer, transferred: an array of records would be structured-cloned one backing store each
+    const records = packFrames(outgoing.records)
+    port.postMessage({ t: 'admit', ids: outgoing.ids, records }, [records.buffer as ArrayBuffer])
+    outgoing = undefined
+  }
 
   return {
     admit(record) {
       const id = nextId++
       if (outgoing === undefined) {
         outgoing = { ids: [], records: [] }
-        setImmediate(() => {
-          const batch = outgoing as NonNullable<typeof outgoing>
-          outgoing = undefined
-          port.postMessage({ t: 'admit', ...batch })
-        })
+        setImmediate(sendAdmissions)
       }
       outgoing.ids.push(id)
       outgoing.records.push(record)
+      if (outgoing.ids.length >= GROUP_SIZE) sendAdmissions()
       return new Promise((resolve, reject) => admissions.set(id, { resolve, reject }))
     },
     simulate(tx) {
@@ -152,27 +164,30 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
   let toVerify: { txs: Uint8Array[]; waiting: Waiting<number>[] } | undefined
+  const sendToVerify = (): void => {
+    if (toVerify === undefined) return
+    const batch = toVerify
+    toVerify = undefined
+    verifier.verifyEncoded(batch.txs).then(
+      (valid) => {
+        for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(valid[i])
+      },
+      (error: Error) => {
+        for (const waiting of batch.waiting) waiting.reject(error)
+      },
+    )
+  }
 
   /** the signature check of one transaction's bytes, batched with the others of this turn: its SignatureVerdict */
   const check = (encoded: Uint8Array): Promise<number> =>
     new Promise((resolve, reject) => {
       if (toVerify === undefined) {
         toVerify = { txs: [], waiting: [] }
-        setImmediate(() => {
-          const batch = toVerify as NonNullable<typeof toVerify>
-          toVerify = undefined
-          verifier.verifyEncoded(batch.txs).then(
-            (valid) => {
-              for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(valid[i])
-            },
-            (error: Error) => {
-              for (const waiting of batch.waiting) waiting.reject(error)
-            },
-          )
-        })
+        setImmediate(sendToVerify)
       }
       toVerify.txs.push(encoded)
       toVerify.waiting.push({ resolve, reject })
+      if (toVerify.txs.length >= GROUP_SIZE) sendToVerify()
     })
 
   const submitter: TxSubmitter = {

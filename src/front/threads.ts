@@ -17,6 +17,7 @@ import type { Logger } from '../log.ts'
 import { type MetricsSnapshot, mergeMetrics } from '../metrics/registry.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
+import { unpackFrames } from '../wire/frames.ts'
 import { stringifyJson } from '../wire/json.ts'
 import { decodeAdmitted, decodeTx } from '../wire/tx-codec.ts'
 import { startWorker } from '../workers/start.ts'
@@ -216,21 +217,31 @@ function serveFront(
     return new InternalError()
   }
 
-  const admit = (ids: number[], records: Uint8Array[]): void => {
-    for (const [i, record] of records.entries()) {
+  const admit = (ids: number[], packed: Uint8Array): void => {
+    let records: (Uint8Array | undefined)[]
+    try {
+      records = unpackFrames(packed)
+    } catch (error) {
+      const refused = failure(error, 'reading the records a request thread admitted')
+      for (const id of ids) answer(id, refused.code, refused.message)
+      return
+    }
+    for (const [i, id] of ids.entries()) {
+      const record = records[i]
       let checked: ReturnType<typeof decodeAdmitted>
       try {
+        if (record === undefined) throw new RangeError('a request thread admitted fewer records than ids')
         checked = decodeAdmitted(record)
       } catch (error) {
         const refused = failure(error, 'decoding a transaction a request thread admitted')
-        answer(ids[i], refused.code, refused.message)
+        answer(id, refused.code, refused.message)
         continue
       }
       doors.submitter.admit({ ...checked, record }).then(
-        () => answer(ids[i], 0, ''),
+        () => answer(id, 0, ''),
         (error: unknown) => {
           const refused = failure(error, `admitting ${checked.tx.hash}`)
-          answer(ids[i], refused.code, refused.message)
+          answer(id, refused.code, refused.message)
         },
       )
     }
