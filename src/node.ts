@@ -34,6 +34,7 @@ import { createPollingSubscriptions, type PollingOverrides, randomId } from './e
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
 import { createJvmEngine } from './exec/jvm/engine.ts'
+import { jobs as admissionJobs } from './front/admission-job.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { createLogger, type Logger } from './log.ts'
@@ -171,7 +172,12 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   await store.initGenesis(genesis)
   // the workers load in parallel: each bootstraps its own module graph
   const [verifyPool, stateHasher] = await Promise.all([
-    createVerifyPool({ workers: options.verifyWorkers, nodeVersion: TX_VERSION }),
+    createVerifyPool({
+      workers: options.verifyWorkers,
+      nodeVersion: TX_VERSION,
+      // the request threads' admissions run there too (front/admission-job.ts)
+      jobs: { module: new URL('./front/admission-job.ts', import.meta.url), handlers: admissionJobs },
+    }),
     createStateHasher({ worker: options.verifyWorkers !== 0 }),
   ])
   // request threads load their modules while this thread finishes its start; they listen once it has

@@ -15,9 +15,9 @@
  */
 import { availableParallelism } from 'node:os'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
-import { packFrames } from '../wire/frames.ts'
+import { packFrames, unpackFrames } from '../wire/frames.ts'
 import { decodeTx } from '../wire/tx-codec.ts'
-import { startWorker } from '../workers/start.ts'
+import { runnableModule, startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
 import { checkTransactionSignature, SignatureVerdict, type SignatureVerdictCode, signatureVerdict } from './signature.ts'
 
@@ -36,6 +36,18 @@ export interface VerifyResult<Id = string | number> {
   uncovered?: string
 }
 
+/**
+ * Work of a layer above this one that should run beside the signature checks (the request
+ * threads' admission: front/admission-job.ts): items in, one answer per item out, all bytes. The
+ * workers import `module` and look the job up by name in its `jobs` export; `handlers` is the same
+ * table for this thread, when no worker runs.
+ */
+export type JobHandler = (items: readonly Uint8Array[], data: unknown, context: { nodeVersion: string | undefined }) => Uint8Array[]
+export interface JobModule {
+  module: URL
+  handlers: Readonly<Record<string, JobHandler>>
+}
+
 export interface VerifyPoolOptions {
   /** number of worker threads; default one per core; 0 verifies in this thread */
   workers?: number
@@ -47,6 +59,8 @@ export interface VerifyPoolOptions {
   startTimeoutMs?: number
   /** worker script; default verify-worker next to this file (tests point it elsewhere to force the fallback) */
   workerFile?: URL
+  /** jobs the workers also run (runJob) */
+  jobs?: JobModule
 }
 
 export interface VerifyPool {
@@ -54,6 +68,8 @@ export interface VerifyPool {
   verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]>
   /** verifies transactions in their binary form (encodeTx); per item a SignatureVerdict code (1 valid), in input order */
   verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array>
+  /** runs job `name` (VerifyPoolOptions.jobs) over `items` on the workers: one answer per item, in input order */
+  runJob(name: string, items: readonly Uint8Array[], data: unknown): Promise<Uint8Array[]>
   /** in this thread: the -32602 message of a transaction whose verdict was `uncovered` */
   refusal(tx: TxFields, signature: string): string | undefined
   /** 'workers' while at least one worker runs, else 'in-thread' */
@@ -69,7 +85,7 @@ export interface VerifyPool {
 
 /** one chunk: what a worker message carries, and how this thread would do it instead */
 interface Chunk {
-  message: { items: { tx: TxFields; signature: string }[] } | { txs: Uint8Array[] }
+  message: { items: { tx: TxFields; signature: string }[] } | { txs: Uint8Array[] } | { job: string; txs: Uint8Array[]; data: unknown }
   count: number
 }
 
@@ -94,12 +110,15 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   const nodeVersion = options.nodeVersion
   const workerFile = options.workerFile ?? new URL('./verify-worker.ts', import.meta.url)
   const timeoutMs = options.startTimeoutMs ?? 15_000
+  const jobModule = options.jobs === undefined ? undefined : runnableModule(options.jobs.module).href
   const started = await Promise.all(
-    Array.from({ length: wanted }, () => startWorker<{ ready: true; backend?: string }>(workerFile, { nodeVersion }, timeoutMs, 'verify')),
+    Array.from({ length: wanted }, () =>
+      startWorker<{ ready: true; backend?: string }>(workerFile, { nodeVersion, jobModule }, timeoutMs, 'verify'),
+    ),
   )
   const workers = started.filter((s) => s !== undefined).map((s) => s.worker)
   const backend = started.find((s) => s !== undefined)?.ready.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
-  const jobs = createJobs(nodeVersion, options.chunkSize)
+  const jobs = createJobs(nodeVersion, options.chunkSize, options.jobs?.handlers)
   const byWorker = new Map<Worker, Endpoint>()
   for (const worker of workers) {
     const endpoint = jobs.add((message, transfer) => worker.postMessage(message, transfer))
@@ -139,9 +158,9 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
  */
 export function createVerifyClient(
   ports: readonly MessagePort[],
-  options: { nodeVersion?: string; chunkSize?: number; backend: string },
+  options: { nodeVersion?: string; chunkSize?: number; backend: string; handlers?: JobModule['handlers'] },
 ): VerifyPool {
-  const jobs = createJobs(options.nodeVersion, options.chunkSize)
+  const jobs = createJobs(options.nodeVersion, options.chunkSize, options.handlers)
   for (const port of ports) {
     const endpoint = jobs.add((message, transfer) => port.postMessage(message, transfer))
     port.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
@@ -163,6 +182,7 @@ function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'bac
   return {
     verify: pool.verify,
     verifyEncoded: pool.verifyEncoded,
+    runJob: pool.runJob,
     refusal: pool.refusal,
     get mode() {
       return pool.mode
@@ -175,12 +195,13 @@ function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'bac
 }
 
 /** What a pool and a client share: chunking, the least-loaded endpoint, this thread as the fallback. */
-function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) {
+function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, handlers: JobModule['handlers'] = {}) {
   const endpoints: Endpoint[] = []
   let nextJobId = 1
   let closed = false
 
   const inThread = async (chunk: Chunk): Promise<Uint8Array> => {
+    if ('job' in chunk.message) return runJobChunk(handlers, chunk.message, nodeVersion)
     const valid = new Uint8Array(chunk.count)
     for (let i = 0; i < chunk.count; i++) {
       valid[i] = verifyOne(chunk, i, nodeVersion)
@@ -199,7 +220,12 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
       target.pending.set(jobId, { chunk, resolve })
       target.load += chunk.count
       try {
-        if ('txs' in chunk.message) {
+        if ('job' in chunk.message) {
+          const packed = packFrames(chunk.message.txs)
+          target.post({ jobId, job: chunk.message.job, data: chunk.message.data, packed, count: chunk.count }, [
+            packed.buffer as ArrayBuffer,
+          ])
+        } else if ('txs' in chunk.message) {
           const packed = packFrames(chunk.message.txs)
           target.post({ jobId, packed, count: chunk.count }, [packed.buffer as ArrayBuffer])
         } else target.post({ jobId, ...chunk.message }, [])
@@ -212,13 +238,18 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
     })
   }
 
-  /** splits `count` items over every endpoint even when fewer than endpoints × chunkSize */
-  const chunked = async (count: number, slice: (start: number, end: number) => Chunk): Promise<Uint8Array> => {
-    if (closed) throw new Error('verify pool is closed')
+  /** splits `count` items over every endpoint even when fewer than endpoints × chunkSize; each part's answer, in order */
+  const parts = (count: number, slice: (start: number, end: number) => Chunk): Promise<Uint8Array[]> => {
+    if (closed) return Promise.reject(new Error('verify pool is closed'))
     const size = endpoints.length > 1 ? Math.max(1, Math.min(chunkSize, Math.ceil(count / endpoints.length))) : chunkSize
-    const parts: Promise<Uint8Array>[] = []
-    for (let start = 0; start < count; start += size) parts.push(run(slice(start, Math.min(count, start + size))))
-    const answers = await Promise.all(parts)
+    const answers: Promise<Uint8Array>[] = []
+    for (let start = 0; start < count; start += size) answers.push(run(slice(start, Math.min(count, start + size))))
+    return Promise.all(answers)
+  }
+
+  /** parts of verdicts, one byte per item, joined */
+  const chunked = async (count: number, slice: (start: number, end: number) => Chunk): Promise<Uint8Array> => {
+    const answers = await parts(count, slice)
     const valid = new Uint8Array(count)
     let at = 0
     for (const answer of answers) {
@@ -248,6 +279,16 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
     },
     verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array> {
       return chunked(txs.length, (start, end) => ({ message: { txs: txs.slice(start, end) }, count: end - start }))
+    },
+    async runJob(job: string, items: readonly Uint8Array[], data: unknown): Promise<Uint8Array[]> {
+      const answers = await parts(items.length, (start, end) => ({
+        message: { job, txs: items.slice(start, end), data },
+        count: end - start,
+      }))
+      const frames = answers.flatMap((answer) => unpackFrames(answer))
+      // a worker whose handler threw answers nothing for its part
+      if (frames.length !== items.length) throw new Error(`job ${job}: ${frames.length} answers for ${items.length} items`)
+      return frames.map((frame) => frame ?? new Uint8Array(0))
     },
   }
 
@@ -282,8 +323,20 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK) 
   }
 }
 
+/** A job chunk's answers, one frame per item (wire/frames.ts), in this thread or a worker. */
+export function runJobChunk(
+  handlers: JobModule['handlers'],
+  message: { job: string; txs: Uint8Array[]; data: unknown },
+  nodeVersion: string | undefined,
+): Uint8Array {
+  const handler = Object.hasOwn(handlers, message.job) ? handlers[message.job] : undefined
+  if (handler === undefined) throw new Error(`the verify pool runs no job named ${JSON.stringify(message.job)}`)
+  return packFrames(handler(message.txs, message.data, { nodeVersion }))
+}
+
 /** item `i` of a chunk: a params object with its signature, or a transaction's bytes */
 export function verifyOne(chunk: Chunk, i: number, nodeVersion: string | undefined): SignatureVerdictCode {
+  if ('job' in chunk.message) throw new Error('verifyOne: a job chunk holds no transactions to verify')
   if ('items' in chunk.message) {
     const item = chunk.message.items[i]
     return signatureVerdict(item.tx, item.signature, { nodeVersion })

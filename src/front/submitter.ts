@@ -1,24 +1,24 @@
 /**
  * A request thread's link to the chain thread, and its submission door.
  *
- * A submission is decoded and hashed here (chain/admission.ts, the same checks as everywhere),
- * encoded once (wire/tx-codec.ts), its signature verified on the verify pool from those bytes, and
- * the checked bytes go to the chain thread, which reserves, logs and answers once the record is on
- * disk; only then does the client get the hash. Transactions of one turn travel together, both to
- * the verify pool and to the chain thread.
+ * A submission's params go to the verify pool, where it is decoded and hashed (chain/admission.ts,
+ * the same checks as everywhere), its signature verified and its record encoded
+ * (front/admission-job.ts); the record goes to the chain thread, which reserves, logs and answers
+ * once it is on disk; only then does the client get the hash. Transactions of one turn travel
+ * together in groups, both to the verify pool and to the chain thread. A simulation is decoded here
+ * and executed on the chain thread.
  */
 import { admitTransaction, signHashOf } from '../chain/admission.ts'
-import type { TxFields } from '../crypto/sign-string.ts'
-import { SignatureVerdict } from '../crypto/signature.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
-import type { Hex, TxSubmitter } from '../domain.ts'
-import { InvalidParams, RpcError } from '../errors.ts'
+import type { Hex, TxKind, TxSubmitter } from '../domain.ts'
+import { RpcError } from '../errors.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
 import { packFrames } from '../wire/frames.ts'
 import { JsonText } from '../wire/json.ts'
-import { admittedRecord, encodeTx } from '../wire/tx-codec.ts'
+import { encodeTx } from '../wire/tx-codec.ts'
+import { ADMIT_JOB, admissionAnswer, admissionRequest } from './admission-job.ts'
 import type { Simulated, ToChain, ToFront } from './messages.ts'
 
 /**
@@ -163,14 +163,14 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
   const { link, verifier } = options
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
-  let toVerify: { txs: Uint8Array[]; waiting: Waiting<number>[] } | undefined
-  const sendToVerify = (): void => {
-    if (toVerify === undefined) return
-    const batch = toVerify
-    toVerify = undefined
-    verifier.verifyEncoded(batch.txs).then(
-      (valid) => {
-        for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(valid[i])
+  let toAdmit: { requests: Uint8Array[]; waiting: Waiting<Uint8Array>[] } | undefined
+  const sendToAdmit = (): void => {
+    if (toAdmit === undefined) return
+    const batch = toAdmit
+    toAdmit = undefined
+    verifier.runJob(ADMIT_JOB, batch.requests, { nowNs: nowNs() }).then(
+      (answers) => {
+        for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(answers[i])
       },
       (error: Error) => {
         for (const waiting of batch.waiting) waiting.reject(error)
@@ -178,36 +178,32 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
     )
   }
 
-  /** the signature check of one transaction's bytes, batched with the others of this turn: its SignatureVerdict */
-  const check = (encoded: Uint8Array): Promise<number> =>
+  /** a submission decoded, hashed, verified and encoded on the verify pool (front/admission-job.ts), batched with the others of this turn */
+  const admitOnPool = (kind: TxKind, params: object): Promise<Uint8Array> =>
     new Promise((resolve, reject) => {
-      if (toVerify === undefined) {
-        toVerify = { txs: [], waiting: [] }
-        setImmediate(sendToVerify)
+      if (toAdmit === undefined) {
+        toAdmit = { requests: [], waiting: [] }
+        setImmediate(sendToAdmit)
       }
-      toVerify.txs.push(encoded)
-      toVerify.waiting.push({ resolve, reject })
-      if (toVerify.txs.length >= GROUP_SIZE) sendToVerify()
+      toAdmit.requests.push(admissionRequest(kind, params))
+      toAdmit.waiting.push({ resolve, reject })
+      if (toAdmit.requests.length >= GROUP_SIZE) sendToAdmit()
     })
 
   const submitter: TxSubmitter = {
     async submit(kind, params) {
-      const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs })
-      const encoded = encodeTx(tx)
-      if (tx.simulate) {
-        const outcome = await link.simulate(encoded)
+      if ((params as { simulate?: unknown }).simulate === true) {
+        const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs })
+        const outcome = await link.simulate(encodeTx(tx))
         if (simulated.size >= MAX_SIMULATIONS) simulated.delete(simulated.keys().next().value as Hex)
         simulated.set(tx.hash, outcome)
         return tx.hash
       }
-      const verdict = await check(encoded)
-      if (verdict === SignatureVerdict.uncovered) {
-        throw new InvalidParams(
-          verifier.refusal(tx.signed as unknown as TxFields, tx.signature) ?? 'a field is not covered by the signature',
-        )
-      }
-      await link.admit(admittedRecord(encoded, verdict === SignatureVerdict.valid))
-      return tx.hash
+      const answer = admissionAnswer(await admitOnPool(kind, params))
+      if ('refusal' in answer) throw answer.refusal
+      if ('unexpected' in answer) throw answer.unexpected
+      await link.admit(answer.record)
+      return answer.hash
     },
     async admit(checked) {
       await link.admit(checked.record)

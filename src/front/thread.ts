@@ -6,6 +6,7 @@
  * the chain thread can serve (api/index.ts isChainThreadMethod) are forwarded there. Started by
  * threads.ts; its workerData is a FrontStart (messages.ts).
  */
+
 import { parentPort, workerData } from 'node:worker_threads'
 import { methods } from '../../generated/methods.ts'
 import { createAnswerCache } from '../api/answers.ts'
@@ -15,6 +16,7 @@ import { createSolcPool } from '../compile/solc-pool.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
 import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
+import { jobs as admissionJobs } from './admission-job.ts'
 import { createFrontEvents } from './events.ts'
 import type { FrontStart, ToChain, ToFront } from './messages.ts'
 import { createRpcServers, listeningFd, type RpcServers } from './serve.ts'
@@ -57,7 +59,7 @@ const log = forwardingLogger('front')
 const store = openStoreReader(start.ledgerPath)
 const reader = store.reader
 const link = createChainLink(port, reader)
-const verifier = createVerifyClient(start.verify, { nodeVersion: start.txVersion, backend: start.verifyBackend })
+const verifier = createVerifyClient(start.verify, { nodeVersion: start.txVersion, backend: start.verifyBackend, handlers: admissionJobs })
 const { submitter, simulation } = createFrontSubmitter({ link, verifier })
 const answers = createAnswerCache(reader)
 const events = createFrontEvents(reader, link, answers, log.child('events'))
