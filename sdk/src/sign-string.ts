@@ -82,35 +82,39 @@ export function* eachSignStringCandidateOf(
   tx: TxFields,
   options: SignStringOptions = {},
 ): Generator<{ text: string; kind: SignStringKind }, void, undefined> {
+  // Built in order, one at a time, and nothing else is made before the first: verification of a
+  // JS SDK transaction matches that one (docs/pipeline.md, "Session 4").
   const nodeVersion = options.nodeVersion ?? DEFAULT_NODE_TX_VERSION
-  const hasVersion = tx.version != null && tx.version !== ''
-  const hasStringIds = tx.extraIdString != null && tx.extraIdString.length > 0
-  const seen = new Set<string>()
-  const builders: [SignStringKind, () => string][] = []
-  const b = (version: string, sections: FormatBSections): SignStringKind => ({ format: 'B', version, sections })
-  if (hasVersion) {
-    const version = tx.version as string
-    builders.push(
-      [b(version, 'all'), () => signStringFormatB(tx, { version, sections: 'all' })],
-      [b(version, 'implied'), () => signStringFormatB(tx, { version, sections: 'implied' })],
-    )
+  const version = tx.version != null && tx.version !== '' ? tx.version : undefined
+  const seen: string[] = []
+  const fresh = (text: string, kind: SignStringKind): { text: string; kind: SignStringKind } | undefined => {
+    if (seen.includes(text)) return undefined
+    seen.push(text)
+    return { text, kind }
   }
-  builders.push(
-    [{ format: '2017' }, () => signString2017(tx)],
-    [{ format: 'A' }, () => signStringFormatA(tx)],
-    [b(nodeVersion, 'before3.6'), () => signStringFormatB(tx, { version: nodeVersion, sections: 'before3.6' })],
-  )
-  if (hasStringIds) {
+  if (version !== undefined) {
+    const all = fresh(formatB(tx, true, version, 'all'), { format: 'B', version, sections: 'all' })
+    if (all) yield all
+    const implied = fresh(formatB(tx, true, version, 'implied'), { format: 'B', version, sections: 'implied' })
+    if (implied) yield implied
+  }
+  const of2017 = fresh(signString2017(tx), { format: '2017' })
+  if (of2017) yield of2017
+  const formatA = fresh(signStringFormatA(tx), { format: 'A' })
+  if (formatA) yield formatA
+  const before36 = fresh(formatB(tx, true, nodeVersion, 'before3.6'), { format: 'B', version: nodeVersion, sections: 'before3.6' })
+  if (before36) yield before36
+  if (tx.extraIdString != null && tx.extraIdString.length > 0) {
     // The JS SDK's extraid is wrong whenever string IDs are present; other clients get it right.
-    const correct = { ...tx, extraIdBug: false }
-    if (hasVersion) builders.push([b(tx.version as string, 'all'), () => formatB(correct, tx.version as string, 'all')])
-    builders.push([b(nodeVersion, 'before3.6'), () => formatB(correct, nodeVersion, 'before3.6')])
-  }
-  for (const [kind, build] of builders) {
-    const text = build()
-    if (seen.has(text)) continue
-    seen.add(text)
-    yield { text, kind }
+    const correctAll =
+      version === undefined ? undefined : fresh(formatB(tx, false, version, 'all'), { format: 'B', version, sections: 'all' })
+    if (correctAll) yield correctAll
+    const correctBefore36 = fresh(formatB(tx, false, nodeVersion, 'before3.6'), {
+      format: 'B',
+      version: nodeVersion,
+      sections: 'before3.6',
+    })
+    if (correctBefore36) yield correctBefore36
   }
 }
 
@@ -160,7 +164,7 @@ export type FormatBSections = 'all' | 'implied' | 'before3.6'
  * reproduces the JS SDK's wrong `extraid` when string IDs are present; a correct client passes false.
  */
 export function signStringFormatB(tx: TxFields, options: { version: string; sections: FormatBSections; extraIdBug?: boolean }): string {
-  return formatB({ ...tx, extraIdBug: options.extraIdBug ?? true }, options.version, options.sections)
+  return formatB(tx, options.extraIdBug ?? true, options.version, options.sections)
 }
 
 /** Whether format B of `version` with `sections` holds the section of `minimum` (2.1 extraid, 2.2 cname, 3.6 gas/expiration/participant). */
@@ -168,39 +172,33 @@ export function formatBHasSection(version: string, sections: FormatBSections, mi
   return sections === 'all' || (versionAtLeast(version, minimum) && !(sections === 'before3.6' && minimum === '3.6'))
 }
 
-function formatB(tx: TxFields & { extraIdBug: boolean }, version: string, sections: FormatBSections): string {
-  const at = (minimum: '2.1' | '2.2' | '3.6'): boolean => formatBHasSection(version, sections, minimum)
-  const timestamp = int(tx.timestamp, 'timestamp')
-  const parts = [
-    `from=${lower0x(tx.from)}`,
-    `to=${tx.to == null ? '0x0' : lower0x(tx.to)}`,
-    `value=${hex(amountOf(tx))}`,
-    `payload=${isBlank(tx.payload) ? '0x0' : lower0x(tx.payload as string)}`,
-    `timestamp=${hex(timestamp)}`,
-    `nonce=${hex(int(tx.nonce, 'nonce'))}`,
-    `opcode=${opcodeOf(tx).toString(16)}`,
-    `extra=${tx.extra ?? ''}`,
-    `vmtype=${vmTypeOf(tx)}`,
-    `version=${version}`,
-  ]
-  if (at('2.1')) parts.push(`extraid=${extraId(tx, tx.extraIdBug)}`)
-  if (at('2.2')) parts.push(`cname=${tx.cname ?? ''}`)
-  if (at('3.6')) {
+/** Concatenated, not joined from an array: it is built for every transaction verified. */
+function formatB(tx: TxFields, extraIdBug: boolean, version: string, sections: FormatBSections): string {
+  // fields are read in the order they always were, so a malformed one is named as before
+  const timestamp = intHex(tx.timestamp, 'timestamp')
+  let text =
+    `from=${lower0x(tx.from)}&to=${tx.to == null ? '0x0' : lower0x(tx.to)}&value=${amountHex(tx)}` +
+    `&payload=${isBlank(tx.payload) ? '0x0' : lower0x(tx.payload as string)}&timestamp=${timestamp}` +
+    `&nonce=${intHex(tx.nonce, 'nonce')}&opcode=${tx.opcode == null ? '0' : intHex(tx.opcode, 'opcode', '')}` +
+    `&extra=${tx.extra ?? ''}&vmtype=${vmTypeOf(tx)}&version=${version}`
+  if (formatBHasSection(version, sections, '2.1')) text += `&extraid=${extraId(tx, extraIdBug)}`
+  if (formatBHasSection(version, sections, '2.2')) text += `&cname=${tx.cname ?? ''}`
+  if (formatBHasSection(version, sections, '3.6')) {
     const expiration =
-      tx.expirationTimestamp == null ? timestamp + SDK_DEFAULT_EXPIRATION_NS : int(tx.expirationTimestamp, 'expirationTimestamp')
-    parts.push(
-      `price=${hex(tx.gasPrice == null ? 0n : int(tx.gasPrice, 'gasPrice'))}`,
-      `gasLimit=${hex(tx.gasLimit == null ? SDK_DEFAULT_GAS_LIMIT : int(tx.gasLimit, 'gasLimit'))}`,
-      `expirationTimestamp=${hex(expiration)}`,
-    )
+      tx.expirationTimestamp == null
+        ? hex(int(tx.timestamp, 'timestamp') + SDK_DEFAULT_EXPIRATION_NS)
+        : intHex(tx.expirationTimestamp, 'expirationTimestamp')
+    text +=
+      `&price=${tx.gasPrice == null ? '0x0' : intHex(tx.gasPrice, 'gasPrice')}` +
+      `&gasLimit=${tx.gasLimit == null ? hex(SDK_DEFAULT_GAS_LIMIT) : intHex(tx.gasLimit, 'gasLimit')}&expirationTimestamp=${expiration}`
     const participant = tx.participant
-    if (participant == null) parts.push('initiator=', 'withholding=')
+    if (participant == null) text += '&initiator=&withholding='
     else {
       const withholding = (participant.withholding ?? []).map(base64ToHex0x).join(',')
-      parts.push(`initiator=${participant.initiator == null ? '' : base64ToHex0x(participant.initiator)}`, `withholding=[${withholding}]`)
+      text += `&initiator=${participant.initiator == null ? '' : base64ToHex0x(participant.initiator)}&withholding=[${withholding}]`
     }
   }
-  return parts.join('&')
+  return text
 }
 
 /**
@@ -234,6 +232,20 @@ export function int(value: Int | string | null | undefined, name: string): bigin
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value)
   if (typeof value === 'string' && /^(0x[0-9a-fA-F]+|-?[0-9]+)$/.test(value)) return BigInt(value)
   throw new TypeError(`${name} must be an integer, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`)
+}
+
+/**
+ * `prefix` + hex of int(value, name), as `hex` prints it; a safe-integer number skips the BigInt
+ * (Number#toString(16) prints those digits exactly, a minus sign included).
+ */
+function intHex(value: Int | string | null | undefined, name: string, prefix = '0x'): string {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return prefix + value.toString(16)
+  return prefix + int(value, name).toString(16)
+}
+
+/** hex(amountOf(tx)) */
+function amountHex(tx: Pick<TxFields, 'value'>): string {
+  return tx.value == null || tx.value === '' ? '0x0' : intHex(tx.value, 'value')
 }
 
 /** The transfer amount; missing means 0. */

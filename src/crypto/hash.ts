@@ -34,14 +34,22 @@ const NativeKeccak = ((): (new () => NativeKeccakState) | undefined => {
 function nativeDigest(State: new () => NativeKeccakState, data: Buffer | Uint8Array): Buffer {
   const state = new State()
   state.initialize(1088, 512) // Keccak-256: rate 1088 bits, capacity 512
+  return digestWith(state, data)
+}
+
+/** Absorbs `data` into `state`, which initialize has just reset (it zeroes the whole sponge). */
+function digestWith(state: NativeKeccakState, data: Buffer | Uint8Array): Buffer {
   state.absorb(data)
   state.absorbLastFewBits(0x01) // original Keccak padding, not SHA-3's 0x06
   return state.squeeze(32)
 }
 
+/** One sponge per thread, re-initialised per digest: constructing a wrapped native object costs more than reusing one. */
+const sponge = NativeKeccak ? new NativeKeccak() : undefined
+
 /** Keccak-256 (the original Keccak, not NIST SHA3-256) of bytes or UTF-8 text. */
 export function keccak256(data: Uint8Array | string): Uint8Array {
-  if (!NativeKeccak) return portableKeccak256(data)
+  if (!sponge) return portableKeccak256(data)
   // The addon reads Buffers only, and its digest may be a slice of Node's shared 8 KiB pool: it is
   // copied into its own 32-byte Uint8Array, as @noble/hashes returns it (structured clone and
   // `.buffer` then see 32 bytes, not the pool).
@@ -52,7 +60,8 @@ export function keccak256(data: Uint8Array | string): Uint8Array {
         ? data
         : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
   const out = new Uint8Array(32)
-  out.set(nativeDigest(NativeKeccak, input))
+  sponge.initialize(1088, 512)
+  out.set(digestWith(sponge, input))
   return out
 }
 

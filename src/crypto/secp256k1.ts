@@ -8,6 +8,7 @@
  * `KEEL_SECP256K1=noble` forces the fallback (tests use it to cover both paths).
  */
 import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import {
@@ -34,6 +35,15 @@ interface NativeSecp256k1 {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number }
 }
 
+/**
+ * The package's addon under its argument-checking wrapper: recovery into a caller's 65-byte
+ * output (its length says uncompressed), answering 0 when a key was recovered (1: r or s do not
+ * parse, 2: no key). It checks the lengths of the signature and digest itself.
+ */
+interface NativeSecp256k1Addon {
+  ecdsaRecover(output: Uint8Array, signature: Uint8Array, recid: number, msg32: Uint8Array): number
+}
+
 const N = noble.Point.CURVE().n
 
 const nobleBackend: Secp256k1Backend = {
@@ -53,20 +63,25 @@ function loadNative(): { backend: Secp256k1Backend; addon: NativeSecp256k1 } | u
   try {
     // `secp256k1/bindings` loads only the addon; the package's main entry would silently fall back
     // to its own slow pure-JS (elliptic) code instead of failing.
-    const addon = createRequire(import.meta.url)('secp256k1/bindings') as NativeSecp256k1
+    const fromPackage = createRequire(import.meta.url)
+    const addon = fromPackage('secp256k1/bindings') as NativeSecp256k1
+    // Verification calls the addon directly, skipping the wrapper's checks of what it checks anyway.
+    const fromSecp256k1 = createRequire(fromPackage.resolve('secp256k1/package.json'))
+    const { Secp256k1 } = fromSecp256k1('node-gyp-build')(dirname(fromSecp256k1.resolve('secp256k1/package.json'))) as {
+      Secp256k1: new () => NativeSecp256k1Addon
+    }
+    const raw = new Secp256k1()
     const signature = new Uint8Array(64)
     const scratch = new Uint8Array(64)
     const backend: Secp256k1Backend = {
       name: 'native',
       recover(digest, r, s, recovery) {
+        // libsecp256k1 rejects r or s >= n, zero values and points not on the curve (a non-zero answer)
+        if (r.length !== 32 || s.length !== 32 || digest.length !== 32 || !(recovery >= 0 && recovery <= 3)) return undefined
         signature.set(r, 0)
         signature.set(s, 32)
-        try {
-          return addon.ecdsaRecover(signature, recovery, digest, false)
-        } catch {
-          // libsecp256k1 rejects r or s >= n, zero values and points not on the curve
-          return undefined
-        }
+        const publicKey = new Uint8Array(65)
+        return raw.ecdsaRecover(publicKey, signature, recovery, digest) === 0 ? publicKey : undefined
       },
     }
     // Smoke test: a binding that loads but misbehaves must not become the verifier.

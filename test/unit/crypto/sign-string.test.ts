@@ -3,6 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { keccak256 } from '../../../src/crypto/hash.ts'
 import {
+  eachSignStringCandidateOf,
   extraId,
   signHash2017,
   signString2017,
@@ -22,6 +23,7 @@ import {
   sm2Protocol,
 } from './vectors.ts'
 
+const DEMO_FROM = '0x000f1a7a08ccc48e5d30f80850cf1cf283aa3abd'
 const keccakHex = (text: string): string => bytesToHex(keccak256(text))
 
 test('protocol §1.3: the manual deploy string and tx_getSignHash value', () => {
@@ -173,6 +175,78 @@ test('non-integer numbers are refused', () => {
   assert.throws(() => signString2017({ ...plain, nonce: 1.5 }), /nonce must be an integer/)
   assert.throws(() => signString2017({ ...plain, value: 'abc' }), /value must be an integer/)
   assert.throws(() => signString2017({ ...plain, payload: '0xzz' }), /payload must be hex/)
+})
+
+test('integers sign alike as numbers, bigints and strings (numbers in the safe range skip the BigInt)', () => {
+  const base: TxFields = { from: DEMO_FROM, to: DEMO_FROM, timestamp: 0, nonce: 0, version: '4.1' }
+  for (const value of [0, 1, 255, -100, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53 + 2, 1e21]) {
+    const asNumber = {
+      ...base,
+      value,
+      timestamp: value,
+      nonce: value,
+      opcode: value,
+      gasPrice: value,
+      gasLimit: value,
+      expirationTimestamp: value,
+    }
+    const big = BigInt(value)
+    const asBigint = {
+      ...base,
+      value: big,
+      timestamp: big,
+      nonce: big,
+      opcode: big,
+      gasPrice: big,
+      gasLimit: big,
+      expirationTimestamp: big,
+    }
+    const asString = {
+      ...asBigint,
+      value: big.toString(),
+      timestamp: `${big}`,
+      nonce: `${big}`,
+      opcode: `${big}`,
+      gasPrice: `${big}`,
+      gasLimit: `${big}`,
+    }
+    for (const sections of ['all', 'implied', 'before3.6'] as const) {
+      const expected = signStringFormatB(asBigint, { version: '4.1', sections })
+      assert.ok(expected.includes(`&timestamp=0x${big.toString(16)}&`))
+      assert.ok(expected.includes(`&opcode=${big.toString(16)}&`))
+      assert.is(signStringFormatB(asNumber, { version: '4.1', sections }), expected, `${value} ${sections}`)
+      assert.is(signStringFormatB(asString as TxFields, { version: '4.1', sections }), expected, `"${value}" ${sections}`)
+    }
+  }
+  assert.throws(() => signStringFormatB({ ...base, nonce: 1.5 }, { version: '4.1', sections: 'all' }), /nonce must be an integer/)
+  assert.throws(
+    () => signStringFormatB({ ...base, timestamp: Number.NaN, nonce: 1.5 }, { version: '4.1', sections: 'all' }),
+    /timestamp must be/,
+  )
+})
+
+test('candidates: each distinct text once, in order, with its kind', () => {
+  // without a version and string IDs: the 2017 string, format A, format B of the node's version
+  const plain: TxFields = { from: DEMO_FROM, to: DEMO_FROM, value: 1, timestamp: 1, nonce: 1 }
+  assert.equal(
+    [...eachSignStringCandidateOf(plain, { nodeVersion: '2.0' })].map((candidate) => candidate.kind),
+    [{ format: '2017' }, { format: 'A' }, { format: 'B', version: '2.0', sections: 'before3.6' }],
+  )
+  // a version that implies every section: "implied" is the text of "all" and is not tried twice
+  const sdk: TxFields = { ...plain, version: '4.1', extraIdString: ['x'] }
+  const kinds = [...eachSignStringCandidateOf(sdk)].map((candidate) => candidate.kind)
+  assert.equal(kinds, [
+    { format: 'B', version: '4.1', sections: 'all' },
+    { format: '2017' },
+    { format: 'A' },
+    { format: 'B', version: '4.1', sections: 'before3.6' },
+    { format: 'B', version: '4.1', sections: 'all' },
+    { format: 'B', version: '4.1', sections: 'before3.6' },
+  ])
+  const texts = signStringCandidates(sdk)
+  assert.is(new Set(texts).size, texts.length)
+  assert.ok(texts[0].includes('&extraid=[null]&'), 'the JS SDK bug first')
+  assert.ok(texts[4].includes('&extraid=["x"]&'), 'then the correct extraid')
 })
 
 test.run()

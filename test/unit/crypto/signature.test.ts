@@ -228,6 +228,21 @@ test('r or s out of range (0 or ≥ n) recovers nothing', () => {
   }
 })
 
+test('the native backend recovers nothing from r, s or a digest of another length; no backend from a recovery id outside 0..3', () => {
+  const parsed = parseSignature(valid.signature)
+  if (parsed.scheme !== 'secp256k1') throw new Error('not secp256k1')
+  const digest = keccak256(generatedTransfer2017.signString)
+  for (const backend of secp256k1Backends()) {
+    assert.ok(backend.recover(digest, parsed.r, parsed.s, parsed.recovery), backend.name)
+    assert.is(backend.recover(digest, parsed.r, parsed.s, 4), undefined, `${backend.name}: recovery id`)
+  }
+  // (@noble/curves reads a shorter digest or r as a smaller number; the addon must not read past them)
+  const [native] = secp256k1Backends()
+  assert.is(native.recover(digest.subarray(1), parsed.r, parsed.s, parsed.recovery), undefined, 'short digest')
+  assert.is(native.recover(digest, parsed.r.subarray(1), parsed.s, parsed.recovery), undefined, 'short r')
+  assert.is(native.recover(digest, parsed.r, new Uint8Array([...parsed.s, 0]), parsed.recovery), undefined, 'long s')
+})
+
 test('SM2 negatives: key of another address, tampered DER, tampered string, compressed key', () => {
   const good = `0x01${sm2Protocol.publicKey}${sm2Protocol.der}`
   assert.ok(verifyTransactionSignature(sm2Protocol.tx, good))
