@@ -3,6 +3,8 @@
  * one closing line `N passed, N failed, N skipped` that CI reads.
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
+ *   --typecheck                             also runs `tsc -p tsconfig.json` (npm test): beside the
+ *                                           first files, as a failed file when it finds errors
  *   KEEL_TEST_JOBS=N                        files run at once (default 2; 1 runs them one by one)
  *   KEEL_NODE_BUILD=                        node processes run the TypeScript through tsx (below)
  *
@@ -17,6 +19,9 @@
  * the CPU, so a second file beside it halves the run's wall time on two cores. The longest files
  * (LONG_FIRST) start first so the run does not end waiting on one of them; a file's output is
  * printed whole when it ends, so two files' lines never interleave.
+ *
+ * The type check (npm test's) runs here beside the unit tests rather than before them: tsc keeps one
+ * core busy for ~25 s, which before the run left the other one idle.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -119,6 +124,39 @@ async function buildForNodes(): Promise<string | undefined> {
   return nodeBuildDir
 }
 
+/** `tsc -p tsconfig.json` as a file of the run: its errors are its output, any error fails it */
+function typecheck(): Promise<FileResult> {
+  const started = performance.now()
+  // not covered: its coverage would only be node_modules/typescript for the report to skip
+  const { NODE_V8_COVERAGE: _notTsc, ...env } = process.env
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  running.add(child)
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      running.delete(child)
+      const childrenCpu = endedChildrenCpu()
+      const cpuSeconds = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+      childrenCpuSeen = childrenCpu
+      const ok = code === 0
+      process.stdout.write(`\n── typecheck (tsc -p tsconfig.json)\n${ok ? 'no type errors\n' : output}`)
+      const seconds = (performance.now() - started) / 1000
+      resolve({ file: 'typecheck (tsc)', passed: 0, failed: ok ? 0 : 1, skipped: 0, ok, seconds, cpuSeconds })
+    })
+  })
+}
+
 const running = new Set<ChildProcess>()
 const killGroup = (child: ChildProcess): void => {
   try {
@@ -191,7 +229,8 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
 }
 
 async function main(): Promise<void> {
-  const filters = process.argv.slice(2)
+  const withTypecheck = process.argv.includes('--typecheck')
+  const filters = process.argv.slice(2).filter((arg) => arg !== '--typecheck')
   const files = [...findTests(join(root, 'test')), ...findTests(join(root, 'conformance'))].filter(
     (file) => filters.length === 0 || filters.some((filter) => relative(root, file).includes(filter)),
   )
@@ -213,6 +252,7 @@ async function main(): Promise<void> {
   }
   const results: FileResult[] = []
   const started = performance.now()
+  const typechecked = withTypecheck ? typecheck() : undefined
   const worker = async (): Promise<void> => {
     for (let file = next(); file !== undefined; file = next()) {
       if (jobs === 1) console.log(`\n── ${relative(root, file)}`)
@@ -220,6 +260,7 @@ async function main(): Promise<void> {
     }
   }
   await Promise.all(Array.from({ length: jobs }, worker))
+  if (typechecked !== undefined) results.push(await typechecked)
   results.sort((a, b) => a.file.localeCompare(b.file))
   console.log('\nTest files:')
   for (const r of results) {
@@ -231,7 +272,7 @@ async function main(): Promise<void> {
   const failed = sum('failed')
   const cpu = results.every((r) => r.cpuSeconds !== undefined) ? results.reduce((total, r) => total + (r.cpuSeconds ?? 0), 0) : undefined
   console.log(
-    `${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
+    `${results.filter((r) => r.file.endsWith('.ts')).length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
       .map((load) => load.toFixed(2))
       .join(' ')}`,
   )
