@@ -83,7 +83,6 @@ const LONG_FIRST = [
   'test/client-package.test.ts',
   'test/rpc/compile.test.ts',
   'test/network/sdk.test.ts',
-  'test/network/join-twice.test.ts',
   'test/network/adversary.test.ts',
   'test/examples.test.ts',
   'test/rpc/cert.test.ts',
