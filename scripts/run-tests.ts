@@ -79,7 +79,6 @@ let childrenCpuSeen = endedChildrenCpu()
 const LONG_FIRST = [
   'test/durability.test.ts',
   'conformance/conformance.test.ts',
-  'test/network/faults.test.ts',
   'test/network/membership.test.ts',
   'test/cli.test.ts',
   'test/network/partition.test.ts',
