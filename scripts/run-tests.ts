@@ -77,19 +77,20 @@ let childrenCpuSeen = endedChildrenCpu()
 
 /** files that take longest (seconds on a quiet machine, roughly), started first */
 const LONG_FIRST = [
+  'test/network/sdk.test.ts',
   'test/durability.test.ts',
   'conformance/conformance.test.ts',
-  'test/network/membership.test.ts',
-  'test/cli.test.ts',
   'test/network/partition.test.ts',
-  'test/unit/consensus-bft/membership.test.ts',
+  'test/network/membership.test.ts',
   'test/network/join.test.ts',
-  'test/client-package.test.ts',
-  'test/rpc/compile.test.ts',
-  'test/network/sdk.test.ts',
   'test/network/adversary.test.ts',
   'test/examples.test.ts',
+  'test/client-package.test.ts',
+  'test/metrics.test.ts',
+  'test/rpc/compile.test.ts',
   'test/rpc/cert.test.ts',
+  'test/cli.test.ts',
+  'test/unit/consensus-bft/membership.test.ts',
 ]
 
 /** the run's own build of the sources for the node processes, inside node_modules so its modules find the packages */
