@@ -33,7 +33,7 @@ export const deviations: Deviation[] = [
     state: 'viewChanged',
     what: 'example "system status subscription" ("after a consensus view change")',
     reason:
-      'the network state runs its nodes in processes of their own, which cannot be made to hand out the fixed subscription id 0x4c29…; and on a subscription without a filter a real view change also raises "required viewchange" and p2p "lost" statuses, so the example (one status) must first be rewritten with a filter and replayed on a VP started in-process and joined to the network. test/network/faults.test.ts checks the finished view change on a filtered system status subscription of a backup',
+      'the network state runs its nodes in processes of their own, which cannot be made to hand out the fixed subscription id 0x4c29…; and on a subscription without a filter a real view change also raises "required viewchange" and p2p "lost" statuses, so the example (one status) must first be rewritten with a filter and replayed on a VP started in-process and joined to the network. the fault cases of test/network/sdk.test.ts check the finished view change on a filtered system status subscription of a backup',
     issue:
       'issue 6 (resolved with this example kept as a known deviation: the sample shows one status where a real view change raises three)',
   },

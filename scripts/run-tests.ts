@@ -3,6 +3,8 @@
  * one closing line `N passed, N failed, N skipped` that CI reads.
  *
  *   tsx scripts/run-tests.ts [filter ...]   only files whose path contains a filter
+ *   --typecheck                             also runs `tsc -p tsconfig.json` (npm test): beside the
+ *                                           first files, as a failed file when it finds errors
  *   KEEL_TEST_JOBS=N                        files run at once (default 2; 1 runs them one by one)
  *   KEEL_NODE_BUILD=                        node processes run the TypeScript through tsx (below)
  *
@@ -17,9 +19,17 @@
  * the CPU, so a second file beside it halves the run's wall time on two cores. The longest files
  * (LONG_FIRST) start first so the run does not end waiting on one of them; a file's output is
  * printed whole when it ends, so two files' lines never interleave.
+ *
+ * Under c8 (npm test) each process and thread writes its V8 coverage at exit, ~80% of it Node's own
+ * modules and node_modules, which the report then reads and drops (~700 MB, 17-24 s after the last
+ * file). As each file ends, its processes' coverage files are trimmed of those entries
+ * (trimCoverage): the same report, read from ~150 MB.
+ *
+ * The type check (npm test's) runs here beside the unit tests rather than before them: tsc keeps one
+ * core busy for ~25 s, which before the run left the other one idle.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
@@ -67,21 +77,20 @@ let childrenCpuSeen = endedChildrenCpu()
 
 /** files that take longest (seconds on a quiet machine, roughly), started first */
 const LONG_FIRST = [
+  'test/network/sdk.test.ts',
   'test/durability.test.ts',
   'conformance/conformance.test.ts',
-  'test/network/faults.test.ts',
-  'test/network/membership.test.ts',
-  'test/cli.test.ts',
   'test/network/partition.test.ts',
-  'test/unit/consensus-bft/membership.test.ts',
+  'test/network/membership.test.ts',
   'test/network/join.test.ts',
-  'test/client-package.test.ts',
-  'test/rpc/compile.test.ts',
-  'test/network/sdk.test.ts',
-  'test/network/join-twice.test.ts',
   'test/network/adversary.test.ts',
   'test/examples.test.ts',
+  'test/client-package.test.ts',
+  'test/metrics.test.ts',
+  'test/rpc/compile.test.ts',
   'test/rpc/cert.test.ts',
+  'test/cli.test.ts',
+  'test/unit/consensus-bft/membership.test.ts',
 ]
 
 /** the run's own build of the sources for the node processes, inside node_modules so its modules find the packages */
@@ -117,6 +126,74 @@ async function buildForNodes(): Promise<string | undefined> {
     `test nodes run a build of the sources, made in ${((performance.now() - started) / 1000).toFixed(1)} s${buildCpu === undefined ? '' : ` (${buildCpu.toFixed(1)} s CPU)`}`,
   )
   return nodeBuildDir
+}
+
+/** `tsc -p tsconfig.json` as a file of the run: its errors are its output, any error fails it */
+function typecheck(): Promise<FileResult> {
+  const started = performance.now()
+  // not covered: its coverage would only be node_modules/typescript for the report to skip
+  const { NODE_V8_COVERAGE: _notTsc, ...env } = process.env
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  running.add(child)
+  let output = ''
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString()
+  })
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      running.delete(child)
+      const childrenCpu = endedChildrenCpu()
+      const cpuSeconds = childrenCpu === undefined || childrenCpuSeen === undefined ? undefined : childrenCpu - childrenCpuSeen
+      childrenCpuSeen = childrenCpu
+      const ok = code === 0
+      process.stdout.write(`\n── typecheck (tsc -p tsconfig.json)\n${ok ? 'no type errors\n' : output}`)
+      const seconds = (performance.now() - started) / 1000
+      resolve({ file: 'typecheck (tsc)', passed: 0, failed: ok ? 0 : 1, skipped: 0, ok, seconds, cpuSeconds })
+    })
+  })
+}
+
+/** coverage files trimmed already (or that cannot be parsed: left to c8 as they are) */
+const coverageSeen = new Set<string>()
+
+/**
+ * Drops from the V8 coverage files in NODE_V8_COVERAGE what the report never counts: Node's internal
+ * modules, eval'd code and node_modules (except the run's build of the sources, whose source maps
+ * point at src/), with their source maps. Anything else (a build in a temporary directory that maps
+ * to sdk/, say) stays for c8 to judge. A file still being written does not parse: it is tried
+ * again at the next call (`final` gives up on it).
+ */
+function trimCoverage(final: boolean): void {
+  const dir = process.env.NODE_V8_COVERAGE
+  if (dir === undefined || !existsSync(dir)) return
+  const rootUrl = `file://${root}/`
+  const buildUrl = `${rootUrl}node_modules/.cache/keel-test-build-`
+  const counted = (url: string): boolean =>
+    !(url === '' || url.startsWith('node:') || (url.startsWith(`${rootUrl}node_modules/`) && !url.startsWith(buildUrl)))
+  for (const name of readdirSync(dir)) {
+    if (coverageSeen.has(name) || !name.endsWith('.json')) continue
+    const path = join(dir, name)
+    let coverage: { result: { url: string }[]; 'source-map-cache'?: Record<string, unknown> }
+    try {
+      coverage = JSON.parse(readFileSync(path, 'utf8'))
+    } catch {
+      if (final) coverageSeen.add(name)
+      continue
+    }
+    coverageSeen.add(name)
+    coverage.result = coverage.result.filter((script) => counted(script.url))
+    const maps = coverage['source-map-cache']
+    if (maps !== undefined) coverage['source-map-cache'] = Object.fromEntries(Object.entries(maps).filter(([url]) => counted(url)))
+    writeFileSync(path, JSON.stringify(coverage))
+  }
 }
 
 const running = new Set<ChildProcess>()
@@ -170,6 +247,7 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
       running.delete(child)
       // what the file started and left running (a node it forgot to stop) ends with it
       killGroup(child)
+      trimCoverage(false)
       if (jobs > 1) {
         process.stdout.write(`\n── ${relative(root, file)}\n${output}`)
         if (errors !== '') process.stderr.write(errors)
@@ -191,7 +269,8 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
 }
 
 async function main(): Promise<void> {
-  const filters = process.argv.slice(2)
+  const withTypecheck = process.argv.includes('--typecheck')
+  const filters = process.argv.slice(2).filter((arg) => arg !== '--typecheck')
   const files = [...findTests(join(root, 'test')), ...findTests(join(root, 'conformance'))].filter(
     (file) => filters.length === 0 || filters.some((filter) => relative(root, file).includes(filter)),
   )
@@ -213,6 +292,7 @@ async function main(): Promise<void> {
   }
   const results: FileResult[] = []
   const started = performance.now()
+  const typechecked = withTypecheck ? typecheck() : undefined
   const worker = async (): Promise<void> => {
     for (let file = next(); file !== undefined; file = next()) {
       if (jobs === 1) console.log(`\n── ${relative(root, file)}`)
@@ -220,6 +300,7 @@ async function main(): Promise<void> {
     }
   }
   await Promise.all(Array.from({ length: jobs }, worker))
+  if (typechecked !== undefined) results.push(await typechecked)
   results.sort((a, b) => a.file.localeCompare(b.file))
   console.log('\nTest files:')
   for (const r of results) {
@@ -231,12 +312,13 @@ async function main(): Promise<void> {
   const failed = sum('failed')
   const cpu = results.every((r) => r.cpuSeconds !== undefined) ? results.reduce((total, r) => total + (r.cpuSeconds ?? 0), 0) : undefined
   console.log(
-    `${results.length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
+    `${results.filter((r) => r.file.endsWith('.ts')).length} files, ${jobs} at a time, in ${((performance.now() - started) / 1000).toFixed(0)} s${cpu === undefined ? '' : ` (${cpu.toFixed(0)} s CPU)`}; load ${loadavg()
       .map((load) => load.toFixed(2))
       .join(' ')}`,
   )
   // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
   if (process.env.NODE_V8_COVERAGE !== undefined) {
+    trimCoverage(true)
     spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
   }
   console.log(`${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped`)

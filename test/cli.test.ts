@@ -1,6 +1,6 @@
 /** The `keel` command as a user runs it (`npm start` is `keel start`): a child process, a config file, flags, signals, help. */
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -9,14 +9,30 @@ import { envelope, post } from './helpers/node.ts'
 
 const repoRoot = join(import.meta.dirname, '..')
 
+/**
+ * How the command runs. `bin/keel.mjs` is what a user runs: in a checkout without a current dist/
+ * (CI's clean clone) it compiles src/ through tsx, some seconds of CPU per start, so one case runs
+ * it that way. The others run src/cli.ts from the test run's build of the sources (KEEL_NODE_BUILD,
+ * scripts/run-tests.ts; the same module, compiled once), or through bin/keel.mjs when there is none.
+ * `keel bench` always runs bench/run.ts from the checkout through tsx, so it goes through bin/keel.mjs.
+ */
+type Entry = 'bin' | 'built'
+const builtCli = process.env.KEEL_NODE_BUILD ? join(process.env.KEEL_NODE_BUILD, 'src', 'cli.js') : undefined
+const entryArgs = (entry: Entry): string[] => [
+  entry === 'built' && builtCli !== undefined && existsSync(builtCli) ? builtCli : 'bin/keel.mjs',
+]
+
 /** `keel <argv>` to its end: exit code and output */
-function keel(argv: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['bin/keel.mjs', ...argv], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
+function keel(argv: string[], entry: Entry = 'built'): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [...entryArgs(entry), ...argv], { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 })
   return { status: result.status, stdout: result.stdout, stderr: result.stderr }
 }
 
-function startCli(args: string[]): Promise<{ url: string; stop(signal?: NodeJS.Signals): Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, ['bin/keel.mjs', 'start', ...args], {
+function startCli(
+  args: string[],
+  entry: Entry = 'built',
+): Promise<{ url: string; stop(signal?: NodeJS.Signals): Promise<number | null>; output: () => string }> {
+  const child = spawn(process.execPath, [...entryArgs(entry), 'start', ...args], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -52,11 +68,11 @@ function startCli(args: string[]): Promise<{ url: string; stop(signal?: NodeJS.S
   })
 }
 
-test('starts on a config file with flags on top, answers, and stops cleanly on SIGTERM', async () => {
+test('bin/keel.mjs (through tsx without a current dist/) starts on a config file with flags on top, answers, and stops cleanly on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'keel-cli-'))
   const config = join(dir, 'keel.toml')
   writeFileSync(config, `[node]\nhostname = "vp9"\ndataDir = "${join(dir, 'data')}"\n[jsonrpc]\nport = 1\n`)
-  const node = await startCli(['--config', config, '--port', '0'])
+  const node = await startCli(['--config', config, '--port', '0'], 'bin')
   const reply = (await post(node.url, envelope('tx_getTransactionsVersion', []))).body as { result: string }
   assert.is(reply.result, '4.1')
   assert.is(await node.stop(), 0)
@@ -79,24 +95,23 @@ test('every command answers --help with its usage, and an unknown flag or comman
   const top = keel(['--help'])
   assert.is(top.status, 0)
   assert.match(top.stdout, /^usage: keel <command> \[options\]/)
+  const helps: Record<string, string> = {}
   for (const command of ['start', 'network', 'bench']) {
-    const help = keel([command, '--help'])
+    const help = keel([command, '--help'], command === 'bench' ? 'bin' : 'built')
     assert.is(help.status, 0, `keel ${command} --help: ${help.stderr}`)
     assert.match(help.stdout, new RegExp(`^usage: keel ${command} `))
     assert.match(help.stdout, /--help +print this help/)
+    helps[command] = help.stdout
   }
-  assert.match(keel(['start', '--help']).stdout, /--data-dir <dir>/)
-  assert.match(keel(['network', '--help']).stdout, /add-vp/)
-  assert.match(
-    keel(['bench', '--help']).stdout,
-    /--workloads <list> +which workloads, comma-separated \(default: transfers,erc20,reads,logs\)/,
-  )
+  assert.match(helps.start, /--data-dir <dir>/)
+  assert.match(helps.network, /add-vp/)
+  assert.match(helps.bench, /--workloads <list> +which workloads, comma-separated \(default: transfers,erc20,reads,logs\)/)
   for (const [argv, option] of [
     [['start', '--prot', '8081'], '--prot'],
     [['network', 'up', '--vps', '4'], '--vps'],
     [['bench', '--nope'], '--nope'],
   ] as const) {
-    const wrong = keel([...argv])
+    const wrong = keel([...argv], argv[0] === 'bench' ? 'bin' : 'built')
     assert.is(wrong.status, 2, `keel ${argv.join(' ')}`)
     assert.match(wrong.stderr, new RegExp(`^keel ${argv[0]}: unknown option '${option}'`))
     assert.match(wrong.stderr, new RegExp(`usage: keel ${argv[0]} `))

@@ -4,7 +4,7 @@
  * hash has an outcome on every node, then checking it is the same everywhere (I3).
  */
 import * as assert from 'uvu/assert'
-import { assertSameOutcomes, call } from './audit.ts'
+import { assertSameOutcomes, call, receipts } from './audit.ts'
 import { type Wallet, wallet } from './wallet.ts'
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -33,15 +33,22 @@ export async function sendTransfers(funder: Wallet, urls: readonly string[], cou
   return hashes
 }
 
-/** Waits until every hash has an outcome on every url, checks they agree; resolves with the time it took. */
+/**
+ * Waits until every hash has an outcome on every url, checks they agree; resolves with the time it
+ * took. Each poll asks each node, in one batch, only for the hashes it had no outcome for yet (the
+ * check at the end reads them all again, so an outcome that went missing still fails).
+ */
 export async function waitCommitted(hashes: readonly string[], urls: readonly string[], timeoutMs: number): Promise<number> {
   assert.ok(hashes.length > 0)
   const started = Date.now()
+  let pending = urls.map(() => [...hashes])
   for (;;) {
-    const pending = await Promise.all(
-      urls.map(async (url) => {
-        const replies = await Promise.all(hashes.map((hash) => call(url, 'tx_getTransactionReceipt', [hash])))
-        return hashes.filter((_hash, i) => replies[i].code === -32001)
+    pending = await Promise.all(
+      urls.map(async (url, at) => {
+        const left = pending[at]
+        if (left.length === 0) return left
+        const replies = await receipts(url, left)
+        return left.filter((_hash, i) => replies[i].code === -32001)
       }),
     )
     if (pending.every((left) => left.length === 0)) {

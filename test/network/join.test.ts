@@ -4,6 +4,11 @@
  * network's CA, peerconfig.toml `new = true`) and started. It links, sends ATTEND, each VP votes
  * it in, the votes are ordered, and 40 blocks later the group is 5. With one original VP down,
  * N = 5 needs node5 for every quorum of 4.
+ *
+ * Then a second VP is added the same way, on the same network (one network start fewer than a file
+ * of its own): node6's files list node5, which the chain added, so its genesis group comes from
+ * keel.toml's genesisVps (add-vp writes it). Then N = 6, quorum 4: with node3 and node4 down, every
+ * commit needs both added VPs.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -100,6 +105,33 @@ test('the NVP forwards to and follows a VP the chain added: with its links to th
   const live = ['node1', 'node2', 'node4', 'node5', 'nvp1']
   const ms = await waitCommitted(await send(10, ['nvp1']), live.map(urlOf), 60_000)
   console.log(`  10 transfers sent to nvp1 committed through node5 in ${ms} ms`)
+  await assertNoFork(live.map(urlOf))
+  await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
+test('a second add: node6 (whose files list node5, added by the chain) is voted in by all five; then N = 6, quorum 4, and with node3 and node4 down every commit needs node5 and node6', async () => {
+  // every member votes on a change: node3, down since the third case, comes back first
+  await net.start('node3')
+  const node6 = await net.addVp()
+  assert.is(node6.hostname, 'node6')
+  assert.is(node6.id, 6)
+  const started = Date.now()
+  await net.start('node6')
+  const five = ['node1', 'node2', 'node3', 'node4', 'node5']
+  for (;;) {
+    const listed = await vpsListedBy('node1')
+    const state = (await consensusOf('node6')).state
+    if (listed.includes('node6') && state === 'normal') break
+    assert.ok(Date.now() - started < 120_000, `node6 not in the group after 120 s (node1 lists ${listed}, node6 is ${state})`)
+    await send(3, ['node1', 'node2', 'node3', 'node4'])
+  }
+  console.log(`  node6 joined ${Date.now() - started} ms after it started`)
+  for (const hostname of five) assert.ok((await vpsListedBy(hostname)).includes('node6'), `${hostname} lists node6 as a VP`)
+  await processes.get('node3')!.kill('SIGKILL')
+  await processes.get('node4')!.kill('SIGKILL')
+  const live = ['node1', 'node2', 'node5', 'node6']
+  const ms = await waitCommitted(await send(20, live), live.map(urlOf), 90_000)
+  console.log(`  node1, node2, node5 and node6 (quorum 4 of 6) committed 20 transfers in ${ms} ms`)
   await assertNoFork(live.map(urlOf))
   await assertSameOutcomes(live.map(urlOf), accepted)
 })
