@@ -46,7 +46,7 @@ export interface BlockStore {
     receipts: Receipt[]
     invalid: InvalidTx[]
     changes: WorldChanges
-    batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
+    batch?: { view: number; txHashes: Hex[]; proof: Uint8Array; timestamp?: bigint }
   }): Promise<void>
 }
 
@@ -221,7 +221,9 @@ export function createBlockProducer(options: {
       if (produceOptions.expectHash !== undefined && produceOptions.expectHash !== hash) {
         throw new BlockMismatchError(`block ${number} replayed to ${hash}, its source says ${produceOptions.expectHash}`)
       }
-      await store.commitBlock({ header, txs, receipts, invalid, changes, batch: produceOptions.batch })
+      // the batch keeps its own time: its proof signs that one, and the block's may have been moved past the parent's
+      const ordered = produceOptions.batch === undefined ? undefined : { ...produceOptions.batch, timestamp: wanted }
+      await store.commitBlock({ header, txs, receipts, invalid, changes, batch: ordered })
       log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
       return { header, txs, receipts, invalid }
     },

@@ -16,11 +16,13 @@
  * The fetch walks forward from the local tip and each block must name the tip as its parent,
  * so a peer cannot splice in a block of another chain; it stops at the target and checks its hash.
  */
+import { batchDigest } from '../consensus/bft/messages.ts'
 import type { Hex, SignedTx } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import type { BlockBatch } from '../store/index.ts'
 import { pack, unpack } from '../wire/binary.ts'
 import { Channel } from './channels.ts'
+import { decodeProof } from './proof.ts'
 import { decodeTxs, type WireTx, wireTxs } from './tx-relay.ts'
 
 /** why a proof may fail on an honest network: said with every refused proof */
@@ -31,7 +33,7 @@ export interface SyncedBlock {
   number: number
   hash: Hex
   parentHash: Hex
-  /** block time, ns: the batch's timestamp */
+  /** the batch's own time, ns, which its proof signs; the block's time is this, or its parent's + 1 when this is not later */
   timestamp: bigint
   view: number
   proof: Uint8Array
@@ -84,7 +86,7 @@ export function readBlocks(source: BlockSource, from: number, to: number): Uint8
       number,
       hash: header.hash,
       parentHash: header.parentHash,
-      timestamp: header.writeTime,
+      timestamp: signedTime(number, header.writeTime, batch),
       view: batch.view,
       proof: batch.proof,
       txHashes: batch.txHashes,
@@ -95,6 +97,22 @@ export function readBlocks(source: BlockSource, from: number, to: number): Uint8
     out.push(packed)
   }
   return pack(out)
+}
+
+/**
+ * The time a stored batch's proof signs: kept with the batch (BlockBatch.timestamp). A record written
+ * before it was kept has the block's time, which is the batch's unless the producer moved it past
+ * its parent's — as for a view change's empty batch (time 0): that one is recognised by its proof.
+ */
+function signedTime(number: number, blockTime: bigint, batch: BlockBatch): bigint {
+  if (batch.timestamp !== undefined) return batch.timestamp
+  if (batch.txHashes.length > 0) return blockTime
+  try {
+    const { commits, votes } = decodeProof(batch.proof)
+    const empty = batchDigest(number, 0n, [], votes)
+    if (commits.some((commit) => commit.body.digest === empty)) return 0n
+  } catch {}
+  return blockTime
 }
 
 const HASH = /^0x[0-9a-f]{64}$/

@@ -40,7 +40,7 @@ export interface BlockCommit {
   invalid: InvalidTx[]
   changes: WorldChanges
   /** a block ordered by consensus: its batch as named (a superset of the block's txs, in execution order) and commit proof (keyspace 24), so peers can replay it */
-  batch?: { view: number; txHashes: Hex[]; proof: Uint8Array }
+  batch?: { view: number; txHashes: Hex[]; proof: Uint8Array; timestamp?: bigint }
 }
 
 export interface GenesisAccount {

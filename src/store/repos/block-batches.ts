@@ -16,12 +16,20 @@ export interface BlockBatch {
   txHashes: Hex[]
   /** the commit certificate, as the consensus codec writes it */
   proof: Uint8Array
+  /**
+   * the batch's own time, ns, which the proof signs; the block's time differs when the producer
+   * moved it past its parent's (a view change's empty batch has time 0). Undefined in records
+   * written before it was kept.
+   */
+  timestamp?: bigint
 }
 
 interface StoredBatch {
   view: number
   txHashes: Uint8Array
   proof: Uint8Array
+  /** u64 big-endian: bigints do not survive the store's own msgpack beyond 2^53 */
+  timestamp?: Uint8Array
 }
 
 export class BlockBatchesRepo {
@@ -31,12 +39,21 @@ export class BlockBatchesRepo {
     if (!isBlockNumber(number)) return undefined
     const stored: StoredBatch | undefined = this.db.get(number)
     if (stored === undefined) return undefined
-    return { view: stored.view, txHashes: unpackHex(stored.txHashes, 32), proof: new Uint8Array(stored.proof) }
+    const batch: BlockBatch = { view: stored.view, txHashes: unpackHex(stored.txHashes, 32), proof: new Uint8Array(stored.proof) }
+    if (stored.timestamp !== undefined && stored.timestamp.length === 8) {
+      batch.timestamp = Buffer.from(stored.timestamp.buffer, stored.timestamp.byteOffset, 8).readBigUInt64BE()
+    }
+    return batch
   }
 
   /** inside a write transaction; hash keys are 32 raw bytes each */
-  put(number: number, batch: { view: number; txKeys: Buffer[]; proof: Uint8Array }): void {
+  put(number: number, batch: { view: number; txKeys: Buffer[]; proof: Uint8Array; timestamp?: bigint }): void {
     const stored: StoredBatch = { view: batch.view, txHashes: Buffer.concat(batch.txKeys), proof: batch.proof }
+    if (batch.timestamp !== undefined) {
+      const time = Buffer.alloc(8)
+      time.writeBigUInt64BE(batch.timestamp)
+      stored.timestamp = time
+    }
     this.db.putSync(number, stored)
   }
 }

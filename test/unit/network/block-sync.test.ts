@@ -8,10 +8,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
+import { batchDigest, type Commit, type Signed } from '../../../src/consensus/bft/messages.ts'
 import type { Hex } from '../../../src/domain.ts'
 import { createLogger } from '../../../src/log.ts'
 import { createBlockSync, decodeBlocks, readBlocks, SyncError, type SyncNetwork, serveBlocks } from '../../../src/network/block-sync.ts'
 import { Channel } from '../../../src/network/channels.ts'
+import { decodeProof, encodeProof } from '../../../src/network/proof.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'
 import type { BlockCommit } from '../../../src/store/types.ts'
 import { pack } from '../../../src/wire/binary.ts'
@@ -101,6 +103,50 @@ test("a reply whose bodies are not its batch's, in order, is refused", async () 
   const reply = openReply(readBlocks(store, 2, 2))
   ;(reply[0].txHashes as string[]).reverse()
   assert.throws(() => decodeBlocks(packReply(reply), nowNs), /which its batch does not name in that place/)
+  await store.close()
+})
+
+/** a proof whose commits name `digest` (signatures are not checked here: the digest is what the served time must reproduce) */
+const proofNaming = (seq: number, digest: Hex): Uint8Array =>
+  encodeProof([1, 2, 3].map((from): Signed<Commit> => ({ from, sig: 'ab'.repeat(64), body: { type: 'commit', view: 2, seq, digest } })))
+
+test('a batch is served with the time its proof signs, not its block time the producer moved past the parent (a view change leaves empty batches at time 0; a clock may step back)', async () => {
+  const { store } = await sourceChain(2)
+  // an empty batch of time 0 after a view change: its block's time is its parent's + 1
+  const empty = nextBlock(store, { writeTime: store.getBlock(2)!.writeTime + 1n })
+  empty.batch = { view: 2, txHashes: [], proof: proofNaming(3, batchDigest(3, 0n, [])), timestamp: 0n }
+  await store.commitBlock(empty)
+  // a batch timed before its parent (the new primary's clock behind the old one's)
+  const tx = admitTransaction('transfer', alice.transfer(wallet().address, 1), { nowNs })
+  const stepped = nextBlock(store, { valid: [tx], writeTime: store.getBlock(3)!.writeTime + 1n })
+  const steppedTime = store.getBlock(3)!.writeTime - 5_000n
+  stepped.batch = { view: 2, txHashes: [tx.hash], proof: proofNaming(4, batchDigest(4, steppedTime, [tx.hash])), timestamp: steppedTime }
+  await store.commitBlock(stepped)
+  const [third, fourth] = decodeBlocks(readBlocks(store, 3, 4), nowNs)
+  assert.is(third.timestamp, 0n)
+  assert.is(fourth.timestamp, steppedTime)
+  for (const block of [third, fourth]) {
+    const { body } = decodeProof(block.proof).commits[0]
+    assert.is(
+      batchDigest(block.number, block.timestamp, block.txHashes),
+      body.digest,
+      `block ${block.number}: the served time reproduces the signed digest`,
+    )
+  }
+  await store.close()
+})
+
+test('a record written before batches kept their time: an empty batch whose proof signs time 0 is served with 0; others with the block time', async () => {
+  const { store } = await sourceChain(2)
+  const empty = nextBlock(store, { writeTime: store.getBlock(2)!.writeTime + 1n })
+  empty.batch = { view: 2, txHashes: [], proof: proofNaming(3, batchDigest(3, 0n, [])) }
+  await store.commitBlock(empty)
+  const dated = nextBlock(store)
+  dated.batch = { view: 2, txHashes: [], proof: proofNaming(4, batchDigest(4, dated.header.writeTime, [])) }
+  await store.commitBlock(dated)
+  const [third, fourth] = decodeBlocks(readBlocks(store, 3, 4), nowNs)
+  assert.is(third.timestamp, 0n)
+  assert.is(fourth.timestamp, dated.header.writeTime)
   await store.close()
 })
 
