@@ -70,7 +70,7 @@ export const Keyspace = {
    * (repos/consensus-log.ts), with the same keys and values; records found here are moved there at open.
    */
   consensus: 23,
-  /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx the batch named, in order, proof bytes); blocks ordered by consensus only (repos/block-batches.ts) */
+  /** u32 block number -> BlockBatch (msgpack: view, hash32 ‖ hash32 ‖ … every tx the batch named, in order, proof bytes, the batch's own time (absent in older records) as u64be, which the proof signs); blocks ordered by consensus only (repos/block-batches.ts) */
   blockBatches: 24,
   /**
    * Transaction indexes for the SDK's filtered and paged queries (repos/tx-indexes.ts), written with
