@@ -10,8 +10,9 @@
  * Then faults on the same network (one network start fewer than a file of their own): transactions
  * sent to any node have one outcome everywhere; a spoiled copy sent to one VP never cancels the
  * genuine one sent to another (issue 17); kill -9 a backup, then the primary under load (a new
- * view, no fork, nothing accepted lost); f + 1 VPs down halts the chain until one returns. Each
- * kill is followed by a restart, so each case starts with every node running.
+ * view, no fork, nothing accepted lost); f + 1 VPs down halts the chain until one returns; every
+ * VP killed at once under load, then all restarted (reliability F3). Each kill is followed by a
+ * restart, so each case starts with every node running.
  *
  *   npx tsx test/network/sdk.test.ts
  */
@@ -20,7 +21,7 @@ import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
+import { assertNoFork, assertSameOutcomes, call, height, receiptText } from '../helpers/audit.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { GENESIS_BALANCE, type SdkFlows, sdkFlows } from '../helpers/jssdk-flows.ts'
 import { waitForReceipt } from '../helpers/node.ts'
@@ -316,6 +317,42 @@ test('f+1 VPs down: the chain halts, and resumes when one returns; the NVP follo
   await waitCommitted(await send(10, ['node3', 'nvp1']), live(), 90_000)
   await assertNoFork(live())
   await assertSameOutcomes(live(), accepted)
+})
+
+test('F3: every VP killed at once under load, then all restarted: they resume, no fork, every answered hash has one outcome, receipts served before are unchanged', async () => {
+  const { privateKey } = JSON.parse(readFileSync(join(dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+  const funder = wallet(privateKey)
+  const servedBefore = accepted.slice(-20)
+  const receiptsBefore = await Promise.all(servedBefore.map((hash) => call(urlOf('node1'), 'tx_getTransactionReceipt', [hash])))
+  // four clients, one per VP, each with a submission in flight when the VPs die; what they were answered is all that counts
+  const answered: string[] = []
+  let killing = false
+  const clients = VPS.map(async (vp) => {
+    while (!killing) {
+      try {
+        const reply = await call(urlOf(vp), 'tx_sendTransaction', [funder.transfer(wallet().address, 1)])
+        if (reply.code === 0) answered.push(reply.result as string)
+        else await sleep(100)
+      } catch {
+        return // the node died under the request: its answer never came
+      }
+    }
+  })
+  while (answered.length < 40) await sleep(50)
+  killing = true
+  await Promise.all(VPS.map((vp) => processes.get(vp)!.kill('SIGKILL')))
+  await Promise.all(clients)
+  const restartedAt = Date.now()
+  await Promise.all(VPS.map((vp) => net.start(vp)))
+  await waitCommitted(answered, live(), 90_000)
+  console.log(
+    `  ${answered.length} transfers answered before all four VPs died; all committed ${Date.now() - restartedAt} ms after the restart began`,
+  )
+  await waitCommitted(await send(10, VPS), live(), 60_000)
+  await assertNoFork(live())
+  await assertSameOutcomes(live(), [...accepted, ...answered])
+  const receiptsAfter = await Promise.all(servedBefore.map((hash) => call(urlOf('node1'), 'tx_getTransactionReceipt', [hash])))
+  assert.equal(receiptsAfter.map(receiptText), receiptsBefore.map(receiptText), 'receipts served before the kill are unchanged (I7)')
 })
 
 test.run()
