@@ -3,9 +3,9 @@
  * pool of worker threads takes batches and answers per-item validity. Recovery scales almost
  * linearly with threads (x1.98 on 2 cores, perf-baseline.md).
  *
- * A batch is either `{tx, signature}` items (the params object as signed) or transactions in their
- * binary form (wire/tx-codec.ts encodeTx), which a request thread has made anyway and which cost
- * far less to post than the objects. Another thread reaches the same workers through message ports
+ * A batch is `{tx, signature}` items (the params object as signed); a job of a layer above (a
+ * request thread's admissions, front/admission-job.ts) travels as bytes, all of a chunk in one
+ * transferred buffer (wire/frames.ts). Another thread reaches the same workers through message ports
  * (`connect` here, `createVerifyClient` there), so one pool serves the chain thread and every
  * request thread.
  *
@@ -16,7 +16,6 @@
 import { availableParallelism } from 'node:os'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
 import { packFrames, unpackFrames } from '../wire/frames.ts'
-import { decodeTx } from '../wire/tx-codec.ts'
 import { runnableModule, startWorker } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
 import { checkTransactionSignature, SignatureVerdict, type SignatureVerdictCode, signatureVerdict } from './signature.ts'
@@ -42,6 +41,13 @@ export interface VerifyResult<Id = string | number> {
  * workers import `module` and look the job up by name in its `jobs` export; `handlers` is the same
  * table for this thread, when no worker runs.
  */
+/** a job's chunk: its name, the requests' bytes, the data every request of the batch shares */
+export interface JobChunk {
+  job: string
+  requests: Uint8Array[]
+  data: unknown
+}
+
 export type JobHandler = (items: readonly Uint8Array[], data: unknown, context: { nodeVersion: string | undefined }) => Uint8Array[]
 export interface JobModule {
   module: URL
@@ -66,12 +72,8 @@ export interface VerifyPoolOptions {
 export interface VerifyPool {
   /** verifies a batch; results are in input order */
   verify<Id>(items: readonly VerifyItem<Id>[]): Promise<VerifyResult<Id>[]>
-  /** verifies transactions in their binary form (encodeTx); per item a SignatureVerdict code (1 valid), in input order */
-  verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array>
   /** runs job `name` (VerifyPoolOptions.jobs) over `items` on the workers: one answer per item, in input order */
   runJob(name: string, items: readonly Uint8Array[], data: unknown): Promise<Uint8Array[]>
-  /** in this thread: the -32602 message of a transaction whose verdict was `uncovered` */
-  refusal(tx: TxFields, signature: string): string | undefined
   /** 'workers' while at least one worker runs, else 'in-thread' */
   readonly mode: 'workers' | 'in-thread'
   /** live worker threads */
@@ -85,7 +87,7 @@ export interface VerifyPool {
 
 /** one chunk: what a worker message carries, and how this thread would do it instead */
 interface Chunk {
-  message: { items: { tx: TxFields; signature: string }[] } | { txs: Uint8Array[] } | { job: string; txs: Uint8Array[]; data: unknown }
+  message: { items: { tx: TxFields; signature: string }[] } | JobChunk
   count: number
 }
 
@@ -181,9 +183,7 @@ function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'bac
   const { pool } = jobs
   return {
     verify: pool.verify,
-    verifyEncoded: pool.verifyEncoded,
     runJob: pool.runJob,
-    refusal: pool.refusal,
     get mode() {
       return pool.mode
     },
@@ -221,13 +221,10 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
       target.load += chunk.count
       try {
         if ('job' in chunk.message) {
-          const packed = packFrames(chunk.message.txs)
+          const packed = packFrames(chunk.message.requests)
           target.post({ jobId, job: chunk.message.job, data: chunk.message.data, packed, count: chunk.count }, [
             packed.buffer as ArrayBuffer,
           ])
-        } else if ('txs' in chunk.message) {
-          const packed = packFrames(chunk.message.txs)
-          target.post({ jobId, packed, count: chunk.count }, [packed.buffer as ArrayBuffer])
         } else target.post({ jobId, ...chunk.message }, [])
       } catch {
         // a value structured clone cannot carry: verify that chunk here instead
@@ -271,18 +268,13 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
       const valid = await chunked(plain.length, (start, end) => ({ message: { items: plain.slice(start, end) }, count: end - start }))
       return items.map((item, i) => {
         if (valid[i] !== SignatureVerdict.uncovered) return { id: item.id, valid: valid[i] === SignatureVerdict.valid }
-        return { id: item.id, valid: false, uncovered: pool.refusal(item.tx, item.signature) }
+        // rare: the check is made again here for its message
+        return { id: item.id, valid: false, uncovered: checkTransactionSignature(item.tx, item.signature, { nodeVersion }).uncovered }
       })
-    },
-    refusal(tx: TxFields, signature: string): string | undefined {
-      return checkTransactionSignature(tx, signature, { nodeVersion }).uncovered
-    },
-    verifyEncoded(txs: readonly Uint8Array[]): Promise<Uint8Array> {
-      return chunked(txs.length, (start, end) => ({ message: { txs: txs.slice(start, end) }, count: end - start }))
     },
     async runJob(job: string, items: readonly Uint8Array[], data: unknown): Promise<Uint8Array[]> {
       const answers = await parts(items.length, (start, end) => ({
-        message: { job, txs: items.slice(start, end), data },
+        message: { job, requests: items.slice(start, end), data },
         count: end - start,
       }))
       const frames = answers.flatMap((answer) => unpackFrames(answer))
@@ -324,30 +316,17 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
 }
 
 /** A job chunk's answers, one frame per item (wire/frames.ts), in this thread or a worker. */
-export function runJobChunk(
-  handlers: JobModule['handlers'],
-  message: { job: string; txs: Uint8Array[]; data: unknown },
-  nodeVersion: string | undefined,
-): Uint8Array {
+export function runJobChunk(handlers: JobModule['handlers'], message: JobChunk, nodeVersion: string | undefined): Uint8Array {
   const handler = Object.hasOwn(handlers, message.job) ? handlers[message.job] : undefined
   if (handler === undefined) throw new Error(`the verify pool runs no job named ${JSON.stringify(message.job)}`)
-  return packFrames(handler(message.txs, message.data, { nodeVersion }))
+  return packFrames(handler(message.requests, message.data, { nodeVersion }))
 }
 
-/** item `i` of a chunk: a params object with its signature, or a transaction's bytes */
+/** item `i` of a chunk of params objects with their signatures */
 export function verifyOne(chunk: Chunk, i: number, nodeVersion: string | undefined): SignatureVerdictCode {
-  if ('job' in chunk.message) throw new Error('verifyOne: a job chunk holds no transactions to verify')
-  if ('items' in chunk.message) {
-    const item = chunk.message.items[i]
-    return signatureVerdict(item.tx, item.signature, { nodeVersion })
-  }
-  let tx: ReturnType<typeof decodeTx>
-  try {
-    tx = decodeTx(chunk.message.txs[i])
-  } catch {
-    return SignatureVerdict.invalid
-  }
-  return signatureVerdict(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
+  if (!('items' in chunk.message)) throw new Error('verifyOne: a job chunk holds no transactions to verify')
+  const item = chunk.message.items[i]
+  return signatureVerdict(item.tx, item.signature, { nodeVersion })
 }
 
 export type { Chunk as VerifyChunk }

@@ -1,11 +1,11 @@
 /**
  * Worker thread of verify-pool.ts: verifies batches of transaction signatures off the threads that
- * decide and answer. Messages in: `{ jobId, items: {tx, signature}[] }` or `{ jobId, packed, count }`
- * (binary transactions, wire/tx-codec.ts, as one buffer: wire/frames.ts); out: `{ jobId, valid: Uint8Array }` (a
- * SignatureVerdict code per item: 1 valid) on the port the job came from; `{ port }` adds a port another thread sends jobs on.
+ * decide and answer. Messages in: `{ jobId, items: {tx, signature}[] }`; out: `{ jobId, valid:
+ * Uint8Array }` (a SignatureVerdict code per item: 1 valid) on the port the job came from.
  * `{ jobId, job, data, packed, count }` runs a named job of the module workerData.jobModule names
- * (verify-pool.ts JobModule) and answers its per-item bytes packed the same way. Posts
- * `{ ready: true, backend }` once the crypto modules (and that module) have loaded.
+ * (verify-pool.ts JobModule) over the requests packed in one buffer (wire/frames.ts) and answers
+ * its per-item bytes packed the same way. `{ port }` adds a port another thread sends jobs on.
+ * Posts `{ ready: true, backend }` once the crypto modules (and that module) have loaded.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { unpackFrames } from '../wire/frames.ts'
@@ -15,7 +15,6 @@ import { type JobModule, runJobChunk, type VerifyChunk, verifyOne } from './veri
 
 type JobMessage = { jobId: number } & (
   | { items: { tx: TxFields; signature: string }[] }
-  | { packed: Uint8Array; count: number; job?: undefined }
   | { packed: Uint8Array; count: number; job: string; data: unknown }
 )
 
@@ -28,29 +27,27 @@ const handlers = jobModule === undefined ? {} : ((await import(jobModule)) as { 
 const serve = (on: MessagePort): void => {
   on.on('message', (message: JobMessage | { port: MessagePort }) => {
     if ('port' in message) return serve(message.port)
-    if ('job' in message && message.job !== undefined) {
+    if ('job' in message) {
       let answers: Uint8Array
       try {
-        answers = runJobChunk(handlers, { job: message.job, txs: framesOf(message.packed, message.count), data: message.data }, nodeVersion)
+        answers = runJobChunk(
+          handlers,
+          { job: message.job, requests: framesOf(message.packed, message.count), data: message.data },
+          nodeVersion,
+        )
       } catch {
         answers = new Uint8Array(0)
       }
       return on.postMessage({ jobId: message.jobId, valid: answers }, [answers.buffer as ArrayBuffer])
     }
-    const chunk = chunkOf(message)
+    const chunk: VerifyChunk = { message: { items: message.items }, count: message.items.length }
     const valid = new Uint8Array(chunk.count)
     for (let i = 0; i < chunk.count; i++) valid[i] = verifyOne(chunk, i, nodeVersion)
     on.postMessage({ jobId: message.jobId, valid }, [valid.buffer])
   })
 }
 
-/** a job as verifyOne reads it; transactions a packed buffer does not hold verify as invalid */
-function chunkOf(message: JobMessage): VerifyChunk {
-  if ('items' in message) return { message: { items: message.items }, count: message.items.length }
-  return { message: { txs: framesOf(message.packed, message.count) }, count: message.count }
-}
-
-/** `count` frames of a packed buffer; an item it does not hold is empty */
+/** `count` frames of a packed buffer; a request it does not hold is empty (the job answers it as malformed) */
 function framesOf(packed: Uint8Array, count: number): Uint8Array[] {
   let frames: (Uint8Array | undefined)[] = []
   try {
