@@ -342,7 +342,12 @@ class LmdbStore extends LmdbReader implements Store {
       this.blocks.put(header, encodedHeader)
       this.blockTxs.put(number, validKeys, invalidKeys)
       if (block.batch !== undefined && batchKeys !== undefined)
-        this.blockBatches.put(number, { view: block.batch.view, txKeys: batchKeys, proof: block.batch.proof, timestamp: block.batch.timestamp })
+        this.blockBatches.put(number, {
+          view: block.batch.view,
+          txKeys: batchKeys,
+          proof: block.batch.proof,
+          timestamp: block.batch.timestamp,
+        })
       for (let i = 0; i < txs.length; i++) {
         this.txs.put(validKeys[i], txs[i], encodedTxs[i])
         this.receipts.put(validKeys[i], receipts[i], encodedReceipts[i])
