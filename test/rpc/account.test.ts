@@ -20,6 +20,10 @@ const ALICE_START = 1_000_000n
 const balance = async (address: string): Promise<bigint> => BigInt(await ok<string>(url, 'account_getBalance', [address]))
 
 test.before(async () => {
+  // solc-js compiles in this thread, synchronously: done before the node starts, it cannot stall the
+  // client for seconds between two requests, while the node closes the kept-alive connection the
+  // next request then goes out on ("socket hang up", seen once in CI at load 16)
+  artifact(STORE_SOURCE, 'Store')
   node = await startTestNode(
     {
       chain: { batchTimeoutMs: 5 },

@@ -67,6 +67,9 @@ const txA = (hash: string): Promise<WireTx> => ok<WireTx>(a, 'tx_getTransactionB
 const hashesOf = (txs: WireTx[]): string[] => txs.map((tx) => tx.hash)
 
 test.before(async () => {
+  // solc-js compiles synchronously in this thread: done before the nodes start, not for seconds
+  // between two requests while a node closes the kept-alive connection the next one goes out on
+  artifact(STORE_SOURCE, 'Store')
   ;({ nodes, a, b, dev, devB } = await startBatchingPair())
 })
 
