@@ -24,7 +24,7 @@ import type { Simulated, ToChain, ToFront } from './messages.ts'
 /**
  * A turn's submissions leave for the verify pool and the chain thread in groups of at most this
  * many, not all at the turn's end: when a burst of requests fills one turn, the verify workers and
- * the chain thread start on its first group while this thread is still decoding the rest.
+ * the chain thread start on its first group while this thread is still parsing the rest.
  */
 const GROUP_SIZE = 16
 
