@@ -114,4 +114,26 @@ test('on two worker threads: every answer in input order, as in this thread', as
   }
 })
 
+test('with no worker (the in-thread fallback): the pool runs the job from the table it was given', async () => {
+  const pool = await createVerifyPool({
+    workers: 0,
+    jobs: { module: new URL('../../../src/front/admission-job.ts', import.meta.url), handlers: jobs },
+  })
+  try {
+    assert.is(pool.mode, 'in-thread')
+    const params = [transfer(40), transfer(41, { timestamp: NOW_NS + 10n * 60n * 1_000_000_000n })]
+    const answers = (
+      await pool.runJob(
+        ADMIT_JOB,
+        params.map((p) => admissionRequest('transfer', p)),
+        { nowNs: NOW_NS },
+      )
+    ).map(admissionAnswer)
+    assert.equal(answers, run(params))
+    assert.ok('hash' in answers[0] && 'refusal' in answers[1])
+  } finally {
+    await pool.close()
+  }
+})
+
 test.run()
