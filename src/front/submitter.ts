@@ -28,6 +28,25 @@ import type { Simulated, ToChain, ToFront } from './messages.ts'
  */
 const GROUP_SIZE = 16
 
+/** Gathers the items of one turn and hands them to `send` together: at the turn's end, or as soon as GROUP_SIZE have gathered. */
+function turnGroups<T>(send: (items: T[]) => void): (item: T) => void {
+  let group: T[] | undefined
+  const flush = (): void => {
+    if (group === undefined) return
+    const items = group
+    group = undefined
+    send(items)
+  }
+  return (item) => {
+    if (group === undefined) {
+      group = []
+      setImmediate(flush)
+    }
+    group.push(item)
+    if (group.length >= GROUP_SIZE) flush()
+  }
+}
+
 /** simulated outcomes kept for tx_getTransactionReceipt (as the chain thread keeps its own) */
 const MAX_SIMULATIONS = 10_000
 
@@ -65,25 +84,16 @@ export function createChainLink(
   const scrapes = new Map<number, Waiting<{ contentType: string; text: string }>>()
   const blockListeners = new Set<(number: number, hash: Hex) => void>()
   const statusListeners: ((message: SystemStatusMessage) => void)[] = []
-  let outgoing: { ids: number[]; records: Uint8Array[] } | undefined
-  const sendAdmissions = (): void => {
-    if (outgoing === undefined) return
+  const sendAdmission = turnGroups<{ id: number; record: Uint8Array }>((group) => {
     // one buffer, transferred: an array of records would be structured-cloned one backing store each
-    const records = packFrames(outgoing.records)
-    port.postMessage({ t: 'admit', ids: outgoing.ids, records }, [records.buffer as ArrayBuffer])
-    outgoing = undefined
-  }
+    const records = packFrames(group.map((item) => item.record))
+    port.postMessage({ t: 'admit', ids: group.map((item) => item.id), records }, [records.buffer as ArrayBuffer])
+  })
 
   return {
     admit(record) {
       const id = nextId++
-      if (outgoing === undefined) {
-        outgoing = { ids: [], records: [] }
-        setImmediate(sendAdmissions)
-      }
-      outgoing.ids.push(id)
-      outgoing.records.push(record)
-      if (outgoing.ids.length >= GROUP_SIZE) sendAdmissions()
+      sendAdmission({ id, record })
       return new Promise((resolve, reject) => admissions.set(id, { resolve, reject }))
     },
     simulate(tx) {
@@ -163,32 +173,26 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
   const { link, verifier } = options
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
-  let toAdmit: { requests: Uint8Array[]; waiting: Waiting<Uint8Array>[] } | undefined
-  const sendToAdmit = (): void => {
-    if (toAdmit === undefined) return
-    const batch = toAdmit
-    toAdmit = undefined
-    verifier.runJob(ADMIT_JOB, batch.requests, { nowNs: nowNs() }).then(
-      (answers) => {
-        for (const [i, waiting] of batch.waiting.entries()) waiting.resolve(answers[i])
-      },
-      (error: Error) => {
-        for (const waiting of batch.waiting) waiting.reject(error)
-      },
-    )
-  }
+  const sendToPool = turnGroups<{ request: Uint8Array; waiting: Waiting<Uint8Array> }>((group) => {
+    verifier
+      .runJob(
+        ADMIT_JOB,
+        group.map((item) => item.request),
+        { nowNs: nowNs() },
+      )
+      .then(
+        (answers) => {
+          for (const [i, { waiting }] of group.entries()) waiting.resolve(answers[i])
+        },
+        (error: Error) => {
+          for (const { waiting } of group) waiting.reject(error)
+        },
+      )
+  })
 
-  /** a submission decoded, hashed, verified and encoded on the verify pool (front/admission-job.ts), batched with the others of this turn */
+  /** a submission decoded, hashed, verified and encoded on the verify pool (front/admission-job.ts), grouped with the others of this turn */
   const admitOnPool = (kind: TxKind, params: object): Promise<Uint8Array> =>
-    new Promise((resolve, reject) => {
-      if (toAdmit === undefined) {
-        toAdmit = { requests: [], waiting: [] }
-        setImmediate(sendToAdmit)
-      }
-      toAdmit.requests.push(admissionRequest(kind, params))
-      toAdmit.waiting.push({ resolve, reject })
-      if (toAdmit.requests.length >= GROUP_SIZE) sendToAdmit()
-    })
+    new Promise((resolve, reject) => sendToPool({ request: admissionRequest(kind, params), waiting: { resolve, reject } }))
 
   const submitter: TxSubmitter = {
     async submit(kind, params) {

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
 import { signString2017, signStringFormatB, type TxFields } from '../../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../../src/crypto/signature.ts'
-import { createVerifyPool } from '../../../src/crypto/verify-pool.ts'
+import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import { InvalidParams } from '../../../src/errors.ts'
 import { ADMIT_JOB, admissionAnswer, admissionRequest, jobs } from '../../../src/front/admission-job.ts'
 import { decodeAdmitted } from '../../../src/wire/tx-codec.ts'
@@ -43,6 +43,18 @@ const run = (params: Record<string, unknown>[]) =>
     { nowNs: NOW_NS },
     { nodeVersion: undefined },
   ).map(admissionAnswer)
+
+/** `params` admitted through a real pool's runJob */
+async function runOnPool(pool: VerifyPool, params: Record<string, unknown>[]) {
+  const answers = await pool.runJob(
+    ADMIT_JOB,
+    params.map((p) => admissionRequest('transfer', p)),
+    { nowNs: NOW_NS },
+  )
+  return answers.map(admissionAnswer)
+}
+
+const jobModule = { module: new URL('../../../src/front/admission-job.ts', import.meta.url), handlers: jobs }
 
 test('a valid transfer: the hash and the record admitting it in the request thread gave', () => {
   const params = transfer(1)
@@ -93,20 +105,11 @@ test('bytes that are no request: an unexpected failure, not a crash', () => {
 })
 
 test('on two worker threads: every answer in input order, as in this thread', async () => {
-  const pool = await createVerifyPool({
-    workers: 2,
-    jobs: { module: new URL('../../../src/front/admission-job.ts', import.meta.url), handlers: jobs },
-  })
+  const pool = await createVerifyPool({ workers: 2, jobs: jobModule })
   try {
     assert.is(pool.mode, 'workers')
     const params = Array.from({ length: 37 }, (_, i) => (i % 5 === 4 ? transfer(i, {}, { value: 1 }) : transfer(i)))
-    const answers = (
-      await pool.runJob(
-        ADMIT_JOB,
-        params.map((p) => admissionRequest('transfer', p)),
-        { nowNs: NOW_NS },
-      )
-    ).map(admissionAnswer)
+    const answers = await runOnPool(pool, params)
     assert.equal(answers, run(params))
     assert.is(answers.filter((a) => 'record' in a && decodeAdmitted(a.record).signatureValid === false).length, 7)
   } finally {
@@ -115,20 +118,11 @@ test('on two worker threads: every answer in input order, as in this thread', as
 })
 
 test('with no worker (the in-thread fallback): the pool runs the job from the table it was given', async () => {
-  const pool = await createVerifyPool({
-    workers: 0,
-    jobs: { module: new URL('../../../src/front/admission-job.ts', import.meta.url), handlers: jobs },
-  })
+  const pool = await createVerifyPool({ workers: 0, jobs: jobModule })
   try {
     assert.is(pool.mode, 'in-thread')
     const params = [transfer(40), transfer(41, { timestamp: NOW_NS + 10n * 60n * 1_000_000_000n })]
-    const answers = (
-      await pool.runJob(
-        ADMIT_JOB,
-        params.map((p) => admissionRequest('transfer', p)),
-        { nowNs: NOW_NS },
-      )
-    ).map(admissionAnswer)
+    const answers = await runOnPool(pool, params)
     assert.equal(answers, run(params))
     assert.ok('hash' in answers[0] && 'refusal' in answers[1])
   } finally {
