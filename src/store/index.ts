@@ -13,6 +13,10 @@
  *   of old blocks each, driven by src/archive/service.ts. They touch blocks below the tip only,
  *   so they interleave with commitBlock freely; meta 'archive' (the genesis and the operation in
  *   progress) is what keeps readers and a restart consistent between them.
+ *
+ * Why one file of ~600 lines: the write paths above share the store's own state (the tip, the
+ * state lanes, the root planned by stateRootAfter, the writes in flight) and its one exclusive
+ * queue; split apart, each part would reach into the others' fields.
  */
 import { asBinary, type RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
@@ -341,13 +345,7 @@ class LmdbStore extends LmdbReader implements Store {
     await this.env.childTransaction(() => {
       this.blocks.put(header, encodedHeader)
       this.blockTxs.put(number, validKeys, invalidKeys)
-      if (block.batch !== undefined && batchKeys !== undefined)
-        this.blockBatches.put(number, {
-          view: block.batch.view,
-          txKeys: batchKeys,
-          proof: block.batch.proof,
-          timestamp: block.batch.timestamp,
-        })
+      if (block.batch !== undefined && batchKeys !== undefined) this.blockBatches.put(number, { ...block.batch, txKeys: batchKeys })
       for (let i = 0; i < txs.length; i++) {
         this.txs.put(validKeys[i], txs[i], encodedTxs[i])
         this.receipts.put(validKeys[i], receipts[i], encodedReceipts[i])
