@@ -18,13 +18,13 @@
  * state lanes, the root planned by stateRootAfter, the writes in flight) and its one exclusive
  * queue; split apart, each part would reach into the others' fields.
  */
-import { asBinary, type RootDatabase } from 'lmdb'
+import type { RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex, Receipt, SignedTx } from '../domain.ts'
 import { failpoint } from '../failpoints.ts'
 import { turnBudget } from '../turns.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
-import { type Db, type Dbs, openEnvironment, openKeyspaces } from './db.ts'
+import { applyWrites, type Db, type Dbs, ledgerWrite, openEnvironment, openKeyspaces, type Write } from './db.ts'
 import { Keyspace, type KeyspaceName, keyspaceEncoding, SCHEMA_VERSION } from './keyspace.ts'
 import { openPoolLog, type PoolLog } from './pool-log.ts'
 import { LmdbReader } from './reader.ts'
@@ -82,7 +82,7 @@ export async function openStore(path: string, options: OpenStoreOptions = {}): P
     if (schema === undefined) await meta.putSchema(SCHEMA_VERSION)
     else if (schema !== SCHEMA_VERSION)
       throw new Error(`openStore: ${path} has store layout ${schema}; this build reads layout ${SCHEMA_VERSION}`)
-    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path))
+    const store = new LmdbStore(root, dbs, await ConsensusLogRepo.open(path, dbs.consensus), openPoolLog(path), path)
     await store.ensureTxIndexes()
     return store
   } catch (error) {
@@ -123,6 +123,8 @@ class LmdbStore extends LmdbReader implements Store {
     dbs: Dbs,
     private readonly consensusLog: ConsensusLogRepo,
     readonly poolLog: PoolLog,
+    /** the store's directory, named when a write fails */
+    private readonly path: string,
   ) {
     super(env, dbs)
     this.pending = new PendingRepo(dbs.pending, dbs.pendingByHash)
@@ -152,7 +154,10 @@ class LmdbStore extends LmdbReader implements Store {
       for (let first = this.archived.genesis; first <= this.tip; first += INDEX_BATCH_BLOCKS) {
         const last = Math.min(this.tip, first + INDEX_BATCH_BLOCKS - 1)
         await this.env.transaction(() => {
-          for (let number = first; number <= last; number++) for (const entry of this.storedIndexEntries(number)) this.putRaw(entry)
+          const writes: Write[] = []
+          for (let number = first; number <= last; number++)
+            for (const entry of this.storedIndexEntries(number)) this.rawWrites(writes, entry)
+          void applyWrites(writes)
         })
       }
     }
@@ -167,10 +172,9 @@ class LmdbStore extends LmdbReader implements Store {
     return indexEntries(number, txs, receipts, invalid)
   }
 
-  /** inside a write transaction */
-  private putRaw(entry: RawEntry): void {
+  private rawWrites(out: Write[], entry: RawEntry): void {
     const { db, key } = this.placeOf(entry)
-    db.putSync(key, asBinary(entry.value))
+    out.push({ db, key, value: entry.value })
   }
 
   // ---- TCerts
@@ -342,25 +346,26 @@ class LmdbStore extends LmdbReader implements Store {
     }
     const encodedInvalid = invalid.map((t) => this.invalidTxs.encode(t))
 
-    await this.env.childTransaction(() => {
-      this.blocks.put(header, encodedHeader)
-      this.blockTxs.put(number, validKeys, invalidKeys)
-      if (block.batch !== undefined && batchKeys !== undefined) this.blockBatches.put(number, { ...block.batch, txKeys: batchKeys })
-      for (let i = 0; i < txs.length; i++) {
-        this.txs.put(validKeys[i], txs[i], encodedTxs[i])
-        this.receipts.put(validKeys[i], receipts[i], encodedReceipts[i])
-        this.signHashes.putIfAbsent(validSignKeys[i], validKeys[i])
-      }
-      for (let i = 0; i < invalid.length; i++) {
-        this.invalidTxs.put(invalidKeys[i], invalid[i], encodedInvalid[i])
-        const key = invalidSignKeys[i]
-        if (key !== undefined) this.signHashes.putIfAbsent(key, invalidKeys[i])
-      }
-      for (const d of diffs) this.world.write(d.kind, d.key, d.next)
-      for (const { creator, address } of deployments) this.deployed.append(creator, address)
-      for (const entry of indexed) this.putRaw(entry)
-      this.meta.putLanes(lanes)
-    })
+    // every write keyed and encoded first (any of them may fail the block here, before one is made);
+    // then made in one synchronous run, so lmdb-js commits them as one transaction (db.ts applyWrites)
+    const writes: Write[] = []
+    this.blocks.writes(writes, header, encodedHeader)
+    this.blockTxs.writes(writes, number, validKeys, invalidKeys)
+    if (block.batch !== undefined && batchKeys !== undefined)
+      this.blockBatches.writes(writes, number, { ...block.batch, txKeys: batchKeys })
+    for (let i = 0; i < txs.length; i++) {
+      this.txs.writes(writes, validKeys[i], txs[i], encodedTxs[i])
+      this.receipts.writes(writes, validKeys[i], receipts[i], encodedReceipts[i])
+    }
+    for (let i = 0; i < invalid.length; i++) this.invalidTxs.writes(writes, invalidKeys[i], invalid[i], encodedInvalid[i])
+    const signed = validSignKeys.map((key, i) => ({ key, hash: validKeys[i] }))
+    for (const [i, key] of invalidSignKeys.entries()) if (key !== undefined) signed.push({ key, hash: invalidKeys[i] })
+    this.signHashes.writesIfAbsent(writes, signed)
+    for (const d of diffs) this.world.writes(writes, d.kind, d.key, d.next)
+    this.deployed.writes(writes, deployments)
+    for (const entry of indexed) this.rawWrites(writes, entry)
+    this.meta.lanesWrites(writes, lanes)
+    await ledgerWrite(applyWrites(writes), this.path)
     this.tip = number
     this.tipHash = `0x${blockHash}`
     this.setState(lanes, root)
@@ -409,9 +414,11 @@ class LmdbStore extends LmdbReader implements Store {
       const diffs = diffWorld(this.world, { accounts, code: new Map(), storage: new Map(), contracts: new Map() })
       const lanes = applyDiffs(this.lanes, diffs)
       const root = lanesRoot(lanes)
+      const writes: Write[] = []
+      for (const d of diffs) this.world.writes(writes, d.kind, d.key, d.next)
+      this.meta.lanesWrites(writes, lanes)
       await this.env.childTransaction(() => {
-        for (const d of diffs) this.world.write(d.kind, d.key, d.next)
-        this.meta.putLanes(lanes)
+        void applyWrites(writes)
         this.meta.putGenesis({ digest, accounts: accounts.size, root })
       })
       this.setState(lanes, root)
@@ -554,9 +561,13 @@ class LmdbStore extends LmdbReader implements Store {
     this.assertOpen()
     await this.env.transaction(() => {
       for (const block of blocks) {
-        for (const entry of block.entries) this.putRaw(entry)
-        // an archive written before keyspaces 30–33 existed holds none of their entries
-        for (const entry of this.storedIndexEntries(block.number)) this.putRaw(entry)
+        const writes: Write[] = []
+        for (const entry of block.entries) this.rawWrites(writes, entry)
+        void applyWrites(writes)
+        // an archive written before keyspaces 30–33 existed holds none of their entries (read after the block's own)
+        const indexWrites: Write[] = []
+        for (const entry of this.storedIndexEntries(block.number)) this.rawWrites(indexWrites, entry)
+        void applyWrites(indexWrites)
         for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
       }
     })

@@ -7,7 +7,7 @@
  */
 import type { Hex } from '../../domain.ts'
 import { isBlockNumber, unpackHex } from '../codec.ts'
-import type { Db } from '../db.ts'
+import { type Db, encodeFor, type Write } from '../db.ts'
 
 export interface BlockBatch {
   /** consensus view the batch was committed in */
@@ -46,14 +46,14 @@ export class BlockBatchesRepo {
     return batch
   }
 
-  /** inside a write transaction; hash keys are 32 raw bytes each */
-  put(number: number, batch: { view: number; txKeys: Buffer[]; proof: Uint8Array; timestamp?: bigint }): void {
+  /** the write that stores block `number`'s batch; hash keys are 32 raw bytes each */
+  writes(out: Write[], number: number, batch: { view: number; txKeys: Buffer[]; proof: Uint8Array; timestamp?: bigint }): void {
     const stored: StoredBatch = { view: batch.view, txHashes: Buffer.concat(batch.txKeys), proof: batch.proof }
     if (batch.timestamp !== undefined) {
       const time = Buffer.alloc(8)
       time.writeBigUInt64BE(batch.timestamp)
       stored.timestamp = time
     }
-    this.db.putSync(number, stored)
+    out.push({ db: this.db, key: number, value: encodeFor(this.db, stored) })
   }
 }

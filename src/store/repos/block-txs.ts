@@ -1,7 +1,7 @@
 /** Keyspaces 4 `blockTxs`, 5 `blockInvalidTxs`: each block's tx hashes, packed as 32-byte runs. */
 import type { Hex } from '../../domain.ts'
 import { isBlockNumber, unpackHex } from '../codec.ts'
-import type { Db } from '../db.ts'
+import type { Db, Write } from '../db.ts'
 
 export class BlockTxsRepo {
   constructor(
@@ -17,9 +17,8 @@ export class BlockTxsRepo {
     return isBlockNumber(number) ? unpackHex(this.invalid.get(number), 32) : []
   }
 
-  /** inside a write transaction; hash keys are 32 raw bytes each */
-  put(number: number, valid: Buffer[], invalid: Buffer[]): void {
-    this.valid.putSync(number, Buffer.concat(valid))
-    this.invalid.putSync(number, Buffer.concat(invalid))
+  /** the writes that store block `number`'s tx hashes; hash keys are 32 raw bytes each */
+  writes(out: Write[], number: number, valid: Buffer[], invalid: Buffer[]): void {
+    out.push({ db: this.valid, key: number, value: Buffer.concat(valid) }, { db: this.invalid, key: number, value: Buffer.concat(invalid) })
   }
 }

@@ -1,7 +1,7 @@
 /** Keyspaces 2 `blocks`, 3 `blockByHash`, 12 `blockTime`: block headers and their lookups, written together. */
 import type { BlockHeader, Hex } from '../../domain.ts'
 import { EMPTY, fixedBytes, isBlockNumber, tryFixedBytes, u32be } from '../codec.ts'
-import { type Db, encodeFor, stored } from '../db.ts'
+import { type Db, encodeFor, type Write } from '../db.ts'
 import type { BlocksByTime } from '../types.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
@@ -32,11 +32,13 @@ export class BlocksRepo {
     return encodeFor(this.blocks, header)
   }
 
-  /** inside a write transaction; the caller validated the header; `encoded` from encode(header) */
-  put(header: BlockHeader, encoded = this.encode(header)): void {
-    this.blocks.putSync(header.number, stored(encoded))
-    this.byHash.putSync(fixedBytes(header.hash, 32, 'header.hash'), header.number)
-    this.byTime.putSync(timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), EMPTY)
+  /** the writes that store `header`; the caller validated it; `encoded` from encode(header) */
+  writes(out: Write[], header: BlockHeader, encoded = this.encode(header)): void {
+    out.push(
+      { db: this.blocks, key: header.number, value: encoded },
+      { db: this.byHash, key: fixedBytes(header.hash, 32, 'header.hash'), value: encodeFor(this.byHash, header.number) },
+      { db: this.byTime, key: timeKey(header.writeTime, 'header.writeTime', u32be(header.number)), value: EMPTY },
+    )
   }
 
   /** blocks written in [startNs, endNs], from block `minNumber` up to block `maxNumber` */

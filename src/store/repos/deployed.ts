@@ -1,7 +1,7 @@
 /** Keyspace 15 `deployed`: each creator's contracts in deployment order. */
 import type { Hex } from '../../domain.ts'
 import { bytesToHex, fixedBytes, tryFixedBytes, u32be } from '../codec.ts'
-import type { Db } from '../db.ts'
+import type { Db, Write } from '../db.ts'
 
 const PAST_INDEX = Buffer.alloc(5, 0xff)
 
@@ -16,13 +16,21 @@ export class DeployedRepo {
     return out
   }
 
-  /** inside a write transaction: appends after the creator's last entry (reads see the transaction's own writes) */
-  append(creator: Hex, contract: Hex): void {
-    const prefix = fixedBytes(creator, 20, 'contract.creator')
-    let index = 0
-    for (const key of this.db.getKeys({ start: Buffer.concat([prefix, PAST_INDEX]), end: prefix, reverse: true, limit: 1 })) {
-      index = (key as Buffer).readUInt32BE(20) + 1
+  /** the writes that append `deployments` after each creator's last stored entry, in their order */
+  writes(out: Write[], deployments: readonly { creator: Hex; address: Hex }[]): void {
+    const next = new Map<string, number>()
+    for (const { creator, address } of deployments) {
+      const prefix = fixedBytes(creator, 20, 'contract.creator')
+      const id = prefix.toString('hex')
+      let index = next.get(id)
+      if (index === undefined) {
+        index = 0
+        for (const key of this.db.getKeys({ start: Buffer.concat([prefix, PAST_INDEX]), end: prefix, reverse: true, limit: 1 })) {
+          index = (key as Buffer).readUInt32BE(20) + 1
+        }
+      }
+      next.set(id, index + 1)
+      out.push({ db: this.db, key: Buffer.concat([prefix, u32be(index)]), value: fixedBytes(address, 20, 'contract address') })
     }
-    this.db.putSync(Buffer.concat([prefix, u32be(index)]), fixedBytes(contract, 20, 'contract address'))
   }
 }

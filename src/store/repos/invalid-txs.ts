@@ -1,7 +1,7 @@
 /** Keyspaces 8 `invalidTxs` and 11 `invalidTxTime`: discarded txs and their timestamp index. */
 import type { Hex, InvalidTx } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
-import { type Db, encodeFor, stored } from '../db.ts'
+import { type Db, encodeFor, type Write } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
 export class InvalidTxsRepo {
@@ -28,10 +28,12 @@ export class InvalidTxsRepo {
     return encodeFor(this.invalid, tx)
   }
 
-  /** inside a write transaction; `encoded` from encode(tx) */
-  put(key: Buffer, tx: InvalidTx, encoded = this.encode(tx)): void {
-    this.invalid.putSync(key, stored(encoded))
-    this.byTime.putSync(timeKey(tx.tx.timestamp, 'invalid tx.timestamp', key), EMPTY)
+  /** the writes that store `tx` under `key`; `encoded` from encode(tx) */
+  writes(out: Write[], key: Buffer, tx: InvalidTx, encoded = this.encode(tx)): void {
+    out.push(
+      { db: this.invalid, key, value: encoded },
+      { db: this.byTime, key: timeKey(tx.tx.timestamp, 'invalid tx.timestamp', key), value: EMPTY },
+    )
   }
 
   hashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {

@@ -1,6 +1,6 @@
 /** Keyspace 1 `meta`: schema version, world-state lanes, genesis record, transaction index version. */
 import type { Hex } from '../../domain.ts'
-import { type Db, ledgerWrite } from '../db.ts'
+import { type Db, encodeFor, ledgerWrite, type Write } from '../db.ts'
 import { lanesFromBytes, lanesToBytes } from '../state-hash.ts'
 
 export interface GenesisRecord {
@@ -27,9 +27,9 @@ export class MetaRepo {
     return bytes === undefined ? undefined : lanesFromBytes(bytes)
   }
 
-  /** inside a write transaction */
-  putLanes(lanes: Uint16Array): void {
-    this.db.putSync('lanes', lanesToBytes(lanes))
+  /** the write that stores the state's lanes */
+  lanesWrites(out: Write[], lanes: Uint16Array): void {
+    out.push({ db: this.db, key: 'lanes', value: encodeFor(this.db, lanesToBytes(lanes)) })
   }
 
   /** the version of the transaction indexes (keyspaces 30–33) built for every live block; absent: build them */

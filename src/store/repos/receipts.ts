@@ -1,7 +1,7 @@
 /** Keyspace 7 `receipts`. */
 import type { Hex, Receipt } from '../../domain.ts'
 import { tryFixedBytes } from '../codec.ts'
-import { type Db, encodeFor, stored } from '../db.ts'
+import { type Db, encodeFor, type Write } from '../db.ts'
 
 export class ReceiptsRepo {
   constructor(private readonly db: Db) {}
@@ -16,8 +16,8 @@ export class ReceiptsRepo {
     return encodeFor(this.db, receipt)
   }
 
-  /** inside a write transaction; `encoded` from encode(receipt) */
-  put(key: Buffer, receipt: Receipt, encoded = this.encode(receipt)): void {
-    this.db.putSync(key, stored(encoded))
+  /** the write that stores `receipt` under `key`; `encoded` from encode(receipt) */
+  writes(out: Write[], key: Buffer, receipt: Receipt, encoded = this.encode(receipt)): void {
+    out.push({ db: this.db, key, value: encoded })
   }
 }

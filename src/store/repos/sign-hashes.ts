@@ -1,7 +1,7 @@
 /** Keyspace 9 `signHashes`: (from, signHash) -> tx hash over pending, committed and invalid txs (ARCHITECTURE.md decision 4). */
 import type { Hex } from '../../domain.ts'
 import { bytesToHex, fixedBytes, tryFixedBytes } from '../codec.ts'
-import type { Db } from '../db.ts'
+import type { Db, Write } from '../db.ts'
 
 export function signKey(from: Hex, signHash: Hex): Buffer {
   return Buffer.concat([fixedBytes(from, 20, 'tx.from'), fixedBytes(signHash, 32, 'tx.signHash')])
@@ -22,8 +22,14 @@ export class SignHashesRepo {
     return hash === undefined ? undefined : bytesToHex(hash)
   }
 
-  /** inside a write transaction; the first tx recorded under a key keeps it */
-  putIfAbsent(key: Buffer, hash: Buffer): void {
-    if (!this.db.doesExist(key)) this.db.putSync(key, hash)
+  /** the writes that record each (key, tx hash) whose key is not stored yet; the first of a key keeps it */
+  writesIfAbsent(out: Write[], entries: readonly { key: Buffer; hash: Buffer }[]): void {
+    const taken = new Set<string>()
+    for (const { key, hash } of entries) {
+      const id = key.toString('hex')
+      if (taken.has(id)) continue
+      taken.add(id)
+      if (!this.db.doesExist(key)) out.push({ db: this.db, key, value: hash })
+    }
   }
 }

@@ -1,7 +1,7 @@
 /** Keyspaces 6 `txs` and 10 `txTime`: committed valid txs and their timestamp index. */
 import type { CommittedTx, Hex } from '../../domain.ts'
 import { bytesToHex, EMPTY, tryFixedBytes } from '../codec.ts'
-import { type Db, encodeFor, stored } from '../db.ts'
+import { type Db, encodeFor, type Write } from '../db.ts'
 import { keysInTime, timeKey } from './time-index.ts'
 
 export class TxsRepo {
@@ -28,10 +28,9 @@ export class TxsRepo {
     return encodeFor(this.txs, tx)
   }
 
-  /** inside a write transaction; `encoded` from encode(tx) */
-  put(key: Buffer, tx: CommittedTx, encoded = this.encode(tx)): void {
-    this.txs.putSync(key, stored(encoded))
-    this.byTime.putSync(timeKey(tx.tx.timestamp, 'tx.timestamp', key), EMPTY)
+  /** the writes that store `tx` under `key`; `encoded` from encode(tx) */
+  writes(out: Write[], key: Buffer, tx: CommittedTx, encoded = this.encode(tx)): void {
+    out.push({ db: this.txs, key, value: encoded }, { db: this.byTime, key: timeKey(tx.tx.timestamp, 'tx.timestamp', key), value: EMPTY })
   }
 
   hashesByTime(startNs: bigint, endNs: bigint, limit: number): Hex[] {

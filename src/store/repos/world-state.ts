@@ -4,7 +4,7 @@
  */
 import type { Account, ContractMeta, Hex, StateReader } from '../../domain.ts'
 import { bytesToHex, tryFixedBytes, word32 } from '../codec.ts'
-import type { Db } from '../db.ts'
+import type { Db, Write } from '../db.ts'
 import { decodeAccount, decodeContractMeta, EntryKind, type EntryKindValue } from '../state-codec.ts'
 
 export type WorldKeyspace = 'accounts' | 'code' | 'storage' | 'contracts'
@@ -57,10 +57,8 @@ export class WorldStateRepo implements StateReader {
     return this.dbs[keyspaceOfKind[kind]].get(key)
   }
 
-  /** inside a write transaction; `value` undefined deletes */
-  write(kind: EntryKindValue, key: Buffer, value: Buffer | undefined): void {
-    const db = this.dbs[keyspaceOfKind[kind]]
-    if (value === undefined) db.removeSync(key)
-    else db.putSync(key, value)
+  /** the write of one entry; `value` undefined deletes it */
+  writes(out: Write[], kind: EntryKindValue, key: Buffer, value: Buffer | undefined): void {
+    out.push({ db: this.dbs[keyspaceOfKind[kind]], key, value })
   }
 }

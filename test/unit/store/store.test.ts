@@ -419,4 +419,18 @@ test('a consensus block keeps its batch as named (skipped txs included) and proo
   await store.close()
 })
 
+test('the first tx recorded under a (from, sign hash) keeps it, within one block as across blocks', async () => {
+  const store = await openStore(`${tempDir('sign-keys')}/ledger`)
+  const original = makeTx('signed-once')
+  // a copy under another hash with the same sender and sign hash (e.g. a different signature): invalid, after the original
+  const copy = makeTx('signed-copy', { from: original.from, signHash: original.signHash })
+  await commitNext(store, { valid: [original], invalid: [copy] })
+  assert.is(store.findBySignHash(original.from, original.signHash), original.hash, 'the valid one, listed first, keeps the key')
+  const later = makeTx('signed-later', { from: original.from, signHash: original.signHash })
+  await commitNext(store, { invalid: [later] })
+  assert.is(store.findBySignHash(original.from, original.signHash), original.hash, 'a later block does not take it over')
+  assert.ok(store.hasTx(copy.hash) && store.hasTx(later.hash))
+  await store.close()
+})
+
 test.run()
