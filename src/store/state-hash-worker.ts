@@ -4,10 +4,12 @@
  * lanes' buffer transferred, and `{ ready: true }` once loaded.
  */
 import { parentPort } from 'node:worker_threads'
+import { runAsBulkThread } from '../workers/start.ts'
 import { changeLanes, unpackLaneChanges } from './state-hash.ts'
 
 const port = parentPort
 if (!port) throw new Error('state-hash-worker.ts must run as a worker thread')
+runAsBulkThread()
 
 port.on('message', (message: { jobId: number; packed: Uint8Array }) => {
   const lanes = changeLanes(unpackLaneChanges(message.packed))

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { getPriority } from 'node:os'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { signStringCandidates, type TxFields } from '../../../src/crypto/sign-string.ts'
@@ -71,6 +73,27 @@ test('worker pool: a mixed batch gets the right booleans, in order, ids kept', a
     (error: Error) => error.message,
   )
   assert.is(afterClose, 'verify pool is closed')
+})
+
+/** nice value of each thread of this process (field 19 of /proc/self/task/<tid>/stat) */
+function threadNiceness(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])
+  })
+}
+
+test('the workers run below the threads that start them (workers/start.ts runAsBulkThread)', async () => {
+  const own = getPriority()
+  const before = threadNiceness().filter((nice) => nice > own).length
+  const pool = await createVerifyPool({ workers: 2 })
+  try {
+    const lowered = threadNiceness().filter((nice) => nice === Math.min(19, own + 8)).length
+    assert.ok(lowered - before >= 2, `two more threads at nice ${own + 8}, found ${lowered - before}`)
+    assert.ok(getPriority() === own, 'the starting thread keeps its priority')
+  } finally {
+    await pool.close()
+  }
 })
 
 test('in-thread pool (workers: 0) gives the same answers', async () => {
