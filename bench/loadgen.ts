@@ -82,6 +82,8 @@ export interface ReadResult {
   /** logs only */
   logsPerSecond?: number
   blocksPerQuery?: number
+  /** reads only: the latest block when they started, whose size block_latestBlock's cost follows */
+  latestBlock?: { number: number; txs: number; bytes: number }
 }
 
 export interface SetupResult {
@@ -521,7 +523,9 @@ async function run(job: Job): Promise<unknown> {
       return runTransactions(job, 'contract_invokeContract', signed, job.kind)
     }
     case 'reads': {
-      const latest = Number(((await ok(job.url, 'block_latestBlock', [])) as { number: string }).number)
+      const latestBlock = (await ok(job.url, 'block_latestBlock', [])) as { number: string; transactions?: unknown[] }
+      const latest = Number(latestBlock.number)
+      const latestSize = { number: latest, txs: latestBlock.transactions?.length ?? 0, bytes: JSON.stringify(latestBlock).length }
       const hashes = job.hashes
       const hashAt = (i: number): string => hashes[(i * 7919) % hashes.length]
       const requests: Record<ReadMethod, (i: number) => string> = {
@@ -535,10 +539,11 @@ async function run(job: Job): Promise<unknown> {
             : (i) => `[${job.fullBlocks!.first + ((i * 31) % (job.fullBlocks!.last - job.fullBlocks!.first + 1))},false]`,
       }
       const methods = job.only === undefined ? READ_METHODS : [job.only]
-      return runReads(job.url, job.concurrency, job.seconds, job.only ?? 'reads', (i) => {
+      const result = await runReads(job.url, job.concurrency, job.seconds, job.only ?? 'reads', (i) => {
         const method = methods[i % methods.length]
         return [method, requests[method](i)]
       })
+      return { ...result, latestBlock: latestSize }
     }
     case 'logs': {
       // whole-range scans split into the node's largest allowed window, plus selective filters
