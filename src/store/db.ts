@@ -105,9 +105,6 @@ export function encodeFor(db: Db, value: unknown): Buffer {
   return Buffer.from((db as unknown as { encoder: { encode(value: unknown): Uint8Array } }).encoder.encode(value))
 }
 
-/** bytes made by encodeFor, stored as they are */
-export const stored = (bytes: Buffer): ReturnType<typeof asBinary> => asBinary(bytes)
-
 /** One change of a commit: the exact bytes to store under `key` (undefined removes it), keyed and encoded before anything is written. */
 export interface Write {
   readonly db: Db
