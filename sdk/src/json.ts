@@ -314,17 +314,26 @@ function describeChar(ch: string): string {
 export class JsonText<T = unknown> {
   /** the type of the value the text stands for (only for the type checker) */
   declare readonly of?: T
+  private encoded: Uint8Array | undefined
 
   constructor(readonly text: string) {}
 
+  /** the text's UTF-8 bytes, made the first time they are asked for and kept with the text */
+  bytes(): Uint8Array {
+    this.encoded ??= utf8Encoder.encode(this.text)
+    return this.encoded
+  }
+
   toJSON(): string {
-    spliced.push(this.text)
+    spliced.push(this)
     return `\u0001${MARKER_NONCE}:t${spliced.length - 1}`
   }
 }
 
-/** texts of the JsonText values met by the stringify in progress (stringify is synchronous) */
-let spliced: string[] = []
+const utf8Encoder = new TextEncoder()
+
+/** the JsonText values met by the stringify in progress (stringify is synchronous) */
+let spliced: JsonText[] = []
 
 /**
  * Writes JSON; `bigint` values become bare integer literals and `JsonText` values their text.
@@ -335,21 +344,64 @@ let spliced: string[] = []
  * JavaScript (a 100-transaction block, 550 → 340 µs).
  */
 export function stringifyJson(value: unknown): string {
+  const text = markedJson(value)
+  return hasMarkers ? text.replace(MARKED, unmark) : text
+}
+
+/** whether the text markedJson made last holds markers (bigints or JsonText values) */
+let hasMarkers = false
+
+/** JSON.stringify's text with a marker for each bigint and JsonText value (spliced holds the latter) */
+function markedJson(value: unknown): string {
   spliced = []
-  let text: string
   try {
-    text = JSON.stringify(value) ?? 'null'
+    const text = JSON.stringify(value) ?? 'null'
+    hasMarkers = spliced.length > 0
+    return text
   } catch (error) {
     if (!(error instanceof TypeError) || !String(error.message).includes('BigInt')) throw error
     spliced = []
-    text = JSON.stringify(value, markBigInt) ?? 'null'
-    return text.replace(MARKED, unmark)
+    hasMarkers = true
+    return JSON.stringify(value, markBigInt) ?? 'null'
   }
-  return spliced.length === 0 ? text : text.replace(MARKED, unmark)
 }
 
 const MARKER_NONCE = randomBytes(8).toString('hex')
 const markBigInt = (_key: string, value: unknown): unknown => (typeof value === 'bigint' ? `\u0001${MARKER_NONCE}:${value}` : value)
 /** a marker as JSON.stringify writes it (the control character escaped): a bigint's digits, or `t` and a JsonText's index */
 const MARKED = new RegExp(`"\\\\u0001${MARKER_NONCE}:(t?)(-?\\d+)"`, 'g')
-const unmark = (_match: string, isText: string, digits: string): string => (isText === '' ? digits : spliced[Number(digits)])
+const unmark = (_match: string, isText: string, digits: string): string => (isText === '' ? digits : spliced[Number(digits)].text)
+
+/** JSON as pieces to write one after the other: text, and the kept UTF-8 bytes of large JsonText values */
+export type JsonChunks = (string | Uint8Array)[]
+
+/** a JsonText at least this long is written as its kept bytes rather than copied into the text */
+export const CHUNK_TEXT_CHARS = 8 * 1024
+
+/**
+ * stringifyJson, except that a JsonText of CHUNK_TEXT_CHARS or more comes out as its kept UTF-8
+ * bytes between the text around it: a large answer kept once (a full block) is then written as it
+ * is, not copied into a new string and encoded again for each reply. Plain text when there is none.
+ */
+export function stringifyJsonChunks(value: unknown): string | JsonChunks {
+  const text = markedJson(value)
+  if (!spliced.some((kept) => kept.text.length >= CHUNK_TEXT_CHARS)) return hasMarkers ? text.replace(MARKED, unmark) : text
+  const chunks: JsonChunks = []
+  let at = 0
+  let pending = ''
+  for (const match of text.matchAll(MARKED)) {
+    pending += text.slice(at, match.index)
+    at = match.index + match[0].length
+    const kept = match[1] === '' ? undefined : spliced[Number(match[2])]
+    if (kept === undefined || kept.text.length < CHUNK_TEXT_CHARS) {
+      pending += kept === undefined ? match[2] : kept.text
+      continue
+    }
+    if (pending !== '') chunks.push(pending)
+    pending = ''
+    chunks.push(kept.bytes())
+  }
+  pending += text.slice(at)
+  if (pending !== '') chunks.push(pending)
+  return chunks
+}

@@ -11,10 +11,13 @@
 import type { Block, Receipt as WireReceipt, Transaction as WireTransaction } from '../../generated/types.ts'
 import type { BlockHeader, CommittedTx, Receipt } from '../domain.ts'
 import { formatBlock, formatReceipt, formatTransaction } from '../wire/format.ts'
-import { JsonText, stringifyJson } from '../wire/json.ts'
+import { CHUNK_TEXT_CHARS, JsonText, stringifyJson } from '../wire/json.ts'
 
 /** text kept per thread, in UTF-16 code units ≈ bytes (the texts are ASCII) */
 export const DEFAULT_ANSWER_BYTES = 64 * 1024 * 1024
+
+/** a text's share of the bound: a large one is also kept as UTF-8 bytes once an HTTP reply wrote it (stringifyJsonChunks) */
+const keptSize = (kept: JsonText<unknown>): number => kept.text.length * (kept.text.length >= CHUNK_TEXT_CHARS ? 2 : 1)
 
 interface Kept {
   text: JsonText<unknown>
@@ -49,11 +52,11 @@ export function createAnswerCache(chain: LiveBlocks, maxBytes = DEFAULT_ANSWER_B
     if (found !== undefined) return found.text as JsonText<T>
     const text = new JsonText<T>(stringifyJson(make()))
     entries.set(key, { text, blockNumber })
-    bytes += text.text.length
+    bytes += keptSize(text)
     while (bytes > maxBytes && entries.size > 1) {
       const [oldest, entry] = entries.entries().next().value as [string, Kept]
       entries.delete(oldest)
-      bytes -= entry.text.text.length
+      bytes -= keptSize(entry.text)
     }
     return text
   }

@@ -7,7 +7,7 @@
  */
 import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { stringifyJson } from '../wire/json.ts'
+import { type JsonChunks, stringifyJson, stringifyJsonChunks } from '../wire/json.ts'
 import type { CallContext } from './context.ts'
 import type { MethodSpec } from './method-spec.ts'
 import { compileParamChecker, type ParamChecker } from './params.ts'
@@ -48,6 +48,12 @@ export interface RequestMeta {
 export interface Dispatcher {
   /** Answers one parsed body (an envelope or a batch) with the JSON text of the reply. */
   handleBody(body: unknown, meta: RequestMeta): Promise<string>
+  /**
+   * handleBody for a transport that writes bytes (HTTP): the reply to one request whose result
+   * is a large kept answer (a full block) comes out as pieces around that answer's kept bytes
+   * (wire/json.ts stringifyJsonChunks), so it is not copied and encoded again for every reply.
+   */
+  handleBodyChunks(body: unknown, meta: RequestMeta): Promise<string | JsonChunks>
   /** Answers one error that happened before a body could be read as JSON. */
   errorReply(error: RpcError): string
   /** The canonical name a requested method (or alias) reaches; undefined when none */
@@ -213,6 +219,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   return {
     handleBody,
+    handleBodyChunks: async (body, meta) =>
+      Array.isArray(body) ? handleBody(body, meta) : stringifyJsonChunks(await handleOne(body, meta)),
     canonicalName,
     errorReply: (error) => stringifyJson(failure(defaultNamespace, null, error)),
   }

@@ -12,7 +12,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { InternalError, InvalidRequest, ParseError, type RpcError } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { JsonDepthError, JsonSyntaxError, parseJson } from '../wire/json.ts'
+import { type JsonChunks, JsonDepthError, JsonSyntaxError, parseJson } from '../wire/json.ts'
 import type { Dispatcher } from './dispatch.ts'
 import type { TcertCheck } from './tcert-check.ts'
 
@@ -80,17 +80,22 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
           'access-control-max-age': '600',
         }
 
-  const send = (res: ServerResponse, status: number, body: string, extra: Record<string, string> = {}): void => {
+  const send = (res: ServerResponse, status: number, body: string | JsonChunks, extra: Record<string, string> = {}): void => {
     if (res.headersSent || res.destroyed) return
-    const text = `${body}\n`
+    const chunks = typeof body === 'string' ? [`${body}\n`] : [...body, '\n']
+    let length = 0
+    for (const chunk of chunks) length += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
     // an explicit length: after writeHead, Node would otherwise send every reply chunked
     res.writeHead(status, {
       'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(text)),
+      'content-length': String(length),
       ...corsHeaders,
       ...extra,
     })
-    res.end(text)
+    // the pieces leave in one write (writev) once corked
+    res.cork()
+    for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i])
+    res.end(chunks[chunks.length - 1])
   }
 
   const refuse = (res: ServerResponse, status: number, error: RpcError, extra: Record<string, string> = {}): void => {
@@ -209,7 +214,7 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     try {
       const refusal = await options.tcertCheck?.check(req.headers, { body: bytes, parsed: body })
       if (refusal !== undefined) return refuse(res, 200, refusal)
-      send(res, 200, await dispatcher.handleBody(body, { headers: req.headers }))
+      send(res, 200, await dispatcher.handleBodyChunks(body, { headers: req.headers }))
     } catch (error) {
       // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path
       log.error('failed to answer a request', error)

@@ -23,6 +23,7 @@ import {
   type WireBlock,
   type WireTx,
 } from '../helpers/chain.ts'
+import { envelope, post } from '../helpers/node.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
 
 const ZERO_HASH = `0x${'00'.repeat(32)}`
@@ -405,6 +406,29 @@ test('read-your-writes: once a receipt is visible, its block and the height are 
     }
   }
   assert.equal(violations.slice(0, 3), [], `${violations.length} of 100 receipts were visible before their block`)
+})
+
+test("a full block over 8 KiB leaves as its kept bytes between the envelope's pieces: the same answer, an exact length", async () => {
+  const { hashes, blocks: numbers } = await transfers(a, dev, x.address, 30, 1, { sameBlock: true })
+  const number = numbers[0]
+  assert.ok(
+    numbers.every((n) => n === number),
+    'one block',
+  )
+  for (let round = 0; round < 2; round++) {
+    // the first reply makes the kept answer, the second writes its kept bytes
+    const reply = await post(a, envelope('block_getBlockByNumber', [number, false], { id: 7 }))
+    const length = Buffer.byteLength(reply.text)
+    assert.is(Number(reply.headers['content-length']), length, "content-length is the body's byte length")
+    assert.ok(length > 10 * 1024, `a reply above the 8 KiB threshold with room to spare (${length} bytes)`)
+    assert.ok(reply.text.endsWith('}\n'), 'ends with a newline, as every reply')
+    const body = reply.body as { id: number; code: number; result: WireBlock }
+    assert.is(body.id, 7)
+    assert.is(body.code, 0)
+    assert.equal(body.result.transactions?.map((tx) => tx.hash).sort(), [...hashes].sort())
+    assert.equal(plain(body.result), await byNumber(a, number, true), "the block itself is the plain answer's")
+    for (const tx of body.result.transactions ?? []) assert.equal(tx, await ok<WireTx>(a, 'tx_getTransactionByHash', [tx.hash]))
+  }
 })
 
 test.run()

@@ -1,6 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { JsonDepthError, JsonSyntaxError, JsonText, parseJson, stringifyJson } from '../../../src/wire/json.ts'
+import {
+  CHUNK_TEXT_CHARS,
+  type JsonChunks,
+  JsonDepthError,
+  JsonSyntaxError,
+  JsonText,
+  parseJson,
+  stringifyJson,
+  stringifyJsonChunks,
+} from '../../../src/wire/json.ts'
 
 const parse = (text: string) => parseJson(text, { maxDepth: 64 })
 
@@ -112,6 +121,26 @@ test('stringify splices JsonText values verbatim, with or without bigints around
   assert.is(stringifyJson({ a: 1 }), '{"a":1}')
   // plain JSON.stringify does not know the class: a marker string, never the text
   assert.not.match(JSON.stringify({ r: block }), /transactions/)
+})
+
+test('stringifyJsonChunks: the same JSON, with each large JsonText as its kept UTF-8 bytes', () => {
+  const joined = (reply: string | JsonChunks): string =>
+    typeof reply === 'string' ? reply : reply.map((chunk) => (typeof chunk === 'string' ? chunk : new TextDecoder().decode(chunk))).join('')
+  const big = new JsonText(`{"number":"0x7","extra":"${'é✓'.repeat(CHUNK_TEXT_CHARS)}","t":1700000000000000123}`)
+  const small = new JsonText('{"number":"0x1"}')
+  const values: unknown[] = [
+    { jsonrpc: '2.0', id: 1, result: big },
+    { id: 9007199254740993n, result: [small, big, 't0', big], s: '\u0001:t0' },
+    { result: small, n: 2n },
+    { result: 'plain' },
+  ]
+  for (const value of values) assert.is(joined(stringifyJsonChunks(value)), stringifyJson(value))
+  const chunks = stringifyJsonChunks(values[1])
+  assert.ok(Array.isArray(chunks), 'a large text makes pieces')
+  const pieces = chunks as JsonChunks
+  assert.is(pieces.filter((chunk) => typeof chunk !== 'string').length, 2, 'each large text once as bytes, the small one inline')
+  assert.ok(pieces[1] === pieces[3] && pieces[1] === big.bytes(), 'the kept bytes themselves, made once')
+  assert.type(stringifyJsonChunks(values[2]), 'string', 'no large text: plain text')
 })
 
 test.run()
