@@ -429,7 +429,7 @@ async function main(): Promise<void> {
       for (const only of READ_METHODS) {
         await measureReads(loadgen, target, `reads: ${only}`, { ...reads, seconds: reads.seconds / 2, only }, (r) =>
           only === 'block_latestBlock' && r.latestBlock !== undefined
-            ? `${fmt(r.requests)} requests, ${r.errors} errors; the latest block, ${fmt(r.latestBlock.number)}, holds ${fmt(r.latestBlock.txs)} transactions (${fmt(Math.round(r.latestBlock.bytes / 1024))} KiB of JSON): its answer is kept, but written whole each time`
+            ? `${fmt(r.requests)} requests, ${r.errors} errors; the latest block, ${fmt(r.latestBlock.number)}, holds ${fmt(r.latestBlock.txs)} transactions (${fmt(Math.round(r.latestBlock.bytes / 1024))} KiB of JSON): each request's cost follows its size`
             : `${fmt(r.requests)} requests, ${r.errors} errors`,
         )
       }
