@@ -394,7 +394,7 @@ export function stringifyJsonChunks(value: unknown): string | JsonChunks {
     at = match.index + match[0].length
     const kept = match[1] === '' ? undefined : spliced[Number(match[2])]
     if (kept === undefined || kept.text.length < CHUNK_TEXT_CHARS) {
-      pending += kept === undefined ? match[2] : kept.text
+      pending += unmark(match[0], match[1], match[2])
       continue
     }
     if (pending !== '') chunks.push(pending)

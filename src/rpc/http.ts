@@ -82,20 +82,22 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
 
   const send = (res: ServerResponse, status: number, body: string | JsonChunks, extra: Record<string, string> = {}): void => {
     if (res.headersSent || res.destroyed) return
-    const chunks = typeof body === 'string' ? [`${body}\n`] : [...body, '\n']
-    let length = 0
-    for (const chunk of chunks) length += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
-    // an explicit length: after writeHead, Node would otherwise send every reply chunked
+    const length =
+      typeof body === 'string'
+        ? Buffer.byteLength(body)
+        : body.reduce((sum, chunk) => sum + (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength), 0)
+    // an explicit length (the closing newline included): after writeHead, Node would otherwise send every reply chunked
     res.writeHead(status, {
       'content-type': 'application/json',
-      'content-length': String(length),
+      'content-length': String(length + 1),
       ...corsHeaders,
       ...extra,
     })
+    if (typeof body === 'string') return void res.end(`${body}\n`)
     // the pieces leave in one write (writev) once corked
     res.cork()
-    for (let i = 0; i < chunks.length - 1; i++) res.write(chunks[i])
-    res.end(chunks[chunks.length - 1])
+    for (const chunk of body) res.write(chunk)
+    res.end('\n')
   }
 
   const refuse = (res: ServerResponse, status: number, error: RpcError, extra: Record<string, string> = {}): void => {

@@ -154,10 +154,7 @@ class LmdbStore extends LmdbReader implements Store {
       for (let first = this.archived.genesis; first <= this.tip; first += INDEX_BATCH_BLOCKS) {
         const last = Math.min(this.tip, first + INDEX_BATCH_BLOCKS - 1)
         await this.env.transaction(() => {
-          const writes: Write[] = []
-          for (let number = first; number <= last; number++)
-            for (const entry of this.storedIndexEntries(number)) this.rawWrites(writes, entry)
-          void applyWrites(writes)
+          for (let number = first; number <= last; number++) void applyWrites(this.rawWrites(this.storedIndexEntries(number)))
         })
       }
     }
@@ -172,9 +169,8 @@ class LmdbStore extends LmdbReader implements Store {
     return indexEntries(number, txs, receipts, invalid)
   }
 
-  private rawWrites(out: Write[], entry: RawEntry): void {
-    const { db, key } = this.placeOf(entry)
-    out.push({ db, key, value: entry.value })
+  private rawWrites(entries: readonly RawEntry[]): Write[] {
+    return entries.map((entry) => ({ ...this.placeOf(entry), value: entry.value }))
   }
 
   // ---- TCerts
@@ -363,7 +359,7 @@ class LmdbStore extends LmdbReader implements Store {
     this.signHashes.writesIfAbsent(writes, signed)
     for (const d of diffs) this.world.writes(writes, d.kind, d.key, d.next)
     this.deployed.writes(writes, deployments)
-    for (const entry of indexed) this.rawWrites(writes, entry)
+    writes.push(...this.rawWrites(indexed))
     this.meta.lanesWrites(writes, lanes)
     await ledgerWrite(applyWrites(writes), this.path)
     this.tip = number
@@ -561,13 +557,9 @@ class LmdbStore extends LmdbReader implements Store {
     this.assertOpen()
     await this.env.transaction(() => {
       for (const block of blocks) {
-        const writes: Write[] = []
-        for (const entry of block.entries) this.rawWrites(writes, entry)
-        void applyWrites(writes)
+        void applyWrites(this.rawWrites(block.entries))
         // an archive written before keyspaces 30–33 existed holds none of their entries (read after the block's own)
-        const indexWrites: Write[] = []
-        for (const entry of this.storedIndexEntries(block.number)) this.rawWrites(indexWrites, entry)
-        void applyWrites(indexWrites)
+        void applyWrites(this.rawWrites(this.storedIndexEntries(block.number)))
         for (const key of this.txKeysOf(block)) this.archive.unmarkArchived(key)
       }
     })
