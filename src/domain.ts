@@ -11,6 +11,11 @@
 export type Hex = string
 
 export const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
+/**
+ * The 32-byte zero word: what every unset storage slot reads as, and the one way a WorldChanges
+ * deletes a slot (in the EVM a slot set to zero and a slot never set are the same thing).
+ */
+export const ZERO_WORD: Hex = `0x${'00'.repeat(32)}`
 /** the `to` of a deployment on the wire, and the contractAddress of a receipt that created none */
 export const ZERO_ADDRESS: Hex = `0x${'00'.repeat(20)}`
 /** Platform version written into blocks, transactions and receipts (Hyperchain 1.4 writes "1.3"). */
@@ -187,6 +192,30 @@ export interface StateReader {
   getCode(address: Hex): Hex
   getStorage(address: Hex, slot: Hex): Hex
   getContractMeta(address: Hex): ContractMeta | undefined
+}
+
+/**
+ * What one executed block (or the genesis) does to the world state, as the executor hands it to the
+ * store. Only final values, only what differs from the state the block ran on. Keys are lower-case
+ * `0x` hex and every map is in ascending key order, so every node hands its store the same sequence.
+ */
+export interface WorldChanges {
+  /** full new value per changed account (accounts are never deleted) */
+  accounts: Map<Hex, Account>
+  /** new code per address; `0x` removes it */
+  code: Map<Hex, Hex>
+  /**
+   * address -> slot -> value, slot and value each exactly 32 bytes (`0x` + 64 hex digits);
+   * ZERO_WORD deletes the slot. The store refuses any other length, `0x` included.
+   */
+  storage: Map<Hex, Map<Hex, Hex>>
+  /** new or changed contract metadata; a contract seen for the first time joins its creator's deployed list */
+  contracts: Map<Hex, ContractMeta>
+}
+
+/** A WorldChanges with nothing in it, for callers that build one incrementally. */
+export function emptyChanges(): WorldChanges {
+  return { accounts: new Map(), code: new Map(), storage: new Map(), contracts: new Map() }
 }
 
 /** One key of the world state that a block changed; `value` undefined means deleted. */

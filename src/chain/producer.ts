@@ -16,12 +16,12 @@ import {
   RECORD_VERSION,
   type Receipt,
   type StateReader,
+  type WorldChanges,
   ZERO_ADDRESS,
   ZERO_HASH,
 } from '../domain.ts'
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
-import type { WorldChanges } from '../store/types.ts'
 import { turnBudget } from '../turns.ts'
 import { type ReadyTx, signKey } from './pool.ts'
 

@@ -12,11 +12,9 @@
  * Conventions: addresses lower-case `0x` hex; storage slots and values 32-byte lower-case `0x`
  * hex, with zero reported by `getStorage` as the 32-byte zero word.
  */
-import type { Account, ContractMeta, Hex, StateReader } from '../domain.ts'
-import type { WorldChanges } from './changes.ts'
+import { type Account, type ContractMeta, type Hex, type StateReader, type WorldChanges, ZERO_WORD } from '../domain.ts'
 
-/** 32-byte zero word, the value of every unset storage slot. */
-export const ZERO_WORD: Hex = `0x${'0'.repeat(64)}`
+export { ZERO_WORD }
 
 const ABSENT = Symbol('absent')
 
@@ -270,7 +268,7 @@ export class BlockState implements StateReader {
       for (const [slot, v] of [...slots].sort(byKey)) {
         if (v === this.baseSlot(address, slot)) continue
         out ??= new Map()
-        out.set(slot, v === ZERO_WORD ? '0x' : v)
+        out.set(slot, v)
       }
       if (out) storage.set(address, out)
     }

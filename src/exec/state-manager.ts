@@ -24,7 +24,8 @@ import {
 } from '@ethereumjs/util'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex } from '../domain.ts'
-import { type BlockState, ZERO_WORD } from './block-state.ts'
+import { ZERO_WORD } from '../domain.ts'
+import type { BlockState } from './block-state.ts'
 
 interface CodeEntry {
   code: Hex

@@ -20,7 +20,7 @@
  */
 import type { RootDatabase } from 'lmdb'
 import { keccak256 } from '../crypto/hash.ts'
-import type { Hex, Receipt, SignedTx } from '../domain.ts'
+import type { Hex, Receipt, SignedTx, WorldChanges } from '../domain.ts'
 import { failpoint } from '../failpoints.ts'
 import { turnBudget } from '../turns.ts'
 import { bytesToHex, EMPTY, fixedBytes, u32be } from './codec.ts'
@@ -40,7 +40,7 @@ import { keyspaceOfKind } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
-import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldChanges, WorldSnapshot } from './types.ts'
+import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldSnapshot } from './types.ts'
 import { applyDiffs, diffWorld, diffWorldInTurns, type EntryDiff, newContracts, sameDiffs } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
@@ -64,7 +64,6 @@ export type {
   Store,
   StoreReads,
   TxIndexName,
-  WorldChanges,
   WorldSnapshot,
 } from './types.ts'
 export { rootOfEntries } from './world.ts'
@@ -601,9 +600,4 @@ class LmdbStore extends LmdbReader implements Store {
   private assertOpen(): void {
     if (this.closed) throw new Error('store is closed')
   }
-}
-
-/** For callers that build a WorldChanges incrementally. */
-export function emptyChanges(): WorldChanges {
-  return { accounts: new Map(), code: new Map(), storage: new Map(), contracts: new Map() }
 }

@@ -1,6 +1,6 @@
 /** The store's public types (re-exported by index.ts). */
 
-import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx, StateReader } from '../domain.ts'
+import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, SignedTx, StateReader, WorldChanges } from '../domain.ts'
 import type { PoolLog } from './pool-log.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
@@ -15,18 +15,6 @@ export interface IndexedTx {
   block: number
   index: number
   hash: Hex
-}
-
-/** What one block (or the genesis) does to the world state. */
-export interface WorldChanges {
-  /** full new value per changed account (accounts are never deleted) */
-  accounts: Map<Hex, Account>
-  /** new code per address; '0x' removes */
-  code: Map<Hex, Hex>
-  /** address -> slot -> 32-byte value; '0x' or 32 zero bytes deletes the slot; shorter hex is left-padded */
-  storage: Map<Hex, Map<Hex, Hex>>
-  /** new or changed contract metadata; a contract seen for the first time joins its creator's deployed list */
-  contracts: Map<Hex, ContractMeta>
 }
 
 /**

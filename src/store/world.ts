@@ -2,13 +2,13 @@
  * Turning WorldChanges into entry diffs (old and new canonical bytes per changed key) and the
  * lane vector they produce. Only keys whose bytes really change are hashed and written.
  */
-import type { Hex } from '../domain.ts'
-import { bytesToHex, fixedBytes, hexToBytes, word32 } from './codec.ts'
+import { type Hex, type WorldChanges, ZERO_WORD } from '../domain.ts'
+import { bytesToHex, fixedBytes, hexToBytes } from './codec.ts'
 import { Keyspace } from './keyspace.ts'
 import { keyspaceOfKind, type WorldStateRepo } from './repos/world-state.ts'
 import { EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
 import { addEntry, addLanes, changeLanes, emptyLanes, lanesRoot } from './state-hash.ts'
-import type { RawEntry, WorldChanges } from './types.ts'
+import type { RawEntry } from './types.ts'
 
 export interface EntryDiff {
   kind: EntryKindValue
@@ -17,11 +17,6 @@ export interface EntryDiff {
   old: Buffer | undefined
   /** bytes after; undefined = deleted */
   next: Buffer | undefined
-}
-
-function isZero(bytes: Buffer): boolean {
-  for (const b of bytes) if (b !== 0) return false
-  return true
 }
 
 /** Reads the current bytes of every changed key; drops changes that leave the bytes as they are. */
@@ -68,8 +63,9 @@ function* diffSteps(world: WorldStateRepo, changes: WorldChanges, diffs: EntryDi
     const addr = fixedBytes(address, 20, `storage[${address}]`)
     for (const [slot, value] of slots) {
       const what = `storage[${address}][${slot}]`
-      const word = word32(value, what)
-      push(EntryKind.storage, Buffer.concat([addr, word32(slot, what)]), isZero(word) ? undefined : word, what)
+      const key = Buffer.concat([addr, fixedBytes(slot, 32, `${what} slot`)])
+      const word = fixedBytes(value, 32, `${what} value (ZERO_WORD deletes a slot)`)
+      push(EntryKind.storage, key, value.toLowerCase() === ZERO_WORD ? undefined : word, what)
       yield
     }
   }

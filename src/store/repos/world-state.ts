@@ -2,14 +2,12 @@
  * Keyspaces 16 `accounts`, 17 `code`, 18 `storage`, 19 `contracts`: the world state as of the
  * latest committed block, stored in the canonical encodings of state-codec.ts.
  */
-import type { Account, ContractMeta, Hex, StateReader } from '../../domain.ts'
+import { type Account, type ContractMeta, type Hex, type StateReader, ZERO_WORD } from '../../domain.ts'
 import { bytesToHex, tryFixedBytes, word32 } from '../codec.ts'
 import type { Db, Write } from '../db.ts'
 import { decodeAccount, decodeContractMeta, EntryKind, type EntryKindValue } from '../state-codec.ts'
 
 export type WorldKeyspace = 'accounts' | 'code' | 'storage' | 'contracts'
-
-export const ZERO_WORD: Hex = `0x${'00'.repeat(32)}`
 
 export const keyspaceOfKind: Record<EntryKindValue, WorldKeyspace> = {
   [EntryKind.account]: 'accounts',

@@ -100,7 +100,7 @@ test('changes: final values only, differences from the base only, keys ascending
   assert.equal(c.accounts, new Map([[B, { balance: 1n, nonce: 0n }]]))
   assert.equal(c.code, new Map([[B, '0x00']]))
   assert.equal([...c.storage.keys()], [A, B])
-  assert.equal(c.storage.get(A), new Map([[S0, '0x']]))
+  assert.equal(c.storage.get(A), new Map([[S0, ZERO_WORD]]))
   assert.equal([...(c.storage.get(B)?.keys() ?? [])], [S0, S1])
   assert.equal([...c.contracts.keys()], [B])
 })

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ExecutionOutcome } from '../../../src/domain.ts'
+import { type ExecutionOutcome, ZERO_WORD } from '../../../src/domain.ts'
 import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNAVAILABLE } from '../../../src/exec/executor.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, maintainTx, mkTx, OTHER, topic, transferTx, word } from './helpers.ts'
 
@@ -132,7 +132,7 @@ test('invoke: set then get in one block, the return value is ABI-encoded, storag
   state.apply(r.changes)
   const again = await ex.executeBlock(state, ok([invokeTx(FIRST, GET), invokeTx(FIRST, SET(0n))]), { number: 3, timestamp: 3n })
   assert.is(expectOk(again.outcomes[0]).ret, `0x${word(42n)}`)
-  assert.equal(again.changes.storage.get(FIRST), new Map([[`0x${word(0n)}`, '0x']]), 'zeroing a slot deletes it')
+  assert.equal(again.changes.storage.get(FIRST), new Map([[`0x${word(0n)}`, ZERO_WORD]]), 'zeroing a slot deletes it (the zero word)')
   const refund = expectOk(again.outcomes[1]).gasUsed
   assert.ok(refund < expectOk(set).gasUsed, 'clearing a slot earns a refund')
 })

@@ -5,8 +5,15 @@
 import { createRequire } from 'node:module'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { keccak256 } from '../../../src/crypto/hash.ts'
-import type { Account, ContractMeta, Hex, SignedTx, StateReader } from '../../../src/domain.ts'
-import type { WorldChanges } from '../../../src/exec/changes.ts'
+import {
+  type Account,
+  type ContractMeta,
+  type Hex,
+  type SignedTx,
+  type StateReader,
+  type WorldChanges,
+  ZERO_WORD,
+} from '../../../src/domain.ts'
 
 /** The deployer of the protocol.md §2 vector. */
 export const DEPLOYER = '0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc'
@@ -55,7 +62,7 @@ export class MapState implements StateReader {
         this.storage.set(a, m)
       }
       for (const [k, v] of slots) {
-        if (v === '0x') m.delete(k)
+        if (v === ZERO_WORD) m.delete(k)
         else m.set(k, v)
       }
     }

@@ -127,7 +127,7 @@ test('ledger over storage slots: short and long values, overwrite and removal le
   assert.is(readValue(next, at, 'a'), undefined)
   const changed = next.changes().storage.get(at)
   assert.ok(changed !== undefined)
-  const cleared = [...changed.entries()].filter(([, v]) => v === '0x').length
+  const cleared = [...changed.entries()].filter(([, v]) => v === ZERO_WORD).length
   assert.is(cleared, 5, 'the removed head and the four chunks of the old long value')
   base.apply(next.changes())
   assert.is(base.storage.get(at)?.size, 1, 'only the short head is left')

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Account, BlockHeader, CommittedTx, ContractMeta, Hex, InvalidTx, Receipt, SignedTx } from '../../../src/domain.ts'
-import { type BlockCommit, emptyChanges, type Store, type WorldChanges, ZERO_HASH } from '../../../src/store/index.ts'
+import { emptyChanges, type WorldChanges } from '../../../src/domain.ts'
+import { type BlockCommit, type Store, ZERO_HASH } from '../../../src/store/index.ts'
 
 export function tempDir(name: string): string {
   return mkdtempSync(join(tmpdir(), `keel-store-${name}-`))

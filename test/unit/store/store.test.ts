@@ -2,8 +2,9 @@ import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ContractMeta, Hex } from '../../../src/domain.ts'
+import { emptyChanges, ZERO_WORD } from '../../../src/domain.ts'
 import { openEnvironment, openKeyspaces } from '../../../src/store/db.ts'
-import { EMPTY_STATE_ROOT, emptyChanges, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
+import { EMPTY_STATE_ROOT, openStore, type Store, ZERO_HASH } from '../../../src/store/index.ts'
 import { addr, changes, commitNext, hexOf, makeTx, nextBlock, T0, tempDir, word } from './fixtures.ts'
 
 const dir = tempDir('main')
@@ -146,7 +147,7 @@ test('a later block: txs not seen as pending, state updates and deletions, deplo
     changes: changes({
       accounts: [[bob, { balance: 2_000n, nonce: 0n }]],
       code: [[c2, '0x']],
-      storage: [[c1, [[word(1), '0x']]]],
+      storage: [[c1, [[word(1), ZERO_WORD]]]],
       contracts: [
         [c3, meta(2)],
         [c1, meta(1, 'frozen')],
