@@ -24,7 +24,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import WebSocket from 'ws'
 import { type CommandSpec, parseOrExit } from '../src/command-line.ts'
 import { startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
@@ -602,7 +602,7 @@ function writeResults(minutes: Record<string, number | string>[], summary: Recor
         `| ${m.minute} | ${fmt(m.offered as number)} | ${fmt(m.accepted as number)} | ${fmt(m.committed as number)} | ${m.p50Ms} / ${m.p99Ms} ms | ${fmt(m.reads as number)} (${m.readP99Ms} ms) | ${m.rssMiB} MiB (${m.anonMiB}, ${m.fileMiB}) | ${m.cpuPercent}% | ${m.load} |`,
     ),
   ].join('\n')
-  const dir = join(repoRoot, values.out)
+  const dir = resolve(repoRoot, values.out)
   mkdirSync(dir, { recursive: true })
   const stem = join(dir, `soak-${date.replace(/[:.]/g, '-')}`)
   writeFileSync(`${stem}.json`, `${JSON.stringify({ date, machine, command, failed, summary, minutes }, null, 2)}\n`)
