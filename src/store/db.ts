@@ -1,13 +1,17 @@
 /** Opens the LMDB environment and one sub-database per keyspace entry. */
 import { asBinary, type Database, type DatabaseOptions, open, type RootDatabase } from 'lmdb'
 import { Keyspace, type KeyspaceName, keyspaceEncoding } from './keyspace.ts'
+import { recordEncoder } from './record-codec.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: lmdb-js databases are typed per call site by the repos
 export type Db = Database<any, any>
 export type Dbs = Record<KeyspaceName, Db>
 
-/** msgpackr option missing from lmdb-js's DatabaseOptions type: bigints outside int64 use an extension instead of throwing. */
-type MsgpackOptions = DatabaseOptions & { useBigIntExtension?: boolean }
+/** options missing from lmdb-js's DatabaseOptions type: bigints outside int64 use an extension instead of throwing; a custom encoder (record-codec.ts) */
+type MsgpackOptions = DatabaseOptions & {
+  useBigIntExtension?: boolean
+  encoder?: { encode(value: unknown): Uint8Array; decode(bytes: Uint8Array, end?: unknown): unknown }
+}
 
 export function openEnvironment(path: string, mapSizeBytes: number | undefined): RootDatabase {
   const options: MsgpackOptions & { path: string; maxDbs: number; mapSize?: number } = {
@@ -87,11 +91,11 @@ function guardCommitFailures(): void {
 export function openKeyspaces(root: RootDatabase): Dbs {
   const dbs = {} as Dbs
   for (const name of Object.keys(Keyspace) as KeyspaceName[]) {
-    const options: MsgpackOptions & { name: string } = {
-      name: String(Keyspace[name]),
-      ...keyspaceEncoding[name],
-      useBigIntExtension: true,
-    }
+    const { keyEncoding, encoding } = keyspaceEncoding[name]
+    const options: MsgpackOptions & { name: string } =
+      encoding === 'record'
+        ? { name: String(Keyspace[name]), keyEncoding, encoder: recordEncoder }
+        : { name: String(Keyspace[name]), keyEncoding, encoding, useBigIntExtension: true }
     dbs[name] = root.openDB(options)
   }
   return dbs

@@ -26,11 +26,11 @@ export const Keyspace = {
   blockTxs: 4,
   /** u32 block number -> hash32 ‖ hash32 ‖ … invalid tx hashes in execution order */
   blockInvalidTxs: 5,
-  /** hash32 tx hash -> CommittedTx (msgpack) */
+  /** hash32 tx hash -> CommittedTx (record: record-codec.ts; entries written before it are plain msgpack) */
   txs: 6,
-  /** hash32 tx hash -> Receipt (msgpack) */
+  /** hash32 tx hash -> Receipt (record) */
   receipts: 7,
-  /** hash32 tx hash -> InvalidTx (msgpack) */
+  /** hash32 tx hash -> InvalidTx (record) */
   invalidTxs: 8,
   /** addr20 from ‖ hash32 signHash -> hash32 tx hash, for committed and invalid txs (duplicate detection, ARCHITECTURE.md decision 4; the pool keeps pending ones; older layouts wrote pending ones too) */
   signHashes: 9,
@@ -91,11 +91,13 @@ export type KeyspaceName = keyof typeof Keyspace
 
 export interface KeyspaceEncoding {
   keyEncoding: 'binary' | 'uint32' | 'ordered-binary'
-  encoding: 'msgpack' | 'binary'
+  /** `record`: msgpack with the fixed record structures and hex-as-bytes of record-codec.ts */
+  encoding: 'msgpack' | 'binary' | 'record'
 }
 
 const msgpackBy = (keyEncoding: KeyspaceEncoding['keyEncoding']): KeyspaceEncoding => ({ keyEncoding, encoding: 'msgpack' })
 const binaryBy = (keyEncoding: KeyspaceEncoding['keyEncoding']): KeyspaceEncoding => ({ keyEncoding, encoding: 'binary' })
+const recordBy = (keyEncoding: KeyspaceEncoding['keyEncoding']): KeyspaceEncoding => ({ keyEncoding, encoding: 'record' })
 
 /** How each keyspace's keys and values are encoded; changing one for an existing number is a data migration. */
 export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
@@ -104,9 +106,9 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   blockByHash: msgpackBy('binary'),
   blockTxs: binaryBy('uint32'),
   blockInvalidTxs: binaryBy('uint32'),
-  txs: msgpackBy('binary'),
-  receipts: msgpackBy('binary'),
-  invalidTxs: msgpackBy('binary'),
+  txs: recordBy('binary'),
+  receipts: recordBy('binary'),
+  invalidTxs: recordBy('binary'),
   signHashes: binaryBy('binary'),
   txTime: binaryBy('binary'),
   invalidTxTime: binaryBy('binary'),
