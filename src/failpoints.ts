@@ -9,7 +9,12 @@
  * `name=throw` throws at every pass, `name=throw@N` from the Nth pass on (counted from the moment
  * this setting was first seen). Several are separated by `;`. Unset, a pass costs one lookup.
  *
- * Named points: `store.commitBlock` (before a block's LMDB transaction: nothing of it is written).
+ * Named points: `store.commitBlock` (before a block's LMDB transaction: nothing of it is written);
+ * `fs.renamed` (src/fs-atomic.ts: after a file is renamed into place, before its directory is
+ * synced); threads that die as a crash would kill them (docs/reliability.md "Threads that die"):
+ * `front.thread` (a request thread, on a request), `verify.worker` (on a job), `state-hash.worker`
+ * (on a job), `solc.worker` (on a compile). A worker thread reads its own copy of the environment,
+ * taken when it starts: arm those before it starts.
  */
 
 interface Armed {
@@ -23,7 +28,7 @@ let armed = new Map<string, Armed>()
 function parse(text: string): Map<string, Armed> {
   const points = new Map<string, Armed>()
   for (const entry of text.split(';')) {
-    const match = /^\s*([\w.]+)\s*=\s*throw(?:@(\d+))?\s*$/.exec(entry)
+    const match = /^\s*([\w.-]+)\s*=\s*throw(?:@(\d+))?\s*$/.exec(entry)
     if (match === null) {
       if (entry.trim() !== '') throw new Error(`KEEL_FAILPOINTS: cannot read ${JSON.stringify(entry)}; write name=throw or name=throw@N`)
       continue

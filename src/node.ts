@@ -121,7 +121,18 @@ export interface StartOptions {
   compiler?: Omit<SolcPoolOptions, 'log'>
   /** how long tx_sendTransactionReturnReceipt waits for an outcome (default 10 s) */
   receiptWaitMs?: number
+  /**
+   * After a fault the node cannot recover from in place (a request thread died: docs/reliability.md
+   * "Threads that die"), once the node has stopped and released its data directory. Default: exit
+   * the process with code 70, so a supervisor (systemd, Kubernetes) restarts it. Tests pass their own.
+   */
+  onFatal?: (error: Error) => void
 }
+
+/** EX_SOFTWARE (sysexits.h): an internal fault; a supervisor restarts the node */
+export const FATAL_EXIT_CODE = 70
+
+const exitOnFatal = (): void => process.exit(FATAL_EXIT_CODE)
 
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
@@ -131,25 +142,41 @@ const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(proce
  */
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
   const lock = lockDataDir(resolve(config.node.dataDir, config.node.namespace))
-  try {
-    const node = await startLockedNode(config, options)
-    return {
-      ...node,
-      stop: async () => {
-        try {
-          await node.stop()
-        } finally {
-          lock.release()
-        }
-      },
+  let node: KeelNode | undefined
+  let stopping: Promise<void> | undefined
+  let fatalBeforeStart: Error | undefined
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      try {
+        await node?.stop()
+      } finally {
+        lock.release()
+      }
+    })()
+    return stopping
+  }
+  // never half-alive: the node stops whole (releasing the lock), then the process exits non-zero
+  const fatal = (error: Error): void => {
+    if (node === undefined) {
+      fatalBeforeStart ??= error
+      return
     }
+    const running = node
+    stop()
+      .catch((stopError: unknown) => running.log.error('stopping after a fatal fault failed', stopError))
+      .finally(() => (options.onFatal ?? exitOnFatal)(error))
+  }
+  try {
+    node = await startLockedNode(config, options, fatal)
   } catch (error) {
     lock.release()
     throw error
   }
+  if (fatalBeforeStart !== undefined) fatal(fatalBeforeStart)
+  return { ...node, stop }
 }
 
-async function startLockedNode(config: KeelConfig, options: StartOptions): Promise<KeelNode> {
+async function startLockedNode(config: KeelConfig, options: StartOptions, fatal: (error: Error) => void): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
@@ -177,8 +204,9 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       nodeVersion: TX_VERSION,
       // the request threads' admissions run there too (front/admission-job.ts)
       jobs: { module: new URL('./front/admission-job.ts', import.meta.url), handlers: admissionJobs },
+      log: log.child('verify'),
     }),
-    createStateHasher({ worker: options.verifyWorkers !== 0 }),
+    createStateHasher({ worker: options.verifyWorkers !== 0, log: log.child('state-hash') }),
   ])
   // request threads load their modules while this thread finishes its start; they listen once it has
   const loading =
@@ -295,6 +323,10 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
       tip: () => store.position(),
       metricsSnapshot: chainMetrics.snapshot,
       log,
+      fatal(reason, cause) {
+        log.error(`${reason}: the node stops and exits with code ${FATAL_EXIT_CODE} so that its supervisor restarts it`, cause)
+        fatal(new Error(reason, { cause }))
+      },
     })
   } catch (error) {
     await (await loading)?.discard()

@@ -7,13 +7,12 @@
  *   trailer: u8 0xff ‖ u64be entry count ‖ SHA-256 of every byte before the trailer
  *
  * An archive groups entries by block, each block starting with its `blocks` (2) entry. A file is
- * written under a temporary name, fsynced, renamed, and its directory fsynced, so a crash leaves
- * either no file or a whole one; the trailer catches a file damaged afterwards.
+ * written through src/fs-atomic.ts (a temporary name, fsynced, renamed, its directory fsynced), so a
+ * crash leaves either no file or a whole one; the trailer catches a file damaged afterwards.
  */
 import { createHash, type Hash } from 'node:crypto'
-import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { writeFileAtomicallyWith } from '../fs-atomic.ts'
 import { Keyspace } from '../store/keyspace.ts'
 import type { ArchivedBlock, RawEntry } from '../store/types.ts'
 
@@ -30,11 +29,9 @@ export class DamagedFileError extends Error {
 
 /** Writes entries to `path` atomically and durably (see the header); returns how many were written. */
 export async function writeEntryFile(path: string, entries: Iterable<RawEntry> | AsyncIterable<RawEntry>): Promise<number> {
-  const temporary = `${path}.tmp`
-  const handle = await open(temporary, 'w')
-  const hash = createHash('sha256')
-  let count = 0
-  try {
+  return writeFileAtomicallyWith(path, async (handle) => {
+    const hash = createHash('sha256')
+    let count = 0
     let pending: Buffer[] = [MAGIC]
     let pendingBytes = MAGIC.length
     const flush = async (): Promise<void> => {
@@ -60,37 +57,8 @@ export async function writeEntryFile(path: string, entries: Iterable<RawEntry> |
     trailer.writeUInt8(END, 0)
     trailer.writeBigUInt64BE(BigInt(count), 1)
     await handle.write(Buffer.concat([trailer, hash.digest()]))
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-  renameSync(temporary, path)
-  syncDirectory(dirname(path))
-  return count
-}
-
-/** Writes a small text file (a manifest) atomically and durably. */
-export function writeTextFile(path: string, text: string): void {
-  const temporary = `${path}.tmp`
-  const fd = openSync(temporary, 'w')
-  try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temporary, path)
-  syncDirectory(dirname(path))
-}
-
-/** A rename is durable only once its directory is fsynced. */
-export function syncDirectory(directory: string): void {
-  const fd = openSync(directory, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
+    return count
+  })
 }
 
 async function openExisting(path: string): Promise<FileHandle> {

@@ -35,10 +35,11 @@ import type { CommittedBlock } from '../domain.ts'
 import { SnapshotArchiveFailed } from '../errors.ts'
 import { archiveStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
+import { syncDirectory, writeFileAtomically } from '../fs-atomic.ts'
 import type { Logger } from '../log.ts'
 import { type ArchivedBlock, type ArchivedRange, rootOfEntries, type Store, type WorldSnapshot } from '../store/index.ts'
 import { Keyspace } from '../store/keyspace.ts'
-import { DamagedFileError, readBlocks, readEntries, syncDirectory, verifyEntryFile, writeEntryFile, writeTextFile } from './file.ts'
+import { DamagedFileError, readBlocks, readEntries, verifyEntryFile, writeEntryFile } from './file.ts'
 
 export interface ArchiveServiceOptions {
   store: Store
@@ -178,10 +179,11 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       let count: number
       try {
         count = await writeEntryFile(snapPath(id), world.entries())
-        writeTextFile(manifestPath(id), `${JSON.stringify(manifest)}\n`)
+        writeFileAtomically(manifestPath(id), `${JSON.stringify(manifest)}\n`)
         manifests.set(id, manifest)
       } catch (error) {
-        for (const path of [`${snapPath(id)}.tmp`, snapPath(id), `${manifestPath(id)}.tmp`]) removeFile(path)
+        // a temporary file is removed by the write that failed (fs-atomic.ts)
+        removeFile(snapPath(id))
         log.error(`snapshot ${id} of block ${height} failed`, error)
         report(false, `snapshot of block ${height} failed: ${(error as Error).message}`)
         return
@@ -293,8 +295,7 @@ export function createArchiveService(options: ArchiveServiceOptions): ArchiveSer
       await writeEntryFile(file, entries())
       await store.startArchive(range)
     } catch (error) {
-      // nothing in the store changed: the file is all there is to undo
-      removeFile(`${file}.tmp`)
+      // nothing in the store changed: the file is all there is to undo (its temporary file went with the failed write)
       removeFile(file)
       throw error
     }

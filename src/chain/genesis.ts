@@ -3,11 +3,12 @@
  * start and keeps its key in the data directory, so `npm start` gives a usable chain at once.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex } from '../domain.ts'
+import { writeFileAtomically } from '../fs-atomic.ts'
 
 /** What the generated account starts with: 10^15, well inside int64. */
 export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n
@@ -41,6 +42,6 @@ export function devAccount(keyFile: string): DevAccount {
   const privateKey = `0x${bytesToHex(randomBytes(32))}`
   const account: DevAccount = { address: addressFromPrivateKey(privateKey), privateKey, balance: DEV_ACCOUNT_BALANCE }
   mkdirSync(dirname(keyFile), { recursive: true })
-  writeFileSync(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, { mode: 0o600 })
+  writeFileAtomically(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, 0o600)
   return account
 }

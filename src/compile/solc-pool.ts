@@ -134,8 +134,13 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
     }
     const worker = started.worker
     worker.unref()
-    worker.once('exit', () => {
-      if (slot.worker === worker) slot.worker = undefined
+    // an 'error' event with no listener would be thrown in this thread and take the node down
+    worker.on('error', (error) => log?.error(`solc ${slot.release} worker failed`, error))
+    worker.once('exit', (code) => {
+      if (slot.worker !== worker) return
+      // not unloaded on purpose: it died; the next source that needs this release starts a new one
+      slot.worker = undefined
+      log?.warn(`solc ${slot.release} worker stopped unexpectedly (exit code ${code}); the next compile starts a new one`)
     })
     slot.worker = worker
     log?.info(`solc ${started.ready.version ?? slot.release} loaded (${slot.packageName})`)
@@ -150,7 +155,6 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
         clearTimeout(timer)
         worker.off('message', onMessage)
         worker.off('exit', onExit)
-        worker.off('error', onError)
       }
       const onMessage = (reply: WorkerReply): void => {
         if (reply.id !== id) return
@@ -162,7 +166,6 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
         done()
         reject(new NodeError(closed ? 'the node is stopping' : `solc ${slot.release} stopped while compiling; send the source again`))
       }
-      const onError = (error: Error): void => log?.error(`solc ${slot.release} worker failed`, error)
       const timer = setTimeout(() => {
         done()
         unload(slot)
@@ -174,7 +177,6 @@ export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
       }, timeoutMs)
       worker.on('message', onMessage)
       worker.once('exit', onExit)
-      worker.on('error', onError)
       worker.postMessage({ id, source })
     })
   }

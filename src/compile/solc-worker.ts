@@ -10,6 +10,7 @@ import { readlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
+import { failpoint } from '../failpoints.ts'
 
 interface SolcModule {
   version(): string
@@ -71,6 +72,8 @@ function compile(compiler: SolcModule, source: string): { result?: { abi: string
 if (solc !== undefined) {
   const loaded = solc
   port.on('message', (job: { id: number; source: string }) => {
+    // outside the try: kills this worker as a crash of solc would (docs/reliability.md "Threads that die")
+    failpoint('solc.worker')
     try {
       port.postMessage({ id: job.id, ...compile(loaded, job.source) })
     } catch (error) {

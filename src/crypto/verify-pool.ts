@@ -11,12 +11,16 @@
  *
  * When no worker can start (a platform without worker_threads support for the loader, a missing
  * file), the pool verifies in the calling thread instead, yielding to the event loop between
- * chunks, so callers never need a second code path.
+ * chunks, so callers never need a second code path. A worker that dies later is restarted with a
+ * back-off (workers/supervise.ts); its jobs in flight are verified in this thread meanwhile, and
+ * the other threads get a port to the replacement (`onWorker`).
  */
 import { availableParallelism } from 'node:os'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import type { Logger } from '../log.ts'
 import { packFrames, unpackFrames } from '../wire/frames.ts'
 import { runnableModule, startWorker } from '../workers/start.ts'
+import { type SupervisedWorker, superviseWorker } from '../workers/supervise.ts'
 import type { TxFields } from './sign-string.ts'
 import { checkTransactionSignature, SignatureVerdict, type SignatureVerdictCode, signatureVerdict } from './signature.ts'
 
@@ -67,6 +71,8 @@ export interface VerifyPoolOptions {
   workerFile?: URL
   /** jobs the workers also run (runJob) */
   jobs?: JobModule
+  /** where a worker's death and restart are logged */
+  log?: Logger
 }
 
 export interface VerifyPool {
@@ -82,6 +88,8 @@ export interface VerifyPool {
   readonly backend: string
   /** one port per worker for a client in another thread (createVerifyClient there); transfer them with the message that carries them */
   connect(): MessagePort[]
+  /** called with a port to each worker started later (a dead one's replacement), for a client in another thread; returns what unsubscribes */
+  onWorker(listener: (port: MessagePort) => void): () => void
   close(): Promise<void>
 }
 
@@ -122,34 +130,48 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
   const backend = started.find((s) => s !== undefined)?.ready.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
   const jobs = createJobs(nodeVersion, options.chunkSize, options.jobs?.handlers)
   const byWorker = new Map<Worker, Endpoint>()
-  for (const worker of workers) {
+  const listeners = new Set<(port: MessagePort) => void>()
+  const portTo = (worker: Worker): MessagePort => {
+    const channel = new MessageChannel()
+    worker.postMessage({ port: channel.port1 }, [channel.port1])
+    return channel.port2
+  }
+  const adopt = (worker: Worker): void => {
     const endpoint = jobs.add((message, transfer) => worker.postMessage(message, transfer))
     byWorker.set(worker, endpoint)
     worker.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
-    const retire = (): void => {
-      byWorker.delete(worker)
-      jobs.retire(endpoint)
-    }
-    worker.on('error', retire)
-    worker.on('exit', retire)
+  }
+  const supervisors: SupervisedWorker[] = []
+  for (const worker of workers) {
+    adopt(worker)
+    supervisors.push(
+      superviseWorker(worker, {
+        what: 'a verify worker',
+        log: options.log,
+        start: async () => (await startWorker<{ ready: true }>(workerFile, { nodeVersion, jobModule }, timeoutMs, 'verify'))?.worker,
+        lost(dead) {
+          const endpoint = byWorker.get(dead)
+          byWorker.delete(dead)
+          if (endpoint !== undefined) jobs.retire(endpoint)
+        },
+        adopt(replacement) {
+          adopt(replacement)
+          for (const listener of listeners) listener(portTo(replacement))
+        },
+      }),
+    )
   }
   return poolOf(jobs, {
     backend,
-    connect() {
-      return [...byWorker.keys()].map((worker) => {
-        const channel = new MessageChannel()
-        worker.postMessage({ port: channel.port1 }, [channel.port1])
-        return channel.port2
-      })
+    connect: () => [...byWorker.keys()].map(portTo),
+    onWorker(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
     async close() {
+      for (const supervisor of supervisors) supervisor.close()
       jobs.close()
-      await Promise.all(
-        [...byWorker.keys()].map(async (worker) => {
-          worker.removeAllListeners('exit')
-          await worker.terminate()
-        }),
-      )
+      await Promise.all([...byWorker.keys()].map((worker) => worker.terminate()))
     },
   })
 }
@@ -161,25 +183,37 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
 export function createVerifyClient(
   ports: readonly MessagePort[],
   options: { nodeVersion?: string; chunkSize?: number; backend: string; handlers?: JobModule['handlers'] },
-): VerifyPool {
+): VerifyPool & { addPort(port: MessagePort): void } {
   const jobs = createJobs(options.nodeVersion, options.chunkSize, options.handlers)
-  for (const port of ports) {
+  const open = new Set<MessagePort>()
+  const addPort = (port: MessagePort): void => {
     const endpoint = jobs.add((message, transfer) => port.postMessage(message, transfer))
+    open.add(port)
     port.on('message', (message: { jobId: number; valid: Uint8Array }) => jobs.answer(endpoint, message))
-    port.on('close', () => jobs.retire(endpoint))
+    // the worker at the other end died: its jobs are done here until the pool sends its replacement (addPort)
+    port.on('close', () => {
+      open.delete(port)
+      jobs.retire(endpoint)
+    })
   }
-  return poolOf(jobs, {
-    backend: options.backend,
-    connect: () => [],
-    async close() {
-      jobs.close()
-      for (const port of ports) port.close()
-    },
-  })
+  for (const port of ports) addPort(port)
+  // assigned onto the pool, not spread: its mode and workerCount are getters
+  return Object.assign(
+    poolOf(jobs, {
+      backend: options.backend,
+      connect: () => [],
+      onWorker: () => () => {},
+      async close() {
+        jobs.close()
+        for (const port of open) port.close()
+      },
+    }),
+    { addPort },
+  )
 }
 
 /** The VerifyPool of a pool's or a client's jobs (their live mode and worker count) and its own ends. */
-function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'backend' | 'connect' | 'close'>): VerifyPool {
+function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'backend' | 'connect' | 'onWorker' | 'close'>): VerifyPool {
   const { pool } = jobs
   return {
     verify: pool.verify,

@@ -8,6 +8,7 @@
  * Posts `{ ready: true, backend }` once the crypto modules (and that module) have loaded.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
+import { failpoint } from '../failpoints.ts'
 import { unpackFrames } from '../wire/frames.ts'
 import { runAsBulkThread } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
@@ -29,6 +30,8 @@ const handlers = jobModule === undefined ? {} : ((await import(jobModule)) as { 
 const serve = (on: MessagePort): void => {
   on.on('message', (message: JobMessage | { port: MessagePort }) => {
     if ('port' in message) return serve(message.port)
+    // kills this worker as a crash would (docs/reliability.md "Threads that die")
+    failpoint('verify.worker')
     if ('job' in message) {
       let answers: Uint8Array
       try {

@@ -75,6 +75,8 @@ export type ToFront =
   | { t: 'tip'; tip: StoreTip }
   /** send this thread's metrics (a scrape on any thread collects every thread's) */
   | { t: 'snapshot'; id: number }
+  /** a port to a verify worker started since (a dead one's replacement: verify-pool.ts onWorker) */
+  | { t: 'verifier'; port: MessagePort }
   /** the merged metrics, or why they could not be collected */
   | { t: 'scraped'; id: number; contentType: string; text: string; error?: string }
   | { t: 'stop' }

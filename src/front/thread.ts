@@ -14,6 +14,7 @@ import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
 import { createSolcPool } from '../compile/solc-pool.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
+import { failpoint } from '../failpoints.ts'
 import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
 import { jobs as admissionJobs } from './admission-job.ts'
@@ -26,6 +27,8 @@ const start = workerData as FrontStart
 const port = start.chain
 const { config } = start
 const post = (message: ToChain): void => port.postMessage(message)
+// a failpoint here kills this thread from outside any handler, as a crash of the thread would (docs/reliability.md "Threads that die")
+const failpointNow = (): void => failpoint('front.thread')
 
 /**
  * A module of the chain thread, absent here: createHandlers wants every module, but each method
@@ -112,6 +115,7 @@ async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
     // the chain thread asks every request thread for its snapshot (this one's too) and merges them
     metrics: () => link.scrape(),
   })
+  servers.http.server.on('request', () => setImmediate(failpointNow))
   try {
     const address = await servers.listen()
     post({ t: 'listening', address, fd: listeningFd(servers.http) })
@@ -123,6 +127,7 @@ async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
 
 port.on('message', (message: ToFront) => {
   if (message.t === 'go') return void go(message)
+  if (message.t === 'verifier') return verifier.addPort(message.port)
   if (message.t === 'snapshot') {
     void (servers?.metricsSnapshot() ?? Promise.resolve([])).then((snapshot) => post({ t: 'snapshot', id: message.id, snapshot }))
     return

@@ -34,6 +34,11 @@ export interface ChainDoors {
   /** the chain thread's own metrics; a scrape merges them with every request thread's */
   metricsSnapshot(): Promise<MetricsSnapshot>
   log: Logger
+  /**
+   * A request thread died: the node cannot serve on its share of the port, so it must stop and exit
+   * non-zero for its supervisor to restart it (docs/reliability.md "Threads that die").
+   */
+  fatal(reason: string, cause: Error | undefined): void
 }
 
 export interface RequestThreads {
@@ -92,8 +97,12 @@ export async function loadRequestThreads(options: {
       channel.port1.close()
       return undefined
     }
-    started.worker.on('error', (error) => options.log.error('a request thread failed', error))
-    return { worker: started.worker, port: channel.port1 }
+    let cause: Error | undefined
+    started.worker.on('error', (error) => {
+      cause = error
+      options.log.error(`request thread ${name} failed`, error)
+    })
+    return { worker: started.worker, port: channel.port1, name, cause: () => cause }
   })
   const loaded = (await Promise.all(loading)).filter((thread) => thread !== undefined)
   if (loaded.length === 0) return undefined
@@ -105,7 +114,8 @@ export async function loadRequestThreads(options: {
       for (const { worker } of loaded) await worker.terminate()
     },
     async open(doors) {
-      const threads: { worker: Worker; port: MessagePort; off(): void }[] = []
+      const threads: { worker: Worker; port: MessagePort; off(): void; exited?: boolean }[] = []
+      let stopping = false
       const snapshots = new Map<number, (snapshot: MetricsSnapshot) => void>()
       let nextSnapshot = 1
       /** the chain thread's metrics and every request thread's, merged: what GET /metrics answers on any of them */
@@ -134,7 +144,7 @@ export async function loadRequestThreads(options: {
       }
       let address: AddressInfo | undefined
       let fd: number | undefined
-      for (const [i, { worker, port }] of loaded.entries()) {
+      for (const [i, { worker, port, name, cause }] of loaded.entries()) {
         if (i > 0 && fd === undefined) {
           // no socket to share (not Node's own net handle): one thread serves
           await worker.terminate()
@@ -147,6 +157,7 @@ export async function loadRequestThreads(options: {
             resolve(message)
           }
           port.on('message', onListening)
+          worker.once('exit', (code) => resolve({ t: 'listening', error: `request thread ${name} stopped (exit code ${code})` }))
         })
         const off = serveFront(port, doors, { scrape, onSnapshot })
         port.postMessage({ t: 'go', tip: doors.tip(), fd } satisfies ToFront)
@@ -162,16 +173,32 @@ export async function loadRequestThreads(options: {
           address = answer.address
           fd = answer.fd
         }
-        threads.push({ worker, port, off })
+        const thread: (typeof threads)[number] = { worker, port, off }
+        threads.push(thread)
+        worker.once('exit', (code) => {
+          thread.exited = true
+          if (stopping) return
+          doors.fatal(`request thread ${name} stopped unexpectedly (exit code ${code})`, cause())
+        })
+        // a verify worker restarted later: this thread gets a port to it too
+        const offVerifier = options.verifyPool.onWorker((verifier) =>
+          port.postMessage({ t: 'verifier', port: verifier } satisfies ToFront, [verifier]),
+        )
+        worker.once('exit', offVerifier)
       }
       return {
         address: address as AddressInfo,
         count: threads.length,
         async stop() {
+          stopping = true
           await Promise.all(
             threads.map(
-              ({ worker, port, off }) =>
+              ({ worker, port, off, exited }) =>
                 new Promise<void>((resolve) => {
+                  if (exited) {
+                    off()
+                    return resolve()
+                  }
                   const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5000)
                   port.on('message', (message: ToChain) => {
                     if (message.t !== 'stopped') return

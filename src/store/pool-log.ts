@@ -18,8 +18,9 @@
  * failed); replay then restores it and it may commit, though its client was told -32006: the
  * client's own signed transaction, never one it did not send, and a resend of it is a duplicate.
  */
-import { closeSync, fdatasync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
+import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
 import { join } from 'node:path'
+import { syncDirectory } from '../fs-atomic.ts'
 
 /** the pool log's directory inside the ledger's */
 export const POOL_LOG_DIR = 'pool'
@@ -92,14 +93,7 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
 
   const pathOf = (number: number): string => join(dir, `seg-${String(number).padStart(10, '0')}.log`)
 
-  const syncDir = (): void => {
-    const fd = openSync(dir, 'r')
-    try {
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-  }
+  const syncDir = (): void => syncDirectory(dir)
 
   const startSegment = (): Segment => {
     const number = nextNumber++

@@ -4,6 +4,7 @@
  * lanes' buffer transferred, and `{ ready: true }` once loaded.
  */
 import { parentPort } from 'node:worker_threads'
+import { failpoint } from '../failpoints.ts'
 import { runAsBulkThread } from '../workers/start.ts'
 import { changeLanes, unpackLaneChanges } from './state-hash.ts'
 
@@ -12,6 +13,8 @@ if (!port) throw new Error('state-hash-worker.ts must run as a worker thread')
 runAsBulkThread()
 
 port.on('message', (message: { jobId: number; packed: Uint8Array }) => {
+  // kills this worker as a crash would (docs/reliability.md "Threads that die")
+  failpoint('state-hash.worker')
   const lanes = changeLanes(unpackLaneChanges(message.packed))
   port.postMessage({ jobId: message.jobId, lanes }, [lanes.buffer as ArrayBuffer])
 })

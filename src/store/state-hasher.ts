@@ -2,10 +2,13 @@
  * Where a block's world-state lanes are hashed (~12 µs of SHAKE-256 per changed entry, ~9% of the
  * main thread under a transfer load): on one worker thread, so the event loop keeps serving
  * requests while the producer waits; in this thread when no worker is wanted or one cannot start,
- * and for the jobs of a worker that dies (so a block never waits on a lost worker).
+ * and for the jobs of a worker that dies (so a block never waits on a lost worker) until its
+ * replacement has started (workers/supervise.ts: logged, restarted after a back-off).
  */
 import type { Worker } from 'node:worker_threads'
+import type { Logger } from '../log.ts'
 import { startWorker } from '../workers/start.ts'
+import { type SupervisedWorker, superviseWorker } from '../workers/supervise.ts'
 import { changeLanes, type LaneChange, packLaneChanges } from './state-hash.ts'
 
 export interface StateHasher {
@@ -21,18 +24,20 @@ export interface StateHasherOptions {
   startTimeoutMs?: number
   /** worker script; tests point it elsewhere to force the fallback */
   workerFile?: URL
+  /** where the worker's death and restart are logged */
+  log?: Logger
 }
 
 export async function createStateHasher(options: StateHasherOptions): Promise<StateHasher> {
-  const started = options.worker
-    ? await startWorker<{ ready: true }>(
-        options.workerFile ?? new URL('./state-hash-worker.ts', import.meta.url),
-        undefined,
-        options.startTimeoutMs ?? 10_000,
-        'state-hash',
-      )
-    : undefined
-  let worker: Worker | undefined = started?.worker
+  const start = (): Promise<Worker | undefined> =>
+    startWorker<{ ready: true }>(
+      options.workerFile ?? new URL('./state-hash-worker.ts', import.meta.url),
+      undefined,
+      options.startTimeoutMs ?? 10_000,
+      'state-hash',
+    ).then((started) => started?.worker)
+  const first = options.worker ? await start() : undefined
+  let worker: Worker | undefined
   let nextJob = 1
   const pending = new Map<number, { changes: readonly LaneChange[]; resolve(lanes: Uint16Array): void }>()
 
@@ -41,18 +46,22 @@ export async function createStateHasher(options: StateHasherOptions): Promise<St
     for (const job of pending.values()) job.resolve(changeLanes(job.changes))
     pending.clear()
   }
-  if (worker !== undefined) {
-    worker.on('message', (message: { jobId: number; lanes: Uint16Array }) => {
+  const adopt = (started: Worker): void => {
+    worker = started
+    started.on('message', (message: { jobId: number; lanes: Uint16Array }) => {
       const job = pending.get(message.jobId)
       if (job === undefined) return
       pending.delete(message.jobId)
       if (pending.size === 0) worker?.unref()
       job.resolve(message.lanes)
     })
-    worker.once('error', abandon)
-    worker.once('exit', abandon)
     // an idle worker must not keep the process alive; one with a job in hand must
-    worker.unref()
+    started.unref()
+  }
+  let supervisor: SupervisedWorker | undefined
+  if (first !== undefined) {
+    adopt(first)
+    supervisor = superviseWorker(first, { what: 'the state-hash worker', log: options.log, start, lost: abandon, adopt })
   }
 
   return {
@@ -71,6 +80,7 @@ export async function createStateHasher(options: StateHasherOptions): Promise<St
       })
     },
     async close() {
+      supervisor?.close()
       const closing = worker
       abandon()
       if (closing !== undefined) await closing.terminate()
