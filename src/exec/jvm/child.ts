@@ -41,6 +41,8 @@ export interface JvmCall {
   steps: number
   /** a missing function is not an error (deploy-time `onInit`) */
   optional?: boolean
+  /** the deployment's onInit (Hyperchain's models call it only then) */
+  init?: boolean
   /** a ledger value the call reads: from the transaction's overlay */
   read(key: string): Uint8Array | undefined
 }
@@ -361,6 +363,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
             memory: callMemory,
             timeoutMs: callTimeoutMs,
             optional: request.optional === true,
+            init: request.init === true,
           },
           (incoming) => {
             if (incoming.op === 'get' && incoming.id === id) {

@@ -19,7 +19,8 @@
  * protobuf InvokeArgs {2: methodName, 3: args} (1.x; methodName "invoke" means args[0] is the
  * function and the rest its arguments).
  */
-import { gunzipSync, inflateRawSync } from 'node:zlib'
+import { gunzipSync } from 'node:zlib'
+import { readZipEntries } from '../../../sdk/src/jvm.ts'
 import {
   CALL_MAGIC,
   DEPLOY_MAGIC,
@@ -210,54 +211,6 @@ function readTar(bytes: Uint8Array): ArchiveFile[] {
   return files
 }
 
-function readZip(bytes: Uint8Array): ArchiveFile[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let end = -1
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      end = i
-      break
-    }
-  }
-  if (end < 0) throw new PayloadError('the jar/zip has no central directory')
-  const count = view.getUint16(end + 10, true)
-  let p = view.getUint32(end + 16, true)
-  const files: ArchiveFile[] = []
-  let total = 0
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > bytes.length || view.getUint32(p, true) !== 0x02014b50) throw new PayloadError('the jar/zip central directory is damaged')
-    const method = view.getUint16(p + 10, true)
-    const compressed = view.getUint32(p + 20, true)
-    const size = view.getUint32(p + 24, true)
-    const nameLength = view.getUint16(p + 28, true)
-    const extraLength = view.getUint16(p + 30, true)
-    const commentLength = view.getUint16(p + 32, true)
-    const local = view.getUint32(p + 42, true)
-    const name = fromUtf8(bytes.subarray(p + 46, p + 46 + nameLength))
-    p += 46 + nameLength + extraLength + commentLength
-    if (name.endsWith('/')) continue
-    if (compressed === 0xffffffff || size === 0xffffffff) throw new PayloadError('zip64 archives are not supported')
-    if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50)
-      throw new PayloadError(`the jar/zip entry ${name} is damaged`)
-    const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true)
-    if (dataStart + compressed > bytes.length) throw new PayloadError(`the jar/zip entry ${name} is truncated`)
-    const raw = bytes.subarray(dataStart, dataStart + compressed)
-    total += size
-    if (total > MAX_ARCHIVE_BYTES) throw new PayloadError(`the jar/zip unpacks to more than ${MAX_ARCHIVE_BYTES} bytes`)
-    let data: Uint8Array
-    if (method === 0) data = raw
-    else if (method === 8) {
-      try {
-        data = new Uint8Array(inflateRawSync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES }))
-      } catch (error) {
-        throw new PayloadError(`the jar/zip entry ${name} does not inflate: ${(error as Error).message}`)
-      }
-    } else throw new PayloadError(`the jar/zip entry ${name} uses compression method ${method}`)
-    files.push({ path: name, bytes: data })
-  }
-  return files
-}
-
 /** Classes and main class from archive entries: `.class` files and contract.properties / the manifest. */
 function fromArchive(files: ArchiveFile[], what: string): JvmCode {
   // one top-level directory holding everything (tar -C parent dir) is not part of the class names
@@ -304,7 +257,8 @@ function decodeCodeBytes(bytes: Uint8Array): JvmCode | undefined {
     }
     return fromArchive(readTar(tar), 'tar.gz')
   }
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return fromArchive(readZip(bytes), 'jar')
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04)
+    return fromArchive(readZipEntries(bytes, MAX_ARCHIVE_BYTES), 'jar')
   return undefined
 }
 

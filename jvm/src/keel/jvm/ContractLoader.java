@@ -31,7 +31,8 @@ final class ContractLoader extends ClassLoader {
       if (c == null) {
         byte[] bytes = classes.get(name);
         if (bytes != null) c = defineClass(name, bytes, 0, bytes.length);
-        else if (name.startsWith("keel.contract.") || name.equals("keel.jvm.Meter") || name.equals("keel.jvm.Guards"))
+        else if (name.startsWith("keel.contract.") || name.equals("keel.jvm.Meter") || name.equals("keel.jvm.Guards")
+            || Hyperchain.isProvided(name.replace('.', '/')))
           c = ContractLoader.class.getClassLoader().loadClass(name);
         else if (Allow.isAllowedClass(name.replace('.', '/')) || name.startsWith("java.lang.invoke.") || name.startsWith("java.lang.runtime.")
             || name.startsWith("jdk.internal.reflect."))
