@@ -238,3 +238,17 @@ export function writeJar(contract: JavaContract): Uint8Array {
 export function jvmJarDeployPayload(jar: Uint8Array): string {
   return jvmDeployPayload(readJar(jar))
 }
+
+/**
+ * HVM InvokeBean payload (what the official SDK's `InvokeParams.HvmAbiBuilder` builds for an
+ * InvokeBean): u32 class length ‖ u16 name length ‖ the bean's class file ‖ its class name (dotted) ‖
+ * the JSON of its fields. The bean implements `cn.hyperchain.contract.BaseInvoke` and runs against
+ * the contract in the engine (docs/jvm.md §10).
+ */
+export function jvmInvokeBeanPayload(beanClass: string, classFile: Uint8Array, fields: Record<string, unknown> = {}): string {
+  const name = utf8(beanClass)
+  const head = new DataView(new ArrayBuffer(6))
+  head.setUint32(0, classFile.length)
+  head.setUint16(4, name.length)
+  return hex(Buffer.concat([new Uint8Array(head.buffer), classFile, name, utf8(JSON.stringify(fields))]))
+}

@@ -18,6 +18,7 @@ import {
   jvmCallPayload,
   jvmDeployPayload,
   jvmInvokeArgsPayload,
+  jvmInvokeBeanPayload,
   jvmJarDeployPayload,
   jvmRetText,
   jvmTarGzDeployPayload,
@@ -46,6 +47,7 @@ let bank: JavaContract
 let bankV2: JavaContract
 let kv: JavaContract
 let missing: JavaContract
+let beans: JavaContract
 let statusWatch: string
 let bankAt = ''
 
@@ -74,6 +76,18 @@ public interface IAudit extends BaseContractInterface {
   return compileJava(sources, 'bank.Bank', 'hyperchain')
 }
 
+/** The beans, compiled with the bank's sources and Keel's HyperList-less API (the Missing bean names a stub of it). */
+async function compileBeans(): Promise<JavaContract> {
+  const { readFileSync, readdirSync } = await import('node:fs')
+  const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
+  const sources: Record<string, string> = {
+    ...BEAN_SOURCES,
+    'cn/hyperchain/core/HyperList.java': MISSING_SOURCES['cn/hyperchain/core/HyperList.java'],
+  }
+  for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
+  return compileJava(sources, 'bank.Bank', 'hyperchain')
+}
+
 /** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
 const MISSING_SOURCES: Record<string, string> = {
   'cn/hyperchain/core/HyperList.java': 'package cn.hyperchain.core;\npublic class HyperList<E> extends java.util.ArrayList<E> {}\n',
@@ -95,6 +109,77 @@ public class UsesGson extends BaseContract {
 
 /** What the SDK's HVMBuilder takes a jar as. */
 const arrayBufferOf = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer
+
+/** InvokeBeans against the bank: one that moves money twice in one transaction, and one per refused API. */
+const BEAN_SOURCES: Record<string, string> = {
+  'beans/MoveTwice.java': `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class MoveTwice implements BaseInvoke<String, IBank> {
+  private String from;
+  private String via;
+  private String to;
+  private long first;
+  private long second;
+  public MoveTwice() {}
+  public String invoke(IBank bank) {
+    bank.transfer(from, via, first);
+    bank.transfer(via, to, second);
+    return bank.balance(from) + "," + bank.balance(via) + "," + bank.balance(to);
+  }
+}`,
+  'beans/Spins.java': `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class Spins implements BaseInvoke<Long, IBank> {
+  public Long invoke(IBank bank) { long i = 0; while (bank != null) i++; return i; }
+}`,
+}
+const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
+  { name: 'Threads', body: 'new Thread(() -> {}).start(); return null;', reason: /class java\.lang\.Thread is not allowed \(threads/ },
+  {
+    name: 'Time',
+    body: 'return "" + System.currentTimeMillis();',
+    reason: /java\.lang\.System\.currentTimeMillis is not allowed \(time\)/,
+  },
+  { name: 'Reflection', body: 'return bank.getClass().getName();', reason: /getClass is not allowed \(reflection\)/ },
+  { name: 'Files', body: 'return "" + new java.io.File("/").exists();', reason: /class java\.io\.File is not allowed \(I\/O\)/ },
+  {
+    name: 'CatchAll',
+    body: 'try { return bank.name(); } catch (Throwable t) { return "hidden"; }',
+    reason: /catching java\.lang\.Throwable is not allowed/,
+  },
+  {
+    name: 'MainClass',
+    body: '((bank.Bank) bank).drain("alice"); return "drained";',
+    reason: /names bank\.Bank: a bean reaches the contract only through its interfaces/,
+  },
+  {
+    name: 'Forger',
+    body: '((cn.hyperchain.contract.BaseContract) bank).event("x", "Forged"); return "forged";',
+    reason: /names cn\.hyperchain\.contract\.BaseContract/,
+  },
+  {
+    name: 'Missing',
+    body: 'return new cn.hyperchain.core.HyperList<String>().toString();',
+    reason: /cn\.hyperchain\.core\.HyperList is not allowed \(a Hyperchain API class Keel does not provide/,
+  },
+]
+for (const { name, body } of REFUSED_BEANS)
+  BEAN_SOURCES[`beans/${name}.java`] = `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class ${name} implements BaseInvoke<String, IBank> {
+  public String invoke(IBank bank) { ${body} }
+}`
+BEAN_SOURCES['beans/StaticState.java'] = `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class StaticState implements BaseInvoke<Integer, IBank> {
+  static int calls;
+  public Integer invoke(IBank bank) { return ++calls; }
+}`
+REFUSED_BEANS.push({ name: 'StaticState', body: '', reason: /field calls: static fields must be final/ })
 
 /** The reason of the last discarded transaction, from the executor's system-status events. */
 async function lastReason(): Promise<string> {
@@ -131,11 +216,12 @@ async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Rece
 }
 
 test.before(async () => {
-  ;[bank, bankV2, kv, missing] = await Promise.all([
+  ;[bank, bankV2, kv, missing, beans] = await Promise.all([
     compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
     compileBankV2(),
     compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
     compileJava(MISSING_SOURCES, 'm.UsesList', 'hyperchain'),
+    compileBeans(),
   ])
   node = await startTestNode(
     {
@@ -236,6 +322,72 @@ test('2.x bank upgraded through the SDK: an added @StoreField starts from its in
   assert.is(await hvm(bankAt, 'balance', 'alice'), '75', 'the HyperMap kept its entries')
 })
 
+test("InvokeBean (the SDK's HvmAbiBuilder): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  const bean = beans.classes.get('beans/MoveTwice') as Uint8Array
+  const field = (name: string, type: string, structName: string) => ({ name, type, structName, properties: [] })
+  const abi = JSON.stringify([
+    {
+      version: 'v1',
+      beanName: 'beans.MoveTwice',
+      beanType: 'InvokeBean',
+      inputs: [
+        field('from', 'String', 'java.lang.String'),
+        field('via', 'String', 'java.lang.String'),
+        field('to', 'String', 'java.lang.String'),
+        field('first', 'Long', 'long'),
+        field('second', 'Long', 'long'),
+      ],
+      output: field('', 'String', 'java.lang.String'),
+      structs: [],
+      classBytes: Buffer.from(bean).toString('hex'),
+    },
+  ])
+  const before = [await hvm(bankAt, 'balance', 'alice'), await hvm(bankAt, 'balance', 'bob')]
+  const params = new InvokeParams.HvmAbiBuilder(abi, 'InvokeBean' as never, 'beans.MoveTwice')
+    .addParam('alice')
+    .addParam('bob')
+    .addParam('alice')
+    .addParam(10)
+    .addParam(4)
+    .build()
+  const receipt = await sdkInvoke(bankAt, params)
+  const expected = [Number(before[0]) - 6, Number(before[1]) + 6]
+  assert.is(jvmRetText(receipt.ret), `${expected[0]},${expected[1]},${expected[0]}`, 'both transfers in one call')
+  assert.equal(JSON.parse(await hvm(bankAt, 'account', 'bob')).balance, expected[1])
+
+  const overdrawn = jvmInvokeBeanPayload('beans.MoveTwice', bean, { from: 'alice', via: 'bob', to: 'alice', first: 10, second: 1_000_000 })
+  const { reply } = await send(url, SUBMIT.invoke, owner.invoke(bankAt, overdrawn, JVM))
+  const f = await failure(reply)
+  assert.is(f.code, -32005)
+  assert.match(f.reason, /insufficient balance/)
+  assert.is(await hvm(bankAt, 'balance', 'alice'), String(expected[0]), 'the first transfer was undone with the second')
+  assert.is(await hvm(bankAt, 'balance', 'bob'), String(expected[1]))
+
+  const spin = await send(
+    url,
+    SUBMIT.invoke,
+    owner.invoke(bankAt, jvmInvokeBeanPayload('beans.Spins', beans.classes.get('beans/Spins') as Uint8Array), JVM),
+  )
+  assert.match((await failure(spin.reply)).reason, /execution budget exhausted \(time-out\)/, "the bean's own loop is metered")
+})
+
+test('InvokeBean: a bean that tries each refused API is refused with the reason; a bean for a contract that is not HVM is refused', async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  for (const { name, reason } of REFUSED_BEANS) {
+    const payload = jvmInvokeBeanPayload(`beans.${name}`, beans.classes.get(`beans/${name}`) as Uint8Array)
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(bankAt, payload, JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, name)
+    assert.match(f.reason, reason, name)
+  }
+  assert.is((await hvm(bankAt, 'balance', 'alice')) !== '0', true, 'MainClass did not drain alice')
+  const kvAt = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv), JVM))).contractAddress
+  const payload = jvmInvokeBeanPayload('beans.MoveTwice', beans.classes.get('beans/MoveTwice') as Uint8Array)
+  const { reply } = await send(url, SUBMIT.invoke, owner.invoke(kvAt, payload, JVM))
+  assert.match((await failure(reply)).reason, /an InvokeBean calls an HVM contract/)
+})
+
 test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {
   const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))).contractAddress
   const call = (fn: string, ...args: string[]): Promise<string> => callText(at, jvmInvokeArgsPayload(fn, ...args))
@@ -251,7 +403,11 @@ test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and 
   assert.is(await call('half', 'n'), '21.0', "a double result is Java's text of it")
   assert.is(await hvm(at, 'get', 'n'), '42', 'the HVM call form reaches a 1.x function too')
 
-  assert.is(await call('putAll', 'b-1', 'one', 'b-3', 'three', 'a-9', 'nine', 'b-2', 'two'), '', 'a private function, as 1.x allowed; result(ok) alone returns nothing')
+  assert.is(
+    await call('putAll', 'b-1', 'one', 'b-3', 'three', 'a-9', 'nine', 'b-2', 'two'),
+    '',
+    'a private function, as 1.x allowed; result(ok) alone returns nothing',
+  )
   assert.is(await call('getAll', 'b-1', 'b-2', 'nothing'), 'one,two,-')
   assert.is(await call('range', 'b-', 'b-9'), 'one,two,three', 'keys in order, the end excluded')
   assert.is(await call('range', 'a', 'z'), 'nine,one,two,three,blue,42')

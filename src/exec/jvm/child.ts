@@ -19,7 +19,11 @@ import { ensureExecutor, jdkTool } from './build.ts'
 /** A contract's classes and main class (the client package writes them, sdk/src/jvm-payload.ts). */
 export type JvmCode = JavaContract
 
-export type JvmArgs = { form: 'typed'; args: { type: string; value: string }[] } | { form: 'strings'; args: string[] }
+export type JvmArgs =
+  | { form: 'typed'; args: { type: string; value: string }[] }
+  | { form: 'strings'; args: string[] }
+  /** an HVM InvokeBean: [bean class name, its class file in base64, the JSON of its fields] */
+  | { form: 'bean'; args: [string, string, string] }
 
 export interface JvmCallContext {
   sender: string

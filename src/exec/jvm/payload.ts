@@ -17,7 +17,8 @@
  * Invoke: an HVM method call (`FE FF FB CE`): u16 name length ‖ name ‖ per argument: u16 type
  * length ‖ u32 value length ‖ Java type name ‖ value (raw text for String, JSON otherwise); or a
  * protobuf InvokeArgs {2: methodName, 3: args} (1.x; methodName "invoke" means args[0] is the
- * function and the rest its arguments).
+ * function and the rest its arguments); or an HVM InvokeBean (a caller's class run against the
+ * contract, docs/jvm.md §10).
  */
 import { gunzipSync } from 'node:zlib'
 import { readZipEntries } from '../../../sdk/src/jvm.ts'
@@ -298,7 +299,36 @@ function decodeMethodCall(bytes: Uint8Array): DecodedCall {
   return { method, args: { form: 'typed', args } }
 }
 
-/** Decodes an invoke payload: an HVM method call or a 1.x InvokeArgs. */
+const JAVA_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
+
+/**
+ * An HVM InvokeBean (what the SDK's `InvokeParams.HvmAbiBuilder` builds for an InvokeBean): u32
+ * class length ‖ u16 name length ‖ the bean's class file ‖ its class name (dotted) ‖ the JSON object
+ * of its fields. Undefined when the bytes are not one (the class file's magic and the JSON are checked).
+ */
+function decodeInvokeBean(bytes: Uint8Array): DecodedCall | undefined {
+  if (bytes.length < 6 + 4) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const classLength = view.getUint32(0)
+  const nameLength = view.getUint16(4)
+  if (classLength < 10 || 6 + classLength + nameLength > bytes.length || view.getUint32(6) !== 0xcafebabe) return undefined
+  if (classLength > MAX_CLASS_BYTES) throw new PayloadError(`the InvokeBean class has ${classLength} bytes; at most ${MAX_CLASS_BYTES}`)
+  const classFile = bytes.subarray(6, 6 + classLength)
+  const name = fromUtf8(bytes.subarray(6 + classLength, 6 + classLength + nameLength))
+  if (!JAVA_NAME.test(name)) throw new PayloadError(`the InvokeBean's class name ${JSON.stringify(name)} is not a Java class name`)
+  const fields = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(6 + classLength + nameLength)).trim() || '{}'
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(fields)
+  } catch {
+    throw new PayloadError(`the InvokeBean's fields are not JSON: ${fields.slice(0, 80)}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new PayloadError("the InvokeBean's fields are not a JSON object")
+  return { method: name, args: { form: 'bean', args: [name, Buffer.from(classFile).toString('base64'), fields] } }
+}
+
+/** Decodes an invoke payload: an HVM method call, an HVM InvokeBean or a 1.x InvokeArgs. */
 export function decodeCallPayload(bytes: Uint8Array): DecodedCall {
   if (startsWith(bytes, CALL_MAGIC)) return decodeMethodCall(bytes)
   const invoke = decodeInvokeArgs(bytes)
@@ -311,7 +341,9 @@ export function decodeCallPayload(bytes: Uint8Array): DecodedCall {
     }
     return { method: invoke.methodName, args: { form: 'strings', args: strings } }
   }
+  const bean = decodeInvokeBean(bytes)
+  if (bean !== undefined) return bean
   throw new PayloadError(
-    'the payload is not a JVM call: expected an HVM method call (FEFFFBCE…) or a protobuf InvokeArgs with a methodName',
+    'the payload is not a JVM call: expected an HVM method call (FEFFFBCE…), an HVM InvokeBean or a protobuf InvokeArgs with a methodName',
   )
 }

@@ -33,6 +33,9 @@ final class Contracts {
     Hyperchain.Style style = Hyperchain.Style.KEEL;
     /** the deployment's onInit, for the Hyperchain models (not callable afterwards) */
     final List<Method> init = new ArrayList<>();
+    /** an HVM contract's classes (an InvokeBean is scanned against them); empty for the others */
+    Map<String, ClassFile> classFiles = Map.of();
+    Class<?> mainType;
 
     Loaded(ContractLoader loader, String loaderName, Constructor<?> constructor, long initSteps) {
       this.loader = loader;
@@ -138,6 +141,8 @@ final class Contracts {
     }
     Loaded loaded = new Loaded(loader, loaderName, constructor, Meter.steps());
     loaded.style = Hyperchain.styleOf(mainType);
+    loaded.mainType = mainType;
+    if (loaded.style == Hyperchain.Style.HVM) loaded.classFiles = parsed;
     boolean found = Hyperchain.functions(loaded.style, mainType, loaded.functions, loaded.init);
     for (Class<?> k = mainType; !found && k != null && k.getClassLoader() == loader; k = k.getSuperclass()) {
       for (Method m : k.getDeclaredMethods()) {
@@ -233,6 +238,16 @@ final class Contracts {
     Meter.begin(((Number) msg.get("steps")).longValue(), ((Number) msg.get("memory")).longValue());
     watchdog.arm(((Number) msg.get("timeoutMs")).longValue());
     try {
+      if ("bean".equals(msg.get("form"))) {
+        byte[] ret;
+        try {
+          ret = Hyperchain.invokeBean(c, args);
+        } catch (InvocationTargetException e) {
+          throw failureOf(e.getCause(), c);
+        }
+        succeed(out, ret);
+        return out;
+      }
       List<Method> candidates = Boolean.TRUE.equals(msg.get("init")) && !c.init.isEmpty() ? c.init : c.functions.get(name);
       if (candidates == null) {
         if (Boolean.TRUE.equals(msg.get("optional"))) {

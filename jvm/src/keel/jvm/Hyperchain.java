@@ -3,17 +3,20 @@ package keel.jvm;
 import cn.hyperchain.annotations.StoreField;
 import cn.hyperchain.contract.BaseContract;
 import cn.hyperchain.contract.BaseContractInterface;
+import cn.hyperchain.contract.BaseInvoke;
 import cn.hyperchain.core.HyperMap;
 import cn.hyperchain.core.Stores;
 import cn.hyperchain.jcee.client.contract.ContractTemplate;
 import cn.hyperchain.jcee.common.ExecuteResult;
 import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +53,7 @@ final class Hyperchain {
           "cn/hyperchain/annotations/StoreField",
           "cn/hyperchain/contract/BaseContract",
           "cn/hyperchain/contract/BaseContractInterface",
+          "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
@@ -254,5 +258,78 @@ final class Hyperchain {
     if (value instanceof Number || value instanceof Boolean || value instanceof Character) return String.valueOf(value);
     if (value instanceof Throwable) return String.valueOf(((Throwable) value).getMessage());
     return Beans.toJson(value);
+  }
+
+  // ---- InvokeBean ----
+
+  /**
+   * Runs an HVM InvokeBean: a class the caller sends, implementing {@code BaseInvoke<T, I>}, whose
+   * {@code invoke(I contract)} calls the contract's interface methods, all in this one call (so
+   * they succeed or fail together). The bean is checked like contract code (the same scan, and
+   * instrumented so its steps count), may name the contract's interfaces and beans but not its main
+   * class or BaseContract (so it reaches the contract only through its interfaces), and is defined
+   * in a loader of its own that lasts for this call.
+   */
+  static byte[] invokeBean(Contracts.Loaded c, List<Object> args) throws Contracts.Failure, ReflectiveOperationException {
+    if (c.style != Style.HVM)
+      throw new Contracts.Failure("bean", "an InvokeBean calls an HVM contract (one extending cn.hyperchain.contract.BaseContract); this contract is not one");
+    String name = (String) args.get(0);
+    byte[] bytes = Base64.getDecoder().decode((String) args.get(1));
+    String fields = (String) args.get(2);
+    Meter.charge(bytes.length);
+    ClassFile bean;
+    try {
+      bean = ClassFile.parse(bytes);
+    } catch (ClassFile.FormatException e) {
+      throw new Contracts.Failure("bean", "the InvokeBean is not a valid class file: " + e.getMessage());
+    }
+    String internal = name.replace('.', '/');
+    if (!bean.name.equals(internal)) throw new Contracts.Failure("bean", "the InvokeBean class " + name + " declares itself " + ClassFile.dotted(bean.name));
+    if (c.classFiles.containsKey(internal)) throw new Contracts.Failure("bean", "the InvokeBean " + name + " has the name of one of the contract's classes");
+    String main = c.mainType.getName().replace('.', '/');
+    for (String forbidden : new String[] {main, "cn/hyperchain/contract/BaseContract"}) {
+      if (bean.names(forbidden))
+        throw new Contracts.Failure("bean", "the InvokeBean " + name + " names " + ClassFile.dotted(forbidden) + ": a bean reaches the contract only through its interfaces");
+    }
+    Map<String, ClassFile> own = new java.util.HashMap<>(c.classFiles);
+    own.put(internal, bean);
+    byte[] instrumented;
+    try {
+      Scanner.scanOne(own, bean);
+      Instrumenter.instrument(bean);
+      instrumented = bean.write();
+    } catch (Scanner.Refusal e) {
+      throw new Contracts.Failure("bean", "InvokeBean refused: " + e.getMessage());
+    } catch (ClassFile.FormatException | Instrumenter.TooLarge e) {
+      throw new Contracts.Failure("bean", "InvokeBean refused: " + e.getMessage());
+    }
+    ContractLoader loader = new ContractLoader(c.loaderName, Map.of(name, instrumented), c.loader);
+    Class<?> type;
+    try {
+      type = Class.forName(name, true, loader);
+    } catch (ClassNotFoundException | LinkageError e) {
+      throw new Contracts.Failure("bean", "the InvokeBean does not load: " + e);
+    }
+    if (!BaseInvoke.class.isAssignableFrom(type))
+      throw new Contracts.Failure("bean", "the InvokeBean " + name + " does not implement cn.hyperchain.contract.BaseInvoke");
+    Object instance;
+    try {
+      instance = Beans.fromJson(fields, type);
+    } catch (IllegalArgumentException e) {
+      throw new Contracts.Failure("bean", "the InvokeBean's fields do not fit " + name + ": " + e.getMessage());
+    }
+    Object contract = c.constructor.newInstance();
+    Session stored = before(Style.HVM, contract);
+    Object result;
+    try {
+      result = BaseInvoke.class.getMethod("invoke", BaseContractInterface.class).invoke(instance, contract);
+    } catch (InvocationTargetException e) {
+      if (e.getCause() instanceof ClassCastException && e.getCause().getStackTrace().length > 0
+          && e.getCause().getStackTrace()[0].getClassName().equals(name))
+        throw new Contracts.Failure("bean", "the InvokeBean " + name + " expects an interface this contract does not implement");
+      throw e;
+    }
+    after(stored);
+    return encode(Style.HVM, result, Object.class);
   }
 }

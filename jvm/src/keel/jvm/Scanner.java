@@ -36,6 +36,11 @@ final class Scanner {
     for (ClassFile cf : classes.values()) s.scanClass(cf);
   }
 
+  /** Scans `cf` alone; `own` are the classes it may name besides the allowed ones (an InvokeBean and its contract's classes). */
+  static void scanOne(Map<String, ClassFile> own, ClassFile cf) throws Refusal, ClassFile.FormatException {
+    new Scanner(own).scanClass(cf);
+  }
+
   private Refusal refuse(String what) {
     return new Refusal(where + ": " + what);
   }
