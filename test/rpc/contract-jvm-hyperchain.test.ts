@@ -76,13 +76,13 @@ public interface IAudit extends BaseContractInterface {
   return compileJava(sources, 'bank.Bank', 'hyperchain')
 }
 
-/** The beans, compiled with the bank's sources and Keel's HyperList-less API (the Missing bean names a stub of it). */
+/** The beans, compiled with the bank's sources and Keel's API (the Missing bean names a stub of it). */
 async function compileBeans(): Promise<JavaContract> {
   const { readFileSync, readdirSync } = await import('node:fs')
   const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
   const sources: Record<string, string> = {
     ...BEAN_SOURCES,
-    'cn/hyperchain/core/HyperList.java': MISSING_SOURCES['cn/hyperchain/core/HyperList.java'],
+    'cn/hyperchain/core/HyperTable.java': MISSING_SOURCES['cn/hyperchain/core/HyperTable.java'],
   }
   for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
   return compileJava(sources, 'bank.Bank', 'hyperchain')
@@ -90,15 +90,15 @@ async function compileBeans(): Promise<JavaContract> {
 
 /** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
 const MISSING_SOURCES: Record<string, string> = {
-  'cn/hyperchain/core/HyperList.java': 'package cn.hyperchain.core;\npublic class HyperList<E> extends java.util.ArrayList<E> {}\n',
+  'cn/hyperchain/core/HyperTable.java': 'package cn.hyperchain.core;\npublic class HyperTable {}\n',
   'com/google/gson/Gson.java': 'package com.google.gson;\npublic class Gson { public String toJson(Object o) { return ""; } }\n',
-  'm/UsesList.java': `package m;
+  'm/UsesTable.java': `package m;
 import cn.hyperchain.annotations.StoreField;
 import cn.hyperchain.contract.BaseContract;
-import cn.hyperchain.core.HyperList;
-public class UsesList extends BaseContract {
+import cn.hyperchain.core.HyperTable;
+public class UsesTable extends BaseContract {
   @StoreField
-  public HyperList<String> names = new HyperList<>();
+  public HyperTable table = new HyperTable();
 }`,
   'm/UsesGson.java': `package m;
 import cn.hyperchain.contract.BaseContract;
@@ -161,8 +161,8 @@ const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
   },
   {
     name: 'Missing',
-    body: 'return new cn.hyperchain.core.HyperList<String>().toString();',
-    reason: /cn\.hyperchain\.core\.HyperList is not allowed \(a Hyperchain API class Keel does not provide/,
+    body: 'return new cn.hyperchain.core.HyperTable().toString();',
+    reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
   },
 ]
 for (const { name, body } of REFUSED_BEANS)
@@ -220,7 +220,7 @@ test.before(async () => {
     compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
     compileBankV2(),
     compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
-    compileJava(MISSING_SOURCES, 'm.UsesList', 'hyperchain'),
+    compileJava(MISSING_SOURCES, 'm.UsesTable', 'hyperchain'),
     compileBeans(),
   ])
   node = await startTestNode(
@@ -291,6 +291,14 @@ test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed c
   assert.is(await hvm(bankAt, 'balance', 'bob'), '35')
   assert.equal(JSON.parse(await hvm(bankAt, 'account', 'alice')), { holder: 'alice', balance: 70, transfers: 1 })
   assert.equal(JSON.parse(await hvm(bankAt, 'holders')), ['alice', 'bob'], 'a HyperMap iterates its keys')
+  assert.is(await hvm(bankAt, 'transfer', 'bob', 'alice', 2), 'true')
+  assert.is(await hvm(bankAt, 'transfer', 'alice', 'bob', 2), 'true')
+  assert.equal(
+    JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '2' })),
+    ['bob->alice:2', 'alice->bob:2'],
+    'a HyperList keeps its elements in order',
+  )
+  assert.equal(JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '10' })), ['alice->bob:30', 'bob->alice:2', 'alice->bob:2'])
 
   const overdraw = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload('transfer', 'bob', 'alice', 1000), JVM))
   const refused = await failure(overdraw.reply)
@@ -443,9 +451,9 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
     new Map([...missing.classes].filter(([name]) => prefixes.some((p) => name.startsWith(p))))
   const cases: { main: string; classes: Map<string, Uint8Array>; reason: RegExp }[] = [
     {
-      main: 'm.UsesList',
-      classes: only(['m/UsesList']),
-      reason: /cn\.hyperchain\.core\.HyperList is not allowed \(a Hyperchain API class Keel does not provide/,
+      main: 'm.UsesTable',
+      classes: only(['m/UsesTable']),
+      reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
     },
     {
       main: 'm.UsesGson',
@@ -453,10 +461,10 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       reason: /com\.google\.gson\.Gson is not allowed \(neither one of the contract's classes nor a class the engine provides/,
     },
     {
-      main: 'm.UsesList',
-      classes: only(['m/UsesList', 'cn/hyperchain/core/HyperList']),
+      main: 'm.UsesTable',
+      classes: only(['m/UsesTable', 'cn/hyperchain/core/HyperTable']),
       reason:
-        /class cn\.hyperchain\.core\.HyperList: the package of cn\.hyperchain\.core\.HyperList is Hyperchain's API, which the engine provides/,
+        /class cn\.hyperchain\.core\.HyperTable: the package of cn\.hyperchain\.core\.HyperTable is Hyperchain's API, which the engine provides/,
     },
   ]
   for (const { main, classes, reason } of cases) {

@@ -2,6 +2,7 @@ package bank;
 
 import cn.hyperchain.annotations.StoreField;
 import cn.hyperchain.contract.BaseContract;
+import cn.hyperchain.core.HyperList;
 import cn.hyperchain.core.HyperMap;
 import cn.hyperchain.core.Logger;
 import java.util.ArrayList;
@@ -19,6 +20,9 @@ public class Bank extends BaseContract implements IBank {
 
   @StoreField
   public HyperMap<String, Account> accounts = new HyperMap<>();
+
+  @StoreField
+  public HyperList<String> history = new HyperList<>();
 
   @Override
   public void onInit() {
@@ -50,6 +54,7 @@ public class Bank extends BaseContract implements IBank {
     if (amount <= 0 || source.getBalance() < amount) throw new IllegalStateException("insufficient balance");
     source.add(-amount);
     target.add(amount);
+    history.add(from + "->" + to + ":" + amount);
     event(from + "->" + to + ":" + amount, "Transferred", from, to);
     return true;
   }
@@ -62,6 +67,12 @@ public class Bank extends BaseContract implements IBank {
   @Override
   public List<String> holders() {
     return new ArrayList<>(accounts.keySet());
+  }
+
+  @Override
+  public List<String> history(int last) {
+    int n = history.size();
+    return new ArrayList<>(history.subList(Math.max(0, n - last), n));
   }
 
   @Override

@@ -16,4 +16,7 @@ public interface IBank extends BaseContractInterface {
   List<String> holders();
 
   String name();
+
+  /** The last `last` transfers, oldest first. */
+  List<String> history(int last);
 }

@@ -4,6 +4,7 @@ import cn.hyperchain.annotations.StoreField;
 import cn.hyperchain.contract.BaseContract;
 import cn.hyperchain.contract.BaseContractInterface;
 import cn.hyperchain.contract.BaseInvoke;
+import cn.hyperchain.core.HyperList;
 import cn.hyperchain.core.HyperMap;
 import cn.hyperchain.core.Stores;
 import cn.hyperchain.jcee.client.contract.ContractTemplate;
@@ -55,6 +56,7 @@ final class Hyperchain {
           "cn/hyperchain/contract/BaseContractInterface",
           "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
+          "cn/hyperchain/core/HyperList",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
           "cn/hyperchain/jcee/client/ledger/ILedger",
@@ -165,6 +167,7 @@ final class Hyperchain {
     final Object instance;
     final Map<Field, String> stored = new LinkedHashMap<>();
     final Map<Field, HyperMap<?, ?>> maps = new LinkedHashMap<>();
+    final Map<Field, HyperList<?>> lists = new LinkedHashMap<>();
 
     Session(Object instance) {
       this.instance = instance;
@@ -196,11 +199,20 @@ final class Hyperchain {
     Session s = new Session(instance);
     for (Field f : storeFields(instance.getClass())) {
       Object value = f.get(instance);
-      if (value instanceof HyperMap || value == null && f.getType().isAssignableFrom(HyperMap.class) && f.getType() != Object.class) {
+      boolean declaredMap = f.getType() == HyperMap.class || "HyperMap".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperMap.class);
+      if (value instanceof HyperMap || value == null && declaredMap) {
         HyperMap<?, ?> map = value == null ? new HyperMap<>() : (HyperMap<?, ?>) value;
         if (value == null) f.set(instance, map);
         Stores.bind(map, f.getName(), argument(f.getGenericType(), 0), argument(f.getGenericType(), 1));
         s.maps.put(f, map);
+        continue;
+      }
+      boolean declaredList = f.getType() == HyperList.class || "HyperList".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperList.class);
+      if (value instanceof HyperList || value == null && declaredList) {
+        HyperList<?> list = value == null ? new HyperList<>() : (HyperList<?>) value;
+        if (value == null) f.set(instance, list);
+        Stores.bind(list, f.getName(), argument(f.getGenericType(), 0));
+        s.lists.put(f, list);
         continue;
       }
       byte[] bytes = Host.get(f.getName());
@@ -229,6 +241,11 @@ final class Hyperchain {
     for (Map.Entry<Field, HyperMap<?, ?>> e : s.maps.entrySet()) {
       if (e.getKey().get(s.instance) != e.getValue())
         throw new IllegalStateException("the @StoreField HyperMap " + e.getKey().getName() + " was replaced by another object: change its entries instead");
+      Stores.flush(e.getValue());
+    }
+    for (Map.Entry<Field, HyperList<?>> e : s.lists.entrySet()) {
+      if (e.getKey().get(s.instance) != e.getValue())
+        throw new IllegalStateException("the @StoreField HyperList " + e.getKey().getName() + " was replaced by another object: change its elements instead");
       Stores.flush(e.getValue());
     }
   }

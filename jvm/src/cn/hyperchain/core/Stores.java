@@ -20,4 +20,12 @@ public final class Stores {
   public static void flush(HyperMap<?, ?> map) {
     map.flush();
   }
+
+  public static void bind(HyperList<?> list, String prefix, Type elementType) {
+    list.bind(prefix, elementType);
+  }
+
+  public static void flush(HyperList<?> list) {
+    list.flush();
+  }
 }
