@@ -130,7 +130,7 @@ export const schemas = {
   },
   "VmType": {
     "title": "VmType",
-    "description": "execution engine: EVM (default) or JVM, any case; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them (HVM-encoded payloads are sent with JVM)",
+    "description": "execution engine: EVM (default) or JVM, any case; HVM (what the SDK's Java contract builder sends) is the same Java engine; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them",
     "type": "string",
     "enum": [
       "EVM",

@@ -101,16 +101,17 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
 
 /**
  * The engine a transaction names: `type` EVM (the default) or JVM, any case (Hyperchain 1.x's CLI
- * sends "jvm"); a transfer may also say TRANSFER, as the official SDK does. Anything else is refused
- * rather than silently run as EVM.
+ * sends "jvm"); HVM, which the official SDK's Java contract builder (`Transaction.HVMBuilder`)
+ * sends, is the same Java engine (docs/jvm.md); a transfer may also say TRANSFER, as the SDK does.
+ * Anything else is refused rather than silently run as EVM.
  */
 function vmTypeOf(kind: TxKind, raw: unknown): VmType {
   if (raw === undefined || raw === null || raw === '') return 'EVM'
   const type = typeof raw === 'string' ? raw.toUpperCase() : undefined
   if (type === 'EVM' || type === 'JVM') return type
+  if (type === 'HVM' && kind !== 'transfer') return 'JVM'
   if (type === 'TRANSFER' && kind === 'transfer') return 'EVM'
-  const hint = type === 'HVM' ? '; HVM payloads (FEFFFBCD… deploy, FEFFFBCE… call) are accepted with type JVM' : ''
-  throw new InvalidParams(`\`type\` ${JSON.stringify(raw)} is not supported: EVM (the default) or JVM${hint}`)
+  throw new InvalidParams(`\`type\` ${JSON.stringify(raw)} is not supported: EVM (the default), JVM or HVM`)
 }
 
 /** tx_getSignHash: the 2017 string's hash, with the same `from`/`timestamp` checks but no time window. */

@@ -9,13 +9,17 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
 import { type JavaContract, readClassDirectory } from '../../sdk/src/jvm.ts'
-import { ensureExecutor, jdkTool, repoRoot } from '../../src/exec/jvm/build.ts'
+import { ensureExecutor, HYPERCHAIN_API_JAR, jdkTool, repoRoot } from '../../src/exec/jvm/build.ts'
 
 const run = promisify(execFile)
 
+/** What a contract compiles against: Keel's own API (the executor jar) or Hyperchain's APIs only (as against Hyperchain's SDK jar). */
+export type JavaApi = 'keel' | 'hyperchain'
+
 /** Compiles `sources` (path under the source root → Java text) and returns the classes with `main`. */
-export async function compileJava(sources: Record<string, string>, main: string): Promise<JavaContract> {
-  const jar = await ensureExecutor()
+export async function compileJava(sources: Record<string, string>, main: string, api: JavaApi = 'keel'): Promise<JavaContract> {
+  const executor = await ensureExecutor()
+  const jar = api === 'keel' ? executor : HYPERCHAIN_API_JAR
   const dir = mkdtempSync(join(tmpdir(), 'keel-javac-'))
   try {
     const files: string[] = []
@@ -33,7 +37,7 @@ export async function compileJava(sources: Record<string, string>, main: string)
 }
 
 /** Compiles the sources of one examples/jvm/<name> directory. */
-export async function compileExample(name: string, main: string): Promise<JavaContract> {
+export async function compileExample(name: string, main: string, api: JavaApi = 'keel'): Promise<JavaContract> {
   const root = join(repoRoot, 'examples', 'jvm', name)
   const sources: Record<string, string> = {}
   const walk = (at: string, prefix: string): void => {
@@ -43,7 +47,7 @@ export async function compileExample(name: string, main: string): Promise<JavaCo
     }
   }
   walk(root, '')
-  return compileJava(sources, main)
+  return compileJava(sources, main, api)
 }
 
 /** The Java executor child of node process `nodePid` (its parent is the node; it runs keel.jvm.Main), if one runs. */

@@ -11,14 +11,15 @@
  * each VP with its own Java executor child: a JVM deployment, calls sent to different VPs and a
  * contract's events give the same receipts and the same blocks on every node; a runaway loop ends
  * at the same step everywhere (the same discard record, the same reason in every node's status
- * events), and the chain goes on. They run last so the executors' JVMs do not load the machine while
+ * events), and the chain goes on; contracts written against Hyperchain's own APIs (2.x and 1.x) give
+ * identical receipts on every VP. They run last so the executors' JVMs do not load the machine while
  * the partition cases time their cuts.
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { jvmCallPayload, jvmDeployPayload, jvmRetText, jvmTarGzDeployPayload } from '../../sdk/src/jvm.ts'
+import { jvmCallPayload, jvmDeployPayload, jvmInvokeArgsPayload, jvmRetText, jvmTarGzDeployPayload } from '../../sdk/src/jvm.ts'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import { HOSTS_FILE } from '../../src/p2p/config.ts'
 import { assertNoFork, assertSameOutcomes, call, height, receipts } from '../helpers/audit.ts'
@@ -201,6 +202,53 @@ test('a JVM deployment and calls sent to every VP: the same receipts and identic
   assert.is(Buffer.from(setReceipt.log[0].data, 'hex').toString(), 'v', 'the event is in the receipt on every node')
   const common = await assertNoFork(allUrls())
   assert.ok(common >= 2, `blocks to compare: ${common}`)
+})
+
+test('Hyperchain-style contracts (a 2.x bank with HyperMap and events sent with type HVM, a 1.x key-value store with batches and range queries): identical receipts on every VP', async () => {
+  const [bank, kv] = await Promise.all([
+    compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
+    compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
+  ])
+  const HVM = { type: 'HVM' }
+  const bankHash = await submit(allUrls()[0], 'contract_deployContract', funder.deploy(jvmDeployPayload(bank), HVM))
+  const kvHash = await submit(allUrls()[1], 'contract_deployContract', funder.deploy(jvmTarGzDeployPayload(kv), JVM))
+  await waitCommitted([bankHash, kvHash], allUrls(), 120_000)
+  const [bankAt, kvAt] = (await receipts(allUrls()[2], [bankHash, kvHash])).map((reply) => {
+    assert.is(reply.code, 0, reply.message)
+    return (reply.result as { contractAddress: string }).contractAddress
+  })
+  const opens = [
+    await submit(allUrls()[2], 'contract_invokeContract', funder.invoke(bankAt, jvmCallPayload('open', 'alice', 100), HVM)),
+    await submit(allUrls()[3], 'contract_invokeContract', funder.invoke(bankAt, jvmCallPayload('open', 'bob', 0), HVM)),
+    await submit(
+      allUrls()[0],
+      'contract_invokeContract',
+      funder.invoke(kvAt, jvmInvokeArgsPayload('putAll', 'b', '2', 'a', '1', 'c', '3'), JVM),
+    ),
+  ]
+  await waitCommitted(opens, allUrls(), 120_000)
+  const moves = await Promise.all(
+    allUrls().map((url) =>
+      submit(url, 'contract_invokeContract', funder.invoke(bankAt, jvmCallPayload('transfer', 'alice', 'bob', 1), HVM)),
+    ),
+  )
+  const reads = [
+    await submit(allUrls()[1], 'contract_invokeContract', funder.invoke(kvAt, jvmInvokeArgsPayload('range', 'a', 'c'), JVM)),
+    await submit(allUrls()[2], 'contract_invokeContract', funder.invoke(kvAt, jvmInvokeArgsPayload('refuse', 'x'), JVM)),
+  ]
+  await waitCommitted([...moves, ...reads], allUrls(), 120_000)
+  const balance = await submit(allUrls()[3], 'contract_invokeContract', funder.invoke(bankAt, jvmCallPayload('account', 'bob'), HVM))
+  await waitCommitted([balance], allUrls(), 60_000)
+  const hashes = [bankHash, kvHash, ...opens, ...moves, ...reads, balance]
+  await assertSameOutcomes(allUrls(), hashes)
+  const replies = await receipts(allUrls()[0], hashes)
+  const text = (i: number): string => jvmRetText((replies[i].result as { ret: string }).ret)
+  assert.is(replies[2].code, 0, replies[2].message)
+  assert.is((replies[2].result as { log: unknown[] }).log.length, 1, 'the Opened event')
+  assert.is(text(9), '1,2', 'the range query, the end excluded')
+  assert.is(replies[10].code, -32005, 'result(false) fails the call on every node')
+  assert.equal(JSON.parse(text(11)), { holder: 'bob', balance: 4, transfers: 4 }, 'four transfers, each from a different VP')
+  await assertNoFork(allUrls())
 })
 
 test('a runaway loop: the same discard and reason on every VP, at the same step; the chain goes on', async () => {

@@ -314,16 +314,16 @@ test('payloads that are not JVM code or calls, a type that names the other engin
   await fails(
     url,
     SUBMIT.deploy,
-    [owner.deploy(code, { type: 'HVM' })],
+    [owner.deploy(code, { type: 'BVM' })],
     -32602,
-    /^`type` "HVM" is not supported: EVM \(the default\) or JVM; HVM payloads/,
+    '`type` "BVM" is not supported: EVM (the default), JVM or HVM',
   )
   await fails(
     url,
     SUBMIT.deploy,
     [owner.deploy(code, { type: 'TRANSFER' })],
     -32602,
-    '`type` "TRANSFER" is not supported: EVM (the default) or JVM',
+    '`type` "TRANSFER" is not supported: EVM (the default), JVM or HVM',
   )
   await fails(url, SUBMIT.deploy, [owner.deploy(code, { type: 'wasm' })], -32602, /at \/type: must be equal to one of the allowed values/)
   assert.is(

@@ -45,7 +45,7 @@ export type IsPlain = boolean
 /** a version: dot-separated integers, the first positive */
 export type TxVersion = string
 
-/** execution engine: EVM (default) or JVM, any case; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them (HVM-encoded payloads are sent with JVM) */
+/** execution engine: EVM (default) or JVM, any case; HVM (what the SDK's Java contract builder sends) is the same Java engine; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them */
 export type VmType = "EVM" | "JVM" | "evm" | "jvm" | "TRANSFER" | "HVM" | "BVM" | "KVSQL" | "FVM"
 
 /** engine that executed the transaction */

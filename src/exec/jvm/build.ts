@@ -15,6 +15,14 @@ export const JVM_SOURCES = join(repoRoot, 'jvm', 'src')
 export const JVM_BUILD_DIR = join(repoRoot, 'build', 'jvm')
 /** the executor and the contract API in one jar; contracts compile against it (`javac -cp`) */
 export const EXECUTOR_JAR = join(JVM_BUILD_DIR, 'keel-executor.jar')
+/**
+ * Hyperchain's contract APIs as Keel provides them (cn.hyperchain.*, and the log4j Logger type
+ * 1.x's ContractTemplate names), for compiling a Hyperchain-style contract the way one compiles
+ * against Hyperchain's SDK jar: `javac --release 17 -cp build/jvm/hyperchain-api.jar …`. A contract
+ * compiled against it runs on Keel unchanged; the classes stay out of the contract's jar (the
+ * engine provides them, as Hyperchain's does).
+ */
+export const HYPERCHAIN_API_JAR = join(JVM_BUILD_DIR, 'hyperchain-api.jar')
 const STAMP = join(JVM_BUILD_DIR, 'keel-executor.stamp')
 
 /** The JDK is not there: JVM contracts cannot run on this node. */
@@ -60,7 +68,9 @@ export function sourceStamp(): string {
 }
 
 export function executorIsCurrent(): boolean {
-  return existsSync(EXECUTOR_JAR) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === sourceStamp()
+  return (
+    existsSync(EXECUTOR_JAR) && existsSync(HYPERCHAIN_API_JAR) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === sourceStamp()
+  )
 }
 
 function run(command: string, args: string[]): Promise<void> {
@@ -101,6 +111,9 @@ export function ensureExecutor(javaHome?: string): Promise<string> {
         await run(javac, ['--release', '17', '-Xlint:all,-serial', '-Werror', '-encoding', 'UTF-8', '-d', classes, ...javaSources()])
         const built = join(work, 'keel-executor.jar')
         await run(jar, ['--create', '--file', built, '-C', classes, '.'])
+        const api = join(work, 'hyperchain-api.jar')
+        await run(jar, ['--create', '--file', api, '-C', classes, 'cn', '-C', classes, 'org'])
+        renameSync(api, HYPERCHAIN_API_JAR)
         renameSync(built, EXECUTOR_JAR)
         const stampFile = join(work, 'stamp')
         writeFileSync(stampFile, `${stamp}\n`)

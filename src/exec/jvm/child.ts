@@ -19,7 +19,11 @@ import { ensureExecutor, jdkTool } from './build.ts'
 /** A contract's classes and main class (the client package writes them, sdk/src/jvm-payload.ts). */
 export type JvmCode = JavaContract
 
-export type JvmArgs = { form: 'typed'; args: { type: string; value: string }[] } | { form: 'strings'; args: string[] }
+export type JvmArgs =
+  | { form: 'typed'; args: { type: string; value: string }[] }
+  | { form: 'strings'; args: string[] }
+  /** an HVM InvokeBean: [bean class name, its class file in base64, the JSON of its fields] */
+  | { form: 'bean'; args: [string, string, string] }
 
 export interface JvmCallContext {
   sender: string
@@ -41,6 +45,8 @@ export interface JvmCall {
   steps: number
   /** a missing function is not an error (deploy-time `onInit`) */
   optional?: boolean
+  /** the deployment's onInit (Hyperchain's models call it only then) */
+  init?: boolean
   /** a ledger value the call reads: from the transaction's overlay */
   read(key: string): Uint8Array | undefined
 }
@@ -361,6 +367,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
             memory: callMemory,
             timeoutMs: callTimeoutMs,
             optional: request.optional === true,
+            init: request.init === true,
           },
           (incoming) => {
             if (incoming.op === 'get' && incoming.id === id) {

@@ -151,6 +151,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         method: 'onInit',
         args: { form: 'strings', args: initArgs },
         optional: initArgs.length === 0,
+        init: true,
       })
       if (!result.ok)
         return failure(

@@ -17,9 +17,11 @@
  * Invoke: an HVM method call (`FE FF FB CE`): u16 name length ‖ name ‖ per argument: u16 type
  * length ‖ u32 value length ‖ Java type name ‖ value (raw text for String, JSON otherwise); or a
  * protobuf InvokeArgs {2: methodName, 3: args} (1.x; methodName "invoke" means args[0] is the
- * function and the rest its arguments).
+ * function and the rest its arguments); or an HVM InvokeBean (a caller's class run against the
+ * contract, docs/jvm.md §10).
  */
-import { gunzipSync, inflateRawSync } from 'node:zlib'
+import { gunzipSync } from 'node:zlib'
+import { readZipEntries } from '../../../sdk/src/jvm.ts'
 import {
   CALL_MAGIC,
   DEPLOY_MAGIC,
@@ -210,54 +212,6 @@ function readTar(bytes: Uint8Array): ArchiveFile[] {
   return files
 }
 
-function readZip(bytes: Uint8Array): ArchiveFile[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  let end = -1
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 65_557); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      end = i
-      break
-    }
-  }
-  if (end < 0) throw new PayloadError('the jar/zip has no central directory')
-  const count = view.getUint16(end + 10, true)
-  let p = view.getUint32(end + 16, true)
-  const files: ArchiveFile[] = []
-  let total = 0
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > bytes.length || view.getUint32(p, true) !== 0x02014b50) throw new PayloadError('the jar/zip central directory is damaged')
-    const method = view.getUint16(p + 10, true)
-    const compressed = view.getUint32(p + 20, true)
-    const size = view.getUint32(p + 24, true)
-    const nameLength = view.getUint16(p + 28, true)
-    const extraLength = view.getUint16(p + 30, true)
-    const commentLength = view.getUint16(p + 32, true)
-    const local = view.getUint32(p + 42, true)
-    const name = fromUtf8(bytes.subarray(p + 46, p + 46 + nameLength))
-    p += 46 + nameLength + extraLength + commentLength
-    if (name.endsWith('/')) continue
-    if (compressed === 0xffffffff || size === 0xffffffff) throw new PayloadError('zip64 archives are not supported')
-    if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50)
-      throw new PayloadError(`the jar/zip entry ${name} is damaged`)
-    const dataStart = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true)
-    if (dataStart + compressed > bytes.length) throw new PayloadError(`the jar/zip entry ${name} is truncated`)
-    const raw = bytes.subarray(dataStart, dataStart + compressed)
-    total += size
-    if (total > MAX_ARCHIVE_BYTES) throw new PayloadError(`the jar/zip unpacks to more than ${MAX_ARCHIVE_BYTES} bytes`)
-    let data: Uint8Array
-    if (method === 0) data = raw
-    else if (method === 8) {
-      try {
-        data = new Uint8Array(inflateRawSync(raw, { maxOutputLength: MAX_ARCHIVE_BYTES }))
-      } catch (error) {
-        throw new PayloadError(`the jar/zip entry ${name} does not inflate: ${(error as Error).message}`)
-      }
-    } else throw new PayloadError(`the jar/zip entry ${name} uses compression method ${method}`)
-    files.push({ path: name, bytes: data })
-  }
-  return files
-}
-
 /** Classes and main class from archive entries: `.class` files and contract.properties / the manifest. */
 function fromArchive(files: ArchiveFile[], what: string): JvmCode {
   // one top-level directory holding everything (tar -C parent dir) is not part of the class names
@@ -304,7 +258,8 @@ function decodeCodeBytes(bytes: Uint8Array): JvmCode | undefined {
     }
     return fromArchive(readTar(tar), 'tar.gz')
   }
-  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04) return fromArchive(readZip(bytes), 'jar')
+  if (bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04)
+    return fromArchive(readZipEntries(bytes, MAX_ARCHIVE_BYTES), 'jar')
   return undefined
 }
 
@@ -344,7 +299,36 @@ function decodeMethodCall(bytes: Uint8Array): DecodedCall {
   return { method, args: { form: 'typed', args } }
 }
 
-/** Decodes an invoke payload: an HVM method call or a 1.x InvokeArgs. */
+const JAVA_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
+
+/**
+ * An HVM InvokeBean (what the SDK's `InvokeParams.HvmAbiBuilder` builds for an InvokeBean): u32
+ * class length ‖ u16 name length ‖ the bean's class file ‖ its class name (dotted) ‖ the JSON object
+ * of its fields. Undefined when the bytes are not one (the class file's magic and the JSON are checked).
+ */
+function decodeInvokeBean(bytes: Uint8Array): DecodedCall | undefined {
+  if (bytes.length < 6 + 4) return undefined
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const classLength = view.getUint32(0)
+  const nameLength = view.getUint16(4)
+  if (classLength < 10 || 6 + classLength + nameLength > bytes.length || view.getUint32(6) !== 0xcafebabe) return undefined
+  if (classLength > MAX_CLASS_BYTES) throw new PayloadError(`the InvokeBean class has ${classLength} bytes; at most ${MAX_CLASS_BYTES}`)
+  const classFile = bytes.subarray(6, 6 + classLength)
+  const name = fromUtf8(bytes.subarray(6 + classLength, 6 + classLength + nameLength))
+  if (!JAVA_NAME.test(name)) throw new PayloadError(`the InvokeBean's class name ${JSON.stringify(name)} is not a Java class name`)
+  const fields = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(6 + classLength + nameLength)).trim() || '{}'
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(fields)
+  } catch {
+    throw new PayloadError(`the InvokeBean's fields are not JSON: ${fields.slice(0, 80)}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new PayloadError("the InvokeBean's fields are not a JSON object")
+  return { method: name, args: { form: 'bean', args: [name, Buffer.from(classFile).toString('base64'), fields] } }
+}
+
+/** Decodes an invoke payload: an HVM method call, an HVM InvokeBean or a 1.x InvokeArgs. */
 export function decodeCallPayload(bytes: Uint8Array): DecodedCall {
   if (startsWith(bytes, CALL_MAGIC)) return decodeMethodCall(bytes)
   const invoke = decodeInvokeArgs(bytes)
@@ -357,7 +341,9 @@ export function decodeCallPayload(bytes: Uint8Array): DecodedCall {
     }
     return { method: invoke.methodName, args: { form: 'strings', args: strings } }
   }
+  const bean = decodeInvokeBean(bytes)
+  if (bean !== undefined) return bean
   throw new PayloadError(
-    'the payload is not a JVM call: expected an HVM method call (FEFFFBCE…) or a protobuf InvokeArgs with a methodName',
+    'the payload is not a JVM call: expected an HVM method call (FEFFFBCE…), an HVM InvokeBean or a protobuf InvokeArgs with a methodName',
   )
 }

@@ -10,7 +10,16 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { jvmCallPayload, jvmDeployPayload, jvmInvokeArgsPayload, jvmTarGzDeployPayload } from '../../../sdk/src/jvm.ts'
+import {
+  jvmCallPayload,
+  jvmDeployPayload,
+  jvmInvokeArgsPayload,
+  jvmInvokeBeanPayload,
+  jvmJarDeployPayload,
+  jvmTarGzDeployPayload,
+  readJar,
+  writeJar,
+} from '../../../sdk/src/jvm.ts'
 import { BlockState, ZERO_WORD } from '../../../src/exec/block-state.ts'
 import { jdkTool } from '../../../src/exec/jvm/build.ts'
 import type { JvmCode } from '../../../src/exec/jvm/child.ts'
@@ -105,6 +114,23 @@ test('call forms: HVM typed arguments, 1.x InvokeArgs with "invoke" or a method 
   assert.throws(() => decodeCallPayload(bytes('0x12345678')), /not a JVM call/)
   assert.throws(() => decodeCallPayload(encodeInvokeArgs({ methodName: 'invoke', args: [] })), /needs the function name/)
   assert.throws(() => decodeCallPayload(encodeInvokeArgs({ code: utf8('x'), methodName: 'f', args: [] })), /not a JVM call/)
+})
+
+test('HVM InvokeBean: class, name and fields decoded; a damaged one refused; jars: writeJar/readJar keep classes and Main-Class, the node reads the same', () => {
+  const classFile = new Uint8Array([0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 61, 1, 2, 3])
+  assert.equal(decodeCallPayload(bytes(jvmInvokeBeanPayload('beans.Move', classFile, { to: 'bob', n: 2 }))), {
+    method: 'beans.Move',
+    args: { form: 'bean', args: ['beans.Move', Buffer.from(classFile).toString('base64'), '{"to":"bob","n":2}'] },
+  })
+  const named = jvmInvokeBeanPayload('no such name!', classFile)
+  assert.throws(() => decodeCallPayload(bytes(named)), /is not a Java class name/)
+  const notJson = `${jvmInvokeBeanPayload('a.B', classFile).slice(0, -4)}7b7b`
+  assert.throws(() => decodeCallPayload(bytes(notJson)), /fields are not JSON/)
+
+  const jar = writeJar(code)
+  assert.equal(readJar(jar), code)
+  assert.is(jvmJarDeployPayload(jar), `0x${Buffer.from(canonical).toString('hex')}`)
+  same(decodeDeployPayload(jar).code)
 })
 
 test('ledger over storage slots: short and long values, overwrite and removal leave no stale slot', () => {

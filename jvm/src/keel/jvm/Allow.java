@@ -172,7 +172,8 @@ final class Allow {
   }
 
   static boolean isAllowedClass(String internalName) {
-    return CLASSES.contains(internalName) || internalName.startsWith("java/util/function/") || internalName.startsWith(API);
+    return CLASSES.contains(internalName) || internalName.startsWith("java/util/function/") || internalName.startsWith(API)
+        || Hyperchain.isProvided(internalName);
   }
 
   /** Why a JDK class is refused (the kind of access it would give). */
@@ -196,7 +197,7 @@ final class Allow {
     if (c.startsWith("java/lang/ref/")) return "garbage-collector state";
     if (c.startsWith("sun/") || c.startsWith("jdk/") || c.startsWith("com/sun/")) return "JDK internals";
     if (c.startsWith("keel/")) return "executor internals";
-    return "not on the allowed JDK class list";
+    return Hyperchain.classReason(c);
   }
 
   /** Why a member of an allowed class is refused, or null when it may be used. */

@@ -245,6 +245,14 @@ final class ClassFile {
 
   // ---- constant-pool access ----
 
+  /** Whether any name or descriptor of the constant pool names the class `internalName`. */
+  boolean names(String internalName) {
+    String inDescriptor = "L" + internalName + ";";
+    for (Entry e : pool)
+      if (e != null && e.tag == UTF8 && (e.value.equals(internalName) || ((String) e.value).contains(inDescriptor))) return true;
+    return false;
+  }
+
   Entry entry(int index) throws FormatException {
     if (index <= 0 || index >= pool.size() || pool.get(index) == null) throw new FormatException("bad constant-pool index " + index);
     return pool.get(index);

@@ -17,11 +17,18 @@ final class ContractLoader extends ClassLoader {
   }
 
   private final Map<String, byte[]> classes;
+  /** for an HVM InvokeBean's loader: the contract whose classes the bean may name */
+  private final ContractLoader contract;
 
   /** `classes`: binary (dotted) name → instrumented class bytes */
   ContractLoader(String name, Map<String, byte[]> classes) {
+    this(name, classes, null);
+  }
+
+  ContractLoader(String name, Map<String, byte[]> classes, ContractLoader contract) {
     super(name, null);
     this.classes = classes;
+    this.contract = contract;
   }
 
   @Override
@@ -31,7 +38,9 @@ final class ContractLoader extends ClassLoader {
       if (c == null) {
         byte[] bytes = classes.get(name);
         if (bytes != null) c = defineClass(name, bytes, 0, bytes.length);
-        else if (name.startsWith("keel.contract.") || name.equals("keel.jvm.Meter") || name.equals("keel.jvm.Guards"))
+        else if (contract != null && contract.classes.containsKey(name)) c = contract.loadClass(name);
+        else if (name.startsWith("keel.contract.") || name.equals("keel.jvm.Meter") || name.equals("keel.jvm.Guards")
+            || Hyperchain.isProvided(name.replace('.', '/')))
           c = ContractLoader.class.getClassLoader().loadClass(name);
         else if (Allow.isAllowedClass(name.replace('.', '/')) || name.startsWith("java.lang.invoke.") || name.startsWith("java.lang.runtime.")
             || name.startsWith("jdk.internal.reflect."))

@@ -29,6 +29,13 @@ final class Contracts {
     /** static array fields and their contents after initialisation, put back after every call */
     final List<Object[]> statics = new ArrayList<>();
     final long initSteps;
+    /** Keel's own model, or one of Hyperchain's (Hyperchain.java) */
+    Hyperchain.Style style = Hyperchain.Style.KEEL;
+    /** the deployment's onInit, for the Hyperchain models (not callable afterwards) */
+    final List<Method> init = new ArrayList<>();
+    /** an HVM contract's classes (an InvokeBean is scanned against them); empty for the others */
+    Map<String, ClassFile> classFiles = Map.of();
+    Class<?> mainType;
 
     Loaded(ContractLoader loader, String loaderName, Constructor<?> constructor, long initSteps) {
       this.loader = loader;
@@ -133,7 +140,11 @@ final class Contracts {
       throw new Refused("the main class " + main + " needs a public constructor without parameters");
     }
     Loaded loaded = new Loaded(loader, loaderName, constructor, Meter.steps());
-    for (Class<?> k = mainType; k != null && k.getClassLoader() == loader; k = k.getSuperclass()) {
+    loaded.style = Hyperchain.styleOf(mainType);
+    loaded.mainType = mainType;
+    if (loaded.style == Hyperchain.Style.HVM) loaded.classFiles = parsed;
+    boolean found = Hyperchain.functions(loaded.style, mainType, loaded.functions, loaded.init);
+    for (Class<?> k = mainType; !found && k != null && k.getClassLoader() == loader; k = k.getSuperclass()) {
       for (Method m : k.getDeclaredMethods()) {
         if (!Modifier.isPublic(m.getModifiers()) || m.isSynthetic() || m.isBridge()) continue;
         m.setAccessible(true);
@@ -227,7 +238,17 @@ final class Contracts {
     Meter.begin(((Number) msg.get("steps")).longValue(), ((Number) msg.get("memory")).longValue());
     watchdog.arm(((Number) msg.get("timeoutMs")).longValue());
     try {
-      List<Method> candidates = c.functions.get(name);
+      if ("bean".equals(msg.get("form"))) {
+        byte[] ret;
+        try {
+          ret = Hyperchain.invokeBean(c, args);
+        } catch (InvocationTargetException e) {
+          throw failureOf(e.getCause(), c);
+        }
+        succeed(out, ret);
+        return out;
+      }
+      List<Method> candidates = Boolean.TRUE.equals(msg.get("init")) && !c.init.isEmpty() ? c.init : c.functions.get(name);
       if (candidates == null) {
         if (Boolean.TRUE.equals(msg.get("optional"))) {
           succeed(out, new byte[0]);
@@ -235,18 +256,22 @@ final class Contracts {
         }
         throw new Failure("no-method", "the contract has no public function " + name);
       }
-      Invocation.Bound bound = Invocation.bind(name, candidates, args, typed);
+      Invocation.Bound bound = Hyperchain.bind(c.style, name, candidates, args, typed);
+      if (bound == null) bound = Invocation.bind(name, candidates, args, typed);
       Object instance;
       Object result;
       try {
         instance = c.constructor.newInstance();
+        Hyperchain.Session stored = Hyperchain.before(c.style, instance);
         result = bound.method.invoke(instance, bound.values);
+        Hyperchain.after(stored);
       } catch (InvocationTargetException e) {
         throw failureOf(e.getCause(), c);
       }
       byte[] ret;
       try {
-        ret = Invocation.encode(result, bound.method.getReturnType());
+        byte[] encoded = Hyperchain.encode(c.style, result, bound.method.getReturnType());
+        ret = encoded != null ? encoded : Invocation.encode(result, bound.method.getReturnType());
       } catch (Throwable e) {
         throw failureOf(e, c);
       }

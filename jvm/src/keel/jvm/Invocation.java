@@ -157,6 +157,8 @@ final class Invocation {
         out.put(e.getKey(), value == null ? e.getValue() : convert(jsonText(e.getValue()), value, value, true));
       return out;
     }
+    // a contract's own class (an HVM bean) from its JSON
+    if (Beans.isOwn(type)) return Beans.convert(parsed, generic, 0);
     throw new IllegalArgumentException("parameters of type " + type.getName() + " cannot be passed in a transaction");
   }
 

@@ -36,6 +36,11 @@ final class Scanner {
     for (ClassFile cf : classes.values()) s.scanClass(cf);
   }
 
+  /** Scans `cf` alone; `own` are the classes it may name besides the allowed ones (an InvokeBean and its contract's classes). */
+  static void scanOne(Map<String, ClassFile> own, ClassFile cf) throws Refusal, ClassFile.FormatException {
+    new Scanner(own).scanClass(cf);
+  }
+
   private Refusal refuse(String what) {
     return new Refusal(where + ": " + what);
   }
@@ -70,6 +75,8 @@ final class Scanner {
     if ((c.access & ClassFile.ACC_MODULE) != 0) throw refuse("module descriptors are not contract classes");
     for (String prefix : new String[] {"java/", "javax/", "jdk/", "sun/", "com/sun/", "keel/"})
       if (c.name.startsWith(prefix)) throw refuse("the package " + prefix.replace('/', '.') + " is reserved");
+    if (Hyperchain.isHyperchainApi(c.name))
+      throw refuse("the package of " + ClassFile.dotted(c.name) + " is Hyperchain's API, which the engine provides: do not bundle Hyperchain's SDK classes in a contract");
     if (c.superName == null) throw refuse("a contract class must have a super class");
     checkClass(c.superName, "super class");
     if (Allow.isUncatchable(c.superName) || c.superName.equals("java/lang/Error") || c.superName.endsWith("Error") && !isOwn(c.superName))
@@ -82,7 +89,7 @@ final class Scanner {
       checkDescriptor(f.descriptor, "type");
       boolean isStatic = (f.access & ClassFile.ACC_STATIC) != 0;
       boolean isFinal = (f.access & ClassFile.ACC_FINAL) != 0;
-      if (isStatic && (!isFinal || !isConstantType(f.descriptor)))
+      if (isStatic && (!isFinal || !isConstantType(f.descriptor)) && !Hyperchain.isStatelessType(f.descriptor))
         throw refuse(
             "static fields must be final and hold primitives, Strings, boxed numbers, BigInteger/BigDecimal, enum constants"
                 + " or arrays of those (state lives in the ledger, not in the class)");

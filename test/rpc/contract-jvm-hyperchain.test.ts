@@ -1,0 +1,479 @@
+/**
+ * Contracts written against Hyperchain's own Java APIs, compiled against Keel's hyperchain-api.jar
+ * alone (as against Hyperchain's SDK jar) and run on one real node: a 2.x (HVM) bank with
+ * @StoreField fields, a HyperMap of beans and events, deployed, invoked and upgraded through the
+ * official SDK's own Java contract path (Transaction.HVMBuilder with a jar, InvokeParams
+ * .HvmTypeBuilder); a 1.x key-value contract (ContractTemplate, ILedger with typed values, batches,
+ * range queries, events, result(false, …)) in the 1.x payloads; and the refusals naming a
+ * Hyperchain API class Keel does not provide, a class that is not there, and SDK classes bundled
+ * in a contract. docs/jvm.md "Hyperchain's Java APIs" describes what is tested here.
+ */
+
+import type * as Sdk from '@hyperchain/jssdk'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import {
+  type JavaContract,
+  type JvmArg,
+  jvmCallPayload,
+  jvmDeployPayload,
+  jvmInvokeArgsPayload,
+  jvmInvokeBeanPayload,
+  jvmJarDeployPayload,
+  jvmRetText,
+  jvmTarGzDeployPayload,
+  jvmTopic,
+  readJar,
+  writeJar,
+} from '../../sdk/src/jvm.ts'
+import type { KeelNode } from '../../src/node.ts'
+import { commit, ok, type Reply, SUBMIT, send, sleep, type WireReceipt } from '../helpers/chain.ts'
+import { loadSdk } from '../helpers/jssdk.ts'
+import { compileExample, compileJava } from '../helpers/jvm.ts'
+import { startTestNode } from '../helpers/node.ts'
+import { wallet } from '../helpers/wallet.ts'
+
+const sdk = loadSdk()
+const { Algo, HttpProvider, InvokeParams, ProviderManager, ServiceManager, Transaction } = sdk
+
+let node: KeelNode
+let url: string
+const owner = wallet()
+const sdkAccount = ServiceManager.getAccountService(ProviderManager.emptyManager()).genAccount(Algo.ECRAW)
+const sdkAddress = `0x${sdkAccount.getAddress().toLowerCase()}`
+let pm: Sdk.ProviderManager
+let contracts: ReturnType<typeof ServiceManager.getContractService>
+let bank: JavaContract
+let bankV2: JavaContract
+let kv: JavaContract
+let missing: JavaContract
+let beans: JavaContract
+let statusWatch: string
+let bankAt = ''
+
+const JVM = { type: 'JVM' } as const
+
+/** Bank v2: the same classes plus a transfer counter and a version function on a second interface. */
+async function compileBankV2(): Promise<JavaContract> {
+  const sources: Record<string, string> = {
+    'bank/IAudit.java': `package bank;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IAudit extends BaseContractInterface {
+  long transfers();
+  String version();
+}`,
+  }
+  const { readFileSync, readdirSync } = await import('node:fs')
+  const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
+  for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
+  sources['bank/Bank.java'] = sources['bank/Bank.java']
+    .replace(
+      'public class Bank extends BaseContract implements IBank {',
+      'public class Bank extends BaseContract implements IBank, IAudit {\n  @StoreField\n  public long transfers;\n\n  public long transfers() { return transfers; }\n\n  public String version() { return "2"; }\n',
+    )
+    .replace('    source.add(-amount);', '    transfers++;\n    source.add(-amount);')
+  assert.ok(sources['bank/Bank.java'].includes('transfers++'), 'the v2 edit applied')
+  return compileJava(sources, 'bank.Bank', 'hyperchain')
+}
+
+/** The beans, compiled with the bank's sources and Keel's API (the Missing bean names a stub of it). */
+async function compileBeans(): Promise<JavaContract> {
+  const { readFileSync, readdirSync } = await import('node:fs')
+  const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
+  const sources: Record<string, string> = {
+    ...BEAN_SOURCES,
+    'cn/hyperchain/core/HyperTable.java': MISSING_SOURCES['cn/hyperchain/core/HyperTable.java'],
+  }
+  for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
+  return compileJava(sources, 'bank.Bank', 'hyperchain')
+}
+
+/** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
+const MISSING_SOURCES: Record<string, string> = {
+  'cn/hyperchain/core/HyperTable.java': 'package cn.hyperchain.core;\npublic class HyperTable {}\n',
+  'com/google/gson/Gson.java': 'package com.google.gson;\npublic class Gson { public String toJson(Object o) { return ""; } }\n',
+  'm/UsesTable.java': `package m;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+import cn.hyperchain.core.HyperTable;
+public class UsesTable extends BaseContract {
+  @StoreField
+  public HyperTable table = new HyperTable();
+}`,
+  'm/UsesGson.java': `package m;
+import cn.hyperchain.contract.BaseContract;
+public class UsesGson extends BaseContract {
+  public String json() { return new com.google.gson.Gson().toJson(this); }
+}`,
+}
+
+/** What the SDK's HVMBuilder takes a jar as. */
+const arrayBufferOf = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer
+
+/** InvokeBeans against the bank: one that moves money twice in one transaction, and one per refused API. */
+const BEAN_SOURCES: Record<string, string> = {
+  'beans/MoveTwice.java': `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class MoveTwice implements BaseInvoke<String, IBank> {
+  private String from;
+  private String via;
+  private String to;
+  private long first;
+  private long second;
+  public MoveTwice() {}
+  public String invoke(IBank bank) {
+    bank.transfer(from, via, first);
+    bank.transfer(via, to, second);
+    return bank.balance(from) + "," + bank.balance(via) + "," + bank.balance(to);
+  }
+}`,
+  'beans/Spins.java': `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class Spins implements BaseInvoke<Long, IBank> {
+  public Long invoke(IBank bank) { long i = 0; while (bank != null) i++; return i; }
+}`,
+}
+const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
+  { name: 'Threads', body: 'new Thread(() -> {}).start(); return null;', reason: /class java\.lang\.Thread is not allowed \(threads/ },
+  {
+    name: 'Time',
+    body: 'return "" + System.currentTimeMillis();',
+    reason: /java\.lang\.System\.currentTimeMillis is not allowed \(time\)/,
+  },
+  { name: 'Reflection', body: 'return bank.getClass().getName();', reason: /getClass is not allowed \(reflection\)/ },
+  { name: 'Files', body: 'return "" + new java.io.File("/").exists();', reason: /class java\.io\.File is not allowed \(I\/O\)/ },
+  {
+    name: 'CatchAll',
+    body: 'try { return bank.name(); } catch (Throwable t) { return "hidden"; }',
+    reason: /catching java\.lang\.Throwable is not allowed/,
+  },
+  {
+    name: 'MainClass',
+    body: '((bank.Bank) bank).drain("alice"); return "drained";',
+    reason: /names bank\.Bank: a bean reaches the contract only through its interfaces/,
+  },
+  {
+    name: 'Forger',
+    body: '((cn.hyperchain.contract.BaseContract) bank).event("x", "Forged"); return "forged";',
+    reason: /names cn\.hyperchain\.contract\.BaseContract/,
+  },
+  {
+    name: 'Missing',
+    body: 'return new cn.hyperchain.core.HyperTable().toString();',
+    reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+  },
+]
+for (const { name, body } of REFUSED_BEANS)
+  BEAN_SOURCES[`beans/${name}.java`] = `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class ${name} implements BaseInvoke<String, IBank> {
+  public String invoke(IBank bank) { ${body} }
+}`
+BEAN_SOURCES['beans/StaticState.java'] = `package beans;
+import bank.IBank;
+import cn.hyperchain.contract.BaseInvoke;
+public class StaticState implements BaseInvoke<Integer, IBank> {
+  static int calls;
+  public Integer invoke(IBank bank) { return ++calls; }
+}`
+REFUSED_BEANS.push({ name: 'StaticState', body: '', reason: /field calls: static fields must be final/ })
+
+/** The reason of the last discarded transaction, from the executor's system-status events. */
+async function lastReason(): Promise<string> {
+  for (let i = 0; i < 100; i++) {
+    const events = await ok<{ message: string }[]>(url, 'sub_getSubscriptionChanges', [statusWatch])
+    if (events.length > 0) return events[events.length - 1].message
+    await sleep(20)
+  }
+  return '(no status event)'
+}
+
+async function failure(reply: Reply<WireReceipt>): Promise<{ code: number; reason: string }> {
+  assert.is.not(reply.code, 0, 'the transaction fails')
+  return { code: reply.code, reason: await lastReason() }
+}
+
+async function callText(to: string, payload: string): Promise<string> {
+  const { reply } = await send(url, SUBMIT.invoke, owner.invoke(to, payload, JVM))
+  if (reply.code !== 0) throw new Error(`the call failed: ${reply.code} ${reply.message} ${await lastReason()}`)
+  return jvmRetText((reply.result as WireReceipt).ret)
+}
+
+const hvm = (to: string, method: string, ...args: JvmArg[]): Promise<string> => callText(to, jvmCallPayload(method, ...args))
+
+/** Through the official SDK: HVMBuilder.invoke with HvmTypeBuilder parameters, signed, sent, polled. */
+async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Receipt> {
+  const tx = new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).invoke(to, params).build()
+  tx.sign(sdkAccount)
+  const response = await contracts.invoke(tx).send()
+  assert.is(response.code, 0, `submission: ${response.message}`)
+  const polled = await response.poll()
+  assert.is(polled.code, 0, `receipt: ${polled.message}`)
+  return polled.result
+}
+
+test.before(async () => {
+  ;[bank, bankV2, kv, missing, beans] = await Promise.all([
+    compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
+    compileBankV2(),
+    compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
+    compileJava(MISSING_SOURCES, 'm.UsesTable', 'hyperchain'),
+    compileBeans(),
+  ])
+  node = await startTestNode(
+    {
+      chain: { batchTimeoutMs: 5 },
+      jvm: { callTimeoutMs: 20_000 },
+      genesis: {
+        accounts: [
+          { address: owner.address, balance: '1000000' },
+          { address: sdkAddress, balance: '1000000' },
+        ],
+      },
+    },
+    { verifyWorkers: 1 },
+  )
+  url = node.url
+  statusWatch = await ok<string>(url, 'sub_newSystemStatusSubscription', [{ modules: ['executor'] }])
+  pm = await ProviderManager.createManager({ httpProviders: [new HttpProvider(1, url.replace(/^http:\/\//, ''))] })
+  contracts = ServiceManager.getContractService(pm)
+})
+
+test.after(async () => {
+  await node?.stop()
+})
+
+test('2.x bank through the official SDK: HVMBuilder deploys the jar (type HVM), onInit sets @StoreField fields, HvmTypeBuilder calls', async () => {
+  const jar = writeJar(bank)
+  assert.equal(readJar(jar).main, 'bank.Bank')
+  const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).deploy(arrayBufferOf(jar))
+  const tx = builder.build()
+  tx.sign(sdkAccount)
+  const response = await contracts.deploy(tx).send()
+  assert.is(response.code, 0, response.message)
+  const polled = await response.poll()
+  assert.is(polled.code, 0, polled.message)
+  const receipt = polled.result as Sdk.Receipt & { vmType: string; contractAddress: string }
+  assert.is(receipt.vmType, 'JVM')
+  bankAt = `0x${receipt.contractAddress.replace(/^0x/, '').toLowerCase()}`
+  assert.is(
+    await ok(url, 'contract_getCode', [bankAt]),
+    jvmJarDeployPayload(jar),
+    "the node keeps what the SDK sent: the jar's classes and its Main-Class",
+  )
+  assert.is(await ok(url, 'contract_getCreator', [bankAt]), sdkAddress)
+
+  const name = await sdkInvoke(bankAt, new InvokeParams.HvmTypeBuilder('name').build())
+  assert.is(jvmRetText(name.ret), `Bank of ${sdkAddress.slice(0, 8)}`, 'onInit ran once and its @StoreField survived')
+  const opened = await sdkInvoke(bankAt, new InvokeParams.HvmTypeBuilder('open').addString('alice').addLongPrimitive(100).build())
+  assert.is(jvmRetText(opened.ret), 'true')
+  const log = (opened as unknown as { log: { topics: string[]; data: string }[] }).log
+  assert.equal(log[0].topics, [jvmTopic('Opened'), jvmTopic('alice')])
+  assert.equal(
+    JSON.parse(Buffer.from(log[0].data, 'hex').toString()),
+    { holder: 'alice', balance: 100, transfers: 0 },
+    'event data is the bean as JSON',
+  )
+})
+
+test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed call changes nothing, only interface methods are callable', async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  const sdkOpen = async (holder: string, amount: number): Promise<void> => {
+    await sdkInvoke(bankAt, new InvokeParams.HvmTypeBuilder('open').addString(holder).addLongPrimitive(amount).build())
+  }
+  await sdkOpen('bob', 5)
+  // the Keel client's typed call is the same FEFFFBCE form, sent with type JVM
+  assert.is(await hvm(bankAt, 'transfer', 'alice', 'bob', 30), 'true')
+  assert.is(await hvm(bankAt, 'balance', 'alice'), '70')
+  assert.is(await hvm(bankAt, 'balance', 'bob'), '35')
+  assert.equal(JSON.parse(await hvm(bankAt, 'account', 'alice')), { holder: 'alice', balance: 70, transfers: 1 })
+  assert.equal(JSON.parse(await hvm(bankAt, 'holders')), ['alice', 'bob'], 'a HyperMap iterates its keys')
+  assert.is(await hvm(bankAt, 'transfer', 'bob', 'alice', 2), 'true')
+  assert.is(await hvm(bankAt, 'transfer', 'alice', 'bob', 2), 'true')
+  assert.equal(
+    JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '2' })),
+    ['bob->alice:2', 'alice->bob:2'],
+    'a HyperList keeps its elements in order',
+  )
+  assert.equal(JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '10' })), ['alice->bob:30', 'bob->alice:2', 'alice->bob:2'])
+
+  const overdraw = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload('transfer', 'bob', 'alice', 1000), JVM))
+  const refused = await failure(overdraw.reply)
+  assert.is(refused.code, -32005)
+  assert.match(refused.reason, /insufficient balance \(at bank\.Bank\.transfer/)
+  assert.is(await hvm(bankAt, 'balance', 'bob'), '35', 'the failed transfer left the balance')
+  const stranger = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload('open', 'carol', 1), JVM))
+  assert.match((await failure(stranger.reply)).reason, /only the owner opens accounts/)
+
+  for (const method of ['drain', 'onInit', 'getSender']) {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload(method, 'alice'), JVM))
+    assert.match((await failure(reply)).reason, new RegExp(`the contract has no public function ${method}`), method)
+  }
+  assert.is(await hvm(bankAt, 'balance', 'alice'), '70')
+})
+
+test('2.x bank upgraded through the SDK: an added @StoreField starts from its initial value, the HyperMap and fields are kept', async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).upgrade(bankAt, arrayBufferOf(writeJar(bankV2)))
+  const tx = builder.build()
+  tx.sign(sdkAccount)
+  const polled = await (await contracts.maintain(tx).send()).poll()
+  assert.is(polled.code, 0, polled.message)
+  assert.is(await hvm(bankAt, 'version'), '2')
+  assert.is(await hvm(bankAt, 'transfers'), '0', 'the new field starts from its initial value')
+  assert.is(await hvm(bankAt, 'name'), `Bank of ${sdkAddress.slice(0, 8)}`, 'old fields kept')
+  assert.is(await hvm(bankAt, 'transfer', 'bob', 'alice', 5), 'true')
+  assert.is(await hvm(bankAt, 'transfers'), '1')
+  assert.is(await hvm(bankAt, 'balance', 'alice'), '75', 'the HyperMap kept its entries')
+})
+
+test("InvokeBean (the SDK's HvmAbiBuilder): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  const bean = beans.classes.get('beans/MoveTwice') as Uint8Array
+  const field = (name: string, type: string, structName: string) => ({ name, type, structName, properties: [] })
+  const abi = JSON.stringify([
+    {
+      version: 'v1',
+      beanName: 'beans.MoveTwice',
+      beanType: 'InvokeBean',
+      inputs: [
+        field('from', 'String', 'java.lang.String'),
+        field('via', 'String', 'java.lang.String'),
+        field('to', 'String', 'java.lang.String'),
+        field('first', 'Long', 'long'),
+        field('second', 'Long', 'long'),
+      ],
+      output: field('', 'String', 'java.lang.String'),
+      structs: [],
+      classBytes: Buffer.from(bean).toString('hex'),
+    },
+  ])
+  const before = [await hvm(bankAt, 'balance', 'alice'), await hvm(bankAt, 'balance', 'bob')]
+  const params = new InvokeParams.HvmAbiBuilder(abi, 'InvokeBean' as never, 'beans.MoveTwice')
+    .addParam('alice')
+    .addParam('bob')
+    .addParam('alice')
+    .addParam(10)
+    .addParam(4)
+    .build()
+  const receipt = await sdkInvoke(bankAt, params)
+  const expected = [Number(before[0]) - 6, Number(before[1]) + 6]
+  assert.is(jvmRetText(receipt.ret), `${expected[0]},${expected[1]},${expected[0]}`, 'both transfers in one call')
+  assert.equal(JSON.parse(await hvm(bankAt, 'account', 'bob')).balance, expected[1])
+
+  const overdrawn = jvmInvokeBeanPayload('beans.MoveTwice', bean, { from: 'alice', via: 'bob', to: 'alice', first: 10, second: 1_000_000 })
+  const { reply } = await send(url, SUBMIT.invoke, owner.invoke(bankAt, overdrawn, JVM))
+  const f = await failure(reply)
+  assert.is(f.code, -32005)
+  assert.match(f.reason, /insufficient balance/)
+  assert.is(await hvm(bankAt, 'balance', 'alice'), String(expected[0]), 'the first transfer was undone with the second')
+  assert.is(await hvm(bankAt, 'balance', 'bob'), String(expected[1]))
+
+  const spin = await send(
+    url,
+    SUBMIT.invoke,
+    owner.invoke(bankAt, jvmInvokeBeanPayload('beans.Spins', beans.classes.get('beans/Spins') as Uint8Array), JVM),
+  )
+  assert.match((await failure(spin.reply)).reason, /execution budget exhausted \(time-out\)/, "the bean's own loop is metered")
+})
+
+test('InvokeBean: a bean that tries each refused API is refused with the reason; a bean for a contract that is not HVM is refused', async () => {
+  assert.ok(bankAt !== '', 'deployed by the first test')
+  for (const { name, reason } of REFUSED_BEANS) {
+    const payload = jvmInvokeBeanPayload(`beans.${name}`, beans.classes.get(`beans/${name}`) as Uint8Array)
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(bankAt, payload, JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, name)
+    assert.match(f.reason, reason, name)
+  }
+  assert.is((await hvm(bankAt, 'balance', 'alice')) !== '0', true, 'MainClass did not drain alice')
+  const kvAt = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv), JVM))).contractAddress
+  const payload = jvmInvokeBeanPayload('beans.MoveTwice', beans.classes.get('beans/MoveTwice') as Uint8Array)
+  const { reply } = await send(url, SUBMIT.invoke, owner.invoke(kvAt, payload, JVM))
+  assert.match((await failure(reply)).reason, /an InvokeBean calls an HVM contract/)
+})
+
+test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {
+  const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))).contractAddress
+  const call = (fn: string, ...args: string[]): Promise<string> => callText(at, jvmInvokeArgsPayload(fn, ...args))
+
+  const put = await send(url, SUBMIT.invoke, owner.invoke(at, jvmInvokeArgsPayload('put', 'colour', 'blue'), JVM))
+  assert.is(put.reply.code, 0, put.reply.message)
+  const [log] = (put.reply.result as WireReceipt).log
+  assert.equal(log.topics, [jvmTopic('Put'), jvmTopic('colour')])
+  assert.equal(JSON.parse(Buffer.from(log.data, 'hex').toString()), { value: 'blue' }, 'event data: the attributes as JSON')
+  assert.is(await call('get', 'colour'), 'blue')
+  assert.is(await call('add', 'n', '40'), '40', 'an int result is its decimal text')
+  assert.is(await call('add', 'n', '2'), '42')
+  assert.is(await call('half', 'n'), '21.0', "a double result is Java's text of it")
+  assert.is(await hvm(at, 'get', 'n'), '42', 'the HVM call form reaches a 1.x function too')
+
+  assert.is(
+    await call('putAll', 'b-1', 'one', 'b-3', 'three', 'a-9', 'nine', 'b-2', 'two'),
+    '',
+    'a private function, as 1.x allowed; result(ok) alone returns nothing',
+  )
+  assert.is(await call('getAll', 'b-1', 'b-2', 'nothing'), 'one,two,-')
+  assert.is(await call('range', 'b-', 'b-9'), 'one,two,three', 'keys in order, the end excluded')
+  assert.is(await call('range', 'a', 'z'), 'nine,one,two,three,blue,42')
+  assert.is(await call('delete', 'b-2', 'colour'), '')
+  assert.is(await call('range', 'a', 'z'), 'nine,one,three,42')
+
+  const refused = await send(url, SUBMIT.invoke, owner.invoke(at, jvmInvokeArgsPayload('refuse', 'by rule'), JVM))
+  const f = await failure(refused.reply)
+  assert.is(f.code, -32005)
+  assert.match(f.reason, /INVOKE_CONTRACT_FAILED \(refused: by rule\)/)
+  const missingValue = await send(url, SUBMIT.invoke, owner.invoke(at, jvmInvokeArgsPayload('get', 'refused'), JVM))
+  assert.match((await failure(missingValue.reply)).reason, /no value for refused/, 'result(false) dropped the write')
+
+  // many keys: the index pages split; the range still comes back whole and in order
+  const many: string[] = []
+  for (let i = 0; i < 150; i++) many.push(`k-${String(i).padStart(3, '0')}`, String(i))
+  assert.is(await call('putAll', ...many), '')
+  const values = (await call('range', 'k-', 'k-~')).split(',')
+  assert.equal(
+    values,
+    Array.from({ length: 150 }, (_, i) => String(i)),
+  )
+  assert.is(await call('range', 'k-100', 'k-103'), '100,101,102')
+
+  // upgrade in the 1.x form keeps the ledger
+  const upgraded = await send(url, SUBMIT.maintain, owner.maintain(at, 1, jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))
+  assert.is(upgraded.reply.code, 0, upgraded.reply.message)
+  assert.is(await call('get', 'n'), '42')
+})
+
+test('refusals name the class for what it is: a Hyperchain API class Keel does not provide, a class not in the contract, bundled SDK classes', async () => {
+  const only = (prefixes: string[]): Map<string, Uint8Array> =>
+    new Map([...missing.classes].filter(([name]) => prefixes.some((p) => name.startsWith(p))))
+  const cases: { main: string; classes: Map<string, Uint8Array>; reason: RegExp }[] = [
+    {
+      main: 'm.UsesTable',
+      classes: only(['m/UsesTable']),
+      reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+    },
+    {
+      main: 'm.UsesGson',
+      classes: only(['m/UsesGson']),
+      reason: /com\.google\.gson\.Gson is not allowed \(neither one of the contract's classes nor a class the engine provides/,
+    },
+    {
+      main: 'm.UsesTable',
+      classes: only(['m/UsesTable', 'cn/hyperchain/core/HyperTable']),
+      reason:
+        /class cn\.hyperchain\.core\.HyperTable: the package of cn\.hyperchain\.core\.HyperTable is Hyperchain's API, which the engine provides/,
+    },
+  ]
+  for (const { main, classes, reason } of cases) {
+    const { reply } = await send(url, SUBMIT.deploy, owner.deploy(jvmDeployPayload({ main, classes }), JVM))
+    const refused = await failure(reply)
+    assert.is(refused.code, -32004, main)
+    assert.match(refused.reason, reason)
+    assert.not.match(refused.reason, /JDK class/)
+  }
+})
+
+test.run()
