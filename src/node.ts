@@ -238,6 +238,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     consensus: () => network?.directory.consensus() ?? { view: 0, state: 'normal', primary: config.node.hostname },
     peersConnected: () => network?.peersConnected() ?? 0,
     pollingSubscriptions: () => subscriptions.size(),
+    jvmWallClockStops: () => jvm.wallClockStops(),
   })
   events.onStatus((status) => {
     if (isViewChangeFinished(status)) chainMetrics.record.observeViewChange()

@@ -41,6 +41,8 @@ export interface ChainMetricsSources {
   peersConnected(): number
   /** polling subscriptions (they live on the chain thread) */
   pollingSubscriptions(): number
+  /** Java contract calls the wall-clock safety net stopped (none should be: the step budget decides) */
+  jvmWallClockStops(): number
 }
 
 /** what a request thread's WebSocket server holds */
@@ -145,6 +147,15 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
   gauge(registry, 'keel_ledger_size_bytes', "bytes of the ledger's files on disk", sources.ledgerBytes)
   gauge(registry, 'keel_consensus_view', 'the consensus view this node is in', () => Number(sources.consensus().view))
   gauge(registry, 'keel_peers_connected', 'peers linked to this node', sources.peersConnected)
+  new Counter({
+    name: 'keel_jvm_wall_clock_stops_total',
+    help: 'Java contract calls and loads stopped by the wall-clock safety net rather than the step budget',
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(sources.jvmWallClockStops())
+    },
+  })
   subscriptionsGauge(registry, 'polling', sources.pollingSubscriptions)
   new Gauge({
     name: 'keel_consensus_state',

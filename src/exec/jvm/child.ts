@@ -89,6 +89,8 @@ export interface JvmExecutor {
   call(request: JvmCall): Promise<JvmCallResult>
   /** pid of the running child, if any (tests kill it) */
   pid(): number | undefined
+  /** calls and loads the wall-clock safety net stopped since the start (a contract never should: docs/jvm.md §5) */
+  wallClockStops(): number
   stop(): Promise<void>
 }
 
@@ -243,9 +245,15 @@ export function childArgs(jar: string, heapMiB: number): string[] {
 
 export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
   const { log } = options
-  const heapMiB = options.heapMiB ?? 256
   const callTimeoutMs = options.callTimeoutMs ?? 5_000
   const callMemory = options.callMemoryBytes ?? 64 * 1024 * 1024
+  // the call's memory budget, not the heap, must be what decides: the heap holds four budgets at least
+  // (the budget, what the steps let JDK code make besides it, and the collector's room), whatever is configured
+  const heapFloorMiB = Math.ceil((4 * callMemory) / (1024 * 1024))
+  const heapMiB = Math.max(options.heapMiB ?? 256, heapFloorMiB)
+  if (options.heapMiB !== undefined && options.heapMiB < heapFloorMiB)
+    log.warn(`jvm.heapMiB ${options.heapMiB} is below four call memory budgets; the executor runs with ${heapFloorMiB} MiB`)
+  let wallClockStops = 0
   const initSteps = options.initSteps ?? 1_000_000
   const javaHome = options.javaHome === '' ? undefined : options.javaHome
   let child: Child | undefined
@@ -339,6 +347,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
       return 'unavailable' in result ? { ok: false, error: `the Java executor is unavailable: ${result.unavailable}`, local: true } : result
     } catch (error) {
       if (error instanceof CallTimeout) {
+        wallClockStops++
         child?.kill()
         return { ok: false, error: 'loading the contract timed out', local: true }
       }
@@ -393,7 +402,11 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
           c.loaded.delete(request.hash)
           continue
         }
-        if (frame.ok !== true) return { ok: false, kind: String(frame.kind), error: String(frame.error), steps: Number(frame.steps) }
+        if (frame.ok !== true) {
+          // the executor's own watchdog stopped it
+          if (frame.kind === 'timeout') wallClockStops++
+          return { ok: false, kind: String(frame.kind), error: String(frame.error), steps: Number(frame.steps) }
+        }
         return {
           ok: true,
           ret: unb64(String(frame.ret)),
@@ -412,6 +425,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
       return 'unavailable' in result ? { ok: false, kind: 'unavailable', error: result.unavailable, steps: request.steps } : result
     } catch (error) {
       if (error instanceof CallTimeout) {
+        wallClockStops++
         log.warn(`call ${request.method} of ${request.ctx.self} ran past its ${callTimeoutMs} ms deadline; killing the executor`)
         child?.kill()
         return { ok: false, kind: 'timeout', error: `wall-clock time-out after ${callTimeoutMs} ms`, steps: request.steps }
@@ -424,6 +438,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
     load: (hash, code) => serially(() => loadSerially(hash, code)),
     call: (request) => serially(() => callSerially(request)),
     pid: () => (child?.dead === undefined ? child?.proc.pid : undefined),
+    wallClockStops: () => wallClockStops,
 
     async stop() {
       stopped = true

@@ -39,6 +39,8 @@ export interface JvmEngine {
   upgrade(tx: SignedTx, to: Hex, run: JvmRun): Promise<ExecutionOutcome>
   /** the executor child's pid, when one runs */
   pid(): number | undefined
+  /** calls the wall-clock safety net stopped since the start */
+  wallClockStops(): number
   stop(): Promise<void>
 }
 
@@ -220,6 +222,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     },
 
     pid: () => executor.pid(),
+    wallClockStops: () => executor.wallClockStops(),
     stop: () => executor.stop(),
   }
 }

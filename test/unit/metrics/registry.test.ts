@@ -9,6 +9,7 @@ const sources = {
   consensus: () => ({ view: 3, state: 'viewChange', primary: 'node2' }),
   peersConnected: () => 3,
   pollingSubscriptions: () => 1,
+  jvmWallClockStops: () => 0,
 }
 const ws = { wsConnections: () => 2, pushSubscriptions: () => 5 }
 

@@ -114,7 +114,7 @@ final class Contracts {
     Scanner.scan(parsed);
     Map<String, byte[]> instrumented = new TreeMap<>();
     for (ClassFile cf : parsed.values()) {
-      Instrumenter.instrument(cf);
+      Instrumenter.instrument(cf, parsed.keySet());
       instrumented.put(ClassFile.dotted(cf.name), cf.write());
     }
     String loaderName = "contract-" + hash.substring(2, Math.min(hash.length(), 14));
@@ -160,7 +160,7 @@ final class Contracts {
           if (!Modifier.isStatic(f.getModifiers()) || !f.getType().isArray()) continue;
           f.setAccessible(true);
           Object array = f.get(null);
-          if (array != null) loaded.statics.add(new Object[] {array, deepCopy(array)});
+          if (array != null) loaded.statics.add(new Object[] {array, snapshot(array)});
         }
       } catch (ReflectiveOperationException e) {
         throw new Refused("cannot read the static fields of " + name + ": " + e);
@@ -181,32 +181,32 @@ final class Contracts {
     return "a class cannot be loaded: " + e;
   }
 
-  private static Object deepCopy(Object array) {
+  /**
+   * What a static array holds after initialisation: a copy of its contents and, for an array of
+   * arrays, the inner arrays themselves (their identity: which array sits in which slot) with their
+   * own snapshots. Restoring puts every slot's original array back and then its contents, so a call
+   * that swapped or aliased slots leaves nothing behind.
+   */
+  private static Object[] snapshot(Object array) {
     int n = java.lang.reflect.Array.getLength(array);
-    Object copy = java.lang.reflect.Array.newInstance(array.getClass().getComponentType(), n);
-    System.arraycopy(array, 0, copy, 0, n);
+    Object contents = java.lang.reflect.Array.newInstance(array.getClass().getComponentType(), n);
+    System.arraycopy(array, 0, contents, 0, n);
+    Object[] inner = null;
     if (array instanceof Object[]) {
-      Object[] c = (Object[]) copy;
-      for (int i = 0; i < n; i++) if (c[i] != null && c[i].getClass().isArray()) c[i] = deepCopy(c[i]);
+      Object[] slots = (Object[]) array;
+      inner = new Object[n];
+      for (int i = 0; i < n; i++) if (slots[i] != null && slots[i].getClass().isArray()) inner[i] = snapshot(slots[i]);
     }
-    return copy;
+    return new Object[] {contents, inner};
   }
 
-  /** Puts `snapshot`'s contents back into `array` (same shape: a static final array cannot be replaced). */
-  private static void restore(Object array, Object snapshot) {
-    int n = java.lang.reflect.Array.getLength(snapshot);
-    if (snapshot instanceof Object[]) {
-      Object[] a = (Object[]) array, s = (Object[]) snapshot;
-      for (int i = 0; i < n; i++) {
-        if (s[i] != null && s[i].getClass().isArray()) {
-          if (a[i] == null || a[i].getClass() != s[i].getClass() || java.lang.reflect.Array.getLength(a[i]) != java.lang.reflect.Array.getLength(s[i]))
-            a[i] = deepCopy(s[i]);
-          else restore(a[i], s[i]);
-        } else a[i] = s[i];
-      }
-    } else {
-      System.arraycopy(snapshot, 0, array, 0, n);
-    }
+  private static void restore(Object array, Object[] snapshot) {
+    Object contents = snapshot[0];
+    System.arraycopy(contents, 0, array, 0, java.lang.reflect.Array.getLength(contents));
+    Object[] inner = (Object[]) snapshot[1];
+    if (inner == null) return;
+    Object[] slots = (Object[]) array;
+    for (int i = 0; i < inner.length; i++) if (inner[i] != null) restore(slots[i], (Object[]) inner[i]);
   }
 
   // ---- call ----
@@ -272,6 +272,8 @@ final class Contracts {
       try {
         byte[] encoded = Hyperchain.encode(c.style, result, bound.method.getReturnType());
         ret = encoded != null ? encoded : Invocation.encode(result, bound.method.getReturnType());
+        // the receipt holds it: its size is bounded, and writing it is charged like any other work
+        Meter.charge(ret.length / 16);
       } catch (Throwable e) {
         throw failureOf(e, c);
       }
@@ -290,7 +292,7 @@ final class Contracts {
     } finally {
       watchdog.disarm();
       Host.end();
-      for (Object[] s : c.statics) restore(s[0], s[1]);
+      for (Object[] s : c.statics) restore(s[0], (Object[]) s[1]);
     }
     return out;
   }

@@ -47,16 +47,49 @@ final class Instrumenter {
     GUARDED.put("java/math/BigDecimal.pow(I)Ljava/math/BigDecimal;", new String[] {"pow", "(Ljava/math/BigDecimal;I)Ljava/math/BigDecimal;"});
     GUARDED.put("java/lang/String.repeat(I)Ljava/lang/String;", new String[] {"repeat", "(Ljava/lang/String;I)Ljava/lang/String;"});
     GUARDED.put("java/util/Collections.nCopies(ILjava/lang/Object;)Ljava/util/List;", new String[] {"nCopies", "(ILjava/lang/Object;)Ljava/util/List;"});
+    // stream sources the JDK drives by itself: each element they produce is charged (Guards)
+    String[][] sources = {
+      {"java/util/stream/IntStream", "range", "(II)"}, {"java/util/stream/IntStream", "rangeClosed", "(II)"},
+      {"java/util/stream/LongStream", "range", "(JJ)"}, {"java/util/stream/LongStream", "rangeClosed", "(JJ)"},
+      {"java/util/stream/IntStream", "iterate", "(ILjava/util/function/IntUnaryOperator;)"},
+      {"java/util/stream/IntStream", "iterate", "(ILjava/util/function/IntPredicate;Ljava/util/function/IntUnaryOperator;)"},
+      {"java/util/stream/IntStream", "generate", "(Ljava/util/function/IntSupplier;)"},
+      {"java/util/stream/LongStream", "iterate", "(JLjava/util/function/LongUnaryOperator;)"},
+      {"java/util/stream/LongStream", "iterate", "(JLjava/util/function/LongPredicate;Ljava/util/function/LongUnaryOperator;)"},
+      {"java/util/stream/LongStream", "generate", "(Ljava/util/function/LongSupplier;)"},
+      {"java/util/stream/DoubleStream", "iterate", "(DLjava/util/function/DoubleUnaryOperator;)"},
+      {"java/util/stream/DoubleStream", "generate", "(Ljava/util/function/DoubleSupplier;)"},
+      {"java/util/stream/Stream", "iterate", "(Ljava/lang/Object;Ljava/util/function/UnaryOperator;)"},
+      {"java/util/stream/Stream", "iterate", "(Ljava/lang/Object;Ljava/util/function/Predicate;Ljava/util/function/UnaryOperator;)"},
+      {"java/util/stream/Stream", "generate", "(Ljava/util/function/Supplier;)"},
+    };
+    for (String[] src : sources) {
+      String desc = src[2] + "L" + src[0] + ";";
+      String kind = src[0].substring("java/util/stream/".length()).replace("Stream", "").toLowerCase();
+      String guard = (kind.isEmpty() ? "object" : kind) + Character.toUpperCase(src[1].charAt(0)) + src[1].substring(1);
+      String guardDesc = src[2].replace("Ljava/util/function/Predicate;", "Ljava/util/function/Predicate;") + "L" + src[0] + ";";
+      GUARDED.put(src[0] + "." + src[1] + desc, new String[] {guard, guardDesc});
+    }
+    GUARDED.put("java/lang/String.split(Ljava/lang/String;)[Ljava/lang/String;", new String[] {"split", "(Ljava/lang/String;Ljava/lang/String;)[Ljava/lang/String;"});
+    GUARDED.put("java/lang/String.split(Ljava/lang/String;I)[Ljava/lang/String;", new String[] {"split", "(Ljava/lang/String;Ljava/lang/String;I)[Ljava/lang/String;"});
+    for (String[] m : new String[][] {{"set", "I"}, {"set", "IZ"}, {"set", "II"}, {"set", "IIZ"}, {"flip", "I"}, {"flip", "II"}})
+      GUARDED.put("java/util/BitSet." + m[0] + "(" + m[1] + ")V", new String[] {m[0], "(Ljava/util/BitSet;" + m[1] + ")V"});
+    for (String b : new String[] {"java/lang/StringBuilder", "java/lang/StringBuffer"})
+      GUARDED.put(b + ".append(Ljava/lang/Object;)L" + b + ";", new String[] {"append", "(L" + b + ";Ljava/lang/Object;)L" + b + ";"});
   }
 
   private final ClassFile cf;
   /** steps an exception handler's entry costs besides its block: an exception was made and thrown */
   static final int HANDLER_STEPS = 1000;
 
-  private final int tick, enter, leave, array, array2, throwable;
+  private final int tick, enter, leave, array, array2, throwable, caught;
+  /** the contract's own classes: calls to them are contract code, not JDK work */
+  private final java.util.Set<String> own;
 
-  private Instrumenter(ClassFile cf) {
+  private Instrumenter(ClassFile cf, java.util.Set<String> own) {
     this.cf = cf;
+    this.own = own;
+    caught = cf.addMethodref(METER, "caught", "(Ljava/lang/Throwable;)V");
     tick = cf.addMethodref(METER, "tick", "(I)V");
     enter = cf.addMethodref(METER, "enter", "()V");
     leave = cf.addMethodref(METER, "leave", "()V");
@@ -65,8 +98,8 @@ final class Instrumenter {
     throwable = cf.addClass("java/lang/Throwable");
   }
 
-  static void instrument(ClassFile cf) throws ClassFile.FormatException, TooLarge {
-    Instrumenter in = new Instrumenter(cf);
+  static void instrument(ClassFile cf, java.util.Set<String> own) throws ClassFile.FormatException, TooLarge {
+    Instrumenter in = new Instrumenter(cf, own);
     for (ClassFile.Member m : cf.methods) {
       ClassFile.Attribute code = m.attribute("Code");
       if (code != null) code.data = in.rewrite(m, code.data);
@@ -184,6 +217,8 @@ final class Instrumenter {
     for (int i = 0; i < n; i++) indexAt[insns.get(i).offset] = i;
     indexAt[codeLength] = n;
 
+    int spill = 0; // locals the charged JDK calls park their arguments in, beyond the method's own
+
     // basic-block leaders
     boolean[] leader = new boolean[n + 1];
     leader[0] = true;
@@ -211,6 +246,11 @@ final class Instrumenter {
         while (j < n && !leader[j]) j++;
         pre.bytes(tickOf(j - i + (handler[i] ? HANDLER_STEPS : 0)));
       }
+      if (handler[i]) {
+        // the caught exception is on the stack: a stopped call, or the VM's own error, goes on up
+        pre.u1(DUP);
+        pre.bytes(invoke(caught));
+      }
       if (insn.opcode == NEWARRAY || insn.opcode == ANEWARRAY) {
         pre.u1(DUP);
         pre.u1(BIPUSH);
@@ -229,8 +269,21 @@ final class Instrumenter {
         pre.bytes(invoke(array2));
       }
       if (insn.opcode >= IRETURN && insn.opcode <= RETURN) pre.bytes(invoke(leave));
+      Out post = new Out();
+      if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC || insn.opcode == INVOKESPECIAL || insn.opcode == INVOKEINTERFACE) {
+        String[] ref = cf.memberRef(u2(code, insn.offset + 1));
+        if (isJdk(ref[0])) spill = Math.max(spill, jdkCall(ref[0], ref[1], ref[2], insn.opcode, maxLocals, pre, post));
+      }
+      if (insn.opcode == INVOKEDYNAMIC) {
+        String[] nat = cf.nameAndType(cf.entry(u2(code, insn.offset + 1), ClassFile.INVOKE_DYNAMIC).b);
+        // javac's string concatenation: the text it makes is new memory
+        if (nat[0].startsWith("makeConcat") && nat[1].endsWith(")Ljava/lang/String;")) {
+          post.u1(DUP);
+          post.bytes(invoke(cf.addMethodref(METER, "madeText", "(Ljava/lang/Object;)V")));
+        }
+      }
       prefix[i] = pre.done();
-      suffix[i] = new byte[0];
+      suffix[i] = post.done();
       if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC) {
         String[] ref = cf.memberRef(u2(code, insn.offset + 1));
         String[] guard = GUARDED.get(ref[0] + "." + ref[1] + ref[2]);
@@ -331,17 +384,33 @@ final class Instrumenter {
     }
     byte[] newCode = o.done();
 
+    // the code inserted at a handler's entry lies outside every exception range: what it throws
+    // (the stop of a call, the VM's resource errors) cannot be caught by that handler, nor by any other
+    // of this method, javac's own self-covering ranges of `finally` and `synchronized` included
+    List<int[]> ranges = new java.util.ArrayList<>();
+    for (int[] h : handlers) {
+      int start = newTarget(indexAt, target, h[0]), end = newTarget(indexAt, target, h[1]);
+      int handlerStart = newTarget(indexAt, target, h[2]);
+      for (int k = 0; k < n && start < end; k++) {
+        if (!handler[k] || at[k] <= start || target[k] >= end) continue;
+        if (target[k] > start) ranges.add(new int[] {start, target[k], handlerStart, h[3]});
+        start = at[k];
+      }
+      if (start < end) ranges.add(new int[] {start, end, handlerStart, h[3]});
+    }
+    if (ranges.size() > 65535) throw new TooLarge("method " + method.name + method.descriptor + " has too many exception ranges once metered");
+
     Out a = new Out();
-    a.u2(Math.max(maxStack + 3, 1));
-    a.u2(maxLocals);
+    a.u2(Math.max(maxStack + 8, 1));
+    a.u2(maxLocals + spill);
     a.u4(newCode.length);
     a.bytes(newCode);
-    a.u2(exceptionCount + (wrap ? 1 : 0));
-    for (int[] h : handlers) {
-      a.u2(newTarget(indexAt, target, h[0]));
-      a.u2(newTarget(indexAt, target, h[1]));
-      a.u2(newTarget(indexAt, target, h[2]));
-      a.u2(h[3]);
+    a.u2(ranges.size() + (wrap ? 1 : 0));
+    for (int[] r : ranges) {
+      a.u2(r[0]);
+      a.u2(r[1]);
+      a.u2(r[2]);
+      a.u2(r[3]);
     }
     if (wrap) {
       a.u2(wrapStart);
@@ -385,6 +454,127 @@ final class Instrumenter {
     a.u2(kept);
     a.bytes(attrs.done());
     return a.done();
+  }
+
+  private boolean isJdk(String owner) {
+    return !own.contains(owner) && !owner.startsWith("keel/") && !owner.startsWith("[");
+  }
+
+  private static final int LCONST_0 = 0x09, LADD = 0x61, ILOAD = 0x15, ISTORE = 0x36;
+
+  /** parameter descriptors of a method descriptor, one per parameter */
+  static List<String> params(String descriptor) {
+    List<String> out = new java.util.ArrayList<>();
+    int p = 1;
+    while (descriptor.charAt(p) != ')') {
+      int start = p;
+      while (descriptor.charAt(p) == '[') p++;
+      if (descriptor.charAt(p) == 'L') p = descriptor.indexOf(';', p);
+      p++;
+      out.add(descriptor.substring(start, p));
+    }
+    return out;
+  }
+
+  /** offset from ILOAD/ISTORE of the typed load/store of a parameter: I, L(ong), F, D, A */
+  private static int typeOffset(String param) {
+    switch (param.charAt(0)) {
+      case 'J':
+        return 1;
+      case 'F':
+        return 2;
+      case 'D':
+        return 3;
+      case 'L':
+      case '[':
+        return 4;
+      default:
+        return 0;
+    }
+  }
+
+  private static void local(Out o, int opcode, int index) {
+    if (index > 255) {
+      o.u1(WIDE);
+      o.u1(opcode);
+      o.u2(index);
+    } else {
+      o.u1(opcode);
+      o.u1(index);
+    }
+  }
+
+  /**
+   * The charges of a call into the JDK (JdkCosts): memory reserved by an int argument, before;
+   * the work, from the sizes of its operands, before (its arguments are parked in locals above the
+   * method's own while they are measured, then put back); what its result is, after. Returns the
+   * locals used.
+   */
+  private int jdkCall(String owner, String name, String descriptor, int opcode, int firstFree, Out pre, Out post) {
+    int capacity = JdkCosts.capacity(owner, name, descriptor);
+    if (capacity != 0) {
+      pre.u1(DUP);
+      if (capacity == JdkCosts.BITS) pre.bytes(invoke(cf.addMethodref(METER, "bits", "(I)V")));
+      else if (capacity == JdkCosts.COPY) pre.bytes(invoke(cf.addMethodref(METER, "copy", "(I)V")));
+      else {
+        pre.u1(BIPUSH);
+        pre.u1(capacity);
+        pre.bytes(invoke(cf.addMethodref(METER, "capacity", "(II)V")));
+      }
+    }
+    int range = JdkCosts.range(owner, name, descriptor);
+    if (range != 0) {
+      pre.u1(DUP2);
+      pre.u1(BIPUSH);
+      pre.u1(range);
+      pre.bytes(invoke(cf.addMethodref(METER, "range", "(III)V")));
+    }
+    int used = 0;
+    JdkCosts.Plan plan = JdkCosts.plan(owner, name, descriptor);
+    if (plan != null) {
+      List<String> params = params(descriptor);
+      int[] slot = new int[params.size()];
+      int next = firstFree;
+      for (int k = 0; k < params.size(); k++) {
+        slot[k] = next;
+        next += params.get(k).equals("J") || params.get(k).equals("D") ? 2 : 1;
+      }
+      used = next - firstFree;
+      for (int k = params.size() - 1; k >= 0; k--) local(pre, ISTORE + typeOffset(params.get(k)), slot[k]);
+      boolean receiver = plan.receiver && opcode != INVOKESTATIC && !name.equals("<init>");
+      if (receiver) {
+        pre.u1(DUP);
+        pre.bytes(invoke(cf.addMethodref(METER, plan.kind == JdkCosts.LINKED ? "unitsIfLinked" : "units", "(Ljava/lang/Object;)J")));
+      } else {
+        pre.u1(LCONST_0);
+      }
+      pre.u1(LCONST_0);
+      boolean counts = owner.startsWith("java/math/");
+      for (int k = 0; k < params.size(); k++) {
+        int type = typeOffset(params.get(k));
+        if (type == 4) {
+          local(pre, ILOAD + 4, slot[k]);
+          pre.bytes(invoke(cf.addMethodref(METER, "units", "(Ljava/lang/Object;)J")));
+          pre.u1(LADD);
+        } else if (type == 0 && counts) {
+          local(pre, ILOAD, slot[k]);
+          pre.bytes(invoke(cf.addMethodref(METER, "unitsOfCount", "(I)J")));
+          pre.u1(LADD);
+        }
+      }
+      pre.u1(BIPUSH);
+      pre.u1(plan.kind | (plan.copies ? 8 : 0));
+      pre.bytes(invoke(cf.addMethodref(METER, "jdk", "(JJI)V")));
+      for (int k = 0; k < params.size(); k++) local(pre, ILOAD + typeOffset(params.get(k)), slot[k]);
+    }
+    String made = JdkCosts.made(owner, descriptor);
+    if (name.equals("<init>")) made = owner.equals("java/math/BigInteger") || owner.equals("java/math/BigDecimal") ? "madeNumber" : null;
+    if (made != null) {
+      // javac leaves the new number on the stack after its constructor (new, dup, …, invokespecial)
+      post.u1(DUP);
+      post.bytes(invoke(cf.addMethodref(METER, made, "(Ljava/lang/Object;)V")));
+    }
+    return used;
   }
 
   private static int indexOf(int[] indexAt, int offset, int codeLength, String what) throws ClassFile.FormatException {

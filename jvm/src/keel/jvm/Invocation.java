@@ -123,8 +123,15 @@ final class Invocation {
       if (t.length() != 1) throw new IllegalArgumentException("expected one character");
       return t.charAt(0);
     }
-    if (type == BigInteger.class) return new BigInteger(unquote(text, typed));
-    if (type == BigDecimal.class) return new BigDecimal(unquote(text, typed));
+    // numbers enter within the limits every number a contract holds keeps (Guards.checkNumber);
+    // the text is bounded first: parsing decimal digits takes time quadratic in their count
+    if (type == BigInteger.class || type == BigDecimal.class) {
+      String digits = unquote(text, typed);
+      if (digits.length() > MAX_NUMBER_CHARS) throw new ArithmeticException("a number argument has at most " + MAX_NUMBER_CHARS + " characters");
+      Object n = type == BigInteger.class ? new BigInteger(digits) : new BigDecimal(digits);
+      Guards.checkNumber(n);
+      return n;
+    }
     if (type == byte[].class) {
       String t = unquote(text, typed);
       if (t.startsWith("0x") || t.startsWith("0X")) t = t.substring(2);
@@ -175,14 +182,37 @@ final class Invocation {
     return null;
   }
 
+  /** the longest text of a BigInteger or BigDecimal argument */
+  static final int MAX_NUMBER_CHARS = 20_000;
+
+  /** the largest return value a receipt holds, bytes (a ledger value's limit) */
+  static final int MAX_RET_BYTES = 64 * 1024;
+
   /** `ret`: empty for void/null, UTF-8 of a String, raw bytes of byte[], JSON of collections and arrays, text otherwise. */
   static byte[] encode(Object result, Class<?> returnType) {
     if (returnType == void.class || result == null) return new byte[0];
-    if (result instanceof byte[]) return ((byte[]) result).clone();
-    if (result instanceof String) return ((String) result).getBytes(StandardCharsets.UTF_8);
-    if (result instanceof Collection || result instanceof Map || result.getClass().isArray())
-      return Json.write(result).getBytes(StandardCharsets.UTF_8);
-    if (result instanceof BigDecimal) return ((BigDecimal) result).toPlainString().getBytes(StandardCharsets.UTF_8);
-    return String.valueOf(result).getBytes(StandardCharsets.UTF_8);
+    byte[] ret;
+    if (result instanceof byte[]) ret = bounded(((byte[]) result).length) ? ((byte[]) result).clone() : null;
+    else if (result instanceof String) ret = bounded(((String) result).length()) ? ((String) result).getBytes(StandardCharsets.UTF_8) : null;
+    else if (result instanceof Collection || result instanceof Map || result.getClass().isArray()) {
+      try {
+        ret = Json.write(result, MAX_RET_BYTES).getBytes(StandardCharsets.UTF_8);
+      } catch (Json.TooLong e) {
+        ret = null;
+      }
+    } else if (result instanceof BigDecimal) {
+      Guards.checkNumber(result);
+      ret = ((BigDecimal) result).toPlainString().getBytes(StandardCharsets.UTF_8);
+    } else {
+      String text = String.valueOf(result);
+      ret = bounded(text.length()) ? text.getBytes(StandardCharsets.UTF_8) : null;
+    }
+    if (ret == null || ret.length > MAX_RET_BYTES)
+      throw new Stop(Stop.Kind.LIMIT, "the return value exceeds " + MAX_RET_BYTES + " bytes (a receipt's limit); return less, or keep it in the ledger");
+    return ret;
+  }
+
+  private static boolean bounded(int length) {
+    return length <= MAX_RET_BYTES;
   }
 }

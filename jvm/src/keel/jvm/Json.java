@@ -179,12 +179,27 @@ final class Json {
 
   static String write(Object v) {
     StringBuilder b = new StringBuilder();
-    write(b, v);
+    write(b, v, Integer.MAX_VALUE);
+    return b.toString();
+  }
+
+  static final class TooLong extends RuntimeException {
+    TooLong(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /** JSON of `v`, stopping with TooLong as soon as the text passes `limit` characters. */
+  static String write(Object v, int limit) {
+    StringBuilder b = new StringBuilder();
+    write(b, v, limit);
+    if (b.length() > limit) throw new TooLong("more than " + limit + " characters");
     return b.toString();
   }
 
   @SuppressWarnings("unchecked")
-  static void write(StringBuilder b, Object v) {
+  static void write(StringBuilder b, Object v, int limit) {
+    if (b.length() > limit) throw new TooLong("more than " + limit + " characters");
     if (v == null) b.append("null");
     else if (v instanceof String) quote(b, (String) v);
     else if (v instanceof Boolean || v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte
@@ -204,7 +219,7 @@ final class Json {
         first = false;
         quote(b, String.valueOf(e.getKey()));
         b.append(':');
-        write(b, e.getValue());
+        write(b, e.getValue(), limit);
       }
       b.append('}');
     } else if (v instanceof Collection) {
@@ -213,7 +228,7 @@ final class Json {
       for (Object o : (Collection<Object>) v) {
         if (!first) b.append(',');
         first = false;
-        write(b, o);
+        write(b, o, limit);
       }
       b.append(']');
     } else if (v.getClass().isArray()) {
@@ -221,7 +236,7 @@ final class Json {
       int n = java.lang.reflect.Array.getLength(v);
       for (int k = 0; k < n; k++) {
         if (k > 0) b.append(',');
-        write(b, java.lang.reflect.Array.get(v, k));
+        write(b, java.lang.reflect.Array.get(v, k), limit);
       }
       b.append(']');
     } else quote(b, v.toString());

@@ -91,10 +91,135 @@ public final class Meter {
     allocate((long) outer * (16 + (long) inner * elementSize) + 16 + 8L * outer);
   }
 
+  /** Before a JDK constructor or method that reserves room for `count` elements (a capacity, a new length). */
+  public static void capacity(int count, int elementSize) {
+    if (count > 0) allocate((long) count * elementSize + 16);
+  }
+
+  /** Before `new BitSet(n)`: n bits. */
+  public static void bits(int n) {
+    if (n > 0) allocate(n / 8 + 16);
+  }
+
+  /** Before `System.arraycopy(…, length)`: the copy's work. */
+  public static void copy(int length) {
+    if (length > 0) charge(length >> 4);
+  }
+
+  // ---- work inside the JDK (JdkCosts): sizes of a call's operands, then its charge ----
+
+  /** size of a JDK call's operand: characters, elements, or 64-bit words of a number; 0 for anything whose work is contract code */
+  public static long units(Object o) {
+    if (o == null) return 0;
+    if (o instanceof String) return ((String) o).length();
+    if (o instanceof StringBuilder) return ((StringBuilder) o).length();
+    if (o instanceof StringBuffer) return ((StringBuffer) o).length();
+    if (o instanceof java.math.BigInteger) return ((java.math.BigInteger) o).bitLength() / 64 + 1;
+    if (o instanceof java.math.BigDecimal) {
+      java.math.BigDecimal d = (java.math.BigDecimal) o;
+      return (d.unscaledValue().bitLength() + Math.abs((long) d.scale()) * 10 / 3) / 64 + 1;
+    }
+    if (o instanceof java.math.MathContext) return ((java.math.MathContext) o).getPrecision() / 16 + 1;
+    if (o instanceof Object[]) return ((Object[]) o).length;
+    if (o.getClass().isArray()) return java.lang.reflect.Array.getLength(o);
+    // a collection of the JDK's own (its work is not metered); an own class's is contract code, metered as it runs
+    if (o.getClass().getClassLoader() != null || !o.getClass().getName().startsWith("java.util.")) return 0;
+    if (o instanceof java.util.Collection) return ((java.util.Collection<?>) o).size();
+    if (o instanceof java.util.Map) return ((java.util.Map<?, ?>) o).size();
+    if (o instanceof java.util.BitSet) return ((java.util.BitSet) o).size() / 64;
+    return 0;
+  }
+
+  /** An int operand of a number operation: a count of digits or bits (scale, precision, shift, exponent, bit index). */
+  public static long unitsOfCount(int n) {
+    long abs = Math.abs((long) n);
+    if (abs > Guards.MAX_BITS)
+      throw new ArithmeticException("a scale, precision, shift or bit index of " + n + " exceeds the limit of " + Guards.MAX_BITS);
+    return abs / 16;
+  }
+
+  /** The receiver's size when it is a linked list (a position is found by walking it), else 0. */
+  public static long unitsIfLinked(Object o) {
+    return o instanceof java.util.LinkedList ? ((java.util.LinkedList<?>) o).size() : 0;
+  }
+
+  /** Charges a JDK call before it runs: `first` is its receiver's size, `rest` the sum of its other operands'. */
+  public static void jdk(long first, long rest, int plan) {
+    int kind = plan & 7;
+    long n = first + rest;
+    long cost;
+    switch (kind) {
+      case JdkCosts.PRODUCT:
+        cost = saturatingProduct(first, rest) / 64 + n / 16;
+        break;
+      case JdkCosts.QUADRATIC:
+        cost = n + saturatingProduct(n, n) / 64;
+        break;
+      case JdkCosts.SORT:
+        cost = n * (64 - Long.numberOfLeadingZeros(n) + 1) / 8;
+        break;
+      default:
+        cost = n / 16;
+    }
+    if ((plan & 8) != 0) allocate(8 * rest + 16);
+    charge(cost);
+  }
+
+  private static long saturatingProduct(long a, long b) {
+    return a != 0 && b > Long.MAX_VALUE / 4 / a ? Long.MAX_VALUE / 4 : a * b;
+  }
+
+  /** After a JDK call that returned text: it is new memory (two bytes a character) and was written. */
+  public static void madeText(Object s) {
+    if (s instanceof String) allocate(2L * ((String) s).length() + 24);
+  }
+
+  /** After a JDK call that returned an array: new memory. */
+  public static void madeArray(Object a) {
+    if (a == null) return;
+    long n = java.lang.reflect.Array.getLength(a);
+    Class<?> t = a.getClass().getComponentType();
+    int size = t == byte.class || t == boolean.class ? 1 : t == char.class || t == short.class ? 2 : t == long.class || t == double.class || !t.isPrimitive() ? 8 : 4;
+    allocate(n * size + 16);
+  }
+
+  /** After a JDK call that returned a number: within the size limits, and new memory. */
+  public static void madeNumber(Object n) {
+    if (n instanceof java.math.BigInteger || n instanceof java.math.BigDecimal) allocate(Guards.checkNumber(n) / 8 + 24);
+  }
+
+  /** One element produced by a JDK stream source (a range, iterate, generate): a step, and room for it as if boxed. */
+  static boolean element() {
+    charge(2);
+    allocate(16);
+    return true;
+  }
+
+  /** Before `Arrays.copyOfRange(a, from, to)`: the copy has to − from elements. */
+  public static void range(int from, int to, int elementSize) {
+    if (to > from) allocate((long) (to - from) * elementSize + 16);
+  }
+
   static void allocate(long bytes) {
     memory += bytes;
+    // the limit is checked before the steps are charged: a huge allocation is reported as what it is
+    if (memory > memoryLimit) throw stop(Stop.Kind.MEMORY, "memory budget of " + (memoryLimit >> 20) + " MiB exceeded");
     // zeroing and copying cost time too: one step per 64 bytes
     charge(bytes >> 6);
-    if (memory > memoryLimit) throw stop(Stop.Kind.MEMORY, "memory budget of " + (memoryLimit >> 20) + " MiB for arrays exceeded");
+  }
+
+  /**
+   * At the entry of every exception handler of contract code, with the caught exception: once a call
+   * is stopped nothing of the contract may run, and the VM's own resource errors (whose moment
+   * depends on the machine) are never the contract's to handle. The Instrumenter places this call
+   * outside every exception range of the method, so what it throws leaves the method; at the
+   * caller's handler it is thrown again, and so on up to the executor.
+   */
+  public static void caught(Throwable t) {
+    if (stopped != null) throw stopped;
+    if (t instanceof Stop) throw (Stop) t;
+    if (t instanceof StackOverflowError) throw stop(Stop.Kind.STACK, "the thread stack overflowed");
+    if (t instanceof OutOfMemoryError) throw stop(Stop.Kind.HEAP, "the executor ran out of memory");
+    if (t instanceof VirtualMachineError) throw stop(Stop.Kind.HEAP, "the Java VM failed: " + t);
   }
 }

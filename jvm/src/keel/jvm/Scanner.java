@@ -62,6 +62,7 @@ final class Scanner {
     String ownerClass = ClassFile.elementClass(owner);
     checkClass(ownerClass, context);
     String reason = Allow.memberReason(owner, name);
+    if (reason == null && !isOwn(ownerClass)) reason = JdkCosts.refusal(owner, name, descriptor);
     if (reason != null)
       throw refuse(context + " " + ClassFile.dotted(owner) + "." + name + " is not allowed (" + reason + ")");
     checkDescriptor(descriptor, context);
@@ -81,8 +82,9 @@ final class Scanner {
     checkClass(c.superName, "super class");
     if (Allow.isUncatchable(c.superName) || c.superName.equals("java/lang/Error") || c.superName.endsWith("Error") && !isOwn(c.superName))
       throw refuse("extending " + ClassFile.dotted(c.superName) + " is not allowed (contracts may define exceptions, not errors)");
+    checkExtendable(c.superName);
     for (String i : c.interfaces) checkClass(i, "interface");
-    boolean isEnum = (c.access & ClassFile.ACC_ENUM) != 0 && "java/lang/Enum".equals(c.superName);
+    boolean isEnum = isEnumClass(c);
 
     for (ClassFile.Member f : c.fields) {
       where = "class " + ClassFile.dotted(c.name) + ", field " + f.name;
@@ -108,6 +110,38 @@ final class Scanner {
     }
   }
 
+  /**
+   * An enum, or the class of an enum constant with a body (javac makes it a subclass of the enum):
+   * its instances are shared by every call, so its fields follow the enum rules.
+   */
+  private boolean isEnumClass(ClassFile c) {
+    for (int hops = 0; c != null && hops <= own.size(); hops++) {
+      if ("java/lang/Enum".equals(c.superName)) return true;
+      c = own.get(c.superName);
+    }
+    return false;
+  }
+
+  /**
+   * The JDK classes a contract class may extend: Object, the throwables, and abstract bases.
+   * Subclassing a value type (BigInteger, BigDecimal) would let a "constant" static field hold
+   * mutable state; subclassing a concrete collection would hide JDK storage behind contract code
+   * (JdkCosts measures a JDK collection by its size, an own one by the contract code it runs).
+   */
+  private void checkExtendable(String superName) throws Refusal {
+    if (isOwn(superName) || superName.equals("java/lang/Object") || superName.startsWith(Allow.API)) return;
+    if (Allow.isImmutableValueType(superName))
+      throw refuse("extending " + ClassFile.dotted(superName) + " is not allowed (static fields rely on its values never changing)");
+    Class<?> jdk;
+    try {
+      jdk = Class.forName(ClassFile.dotted(superName), false, ClassLoader.getPlatformClassLoader());
+    } catch (ClassNotFoundException e) {
+      return; // not a JDK class: checkClass has judged it
+    }
+    if (Throwable.class.isAssignableFrom(jdk) || java.lang.reflect.Modifier.isAbstract(jdk.getModifiers())) return;
+    throw refuse("extending " + ClassFile.dotted(superName) + " is not allowed (extend Object, an exception or an abstract base such as AbstractList)");
+  }
+
   /** A field type whose value cannot change: primitive, String-like, own enum; or an array of those. */
   private boolean isConstantType(String descriptor) {
     String d = descriptor;
@@ -127,10 +161,10 @@ final class Scanner {
     int exceptions = u2(attr, p);
     for (int i = 0; i < exceptions; i++) {
       int type = u2(attr, p + 2 + 8 * i + 6);
-      if (type == 0) continue; // finally: the handler runs, but the metering stop is thrown again at its first tick
-      String c = cf.className(type);
-      if (Allow.isUncatchable(c)) throw refuse("catching " + ClassFile.dotted(c) + " is not allowed (it could hide a resource limit)");
-      checkClass(c, "catch of");
+      // any type may be caught, Throwable and Error included (try-with-resources catches Throwable):
+      // the Instrumenter makes a stopped call and the VM's own errors pass every handler (Meter.caught)
+      if (type == 0) continue;
+      checkClass(cf.className(type), "catch of");
     }
     List<Insn> insns = decode(code);
     String method = where;
@@ -217,6 +251,11 @@ final class Scanner {
       if (arg.tag == ClassFile.METHOD_HANDLE) {
         String[] target = cf.memberRef(arg.b);
         checkMember(target[0], target[1], target[2], "method reference to");
+        if (!isOwn(ClassFile.elementClass(target[0])) && !target[0].startsWith(Allow.API)) {
+          String costly = JdkCosts.referenceRefusal(target[0], target[1], target[2]);
+          if (costly != null)
+            throw refuse("method reference to " + ClassFile.dotted(target[0]) + "." + target[1] + " is not allowed (" + costly + ")");
+        }
         if (arg.a == 4 /* REF_putStatic */) throw refuse("a method handle writing a static field is not allowed");
       } else if (arg.tag == ClassFile.METHOD_TYPE) {
         checkDescriptor(cf.utf8(arg.a), "type");

@@ -11,7 +11,10 @@ final class Stop extends Error {
     DEPTH,
     MEMORY,
     TIMEOUT,
-    LIMIT
+    LIMIT,
+    /** the JVM's own limits: machine-dependent, reported as not reproducible */
+    STACK,
+    HEAP
   }
 
   final Kind kind;

@@ -1,0 +1,193 @@
+/**
+ * Java contracts written as a hostile author would (issue 26): each function or class tries one
+ * way out of the step budget, the memory budget or the per-call state, and the case says how the
+ * executor must end it — the same way, at the same step, on every node and after any restart.
+ * Shared by test/unit/exec/jvm-hostile.test.ts (one executor, restarted between two runs of each
+ * case) and test/network/jvm-hostile.test.ts (the same calls on a 4-VP network).
+ */
+import { compileJava } from './jvm.ts'
+
+export const HOSTILE_SOURCE = `package h;
+import java.math.*;
+import java.util.*;
+import java.util.function.*;
+import java.util.stream.*;
+import keel.contract.Contract;
+public class Hostile extends Contract {
+  static final int[][] GRID = {{1}, {2}};
+  static final class Res implements AutoCloseable {
+    final StringBuilder log;
+    Res(StringBuilder log) { this.log = log; log.append("open;"); }
+    public void close() { log.append("close;"); }
+  }
+  private static void spin() { for (;;) { } }
+  public String swap() { String before = GRID[0][0] + "," + GRID[1][0]; GRID[0] = GRID[1]; GRID[0][0] = 9; return before; }
+  public void finallyAfterSpin() { try { spin(); } finally { for (String key : List.of("f")) ledger.put(key, "ran"); } }
+  public void loopInFinally() { try { spin(); } finally { long s = 0; for (int i = 0; i < 1000; i++) s += i; ledger.put("s", s); } }
+  public void spinInFinally() { try { spin(); } finally { for (String key : List.of("f")) spin(); } }
+  public String resources() { StringBuilder log = new StringBuilder(); try (Res r = new Res(log)) { log.append("use;"); } return log.toString(); }
+  public void resourcesSpin() { try (Res r = new Res(new StringBuilder())) { spin(); } }
+  public String catchAll() { try { spin(); } catch (Throwable t) { return "caught " + t; } return "?"; }
+  public long rangeSum() { return LongStream.range(0, Long.MAX_VALUE).sum(); }
+  public long iterateCount() { return Stream.iterate("x", UnaryOperator.identity()).limit(Long.MAX_VALUE).count(); }
+  public int split(String s, String by) { return s.split(by).length; }
+  public int square(int times) {
+    BigInteger x = BigInteger.TEN;
+    BinaryOperator<BigInteger> mul = (a, b) -> a.multiply(b);
+    for (int i = 0; i < times; i++) x = mul.apply(x, x);
+    return x.bitLength();
+  }
+  public String plain(BigDecimal d) { return d.add(BigDecimal.ONE).toPlainString(); }
+  public int capacity() { return new ArrayList<Integer>(30_000_000).size(); }
+  public int doubling() { String s = "x"; for (int i = 0; i < 40; i++) s = s + s; return s.length(); }
+  public int bigArray() { return new byte[1 << 30].length; }
+  public int almostBudget() { return new long[7_000_000].length; }
+  public String bigReturn() { return "x".repeat(8 << 20); }
+  public int search(int n) { String hay = "a".repeat(n); String needle = "a".repeat(n / 2) + "b"; return hay.indexOf(needle); }
+}
+`
+
+/** Classes the deploy must refuse, each a way into state that outlives a call or into unmetered work. */
+export const REFUSED_SOURCES: Record<string, { source: string; reason: RegExp }> = {
+  'r.ValueSubclass': {
+    source: `package r;
+import java.math.BigInteger;
+public class ValueSubclass extends keel.contract.Contract {
+  static final class Counter extends BigInteger { int n; Counter() { super("0"); } }
+  static final BigInteger HITS = new Counter();
+  public int hit() { return ++((Counter) HITS).n; }
+}`,
+    reason: /extending java\.math\.BigInteger is not allowed/,
+  },
+  'r.EnumBody': {
+    source: `package r;
+public class EnumBody extends keel.contract.Contract {
+  enum Hits { ONE { int n; int next() { return ++n; } }; abstract int next(); }
+  public int hit() { return Hits.ONE.next(); }
+}`,
+    reason: /enum constants are shared by every call/,
+  },
+  'r.Intern': {
+    source: `package r;
+public class Intern extends keel.contract.Contract {
+  public boolean first(String s) { String t = new String(s); return t.intern() == t; }
+}`,
+    reason: /java\.lang\.String\.intern is not allowed/,
+  },
+  'r.Salted': {
+    source: `package r;
+public class Salted extends keel.contract.Contract {
+  public String order() { return java.util.Set.of("a", "b", "c", "d", "e", "f", "g", "h").toString(); }
+}`,
+    reason: /java\.util\.Set\.of is not allowed \(their iteration order is salted/,
+  },
+  'r.Regex': {
+    source: `package r;
+public class Regex extends keel.contract.Contract {
+  public boolean bad(String s) { return s.matches("(a+)+b"); }
+}`,
+    reason: /java\.lang\.String\.matches is not allowed \(regular expressions/,
+  },
+  'r.PowReference': {
+    source: `package r;
+import java.math.BigInteger;
+import java.util.function.BiFunction;
+public class PowReference extends keel.contract.Contract {
+  public int pow() { BiFunction<BigInteger, Integer, BigInteger> p = BigInteger::pow; return p.apply(BigInteger.TEN, 100_000_000).bitLength(); }
+}`,
+    reason: /method reference to java\.math\.BigInteger\.pow is not allowed/,
+  },
+}
+
+/** A call of Hostile and how it must end: `ok` with this ret, or failed with this kind and reason. */
+export interface HostileCase {
+  name: string
+  method: string
+  args: string[]
+  expect: { ret: string } | { kind: string; error: RegExp }
+}
+
+export const HOSTILE_CASES: HostileCase[] = [
+  { name: 'swapped slots of a nested static array', method: 'swap', args: [], expect: { ret: '1,2' } },
+  // javac covers the entry of a finally holding a for-each loop (or a counted loop) with the handler's own range
+  { name: 'finally after the budget ran out', method: 'finallyAfterSpin', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'a loop inside finally', method: 'loopInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'a spin inside finally', method: 'spinInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'try-with-resources on an own AutoCloseable', method: 'resources', args: [], expect: { ret: 'open;use;close;' } },
+  { name: 'try-with-resources round a spin', method: 'resourcesSpin', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'catch (Throwable) round a spin', method: 'catchAll', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  // each element a JDK stream source makes is charged a step and 16 bytes (as if boxed): the memory runs out first
+  {
+    name: 'a stream over a huge range',
+    method: 'rangeSum',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'an endless stream of a JDK function',
+    method: 'iterateCount',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'split by a regular expression',
+    method: 'split',
+    args: ['aaaaaaaaaaaaaaaaaaaaaaaaaaaa!', '(a+)+b'],
+    expect: { kind: 'exception', error: /split takes one character/ },
+  },
+  { name: 'split by one character', method: 'split', args: ['a,b,c', ','], expect: { ret: '3' } },
+  {
+    name: 'BigInteger squared through a function value',
+    method: 'square',
+    args: ['40'],
+    // multiplying is charged quadratically in the operands' words before it runs: the budget ends it first
+    expect: { kind: 'budget', error: /step budget/ },
+  },
+  {
+    name: 'a BigDecimal argument with a huge exponent',
+    method: 'plain',
+    args: ['1e-999999999'],
+    expect: { kind: 'bad-args', error: /argument 1 of plain is not a BigDecimal: a BigDecimal with scale 999999999 exceeds the limit/ },
+  },
+  {
+    name: 'a BigDecimal argument with a large exponent',
+    method: 'plain',
+    args: ['1e-1000000'],
+    expect: { kind: 'budget', error: /step budget/ },
+  },
+  {
+    name: 'an ArrayList of capacity 30,000,000',
+    method: 'capacity',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a string doubled 40 times',
+    method: 'doubling',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  { name: 'a 1 GiB array', method: 'bigArray', args: [], expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ } },
+  { name: 'a 56 MB array within the budget', method: 'almostBudget', args: [], expect: { ret: '7000000' } },
+  {
+    name: 'an 8 MiB return value',
+    method: 'bigReturn',
+    args: [],
+    expect: { kind: 'limit', error: /the return value exceeds 65536 bytes/ },
+  },
+  { name: 'a quadratic substring search', method: 'search', args: ['1000000'], expect: { kind: 'budget', error: /step budget/ } },
+]
+
+export const compileHostile = () => compileJava({ 'h/Hostile.java': HOSTILE_SOURCE }, 'h.Hostile')
+
+export async function compileRefused() {
+  const sources: Record<string, string> = {}
+  for (const [main, { source }] of Object.entries(REFUSED_SOURCES)) sources[`${main.replace('.', '/')}.java`] = source
+  const all = await compileJava(sources, Object.keys(REFUSED_SOURCES)[0])
+  const out = new Map<string, { main: string; classes: Map<string, Uint8Array> }>()
+  for (const main of Object.keys(REFUSED_SOURCES)) {
+    const prefix = main.replace('.', '/')
+    out.set(main, { main, classes: new Map([...all.classes].filter(([name]) => name === prefix || name.startsWith(`${prefix}$`))) })
+  }
+  return out
+}
