@@ -61,7 +61,7 @@ public final class Beans {
   private static void write(StringBuilder b, Object v, int depth) {
     if (depth > MAX_DEPTH) throw new IllegalArgumentException("a value nested more than " + MAX_DEPTH + " deep (or holding itself) cannot be stored");
     if (v == null || v instanceof String || v instanceof Boolean || v instanceof Number || v instanceof Character) {
-      Json.write(b, v);
+      Json.write(b, v, Integer.MAX_VALUE);
     } else if (v instanceof Enum) {
       Json.quote(b, ((Enum<?>) v).name());
     } else if (v instanceof Map) {

@@ -313,7 +313,7 @@ final class Hyperchain {
     byte[] instrumented;
     try {
       Scanner.scanOne(own, bean);
-      Instrumenter.instrument(bean);
+      Instrumenter.instrument(bean, own.keySet());
       instrumented = bean.write();
     } catch (Scanner.Refusal e) {
       throw new Contracts.Failure("bean", "InvokeBean refused: " + e.getMessage());
