@@ -1,7 +1,7 @@
 /**
  * keel-client: a client for Keel (and Hyperchain's JSON-RPC dialect). Everything is exported here;
  * the subpaths (keel-client/abi, /account, /transaction, /receipt, /client, /ws, /json, /tcert,
- * /operator, /jvm, /sign-string, /errors, /types) give one part each.
+ * /operator, /bvm, /jvm, /sign-string, /errors, /types) give one part each.
  */
 export {
   type Abi,
@@ -31,6 +31,41 @@ export {
   signSecp256k1,
   signSm2,
 } from './account.ts'
+export {
+  accountOperation,
+  type BuiltinOperation,
+  BVM_ADDRESS,
+  type BvmOperation,
+  type BvmResult,
+  balanceOperation,
+  bvmPayload,
+  type CompileOptions,
+  caModeContent,
+  certOperation,
+  cnsContent,
+  configContent,
+  contractContent,
+  decodeBvmRet,
+  decodeProposalExecution,
+  didOperation,
+  encodeOperation,
+  encodeProposalContents,
+  hashChangeOperation,
+  hashOperation,
+  mpcOperation,
+  type NsFilterRule,
+  nodeContent,
+  type OperationResult,
+  type ProposalContent,
+  type ProposalType,
+  permissionContent,
+  proposalOperation,
+  rootCAOperation,
+  SYSTEM_OPERATION_MAX,
+  signBvm,
+  systemUpgradeContent,
+  versionOperation,
+} from './bvm.ts'
 export {
   type ClientOptions,
   createClient,
