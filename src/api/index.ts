@@ -62,9 +62,8 @@ export interface ApiModules {
  * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
  * event hub, the archive service, the peer directory and consensus state, the CA and keys that
  * record TCerts and sign receipts, the node's configuration, the operator methods' admin check and
- * replay memory. A request thread (src/front/) forwards
- * them to the chain thread; every other method is answered where the request arrived, from the
- * store's readers.
+ * replay memory. A request thread (src/front/) forwards them to the chain thread; every other
+ * method is answered where the request arrived, from the store's readers.
  */
 export function isChainThreadMethod(name: string): boolean {
   return (

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -107,6 +108,18 @@ test('a group of 4 refuses to shrink; with quorum 3 it commits with one VP down,
   const refused = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: hash }], { operator: net.adminKey() })
   assert.is(refused.code, -32602)
   assert.match(refused.message, /fewer than 4/)
+  // `npm run network -- delete-vp` signs as the operator (the network's genesis account): each VP answers the vote itself
+  // the test run's build of the sources when there is one (scripts/run-tests.ts), else through tsx
+  const built = process.env.KEEL_NODE_BUILD ? join(process.env.KEEL_NODE_BUILD, 'src', 'cli.js') : undefined
+  const entry = built !== undefined && existsSync(built) ? [built] : ['--import', 'tsx', 'src/cli.ts']
+  const cli = spawnSync(process.execPath, [...entry, 'network', 'delete-vp', 'node4', '--dir', net.dir], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  assert.match(cli.stdout, /signing node_deleteVP as operator 0x[0-9a-f]{40} \(the genesis account/, cli.stderr)
+  for (const hostname of survivors) assert.match(cli.stdout, new RegExp(`${hostname}: -32602 .*fewer than 4`), cli.stdout)
+  assert.not.match(cli.stdout, /-32008/)
   await processes.get('node5')!.kill('SIGKILL')
   await processes.get('node4')!.kill('SIGKILL')
   const hashes = await send(20, ['node1', 'node2', 'node3'])
