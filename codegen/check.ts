@@ -47,6 +47,8 @@ export interface MethodObject {
   'x-aliases'?: string[]
   /** `websocket`: the method exists only on WebSocket connections */
   'x-transport'?: 'websocket'
+  /** an operator method: answered only for a request an administrator signed (src/rpc/operator-auth.ts) */
+  'x-operator'?: boolean
   paramStructure?: string
 }
 

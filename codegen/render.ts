@@ -86,6 +86,7 @@ export function renderMethods(document: OpenRpcDocument): string {
       summary: method.summary ?? '',
       aliases: method['x-aliases'] ?? [],
       ...(method['x-transport'] === undefined ? {} : { transport: method['x-transport'] }),
+      ...(method['x-operator'] === true ? { operator: true } : {}),
       params: method.params.map((param) => ({
         name: param.name,
         required: param.required === true,
@@ -193,6 +194,11 @@ export function renderTypes(document: OpenRpcDocument): string {
 function methodDoc(document: OpenRpcDocument, method: MethodObject, indent: string, withExample: boolean): string {
   const lines: (string | undefined)[] = [method.summary, '', method.description]
   if ((method['x-aliases'] ?? []).length > 0) lines.push('', `Also reachable as ${method['x-aliases']?.map((a) => `\`${a}\``).join(', ')}.`)
+  if (method['x-operator'] === true)
+    lines.push(
+      '',
+      'An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).',
+    )
   for (const param of method.params)
     lines.push(`@param ${param.name} ${param.description ?? param.summary ?? refName(param.schema.$ref ?? '')}`)
   lines.push(`@returns ${method.result.description ?? method.result.name}`)

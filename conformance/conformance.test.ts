@@ -13,12 +13,15 @@ import { Compile } from 'typebox/schema'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ExamplePairing as Example } from '../codegen/check.ts'
-import { methods, schemas } from '../generated/methods.ts'
+import { aliases, methods, schemas } from '../generated/methods.ts'
+import { accountFromPrivateKey } from '../sdk/src/account.ts'
 import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/src/client.ts'
+import { operatorSigner } from '../sdk/src/operator.ts'
 import { type WsTransport, wsTransport } from '../sdk/src/ws-transport.ts'
 import type { MethodSpec } from '../src/rpc/method-spec.ts'
 import { toValidationView } from '../src/rpc/params.ts'
 import { parseJson } from '../src/wire/json.ts'
+import { DEMO_PRIVATE_KEY } from '../test/helpers/sample-chain.ts'
 import { type Deviation, deviations, deviationsFor } from './deviations.ts'
 import { createStates, replayIn, STATE_DESCRIPTIONS, type State, type StateName, stateOf, UNBUILDABLE } from './states.ts'
 
@@ -63,10 +66,25 @@ function recording(inner: Transport): Transport {
 const wsClients = new Map<State, Promise<KeelClient>>()
 const openSockets: WsTransport[] = []
 
+/**
+ * Examples of operator methods (openrpc.json `x-operator`) are sent signed by the state's admin,
+ * as an operator would send them; an example named "unsigned…" is sent without the headers.
+ */
+let sendingUnsigned = false
+function operatorHeadersOf(state: State): (body: string) => Record<string, string> {
+  const sign = operatorSigner(accountFromPrivateKey(state.adminKey ?? DEMO_PRIVATE_KEY))
+  return (body) => {
+    const method = (parseJson(body, { maxDepth: 512 }) as { method?: unknown }).method
+    const name = typeof method === 'string' ? (Object.hasOwn(aliases, method) ? aliases[method] : method) : ''
+    const spec = (methods as Record<string, MethodSpec>)[name]
+    return sendingUnsigned || spec?.operator !== true ? {} : sign(body)
+  }
+}
+
 function clientOf(state: State): KeelClient {
   let client = clients.get(state)
   if (client === undefined) {
-    client = createClient({ transport: recording(httpTransport(state.node.url)) })
+    client = createClient({ transport: recording(httpTransport(state.node.url, { headersFor: operatorHeadersOf(state) })) })
     clients.set(state, client)
   }
   return client
@@ -233,9 +251,12 @@ for (const method of document.methods) {
       }
       const state = await stateFor(stateName)
       const params = example.params.map((param) => param.value)
+      sendingUnsigned = example.name.startsWith('unsigned')
       const outcome = await replayIn(state, method.name, params, example.description, async () =>
         callTyped(await clientFor(state, method.name), method.name, params),
-      )
+      ).finally(() => {
+        sendingUnsigned = false
+      })
       checkEnvelope(where, lastReply)
 
       const notImplementedDeviation = candidates.find((candidate) => candidate.when === 'not-implemented')

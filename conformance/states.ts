@@ -18,7 +18,7 @@
  * "nothing pending" polls it before sub_unSubscription removes it.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -186,6 +186,8 @@ export interface State {
   hashes: Record<string, string>
   /** the WebSocket connection the state was built on, for the WebSocket-only methods */
   websocket?: WsTransport
+  /** the key of the chain's admin, which signs operator methods' examples; absent: the sample genesis account's (DEMO_PRIVATE_KEY) */
+  adminKey?: string
 }
 
 function unbuildable(name: StateName): () => Promise<State> {
@@ -284,8 +286,9 @@ export function createStates(): States {
     const dataDir = copyDataDir(archiveBase)
     dirs.push(dataDir)
     const state = await subscribing(name, dataDir, new PinnedClock(SERVE_TIME), NEVER_BATCH)
+    // archive_snapshot and archive_archive are operator methods: signed by the sample genesis account, the admin
     const expect = async (method: string, params: unknown[], result: unknown): Promise<void> => {
-      const reply = await rpc(state.node.url, method, params)
+      const reply = await rpc(state.node.url, method, params, method.startsWith('archive_') ? DEMO_PRIVATE_KEY : undefined)
       if (reply.result !== result) throw new Error(`${name}: ${method} answered ${reply.code} ${reply.message} ${String(reply.result)}`)
     }
     if (steps.subscribe) await expect('sub_newArchiveSubscription', [], SUBSCRIPTION_ID)
@@ -462,7 +465,9 @@ async function network(dir: string, name: 'network' | 'fiveVps'): Promise<State>
   console.log(
     `\n  ${name} state: ${plan.nodes.length} node processes listening after ${seconds(startedAt, listeningAt)} s, linked after ${seconds(startedAt, performance.now())} s`,
   )
-  return { name, node: { url, stop }, clock: new PinnedClock(SERVE_TIME), restTime: SERVE_TIME, hashes: {} }
+  // the network's genesis account (devnet/network.ts) is its admin: [genesis] admins lists none
+  const { privateKey: adminKey } = JSON.parse(readFileSync(join(networkDir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+  return { name, node: { url, stop }, clock: new PinnedClock(SERVE_TIME), restTime: SERVE_TIME, hashes: {}, adminKey }
 }
 
 /**

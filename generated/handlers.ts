@@ -943,21 +943,27 @@ export interface NodeHandlers {
   /**
    * Disconnect (remove) a VP node.
    *
-   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP it is that VP's vote to remove the VP with this hash (read it with `node_getNodeHash` on that node) from the consensus group; send it to every VP, the leaving one included. The votes are ordered in the chain; once every VP's vote is ordered, the group shrinks at the first checkpoint boundary at least 40 blocks later (the same block on every node, NVPs included), f and the quorum are recomputed, and `node_getNodes` on the VPs no longer lists the node. The removed VP goes idle: it keeps serving the blocks it holds and takes no part in consensus; NVPs stop following it. Refused with -32602 for a hash that is no VP of the group, and when the group would drop below 4 VPs. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too.
+   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP it is that VP's vote to remove the VP with this hash (read it with `node_getNodeHash` on that node) from the consensus group; send it to every VP, the leaving one included. The votes are ordered in the chain; once every VP's vote is ordered, the group shrinks at the first checkpoint boundary at least 40 blocks later (the same block on every node, NVPs included), f and the quorum are recomputed, and `node_getNodes` on the VPs no longer lists the node. The removed VP goes idle: it keeps serving the blocks it holds and takes no part in consensus; NVPs stop following it. Refused with -32602 for a hash that is no VP of the group, and when the group would drop below 4 VPs. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
    *
    * Also reachable as `node_delNode`.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param node NodeHashQuery
    * @returns message
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   node_deleteVP(params: NodeDeleteVPParams, context: CallContext): Answer<NodeDeleteVPResult>
   /**
    * Disconnect an NVP node from this VP.
    *
-   * Sent to a VP: disconnects the NVP with this hash, which then stops synchronising from this VP. Answers at once with `successful request to delete nvp node, hash <nodehash>`.
+   * Sent to a VP: disconnects the NVP with this hash, which then stops synchronising from this VP. Answers at once with `successful request to delete nvp node, hash <nodehash>`. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param node NodeHashQuery
    * @returns message
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   node_deleteNVP(params: NodeDeleteNVPParams, context: CallContext): Answer<NodeDeleteNVPResult>
   /**
@@ -1071,11 +1077,14 @@ export interface ArchiveHandlers {
   /**
    * Make a snapshot of the world state.
    *
-   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
+   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param blockNumber SnapshotTriggerHeight
    * @returns snapshotId
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   archive_snapshot(params: ArchiveSnapshotParams, context: CallContext): Answer<ArchiveSnapshotResult>
   /**
@@ -1108,11 +1117,14 @@ export interface ArchiveHandlers {
   /**
    * Delete a snapshot.
    *
-   * Returns true once deleted. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Returns true once deleted. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @returns deleted
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   archive_deleteSnapshot(params: ArchiveDeleteSnapshotParams, context: CallContext): Answer<ArchiveDeleteSnapshotResult>
   /**
@@ -1128,32 +1140,41 @@ export interface ArchiveHandlers {
   /**
    * Archive the blocks below a snapshot.
    *
-   * Moves the blocks below the snapshot's height out of the live ledger; afterwards the genesis block is the snapshot's height and older blocks answer -32001. `sync` true waits until done; false returns at once (the outcome arrives as an ArchiveEvent). Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Moves the blocks below the snapshot's height out of the live ledger; afterwards the genesis block is the snapshot's height and older blocks answer -32001. `sync` true waits until done; false returns at once (the outcome arrives as an ArchiveEvent). Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   archive_archive(params: ArchiveArchiveParams, context: CallContext): Answer<ArchiveArchiveResult>
   /**
    * Restore the blocks archived by a snapshot.
    *
-   * Moves the blocks archived with this snapshot back into the live ledger. `sync` as in archive_archive. Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Moves the blocks archived with this snapshot back into the live ledger. `sync` as in archive_archive. Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   archive_restore(params: ArchiveRestoreParams, context: CallContext): Answer<ArchiveRestoreResult>
   /**
    * Restore every archived block.
    *
-   * Restores every archived block; `sync` as in archive_archive. Returns true, also when nothing is archived.
+   * Restores every archived block; `sync` as in archive_archive. Returns true, also when nothing is archived. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    */
   archive_restoreAll(params: ArchiveRestoreAllParams, context: CallContext): Answer<ArchiveRestoreAllResult>
   /**

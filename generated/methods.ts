@@ -4105,6 +4105,7 @@ export const methods = {
     "aliases": [
       "node_delNode"
     ],
+    "operator": true,
     "params": [
       {
         "name": "node",
@@ -4121,13 +4122,15 @@ export const methods = {
       }
     },
     "errors": [
-      -32602
+      -32602,
+      -32008
     ]
   },
   node_deleteNVP: {
     "service": "node",
     "summary": "Disconnect an NVP node from this VP.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "node",
@@ -4144,7 +4147,8 @@ export const methods = {
       }
     },
     "errors": [
-      -32602
+      -32602,
+      -32008
     ]
   },
   node_getConsensusStatus: {
@@ -4337,6 +4341,7 @@ export const methods = {
     "service": "archive",
     "summary": "Make a snapshot of the world state.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "blockNumber",
@@ -4354,7 +4359,8 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32013
+      -32013,
+      -32008
     ]
   },
   archive_querySnapshotExist: {
@@ -4423,6 +4429,7 @@ export const methods = {
     "service": "archive",
     "summary": "Delete a snapshot.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "snapshotId",
@@ -4440,7 +4447,8 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32013
+      -32013,
+      -32008
     ]
   },
   archive_checkSnapshot: {
@@ -4471,6 +4479,7 @@ export const methods = {
     "service": "archive",
     "summary": "Archive the blocks below a snapshot.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "snapshotId",
@@ -4495,13 +4504,15 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32013
+      -32013,
+      -32008
     ]
   },
   archive_restore: {
     "service": "archive",
     "summary": "Restore the blocks archived by a snapshot.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "snapshotId",
@@ -4526,13 +4537,15 @@ export const methods = {
     },
     "errors": [
       -32602,
-      -32013
+      -32013,
+      -32008
     ]
   },
   archive_restoreAll: {
     "service": "archive",
     "summary": "Restore every archived block.",
     "aliases": [],
+    "operator": true,
     "params": [
       {
         "name": "sync",
@@ -4549,7 +4562,8 @@ export const methods = {
       }
     },
     "errors": [
-      -32602
+      -32602,
+      -32008
     ]
   },
   archive_queryArchiveExist: {

@@ -30,6 +30,10 @@ const COMMANDS: Record<string, { summary: string; run(argv: string[]): Promise<v
     summary: 'a local network of nodes on this machine (npm run network)',
     run: async (argv) => (await import('./devnet/cli.ts')).runNetwork(argv),
   },
+  operator: {
+    summary: "send an operator method (node_deleteVP, archive_snapshot, …) signed with an admin's key",
+    run: async (argv) => (await import('./operator-cli.ts')).runOperator(argv),
+  },
   bench: { summary: 'the benchmark: a node and a load generator (npm run bench)', run: runBench },
 }
 

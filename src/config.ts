@@ -81,6 +81,12 @@ export interface KeelConfig {
   genesis: {
     /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
     accounts: { address: string; balance: string | number }[]
+    /**
+     * the chain's administrators (20-byte hex addresses); empty (the default): every genesis account
+     * is one, so a fresh `npm start` makes its generated account the single admin. Operator methods
+     * (node_deleteVP, archive_snapshot, …) need a request signed by one (src/rpc/operator-auth.ts).
+     */
+    admins: string[]
   }
   /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
   tcert: {
@@ -148,7 +154,7 @@ export const defaultConfig: KeelConfig = {
   },
   jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
-  genesis: { accounts: [] },
+  genesis: { accounts: [], admins: [] },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
   log: { level: 'info', format: 'text' },
@@ -189,6 +195,9 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     throw new Error('config: tcert.enrollmentCaFiles must be a list of file paths')
   if (resolved.network.timers !== 'default' && resolved.network.timers !== 'test')
     throw new Error(`config: network.timers must be "default" or "test", got ${JSON.stringify(resolved.network.timers)}`)
+  const admins = resolved.genesis.admins
+  if (!Array.isArray(admins) || admins.some((address) => typeof address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(address)))
+    throw new Error(`config: genesis.admins must be a list of 20-byte hex addresses (0x optional), got ${JSON.stringify(admins)}`)
   const genesisVps = resolved.network.genesisVps
   if (
     !Array.isArray(genesisVps) ||

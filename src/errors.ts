@@ -128,6 +128,17 @@ export class SubscriptionNotExist extends RpcError {
   }
 }
 
+/**
+ * -32008 INVALID_PERMISSION: the caller may not do this, e.g. an operator method without an
+ * admin's signed request (src/rpc/operator-auth.ts).
+ */
+export class InvalidPermission extends RpcError {
+  static readonly code = ErrorCode.INVALID_PERMISSION
+  constructor(message: string) {
+    super(ErrorCode.INVALID_PERMISSION, message)
+  }
+}
+
 /** -32013 SNAPSHOT_ARCHIVE_FAILED. */
 export class SnapshotArchiveFailed extends RpcError {
   static readonly code = ErrorCode.SNAPSHOT_ARCHIVE_FAILED

@@ -87,6 +87,16 @@ function stateReport(store: Pick<Store, 'height' | 'getBlock'>, consensus: { sta
   }
 }
 
+/**
+ * The administrators operator methods answer (rpc/operator-auth.ts): `[genesis] admins`, or with
+ * none listed every genesis account, so a fresh `npm start` makes its generated account the one
+ * admin (issue 25). TODO(#25): the on-chain admin set once governance executes BVM proposals.
+ */
+function adminsOf(config: KeelConfig, genesis: readonly GenesisAccount[]): Set<string> {
+  const listed = config.genesis.admins.map((address) => `0x${address.replace(/^0x/i, '').toLowerCase()}`)
+  return new Set(listed.length > 0 ? listed : genesis.map((account) => account.address))
+}
+
 /** A node running alone signs receipts with its TCert CA key (tcert-ca.crt holds the certificate). */
 function caSigner(hostname: string, ca: NodeCa): ReceiptSigner {
   return {
@@ -287,7 +297,9 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
   const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
   const submitter = network?.submitter ?? chain.submitter
+  const admins = adminsOf(config, genesis)
   const handlers = createHandlers({
+    operators: { isAdmin: (address) => admins.has(address) },
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },

@@ -14,6 +14,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { Keyspace } from '../src/store/keyspace.ts'
+import { stringifyJson } from '../src/wire/json.ts'
+import { operatorHeadersFor } from './helpers/chain.ts'
 import { envelope, post } from './helpers/node.ts'
 import { wallet } from './helpers/wallet.ts'
 
@@ -47,8 +49,14 @@ interface Reply {
 
 const hex = (n: number): string => `0x${n.toString(16)}`
 const raw = async (method: string, params: unknown[] = []): Promise<string> => (await post(node!.url, envelope(method, params))).text
-const rpc = async (method: string, params: unknown[] = []): Promise<Reply> =>
-  (await post(node!.url, envelope(method, params))).body as Reply
+/** archive_snapshot, _archive, _restore, _restoreAll and _deleteSnapshot are operator methods: signed by the genesis account (the admin) */
+const rpc = async (method: string, params: unknown[] = []): Promise<Reply> => {
+  const body = stringifyJson(envelope(method, params))
+  const headers = /^archive_(snapshot|archive|restore|restoreAll|deleteSnapshot)$/.test(method)
+    ? operatorHeadersFor(body, sender.privateKey)
+    : {}
+  return (await post(node!.url, body, { headers })).body as Reply
+}
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {

@@ -96,7 +96,7 @@ test('every command answers --help with its usage, and an unknown flag or comman
   assert.is(top.status, 0)
   assert.match(top.stdout, /^usage: keel <command> \[options\]/)
   const helps: Record<string, string> = {}
-  for (const command of ['start', 'network', 'bench']) {
+  for (const command of ['start', 'network', 'operator', 'bench']) {
     const help = keel([command, '--help'], command === 'bench' ? 'bin' : 'built')
     assert.is(help.status, 0, `keel ${command} --help: ${help.stderr}`)
     assert.match(help.stdout, new RegExp(`^usage: keel ${command} `))
@@ -105,6 +105,7 @@ test('every command answers --help with its usage, and an unknown flag or comman
   }
   assert.match(helps.start, /--data-dir <dir>/)
   assert.match(helps.network, /add-vp/)
+  assert.match(helps.operator, /node_deleteVP +Disconnect \(remove\) a VP node/)
   assert.match(helps.bench, /--workloads <list> +which workloads, comma-separated \(default: transfers,erc20,reads,logs\)/)
   for (const [argv, option] of [
     [['start', '--prot', '8081'], '--prot'],
@@ -128,6 +129,20 @@ test('--log-format json writes one JSON object per line; the banner ends with th
   const dir = mkdtempSync(join(tmpdir(), 'keel-cli-'))
   const node = await startCli(['--port', '0', '--data-dir', join(dir, 'data'), '--log-format', 'json'])
   const port = new URL(node.url).port
+  // keel operator signs with the generated account (the admin of a fresh node): the node answers the call itself
+  const keyFile = join(dir, 'data', 'global', 'genesis-account.json')
+  const hash = 'ab'.repeat(32)
+  const signed = keel(['operator', 'node_deleteVP', `[{"nodehash":"${hash}"}]`, '--url', node.url, '--key-file', keyFile])
+  assert.is(signed.status, 1, signed.stderr)
+  assert.match(JSON.parse(signed.stdout).message, /^no VP with hash abab.* it runs alone/)
+  const stranger = keel(['operator', 'node_deleteVP', `[{"nodehash":"${hash}"}]`, '--url', node.url, '--key', `0x${'11'.repeat(32)}`])
+  assert.is(JSON.parse(stranger.stdout).code, -32008)
+  const printed = keel(['operator', 'archive_snapshot', '[0]', '--key-file', keyFile, '--print'])
+  assert.is(printed.status, 0, printed.stderr)
+  assert.match(
+    printed.stdout,
+    /^# signed by 0x[0-9a-f]{40}; .*\ncurl -s .* -H 'operator-timestamp: \d+' -H 'operator-signature: 00[0-9a-f]{130}' -d '\{"jsonrpc/s,
+  )
   assert.is(await node.stop(), 0)
   const lines = node
     .output()

@@ -10,8 +10,12 @@ import { fileURLToPath } from 'node:url'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { BVM_ADDRESS, bvmPayload, cnsContent, hashOperation, proposalOperation, SYSTEM_OPERATION_MAX } from '../sdk/src/bvm.ts'
 import { jvmRetText } from '../sdk/src/jvm.ts'
+import type { TxFields } from '../sdk/src/sign-string.ts'
+import { checkTransactionSignature } from '../src/crypto/signature.ts'
 import type { KeelNode } from '../src/node.ts'
+import { parseJson } from '../src/wire/json.ts'
 import { receiptOf } from './helpers/chain.ts'
 import { compileExample } from './helpers/jvm.ts'
 import { startTestNode } from './helpers/node.ts'
@@ -288,6 +292,56 @@ test('builds, signs and sends a JVM deploy and a JVM call (Java contract class f
   await select(page, 'block_latestBlock')
   assert.not.ok(await page.isVisible('#signer'), 'other methods do not')
   rmSync(dir, { recursive: true, force: true })
+  assert.equal(problems, [])
+})
+
+test("builds, signs and sends BVM operations (Hash Set, a CNS proposal) with keel-client's builders; the node's answer is shown", async () => {
+  const { page, problems, posts } = await openPage()
+  const dev = node?.devAccount
+  if (dev === undefined || node === undefined) throw new Error('the test node has a generated genesis account')
+  await page.goto(`${node.url}/playground`)
+  await page.waitForSelector('[data-method]')
+  await select(page, 'contract_deployContract')
+  assert.ok(await page.isHidden('#sign-engine option[data-for-kind="invoke"]'), 'BVM is offered for contract calls only')
+  await select(page, 'contract_invokeContract')
+  await page.click('#signer > summary')
+  await page.fill('#sign-key', dev.privateKey)
+  await page.selectOption('#sign-engine', 'BVM')
+  assert.ok(await page.isHidden('#sign-to'), 'the operation names the built-in contract')
+  const signAndSend = async (operation: string, first: string, second?: string) => {
+    await page.selectOption('#bvm-operation', operation)
+    await page.fill('#bvm-arg1', first)
+    if (second !== undefined) await page.fill('#bvm-arg2', second)
+    await page.click('#sign')
+    await page.waitForFunction(() => document.getElementById('sign-status')?.textContent === 'signed: press Send')
+    const status = await send(page)
+    const sent = parseJson(posts[posts.length - 1], { maxDepth: 64 }) as { method: string; params: Record<string, unknown>[] }
+    assert.is(sent.method, 'contract_invokeContract')
+    const tx = sent.params[0]
+    const check = checkTransactionSignature({ ...(tx as unknown as TxFields), opcode: tx.opCode as number }, tx.signature as string)
+    assert.ok(check.valid, `the page's signature verifies on the node: ${check.reason}`)
+    // the node's answer, whatever it is until BVM execution is merged (-32602 before), is what the page shows
+    const reply = parseJson((await page.textContent('#response')) ?? '', { maxDepth: 64 }) as { code: number; message: string }
+    assert.is(status, `code ${reply.code} · ${reply.message}`)
+    return tx
+  }
+  assert.is(await page.textContent('#bvm-arg2-label'), 'Value')
+  const put = await signAndSend('hash.set', 'greeting 键', 'hello 值')
+  assert.is(put.type, 'BVM')
+  assert.is(put.to, BVM_ADDRESS.hash)
+  assert.is(put.payload, bvmPayload(hashOperation.set('greeting 键', 'hello 值')))
+  assert.is(put.gasPrice, 0)
+  const contract = '0x3434343434343434343434343434343434343434'
+  const proposed = await signAndSend('proposal.cns', contract, 'counter')
+  assert.is(proposed.to, BVM_ADDRESS.proposal)
+  assert.is(proposed.payload, bvmPayload(proposalOperation.createForCNS(cnsContent.setCName(contract, 'counter'))))
+  assert.is(proposed.gasPrice, SYSTEM_OPERATION_MAX, 'a proposal is a system operation')
+  assert.is(proposed.expirationTimestamp, SYSTEM_OPERATION_MAX)
+  await page.selectOption('#bvm-operation', 'proposal.vote')
+  await page.fill('#bvm-arg1', 'one')
+  await page.click('#sign')
+  await page.waitForFunction(() => !document.getElementById('sign-error')?.hidden)
+  assert.match((await page.textContent('#sign-error')) ?? '', /a proposal id is a whole number, got "one"/)
   assert.equal(problems, [])
 })
 

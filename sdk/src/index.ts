@@ -1,7 +1,7 @@
 /**
  * keel-client: a client for Keel (and Hyperchain's JSON-RPC dialect). Everything is exported here;
  * the subpaths (keel-client/abi, /account, /transaction, /receipt, /client, /ws, /json, /tcert,
- * /jvm, /sign-string, /errors, /types) give one part each.
+ * /operator, /bvm, /jvm, /sign-string, /errors, /types) give one part each.
  */
 export {
   type Abi,
@@ -32,6 +32,41 @@ export {
   signSm2,
 } from './account.ts'
 export {
+  accountOperation,
+  type BuiltinOperation,
+  BVM_ADDRESS,
+  type BvmOperation,
+  type BvmResult,
+  balanceOperation,
+  bvmPayload,
+  type CompileOptions,
+  caModeContent,
+  certOperation,
+  cnsContent,
+  configContent,
+  contractContent,
+  decodeBvmRet,
+  decodeProposalExecution,
+  didOperation,
+  encodeOperation,
+  encodeProposalContents,
+  hashChangeOperation,
+  hashOperation,
+  mpcOperation,
+  type NsFilterRule,
+  nodeContent,
+  type OperationResult,
+  type ProposalContent,
+  type ProposalType,
+  permissionContent,
+  proposalOperation,
+  rootCAOperation,
+  SYSTEM_OPERATION_MAX,
+  signBvm,
+  systemUpgradeContent,
+  versionOperation,
+} from './bvm.ts'
+export {
   type ClientOptions,
   createClient,
   type Envelope,
@@ -56,6 +91,15 @@ export {
   jvmTopic,
   readClassDirectory,
 } from './jvm.ts'
+export {
+  OPERATOR_SIGNATURE_HEADER,
+  OPERATOR_TIMESTAMP_HEADER,
+  type OperatorHeaders,
+  type OperatorSigner,
+  operatorHeaders,
+  operatorSignedText,
+  operatorSigner,
+} from './operator.ts'
 export { ReceiptTimeoutError, type WaitForReceiptOptions, waitForReceipt } from './receipt.ts'
 export { signString2017, signStringFormatA, signStringFormatB, type TxFields } from './sign-string.ts'
 export { type TcertCredentials, type TcertHeaders, type TcertSigner, tcertHeaders, tcertSigner } from './tcert.ts'

@@ -2,10 +2,14 @@
  * Every handler of the node, grouped by service. A method of openrpc.json without a handler would
  * answer -32601 "not implemented yet", never a made-up result (src/rpc/dispatch.ts).
  */
+import { methods } from '../../generated/methods.ts'
 import type { ArchiveService } from '../archive/service.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
+import type { CallContext } from '../rpc/context.ts'
+import type { MethodSpec } from '../rpc/method-spec.ts'
+import { createOperatorGuard, type OperatorGuardOptions } from '../rpc/operator-auth.ts'
 import { createAccountHandlers } from './account.ts'
 import { type AnswerCache, createAnswerCache } from './answers.ts'
 import { createArchiveHandlers } from './archive.ts'
@@ -48,6 +52,8 @@ export interface ApiModules {
   selfState(): NodeStateReport
   versions: Omit<VersionModules, 'hostname' | 'directory'>
   config: Omit<ConfigModules, 'directory'>
+  /** who may call the operator methods (openrpc.json `x-operator`; rpc/operator-auth.ts) */
+  operators: OperatorGuardOptions
   /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
 }
@@ -55,9 +61,9 @@ export interface ApiModules {
 /**
  * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
  * event hub, the archive service, the peer directory and consensus state, the CA and keys that
- * record TCerts and sign receipts, the node's configuration. A request thread (src/front/) forwards
- * them to the chain thread; every other method is answered where the request arrived, from the
- * store's readers.
+ * record TCerts and sign receipts, the node's configuration, the operator methods' admin check and
+ * replay memory. A request thread (src/front/) forwards them to the chain thread; every other
+ * method is answered where the request arrived, from the store's readers.
  */
 export function isChainThreadMethod(name: string): boolean {
   return (
@@ -67,7 +73,9 @@ export function isChainThreadMethod(name: string): boolean {
     name.startsWith('version_') ||
     (name.startsWith('sub_') && name !== 'sub_getLogs') ||
     (name.startsWith('node_') && name !== 'node_getNodeHash') ||
-    name === 'tx_getTransactionReceiptWithSignature'
+    name === 'tx_getTransactionReceiptWithSignature' ||
+    // one replay memory per node: operator methods all run here (rpc/operator-auth.ts)
+    (Object.hasOwn(methods, name) && (methods as Record<string, MethodSpec>)[name].operator === true)
   )
 }
 
@@ -75,7 +83,7 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
   const state = () => modules.chain.state
   const directory = modules.directory ?? aloneDirectory(modules.identity)
   const answers = modules.answers ?? createAnswerCache(modules.chain)
-  return {
+  const handlers: Record<string, unknown> = {
     ...createTxHandlers({ ...modules, answers }),
     ...createInvalidTxHandlers(modules),
     ...createSyncTxHandlers(modules),
@@ -97,4 +105,10 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),
   }
+  // one guard per set of handlers: on a node, the chain thread's (operator methods run there)
+  const operators = createOperatorGuard(modules.operators)
+  for (const [name, spec] of Object.entries(methods as Record<string, MethodSpec>))
+    if (spec.operator === true && Object.hasOwn(handlers, name))
+      handlers[name] = operators.guard(handlers[name] as (params: never, context: CallContext) => unknown)
+  return handlers
 }

@@ -5,6 +5,9 @@
 
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { type Account, accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { operatorHeaders } from '../../sdk/src/operator.ts'
+import { devAccount } from '../chain/genesis.ts'
 import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../command-line.ts'
 import {
   addVp,
@@ -31,11 +34,13 @@ interface NodeRow {
   peers: string
 }
 
-async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {
+/** One call; `operator`: the account that signs it as an operator (operator methods, docs/governance.md). */
+async function rpc(url: string, method: string, params: unknown[] = [], operator?: Account): Promise<unknown> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    headers: { 'content-type': 'application/json', ...(operator === undefined ? {} : operatorHeaders(operator, body)) },
+    body,
     signal: AbortSignal.timeout(2000),
   })
   const reply = (await response.json()) as { code: number; message: string; result?: unknown }
@@ -116,7 +121,8 @@ export const networkCommand = {
     '  down                  stops every node (SIGTERM, SIGKILL after 10 s)',
     '  stop <hostname…>      stops nodes, one at a time for trying faults by hand; start <hostname…> brings them back',
     "  status                each node's height, view, consensus state, primary and peers",
-    '  delete-vp <hostname>  removes a VP from the group: sends node_deleteVP with its hash to every VP',
+    '  delete-vp <hostname>  removes a VP from the group: sends node_deleteVP with its hash to every VP, signed as',
+    '                        the operator with the genesis account key of <dir>/genesis-account.json (the admin)',
     '  add-vp                adds the next VP (node<N+1>): its ECert, its files with new = true; starts it',
   ],
 } satisfies CommandSpec
@@ -183,10 +189,15 @@ async function network(values: OptionValues<typeof networkCommand>, positionals:
       const target = plan.nodes.find((node) => node.vp && node.hostname === hostnames[0])
       if (target === undefined) throw new Error(`delete-vp takes the host name of one VP of ${dir}, e.g. delete-vp node5`)
       const hash = (await rpc(nodeUrl(target), 'node_getNodeHash')) as string
+      // node_deleteVP is an operator method: signed by the genesis account, the network's admin (no [genesis] admins)
+      const keyFile = join(dir, 'genesis-account.json')
+      if (!existsSync(keyFile)) throw new Error(`delete-vp signs as the network's admin with the key in ${keyFile}, which is missing`)
+      const operator = accountFromPrivateKey(devAccount(keyFile).privateKey)
+      console.log(`signing node_deleteVP as operator ${operator.address} (the genesis account, ${keyFile})`)
       let refused = 0
       for (const node of plan.nodes.filter((n) => n.vp)) {
         try {
-          console.log(`${node.hostname}: ${await rpc(nodeUrl(node), 'node_deleteVP', [{ nodehash: hash }])}`)
+          console.log(`${node.hostname}: ${await rpc(nodeUrl(node), 'node_deleteVP', [{ nodehash: hash }], operator)}`)
         } catch (error) {
           refused++
           console.log(`${node.hostname}: ${(error as Error).message}`)

@@ -12,6 +12,7 @@ import type { InvalidTx, Receipt } from '../domain.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { LogLevel } from '../log.ts'
 import type { MetricsSnapshot } from '../metrics/registry.ts'
+import type { OperatorProof } from '../rpc/operator-auth.ts'
 import type { StoreTip } from '../store/index.ts'
 
 /** What a request thread starts with (its workerData). */
@@ -47,7 +48,16 @@ export type ToChain =
    */
   | { t: 'admit'; ids: number[]; records: Uint8Array }
   /** a method only the chain thread serves (api/index.ts isChainThreadMethod), params already checked */
-  | { t: 'call'; id: number; method: string; params: unknown[]; namespace: string; headers: Record<string, string | string[] | undefined> }
+  | {
+      t: 'call'
+      id: number
+      method: string
+      params: unknown[]
+      namespace: string
+      headers: Record<string, string | string[] | undefined>
+      /** what the request's operator headers prove, verified on the request thread (rpc/operator-auth.ts) */
+      operator?: OperatorProof
+    }
   /** a simulation: executed there, changing nothing */
   | { t: 'simulate'; id: number; tx: Uint8Array }
   /** a status event this thread raises (a cut-off WebSocket reader): the chain's hub publishes it */

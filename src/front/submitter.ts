@@ -103,7 +103,15 @@ export function createChainLink(
     },
     forward: (name) => (params, context) => {
       const id = nextId++
-      port.postMessage({ t: 'call', id, method: name, params, namespace: context.namespace, headers: { ...context.headers } })
+      port.postMessage({
+        t: 'call',
+        id,
+        method: name,
+        params,
+        namespace: context.namespace,
+        headers: { ...context.headers },
+        operator: context.operator,
+      })
       return new Promise((resolve, reject) => calls.set(id, { resolve, reject }))
     },
     publishStatus: (event) => port.postMessage({ t: 'status', event }),

@@ -90,6 +90,7 @@ const handlers: Record<string, unknown> = createHandlers({
   selfState: onChainThread('the node state'),
   versions: onChainThread('the versions'),
   config: onChainThread('the configuration'),
+  operators: onChainThread('the admin set'),
 })
 for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
 const tcert = config.tcert.check

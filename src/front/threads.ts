@@ -278,7 +278,12 @@ function serveFront(
     const handler = Object.hasOwn(doors.handlers, message.method) ? (doors.handlers[message.method] as Handler) : undefined
     try {
       if (handler === undefined) throw new InternalError()
-      const result = await handler(message.params, { namespace: message.namespace, method: message.method, headers: message.headers })
+      const result = await handler(message.params, {
+        namespace: message.namespace,
+        method: message.method,
+        headers: message.headers,
+        operator: message.operator,
+      })
       if (result === undefined) throw new Error(`handler of ${message.method} returned no result`)
       post({ t: 'reply', id: message.id, tip: doors.tip(), text: stringifyJson(result) })
     } catch (error) {

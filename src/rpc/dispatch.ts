@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts'
 import { type JsonChunks, stringifyJson, stringifyJsonChunks } from '../wire/json.ts'
 import type { CallContext } from './context.ts'
 import type { MethodSpec } from './method-spec.ts'
+import type { OperatorProof } from './operator-auth.ts'
 import { compileParamChecker, type ParamChecker } from './params.ts'
 
 export interface DispatchLimits {
@@ -43,6 +44,8 @@ export interface DispatcherOptions {
 
 export interface RequestMeta {
   headers: Readonly<Record<string, string | string[] | undefined>>
+  /** what the request's operator headers prove, read by the transport from the body's bytes (operator-auth.ts) */
+  operator?: OperatorProof
 }
 
 export interface Dispatcher {
@@ -147,7 +150,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return reply
     }
     try {
-      const result = await call(requested, params, { namespace, method: requested, headers: meta.headers })
+      const result = await call(requested, params, { namespace, method: requested, headers: meta.headers, operator: meta.operator })
       return answered({ jsonrpc: '2.0', namespace, id, code: 0, message: 'SUCCESS', result })
     } catch (error) {
       if (error instanceof RpcError) return answered(failure(namespace, id, error))

@@ -14,6 +14,7 @@ import { InternalError, InvalidRequest, ParseError, type RpcError } from '../err
 import type { Logger } from '../log.ts'
 import { type JsonChunks, JsonDepthError, JsonSyntaxError, parseJson } from '../wire/json.ts'
 import type { Dispatcher } from './dispatch.ts'
+import { readOperatorProof } from './operator-auth.ts'
 import type { TcertCheck } from './tcert-check.ts'
 
 export interface HttpLimits {
@@ -216,7 +217,8 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     try {
       const refusal = await options.tcertCheck?.check(req.headers, { body: bytes, parsed: body })
       if (refusal !== undefined) return refuse(res, 200, refusal)
-      send(res, 200, await dispatcher.handleBodyChunks(body, { headers: req.headers }))
+      const operator = readOperatorProof(req.headers, bytes)
+      send(res, 200, await dispatcher.handleBodyChunks(body, { headers: req.headers, operator }))
     } catch (error) {
       // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path
       log.error('failed to answer a request', error)

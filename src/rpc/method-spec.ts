@@ -14,6 +14,8 @@ export interface MethodSpec {
   readonly aliases: readonly string[]
   /** `websocket`: served only on WebSocket connections (src/rpc/ws.ts); HTTP answers -32601 */
   readonly transport?: 'websocket'
+  /** an operator method: answered only for a request an administrator signed (operator-auth.ts) */
+  readonly operator?: true
   readonly params: readonly ParamSpec[]
   readonly result: { readonly name: string; readonly schema: unknown }
   /** codes the method may answer besides 0 */

@@ -81,23 +81,23 @@ export function signedBytes(timestamp: string, content: Uint8Array | string): Bu
 }
 
 /**
- * Milliseconds since the epoch in a `timestamp` header, or a refusal detail saying what is wrong
- * with it: it must be decimal digits (no sign, no fraction, at most 15 digits) within
+ * Milliseconds since the epoch in a `timestamp` header (or the one named `header`), or a refusal
+ * detail saying what is wrong with it: it must be decimal digits (no sign, no fraction, at most 15 digits) within
  * MAX_CLOCK_SKEW_MS of `now`.
  */
-export function checkTimestamp(value: string | undefined, now: Date): { ms: number } | { refusal: string } {
+export function checkTimestamp(value: string | undefined, now: Date, header = 'timestamp'): { ms: number } | { refusal: string } {
   const how = 'send the time of signing as decimal milliseconds since the Unix epoch (e.g. Date.now())'
-  if (value === undefined || value.trim() === '') return { refusal: `missing HTTP header \`timestamp\`; ${how}` }
+  if (value === undefined || value.trim() === '') return { refusal: `missing HTTP header \`${header}\`; ${how}` }
   if (!/^[0-9]{1,15}$/.test(value))
     return {
-      refusal: `header \`timestamp\` is not decimal milliseconds since the Unix epoch (got ${JSON.stringify(value.slice(0, 40))}); ${how}`,
+      refusal: `header \`${header}\` is not decimal milliseconds since the Unix epoch (got ${JSON.stringify(value.slice(0, 40))}); ${how}`,
     }
   const ms = Number(value)
   const skew = ms - now.getTime()
   if (Math.abs(skew) > MAX_CLOCK_SKEW_MS) {
     const seconds = Math.round(Math.abs(skew) / 1000)
     return {
-      refusal: `header \`timestamp\` (${new Date(ms).toISOString()}) is ${seconds} s ${skew < 0 ? 'behind' : 'ahead of'} the node's clock (${now.toISOString()}); a signature is accepted for ${MAX_CLOCK_SKEW_MS / 60_000} minutes either side of its timestamp, so sign the request again with the current time (and check the client's clock)`,
+      refusal: `header \`${header}\` (${new Date(ms).toISOString()}) is ${seconds} s ${skew < 0 ? 'behind' : 'ahead of'} the node's clock (${now.toISOString()}); a signature is accepted for ${MAX_CLOCK_SKEW_MS / 60_000} minutes either side of its timestamp, so sign the request again with the current time (and check the client's clock)`,
     }
   }
   return { ms }

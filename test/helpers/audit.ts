@@ -4,6 +4,8 @@
  * checks across nodes: I1 no fork, I3 one outcome per accepted hash, the same on every node.
  */
 import * as assert from 'uvu/assert'
+import { accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { operatorHeaders } from '../../sdk/src/operator.ts'
 import { stringifyJson } from '../../src/wire/json.ts'
 import { envelope, post } from './node.ts'
 
@@ -17,11 +19,16 @@ export const isNetworkError = (error: unknown): boolean =>
   error instanceof Error &&
   /ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|ETIMEDOUT/i.test(`${(error as NodeJS.ErrnoException).code} ${error.message}`)
 
-/** A read: retried on network errors. */
-export async function call(url: string, method: string, params: unknown[]): Promise<Reply> {
+/**
+ * A read: retried on network errors. `operator`: sign it as an operator with this account key (a
+ * retry is signed afresh: a node that accepted the first may refuse the copy as a replay).
+ */
+export async function call(url: string, method: string, params: unknown[], options: { operator?: string } = {}): Promise<Reply> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return (await post(url, envelope(method, params))).body as Reply
+      const body = stringifyJson(envelope(method, params))
+      const headers = options.operator === undefined ? {} : operatorHeaders(accountFromPrivateKey(options.operator), body)
+      return (await post(url, body, { headers })).body as Reply
     } catch (error) {
       if (!isNetworkError(error) || attempt >= 5) throw error
       await new Promise((resolve) => setTimeout(resolve, 50))

@@ -5,7 +5,10 @@
  * invoke and decode the return data.
  */
 import * as assert from 'uvu/assert'
+import { accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { operatorHeaders } from '../../sdk/src/operator.ts'
 import type { KeelNode } from '../../src/node.ts'
+import { stringifyJson } from '../../src/wire/json.ts'
 import { calldata, compile, selector, topic, word } from '../unit/exec/helpers.ts'
 import { envelope, post, startTestNode } from './node.ts'
 import { type Wallet, wallet } from './wallet.ts'
@@ -71,9 +74,23 @@ export interface WireBlock {
   transactions?: WireTx[]
 }
 
+export interface CallOptions {
+  /** sign the request as an operator with this account key (operator methods, rpc/operator-auth.ts) */
+  operator?: string
+  /** with `operator`: an SM2 key */
+  operatorScheme?: 'secp256k1' | 'sm2'
+}
+
+/** The operator headers of `body` signed with `privateKey` (keel-client operatorHeaders). */
+export function operatorHeadersFor(body: string, privateKey: string, scheme: 'secp256k1' | 'sm2' = 'secp256k1'): Record<string, string> {
+  return operatorHeaders(accountFromPrivateKey(privateKey, scheme), body)
+}
+
 /** One JSON-RPC call; the whole reply envelope. */
-export async function call<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<Reply<T>> {
-  const reply = await post(url, envelope(method, params))
+export async function call<T = unknown>(url: string, method: string, params: unknown[] = [], options: CallOptions = {}): Promise<Reply<T>> {
+  const text = stringifyJson(envelope(method, params))
+  const headers = options.operator === undefined ? {} : operatorHeadersFor(text, options.operator, options.operatorScheme)
+  const reply = await post(url, text, { headers })
   assert.is(reply.status, 200, `HTTP status of ${method}`)
   const body = reply.body as Reply<T> | undefined
   if (body === undefined || typeof body !== 'object')
@@ -82,8 +99,8 @@ export async function call<T = unknown>(url: string, method: string, params: unk
 }
 
 /** One call that must succeed; its result. */
-export async function ok<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const reply = await call<T>(url, method, params)
+export async function ok<T = unknown>(url: string, method: string, params: unknown[] = [], options: CallOptions = {}): Promise<T> {
+  const reply = await call<T>(url, method, params, options)
   if (reply.code !== 0)
     throw new Error(`${method} ${JSON.stringify(params, bigintSafe).slice(0, 200)} failed: ${reply.code} ${reply.message}`)
   assert.is(reply.message, 'SUCCESS')
@@ -91,8 +108,15 @@ export async function ok<T = unknown>(url: string, method: string, params: unkno
 }
 
 /** One call that must fail with `code` (and `message`, when given: exact string or pattern). */
-export async function fails(url: string, method: string, params: unknown[], code: number, message?: string | RegExp): Promise<Reply> {
-  const reply = await call(url, method, params)
+export async function fails(
+  url: string,
+  method: string,
+  params: unknown[],
+  code: number,
+  message?: string | RegExp,
+  options: CallOptions = {},
+): Promise<Reply> {
+  const reply = await call(url, method, params, options)
   const what = `${method} ${JSON.stringify(params, bigintSafe).slice(0, 160)}`
   assert.is(reply.code, code, `code of ${what}: ${reply.message}`)
   assert.not.ok('result' in reply, `a failure of ${what} carries no result`)

@@ -45,6 +45,8 @@ export interface ProcessNetwork {
    */
   send(count: number, targets: readonly string[]): Promise<string[]>
   readonly accepted: string[]
+  /** the genesis account's private key: with no [genesis] admins, the network's administrator (operator methods) */
+  adminKey(): string
   /** URLs of the nodes whose process runs */
   live(): string[]
   killAll(): Promise<void>
@@ -95,6 +97,10 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
       return created.plan
     },
     urlOf,
+    adminKey: () => {
+      if (funder === undefined) throw new Error('the network is not created yet')
+      return funder.privateKey
+    },
     vpsListedBy: async (hostname) =>
       ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string; isvp: boolean }[])
         .filter((node) => node.isvp)

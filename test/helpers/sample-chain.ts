@@ -25,10 +25,13 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { operatorHeaders } from '../../sdk/src/operator.ts'
 import { resolveConfig } from '../../src/config.ts'
 import { signString2017, signStringFormatA, signStringFormatB, type TxFields } from '../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../src/crypto/signature.ts'
 import { type KeelNode, type StartOptions, startNode } from '../../src/node.ts'
+import { stringifyJson } from '../../src/wire/json.ts'
 import { DEMO_ADDRESS, DEMO_PRIVATE_KEY, generatedTransfer2017, SDK_ADDRESS, SDK_PRIVATE_KEY } from '../unit/crypto/vectors.ts'
 import { envelope, post } from './node.ts'
 
@@ -341,8 +344,11 @@ interface Reply {
   result?: unknown
 }
 
-export async function rpc(url: string, method: string, params: unknown[] = []): Promise<Reply> {
-  return (await post(url, envelope(method, params))).body as Reply
+/** One call; `operator`: sign it as an operator with this account key (operator methods, rpc/operator-auth.ts). */
+export async function rpc(url: string, method: string, params: unknown[] = [], operator?: string): Promise<Reply> {
+  const body = stringifyJson(envelope(method, params))
+  const headers = operator === undefined ? {} : operatorHeaders(accountFromPrivateKey(operator), body)
+  return (await post(url, body, { headers })).body as Reply
 }
 
 /** Submits a transaction and returns its hash; throws on any error reply. */

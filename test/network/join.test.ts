@@ -95,7 +95,7 @@ test('restarted after the change, node5 (now rec = true) and node4 know the grou
 test('the NVP forwards to and follows a VP the chain added: with its links to the other VPs deleted, it works through node5 alone', async () => {
   for (const hostname of ['node1', 'node2', 'node4']) {
     const hash = (await call(urlOf(hostname), 'node_getNodeHash', [])).result as string
-    const reply = await call(urlOf('nvp1'), 'node_deleteVP', [{ nodehash: hash }])
+    const reply = await call(urlOf('nvp1'), 'node_deleteVP', [{ nodehash: hash }], { operator: net.adminKey() })
     assert.is(reply.code, 0, `nvp1 deleting ${hostname}: ${reply.message}`)
   }
   const linked = ((await call(urlOf('nvp1'), 'node_getNodes', [])).result as { hostname: string; isvp: boolean; status: number }[])

@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
 import { processNetwork } from '../helpers/process-network.ts'
+import { wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('members', { logs: true })
 const { processes } = net
@@ -29,9 +31,26 @@ test.after(async () => {
 
 test('node_deleteVP refuses an unknown hash with -32602 and a reason', async () => {
   await committed(await send(10, ['node1', 'node5', 'nvp1']), ['node1', 'node5', 'nvp1'].map(urlOf), 60_000)
-  const reply = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: 'ab'.repeat(32) }])
+  const reply = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: 'ab'.repeat(32) }], { operator: net.adminKey() })
   assert.is(reply.code, -32602)
   assert.match(reply.message, /no VP with hash/)
+})
+
+test('node_deleteVP is an operator method: unsigned, or signed by a key that is no admin, on each of the five VPs, it is refused (-32008) and removes no one', async () => {
+  const target = (await call(urlOf('node5'), 'node_getNodeHash', [])).result as string
+  const outsider = wallet().privateKey
+  for (const hostname of [...survivors, 'node5']) {
+    const unsigned = await call(urlOf(hostname), 'node_deleteVP', [{ nodehash: target }])
+    assert.is(unsigned.code, -32008, `${hostname}: ${unsigned.message}`)
+    assert.match(unsigned.message, /^node_deleteVP is an operator method .*operator-signature/)
+    const stranger = await call(urlOf(hostname), 'node_deleteVP', [{ nodehash: target }], { operator: outsider })
+    assert.is(stranger.code, -32008, `${hostname}: ${stranger.message}`)
+    assert.match(stranger.message, /is not one \(\[genesis\] admins/)
+  }
+  // had the five calls been votes, the removal would be decided once they are ordered, a block or two later
+  await committed(await send(20, survivors), survivors.map(urlOf), 60_000)
+  assert.not.match(readFileSync(join(net.dir, 'node1', 'node.log'), 'utf8'), /leaves the group/)
+  for (const hostname of survivors) assert.ok((await vpsListedBy(hostname)).includes('node5'), `${hostname} still lists node5`)
 })
 
 test('node_deleteVP sent to all five VPs (four of them while node5 is down): the group shrinks to 4, the chain goes on with an NVP following, no fork; node5, down across the change, retires when it restarts', async () => {
@@ -42,7 +61,7 @@ test('node_deleteVP sent to all five VPs (four of them while node5 is down): the
   await processes.get('node5')!.kill('SIGKILL')
   for (const hostname of [...survivors, 'node5']) {
     if (hostname === 'node5') await start('node5')
-    const reply = await call(urlOf(hostname), 'node_deleteVP', [{ nodehash: target }])
+    const reply = await call(urlOf(hostname), 'node_deleteVP', [{ nodehash: target }], { operator: net.adminKey() })
     assert.is(reply.code, 0, `${hostname}: ${reply.message}`)
     assert.ok((reply.result as string).includes(target), 'the answer names the hash')
   }
@@ -86,9 +105,21 @@ test('node_deleteVP sent to all five VPs (four of them while node5 is down): the
 
 test('a group of 4 refuses to shrink; with quorum 3 it commits with one VP down, and a restarted VP knows the group', async () => {
   const hash = (await call(urlOf('node4'), 'node_getNodeHash', [])).result as string
-  const refused = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: hash }])
+  const refused = await call(urlOf('node1'), 'node_deleteVP', [{ nodehash: hash }], { operator: net.adminKey() })
   assert.is(refused.code, -32602)
   assert.match(refused.message, /fewer than 4/)
+  // `npm run network -- delete-vp` signs as the operator (the network's genesis account): each VP answers the vote itself
+  // the test run's build of the sources when there is one (scripts/run-tests.ts), else through tsx
+  const built = process.env.KEEL_NODE_BUILD ? join(process.env.KEEL_NODE_BUILD, 'src', 'cli.js') : undefined
+  const entry = built !== undefined && existsSync(built) ? [built] : ['--import', 'tsx', 'src/cli.ts']
+  const cli = spawnSync(process.execPath, [...entry, 'network', 'delete-vp', 'node4', '--dir', net.dir], {
+    cwd: join(import.meta.dirname, '..', '..'),
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
+  assert.match(cli.stdout, /signing node_deleteVP as operator 0x[0-9a-f]{40} \(the genesis account/, cli.stderr)
+  for (const hostname of survivors) assert.match(cli.stdout, new RegExp(`${hostname}: -32602 .*fewer than 4`), cli.stdout)
+  assert.not.match(cli.stdout, /-32008/)
   await processes.get('node5')!.kill('SIGKILL')
   await processes.get('node4')!.kill('SIGKILL')
   const hashes = await send(20, ['node1', 'node2', 'node3'])
@@ -110,6 +141,81 @@ test('the restarted VP takes part: with another VP down, it is needed for the qu
   console.log(`  node1, node2 and the restarted node4 committed 20 transfers in ${ms} ms`)
   await assertNoFork(live.map(urlOf))
   await assertSameOutcomes(live.map(urlOf), accepted)
+})
+
+// The other operator methods on the network's nodes (node3 and node5 are down from here on)
+const liveNodes = ['node1', 'node2', 'node4', 'nvp1']
+let snapshotId: string
+
+/** `method` unsigned on every live node, and signed by a key that is no admin on the first: -32008 each time */
+async function refusedEverywhere(method: string, params: unknown[]): Promise<void> {
+  for (const hostname of liveNodes) {
+    const unsigned = await call(urlOf(hostname), method, params)
+    assert.is(unsigned.code, -32008, `${method} on ${hostname}: ${unsigned.message}`)
+    assert.match(unsigned.message, new RegExp(`^${method} is an operator method`))
+  }
+  const stranger = await call(urlOf('node1'), method, params, { operator: wallet().privateKey })
+  assert.is(stranger.code, -32008, `${method} signed by a stranger: ${stranger.message}`)
+}
+
+const asAdmin = async (hostname: string, method: string, params: unknown[]): Promise<unknown> => {
+  const reply = await call(urlOf(hostname), method, params, { operator: net.adminKey() })
+  assert.is(reply.code, 0, `${method} on ${hostname}: ${reply.message}`)
+  return reply.result
+}
+
+test('archive_snapshot on a network: refused on every node unless an admin signed it', async () => {
+  await refusedEverywhere('archive_snapshot', [0])
+  for (const hostname of liveNodes)
+    assert.equal((await call(urlOf(hostname), 'archive_listSnapshot', [])).result, [], `${hostname} made none`)
+  snapshotId = (await asAdmin('node1', 'archive_snapshot', [0])) as string
+  for (let deadline = Date.now() + 30_000; (await call(urlOf('node1'), 'archive_querySnapshotExist', [snapshotId])).result !== true; ) {
+    assert.ok(Date.now() < deadline, 'the snapshot is not made after 30 s')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+})
+
+test('archive_archive on a network: refused on every node unless an admin signed it', async () => {
+  await refusedEverywhere('archive_archive', [snapshotId, true])
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, false, 'nothing archived')
+  assert.is(await asAdmin('node1', 'archive_archive', [snapshotId, true]), true)
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, true)
+})
+
+test('archive_restore on a network: refused on every node unless an admin signed it', async () => {
+  await refusedEverywhere('archive_restore', [snapshotId, true])
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, true, 'still archived')
+  assert.is(await asAdmin('node1', 'archive_restore', [snapshotId, true]), true)
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, false)
+})
+
+test('archive_restoreAll on a network: refused on every node unless an admin signed it', async () => {
+  assert.is(await asAdmin('node1', 'archive_archive', [snapshotId, true]), true)
+  await refusedEverywhere('archive_restoreAll', [true])
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, true, 'still archived')
+  assert.is(await asAdmin('node1', 'archive_restoreAll', [true]), true)
+  assert.is((await call(urlOf('node1'), 'archive_queryArchiveExist', [snapshotId])).result, false)
+})
+
+test('archive_deleteSnapshot on a network: refused on every node unless an admin signed it', async () => {
+  await refusedEverywhere('archive_deleteSnapshot', [snapshotId])
+  assert.is((await call(urlOf('node1'), 'archive_querySnapshotExist', [snapshotId])).result, true, 'the snapshot is still there')
+  assert.is(await asAdmin('node1', 'archive_deleteSnapshot', [snapshotId]), true)
+  assert.is((await call(urlOf('node1'), 'archive_querySnapshotExist', [snapshotId])).result, false)
+})
+
+test('node_deleteNVP on a network: refused on every node unless an admin signed it; signed, the VP drops the NVP', async () => {
+  const nvpHash = (await call(urlOf('nvp1'), 'node_getNodeHash', [])).result as string
+  const linksNvp = async (hostname: string): Promise<boolean> =>
+    ((await call(urlOf(hostname), 'node_getNodes', [])).result as { hostname: string }[]).some((node) => node.hostname === 'nvp1')
+  assert.ok(await linksNvp('node1'), 'node1 lists nvp1')
+  await refusedEverywhere('node_deleteNVP', [{ nodehash: nvpHash }])
+  assert.ok(await linksNvp('node1'), 'node1 still lists nvp1')
+  assert.match((await asAdmin('node1', 'node_deleteNVP', [{ nodehash: nvpHash }])) as string, /successful request to delete nvp node/)
+  for (let deadline = Date.now() + 10_000; await linksNvp('node1'); ) {
+    assert.ok(Date.now() < deadline, 'node1 still lists nvp1 10 s after its deletion')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 })
 
 test.run()

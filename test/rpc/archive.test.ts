@@ -9,7 +9,18 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
-import { call, commit, fails, ok, SUBMIT, send, sleep, type WireBlock, type WireTx } from '../helpers/chain.ts'
+import {
+  type CallOptions,
+  call as callAs,
+  commit,
+  fails as failsAs,
+  ok as okAs,
+  SUBMIT,
+  send,
+  sleep,
+  type WireBlock,
+  type WireTx,
+} from '../helpers/chain.ts'
 import { envelope, post, startTestNode } from '../helpers/node.ts'
 import { PING_SELECTOR, SAMPLE_CONTRACT } from '../helpers/sample-chain.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
@@ -48,6 +59,13 @@ let secondHeight: number
 /** a transfer committed in block 3, kept to resubmit once archived */
 let resent: { hash: string; params: Record<string, unknown> }
 
+/** the archive_ methods that change the node: operator methods, signed here by the genesis account (the admin) */
+const OPERATOR_METHODS = new Set(['archive_snapshot', 'archive_deleteSnapshot', 'archive_archive', 'archive_restore', 'archive_restoreAll'])
+const asAdmin = (method: string): CallOptions => (OPERATOR_METHODS.has(method) ? { operator: dev.privateKey } : {})
+const call = <T = unknown>(url: string, method: string, params: unknown[] = []) => callAs<T>(url, method, params, asAdmin(method))
+const ok = <T = unknown>(url: string, method: string, params: unknown[] = []) => okAs<T>(url, method, params, asAdmin(method))
+const fails = (url: string, method: string, params: unknown[], code: number, message?: string | RegExp) =>
+  failsAs(url, method, params, code, message, asAdmin(method))
 const hex = (n: number): string => `0x${n.toString(16)}`
 const raw = async (method: string, params: unknown[]): Promise<string> => (await post(url, envelope(method, params))).text
 const snapshotFile = (id: string): string => join(node.config.node.dataDir, 'global', 'snapshots', `${id}.snap`)
@@ -99,6 +117,21 @@ test.after(async () => {
   await node?.stop()
 })
 
+test('operator methods: unsigned, or signed by a key that is no admin, each is refused with -32008 and changes nothing', async () => {
+  const stranger = wallet()
+  const calls: [string, unknown[]][] = [
+    ['archive_snapshot', [0]],
+    ['archive_deleteSnapshot', [UNKNOWN_ID]],
+    ['archive_archive', [UNKNOWN_ID, true]],
+    ['archive_restore', [UNKNOWN_ID, false]],
+    ['archive_restoreAll', [true]],
+  ]
+  for (const [method, params] of calls) {
+    await failsAs(url, method, params, -32008, new RegExp(`^${method} is an operator method`))
+    await failsAs(url, method, params, -32008, /is not one \(\[genesis\] admins/, { operator: stranger.privateKey })
+  }
+})
+
 test('before any block: nothing to snapshot, unknown ids, restoreAll with nothing archived', async () => {
   await fails(url, 'archive_snapshot', [0], ARCHIVE_ERROR, 'there is no block yet: snapshot a block once one is written')
   for (const method of ['archive_readSnapshot', 'archive_deleteSnapshot', 'archive_checkSnapshot', 'archive_queryArchiveExist'])
@@ -124,6 +157,9 @@ test('snapshot now and at a future height: manifests, list, check', async () => 
   firstHeight = await chainHeight()
   assert.ok(firstHeight >= 4, `height ${firstHeight}`)
 
+  // unsigned, the same snapshot request is refused and makes nothing
+  await failsAs(url, 'archive_snapshot', [0], -32008, /operator-signature/)
+  assert.equal(await ok(url, 'archive_listSnapshot'), [], 'the refused request made no snapshot')
   firstId = await ok<string>(url, 'archive_snapshot', [0])
   assert.match(firstId, /^0x[0-9a-f]{32}$/)
   await fails(url, 'archive_snapshot', [0], ARCHIVE_ERROR, 'duplicate snapshot requirement for same height')

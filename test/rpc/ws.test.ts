@@ -169,6 +169,12 @@ test('ordinary methods over WebSocket answer exactly as over HTTP; WebSocket-onl
   const latest = await client.ok<WireBlock>('block_latestBlock')
   assert.equal(latest, await ok<WireBlock>(url, 'block_latestBlock'))
   assert.equal({ ...(await client.request('tx_noSuchMethod')), id: 1 }, await call(url, 'tx_noSuchMethod'))
+  // an operator method needs the signed headers of an HTTP request: over WebSocket it is refused, as unsigned over HTTP
+  const operator = await Client.open(wsUrl)
+  const snapshot = await operator.request('archive_snapshot', [0])
+  assert.is(snapshot.code, -32008)
+  assert.match(snapshot.message ?? '', /^archive_snapshot is an operator method .*over HTTP/)
+  await operator.close()
 
   client.sendRaw(
     stringifyJson([

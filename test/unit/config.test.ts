@@ -41,6 +41,20 @@ test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be 
   assert.throws(() => resolveConfig({ tcert: { check: 'yes' } } as never), /tcert.check must be a boolean/)
 })
 
+test('[genesis] admins: none by default (the genesis accounts are then the admins); each must be a 20-byte address', () => {
+  assert.equal(resolveConfig().genesis, { accounts: [], admins: [] })
+  const admin = '0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc'
+  assert.equal(resolveConfig({ genesis: { admins: [admin, admin.slice(2).toUpperCase()] } }).genesis.admins, [
+    admin,
+    admin.slice(2).toUpperCase(),
+  ])
+  for (const admins of [['0x1234'], [42], 'nobody'])
+    assert.throws(
+      () => resolveConfig({ genesis: { admins: admins as string[] } }),
+      /genesis\.admins must be a list of 20-byte hex addresses|genesis\.admins must be a object/,
+    )
+})
+
 test('[log]: text at info by default; a level or format not known is refused', () => {
   assert.equal(resolveConfig().log, { level: 'info', format: 'text' })
   assert.is(resolveConfig({ log: { format: 'json' } }).log.format, 'json')

@@ -1225,12 +1225,15 @@ export interface KeelClientMethods {
   /**
    * Disconnect (remove) a VP node.
    *
-   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP it is that VP's vote to remove the VP with this hash (read it with `node_getNodeHash` on that node) from the consensus group; send it to every VP, the leaving one included. The votes are ordered in the chain; once every VP's vote is ordered, the group shrinks at the first checkpoint boundary at least 40 blocks later (the same block on every node, NVPs included), f and the quorum are recomputed, and `node_getNodes` on the VPs no longer lists the node. The removed VP goes idle: it keeps serving the blocks it holds and takes no part in consensus; NVPs stop following it. Refused with -32602 for a hash that is no VP of the group, and when the group would drop below 4 VPs. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too.
+   * Posts the request and answers at once with `successful request to delete vp node, hash <nodehash>`. On a VP it is that VP's vote to remove the VP with this hash (read it with `node_getNodeHash` on that node) from the consensus group; send it to every VP, the leaving one included. The votes are ordered in the chain; once every VP's vote is ordered, the group shrinks at the first checkpoint boundary at least 40 blocks later (the same block on every node, NVPs included), f and the quorum are recomputed, and `node_getNodes` on the VPs no longer lists the node. The removed VP goes idle: it keeps serving the blocks it holds and takes no part in consensus; NVPs stop following it. Refused with -32602 for a hash that is no VP of the group, and when the group would drop below 4 VPs. On an NVP it just disconnects from that VP. Hyperchain's `node_delNode` spelling reaches this method too. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
    *
    * Also reachable as `node_delNode`.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param node NodeHashQuery
    * @returns message
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.node_deleteVP({"nodehash":"34d299742260716bab353995fe98727004b5c27bde52489f61de093176e82088"})
@@ -1240,10 +1243,13 @@ export interface KeelClientMethods {
   /**
    * Disconnect an NVP node from this VP.
    *
-   * Sent to a VP: disconnects the NVP with this hash, which then stops synchronising from this VP. Answers at once with `successful request to delete nvp node, hash <nodehash>`.
+   * Sent to a VP: disconnects the NVP with this hash, which then stops synchronising from this VP. Answers at once with `successful request to delete nvp node, hash <nodehash>`. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param node NodeHashQuery
    * @returns message
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.node_deleteNVP({"nodehash":"55d3c05f2c24c232a47a1f1963ace172b21d3a2ec0ac83ea075da2d2427603bc"})
@@ -1381,11 +1387,14 @@ export interface KeelClientMethods {
   /**
    * Make a snapshot of the world state.
    *
-   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message.
+   * `blockNumber` 0 snapshots at the current height (or, while the next block is being written, at that block); a future number snapshots when that block is written. Snapshots and their pending requests survive restarts. Returns the snapshot id at once, before the snapshot exists (see sub_newArchiveSubscription and archive_querySnapshotExist). A past height (not 0): -32013 `trigger block number is less than chain height`; a second request for the same height: -32013 `duplicate snapshot requirement for same height`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param blockNumber SnapshotTriggerHeight
    * @returns snapshotId
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.archive_snapshot(0)
@@ -1434,11 +1443,14 @@ export interface KeelClientMethods {
   /**
    * Delete a snapshot.
    *
-   * Returns true once deleted. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Returns true once deleted. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @returns deleted
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.archive_deleteSnapshot("0x9f8e7d6c5b4a39281706f5e4d3c2b1a0")
@@ -1462,12 +1474,15 @@ export interface KeelClientMethods {
   /**
    * Archive the blocks below a snapshot.
    *
-   * Moves the blocks below the snapshot's height out of the live ledger; afterwards the genesis block is the snapshot's height and older blocks answer -32001. `sync` true waits until done; false returns at once (the outcome arrives as an ArchiveEvent). Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Moves the blocks below the snapshot's height out of the live ledger; afterwards the genesis block is the snapshot's height and older blocks answer -32001. `sync` true waits until done; false returns at once (the outcome arrives as an ArchiveEvent). Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.archive_archive("0x9f8e7d6c5b4a39281706f5e4d3c2b1a0", true)
@@ -1477,12 +1492,15 @@ export interface KeelClientMethods {
   /**
    * Restore the blocks archived by a snapshot.
    *
-   * Moves the blocks archived with this snapshot back into the live ledger. `sync` as in archive_archive. Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message.
+   * Moves the blocks archived with this snapshot back into the live ledger. `sync` as in archive_archive. Returns true. Unknown id: -32013 `manifest not existed`. All failures other than parameter errors are -32013 with the reason as the message. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param snapshotId SnapshotId
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32013 SNAPSHOT_ARCHIVE_FAILED: unexpected error while making a snapshot or data archive
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.archive_restore("0x9f8e7d6c5b4a39281706f5e4d3c2b1a0", true)
@@ -1492,10 +1510,13 @@ export interface KeelClientMethods {
   /**
    * Restore every archived block.
    *
-   * Restores every archived block; `sync` as in archive_archive. Returns true, also when nothing is archived.
+   * Restores every archived block; `sync` as in archive_archive. Returns true, also when nothing is archived. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
    * @param sync ArchiveSync
    * @returns done
    * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @example
    * ```ts
    * await client.archive_restoreAll(false)

@@ -1266,14 +1266,14 @@ export type NodeDeleteVPParams = [node: NodeHashQuery]
 /** Result of `node_deleteVP`. */
 export type NodeDeleteVPResult = DeleteNodeMessage
 /** Codes `node_deleteVP` can answer besides 0. */
-export type NodeDeleteVPError = -32602
+export type NodeDeleteVPError = -32602 | -32008
 
 /** Positional params of `node_deleteNVP`. */
 export type NodeDeleteNVPParams = [node: NodeHashQuery]
 /** Result of `node_deleteNVP`. */
 export type NodeDeleteNVPResult = DeleteNodeMessage
 /** Codes `node_deleteNVP` can answer besides 0. */
-export type NodeDeleteNVPError = -32602
+export type NodeDeleteNVPError = -32602 | -32008
 
 /** Positional params of `node_getConsensusStatus`. */
 export type NodeGetConsensusStatusParams = []
@@ -1350,7 +1350,7 @@ export type ArchiveSnapshotParams = [blockNumber: SnapshotTriggerHeight]
 /** Result of `archive_snapshot`. */
 export type ArchiveSnapshotResult = SnapshotId
 /** Codes `archive_snapshot` can answer besides 0. */
-export type ArchiveSnapshotError = -32602 | -32013
+export type ArchiveSnapshotError = -32602 | -32013 | -32008
 
 /** Positional params of `archive_querySnapshotExist`. */
 export type ArchiveQuerySnapshotExistParams = [snapshotId: SnapshotId]
@@ -1378,7 +1378,7 @@ export type ArchiveDeleteSnapshotParams = [snapshotId: SnapshotId]
 /** Result of `archive_deleteSnapshot`. */
 export type ArchiveDeleteSnapshotResult = Done
 /** Codes `archive_deleteSnapshot` can answer besides 0. */
-export type ArchiveDeleteSnapshotError = -32602 | -32013
+export type ArchiveDeleteSnapshotError = -32602 | -32013 | -32008
 
 /** Positional params of `archive_checkSnapshot`. */
 export type ArchiveCheckSnapshotParams = [snapshotId: SnapshotId]
@@ -1392,21 +1392,21 @@ export type ArchiveArchiveParams = [snapshotId: SnapshotId, sync: ArchiveSync]
 /** Result of `archive_archive`. */
 export type ArchiveArchiveResult = Done
 /** Codes `archive_archive` can answer besides 0. */
-export type ArchiveArchiveError = -32602 | -32013
+export type ArchiveArchiveError = -32602 | -32013 | -32008
 
 /** Positional params of `archive_restore`. */
 export type ArchiveRestoreParams = [snapshotId: SnapshotId, sync: ArchiveSync]
 /** Result of `archive_restore`. */
 export type ArchiveRestoreResult = Done
 /** Codes `archive_restore` can answer besides 0. */
-export type ArchiveRestoreError = -32602 | -32013
+export type ArchiveRestoreError = -32602 | -32013 | -32008
 
 /** Positional params of `archive_restoreAll`. */
 export type ArchiveRestoreAllParams = [sync: ArchiveSync]
 /** Result of `archive_restoreAll`. */
 export type ArchiveRestoreAllResult = Done
 /** Codes `archive_restoreAll` can answer besides 0. */
-export type ArchiveRestoreAllError = -32602
+export type ArchiveRestoreAllError = -32602 | -32008
 
 /** Positional params of `archive_queryArchiveExist`. */
 export type ArchiveQueryArchiveExistParams = [snapshotId: SnapshotId]
