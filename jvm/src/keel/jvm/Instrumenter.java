@@ -19,10 +19,15 @@ import java.util.Map;
  *       machine-dependent StackOverflowError could be reached;
  *   <li>array sizes are charged to the per-call memory budget before {@code newarray}/{@code
  *       anewarray}, and after {@code multianewarray};
- *   <li>a few JDK calls whose cost depends on an argument are redirected to {@link Guards}.
+ *   <li>every exception handler begins with {@code Meter.caught(e)}, placed outside every exception
+ *       range of the method, so a stopped call (or a VM error) cannot be caught by any handler;
+ *   <li>calls into the JDK are charged before they run from their operands' sizes, and what they
+ *       return (text, arrays, numbers) is charged after ({@link JdkCosts}); a few are redirected
+ *       to {@link Guards}.
  * </ul>
  *
- * The inserted code never changes the locals and leaves the operand stack as it found it, so every
+ * The inserted code leaves the operand stack as it found it and uses locals only above the method's
+ * own, within one basic block (a charged call's arguments, parked while they are measured), so every
  * StackMapTable frame stays valid as it is; only offsets move. Branch targets, exception ranges and
  * frames map to the start of the code inserted before an instruction.
  */
