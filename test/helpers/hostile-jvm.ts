@@ -22,9 +22,9 @@ public class Hostile extends Contract {
   }
   private static void spin() { for (;;) { } }
   public String swap() { String before = GRID[0][0] + "," + GRID[1][0]; GRID[0] = GRID[1]; GRID[0][0] = 9; return before; }
-  public void finallyAfterSpin() { try { spin(); } finally { for (String key : List.of("f")) ledger.put(key, "ran"); } }
+  public void finallyAfterSpin() { String[] keys = {"f"}; try { spin(); } finally { for (String key : keys) ledger.put(key, "ran"); } }
   public void loopInFinally() { try { spin(); } finally { long s = 0; for (int i = 0; i < 1000; i++) s += i; ledger.put("s", s); } }
-  public void spinInFinally() { try { spin(); } finally { for (String key : List.of("f")) spin(); } }
+  public void spinInFinally() { String[] keys = {"f"}; try { spin(); } finally { for (String key : keys) spin(); } }
   public String resources() { StringBuilder log = new StringBuilder(); try (Res r = new Res(log)) { log.append("use;"); } return log.toString(); }
   public void resourcesSpin() { try (Res r = new Res(new StringBuilder())) { spin(); } }
   public String catchAll() { try { spin(); } catch (Throwable t) { return "caught " + t; } return "?"; }
@@ -109,7 +109,8 @@ export interface HostileCase {
 
 export const HOSTILE_CASES: HostileCase[] = [
   { name: 'swapped slots of a nested static array', method: 'swap', args: [], expect: { ret: '1,2' } },
-  // javac covers the entry of a finally holding a for-each loop (or a counted loop) with the handler's own range
+  // javac covers the entry of a finally holding a loop with the handler's own range when the finally
+  // follows a local variable (these shapes): the stop used to be caught there again and again
   { name: 'finally after the budget ran out', method: 'finallyAfterSpin', args: [], expect: { kind: 'budget', error: /step budget/ } },
   { name: 'a loop inside finally', method: 'loopInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
   { name: 'a spin inside finally', method: 'spinInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
