@@ -43,6 +43,14 @@ public class Hostile extends Contract {
   public int bigArray() { return new byte[1 << 30].length; }
   public int almostBudget() { return new long[7_000_000].length; }
   public String bigReturn() { return "x".repeat(8 << 20); }
+  public int listHash(int n) {
+    List<Integer> list = new ArrayList<>();
+    for (int i = 0; i < n; i++) list.add(i);
+    Object seen = list;
+    int total = 0;
+    for (int i = 0; i < 1_000_000; i++) total += seen.hashCode();
+    return total;
+  }
   public int search(int n) { String hay = "a".repeat(n); String needle = "a".repeat(n / 2) + "b"; return hay.indexOf(needle); }
 }
 `
@@ -175,6 +183,12 @@ export const HOSTILE_CASES: HostileCase[] = [
     method: 'bigReturn',
     args: [],
     expect: { kind: 'limit', error: /the return value exceeds 65536 bytes/ },
+  },
+  {
+    name: "a JDK list's hash through an Object reference, a million times",
+    method: 'listHash',
+    args: ['100000'],
+    expect: { kind: 'budget', error: /step budget/ },
   },
   { name: 'a quadratic substring search', method: 'search', args: ['1000000'], expect: { kind: 'budget', error: /step budget/ } },
 ]

@@ -461,8 +461,9 @@ final class Instrumenter {
     return a.done();
   }
 
+  /** the JDK: what a contract names besides its own classes and the contract API is in java.* */
   private boolean isJdk(String owner) {
-    return !own.contains(owner) && !owner.startsWith("keel/") && !owner.startsWith("[");
+    return owner.startsWith("java/") && !own.contains(owner);
   }
 
   private static final int LCONST_0 = 0x09, LADD = 0x61, ILOAD = 0x15, ISTORE = 0x36;
@@ -535,7 +536,8 @@ final class Instrumenter {
       pre.bytes(invoke(cf.addMethodref(METER, "range", "(III)V")));
     }
     int used = 0;
-    JdkCosts.Plan plan = JdkCosts.plan(owner, name, descriptor);
+    boolean counts = owner.startsWith("java/math/");
+    JdkCosts.Plan plan = JdkCosts.charged(owner, name, descriptor, opcode != INVOKESTATIC && !name.equals("<init>"));
     if (plan != null) {
       List<String> params = params(descriptor);
       int[] slot = new int[params.size()];
@@ -554,7 +556,6 @@ final class Instrumenter {
         pre.u1(LCONST_0);
       }
       pre.u1(LCONST_0);
-      boolean counts = owner.startsWith("java/math/");
       for (int k = 0; k < params.size(); k++) {
         int type = typeOffset(params.get(k));
         if (type == 4) {

@@ -135,7 +135,30 @@ final class JdkCosts {
       if (descriptor.startsWith("(I") && (name.equals("get") || name.equals("set") || name.equals("listIterator"))) return SEQUENTIAL;
       return null;
     }
-    return null;
+    // views and function objects do constant work per call (a function's body, when it is the
+    // contract's, is metered as it runs); System.arraycopy is charged by its length (capacity)
+    if (owner.startsWith("java/util/function/") || owner.equals("java/util/Iterator") || owner.equals("java/util/ListIterator")
+        || owner.equals("java/util/Map$Entry") || owner.startsWith("java/util/Optional") || owner.equals("java/lang/System"))
+      return null;
+    // everything else of the JDK (Object.toString and equals, Comparable.compareTo, CharSequence, the
+    // boxed types' parsing, streams and collectors, charsets, …): linear in all its operands
+    return owner.startsWith("java/") ? LINEAR_ALL : null;
+  }
+
+  /**
+   * The plan a call site really gets: none when the call has nothing to measure (Math.max, a boxed
+   * value of a primitive). `receiver`: the call has one (not static, not a constructor).
+   */
+  static Plan charged(String owner, String name, String descriptor, boolean receiver) {
+    Plan plan = plan(owner, name, descriptor);
+    if (plan == null) return null;
+    boolean counts = owner.startsWith("java/math/");
+    boolean measured = plan.receiver && receiver;
+    for (String p : Instrumenter.params(descriptor)) {
+      char c = p.charAt(0);
+      measured |= c == 'L' || c == '[' || counts && (c == 'I' || c == 'S' || c == 'B' || c == 'C' || c == 'Z');
+    }
+    return measured ? plan : null;
   }
 
   /** A call whose int argument on top of the stack reserves that many elements: element size in bytes; 0 when not one. */
@@ -248,8 +271,8 @@ final class JdkCosts {
    * sites. The JDK would call them without passing a call site; a lambda calling them is contract
    * code, charged like any other.
    */
-  static String referenceRefusal(String owner, String name, String descriptor) {
-    if (plan(owner, name, descriptor) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
+  static String referenceRefusal(String owner, String name, String descriptor, boolean receiver) {
+    if (charged(owner, name, descriptor, receiver) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
         && !Instrumenter.GUARDED.containsKey(owner + "." + name + descriptor) && made(owner, descriptor) == null)
       return null;
     return "its cost is charged where it is called; write a lambda that calls it";
