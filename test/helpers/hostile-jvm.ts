@@ -51,6 +51,11 @@ public class Hostile extends Contract {
     for (int i = 0; i < 1_000_000; i++) total += seen.hashCode();
     return total;
   }
+  public int identityKeys(int n) {
+    Map<Object, Integer> seen = new HashMap<>();
+    for (int i = 0; i < n; i++) seen.put(new Object(), i);
+    return seen.size();
+  }
   public int search(int n) { String hay = "a".repeat(n); String needle = "a".repeat(n / 2) + "b"; return hay.indexOf(needle); }
 }
 `
@@ -187,6 +192,12 @@ export const HOSTILE_CASES: HostileCase[] = [
   {
     name: "a JDK list's hash through an Object reference, a million times",
     method: 'listHash',
+    args: ['100000'],
+    expect: { kind: 'budget', error: /step budget/ },
+  },
+  {
+    name: 'a HashMap of keys that compare by identity (one bucket: identity hashes are all 1)',
+    method: 'identityKeys',
     args: ['100000'],
     expect: { kind: 'budget', error: /step budget/ },
   },

@@ -549,18 +549,21 @@ final class Instrumenter {
       used = next - firstFree;
       for (int k = params.size() - 1; k >= 0; k--) local(pre, ISTORE + typeOffset(params.get(k)), slot[k]);
       boolean receiver = plan.receiver && opcode != INVOKESTATIC && !name.equals("<init>");
+      boolean keyed = plan.kind == JdkCosts.HASHED;
       if (receiver) {
         pre.u1(DUP);
-        pre.bytes(invoke(cf.addMethodref(METER, plan.kind == JdkCosts.LINKED ? "unitsIfLinked" : "units", "(Ljava/lang/Object;)J")));
+        String measure = plan.kind == JdkCosts.LINKED ? "unitsIfLinked" : keyed ? "unitsIfHashed" : "units";
+        pre.bytes(invoke(cf.addMethodref(METER, measure, "(Ljava/lang/Object;)J")));
       } else {
         pre.u1(LCONST_0);
       }
       pre.u1(LCONST_0);
       for (int k = 0; k < params.size(); k++) {
         int type = typeOffset(params.get(k));
+        if (keyed && k > 0) continue; // a keyed look-up: only the key matters
         if (type == 4) {
           local(pre, ILOAD + 4, slot[k]);
-          pre.bytes(invoke(cf.addMethodref(METER, "units", "(Ljava/lang/Object;)J")));
+          pre.bytes(invoke(cf.addMethodref(METER, keyed ? "unitsIfIdentityKey" : "units", "(Ljava/lang/Object;)J")));
           pre.u1(LADD);
         } else if (type == 0 && counts) {
           local(pre, ILOAD, slot[k]);

@@ -25,7 +25,7 @@ final class JdkCosts {
   private JdkCosts() {}
 
   /** cost kinds: steps = linear sum of operand sizes; product of the first and the rest; quadratic; n log n */
-  static final int LINEAR = 0, PRODUCT = 1, QUADRATIC = 2, SORT = 3, LINKED = 4;
+  static final int LINEAR = 0, PRODUCT = 1, QUADRATIC = 2, SORT = 3, LINKED = 4, HASHED = 5;
 
   /** How a call site is charged: its kind, and whether the receiver's size counts. */
   static final class Plan {
@@ -49,6 +49,16 @@ final class JdkCosts {
   private static final Plan SORT_ALL = new Plan(SORT, true, false);
   /** the receiver's size counts only when it is a linked list (where a position is found by walking) */
   private static final Plan SEQUENTIAL = new Plan(LINKED, true, false);
+  /**
+   * A look-up by key in a hash table: constant-time, unless the key compares by identity (the
+   * executor's identity hashes are all 1, so such keys share one bucket, searched one by one):
+   * then the table's size is charged.
+   */
+  private static final Plan KEYED = new Plan(HASHED, true, false);
+  private static final Set<String> HASH_OWNERS = Set.of("java/util/Map", "java/util/HashMap", "java/util/LinkedHashMap", "java/util/Set",
+      "java/util/HashSet", "java/util/LinkedHashSet", "java/util/AbstractMap", "java/util/AbstractSet");
+  private static final Set<String> KEYED_METHODS = Set.of("get", "put", "containsKey", "remove", "add", "contains", "putIfAbsent",
+      "getOrDefault", "computeIfAbsent", "computeIfPresent", "compute", "merge", "replace");
 
   private static final Set<String> STRING_CONSTANT = Set.of("length", "isEmpty", "charAt", "codePointAt", "codePointBefore", "hashCode", "valueOf",
       "getClass", "describeConstable", "resolveConstantDesc");
@@ -125,6 +135,7 @@ final class JdkCosts {
       if (name.equals("removeAll") || name.equals("retainAll") || name.equals("containsAll")) return PRODUCT_ALL;
       if (name.equals("sort")) return SORT_ALL;
       if (COLLECTION_WHOLE.contains(name)) return LINEAR_ALL;
+      if (HASH_OWNERS.contains(owner) && KEYED_METHODS.contains(name) && descriptor.startsWith("(Ljava/lang/Object;")) return KEYED;
       if (!SEQUENCES.contains(owner)) return null;
       // list.add(e), queue.remove() and peeks are constant-time; searching and removing an element walk the list
       if (name.equals("contains") || name.equals("indexOf") || name.equals("lastIndexOf") || name.equals("removeFirstOccurrence")
