@@ -13,7 +13,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@link #plan}: the operands a call is charged for and how (linear, product, quadratic,
- *       n log n); null for constant-time calls.
+ *       n log n, a linked list's walk, a hash bucket of identity keys); null for constant-time
+ *       calls. A JDK call no table names is linear in all its operands.
  *   <li>{@link #capacity}: calls whose int argument reserves memory (a capacity, a length): charged
  *       to the memory budget before they run.
  *   <li>{@link #refusal}: JDK members refused outright: per-JVM randomness, shared identity,
