@@ -81,6 +81,7 @@ const LONG_FIRST = [
   'test/durability.test.ts',
   'conformance/conformance.test.ts',
   'test/network/partition.test.ts',
+  'test/network/jvm-hostile.test.ts',
   'test/network/membership.test.ts',
   'test/network/join.test.ts',
   'test/network/adversary.test.ts',

@@ -7,12 +7,15 @@ import { ErrorCode } from '../generated/errors.ts'
 
 export class RpcError extends Error {
   override name = 'RpcError'
+  /** the reply's `data` beside code and message (a discarded transaction's reason), when there is one */
+  readonly data: string | undefined
   constructor(
     readonly code: number,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; data?: string },
   ) {
     super(message, options)
+    this.data = options?.data
   }
 }
 

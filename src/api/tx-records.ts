@@ -10,9 +10,13 @@ import { notFound } from './archived.ts'
 import { resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
 
-/** The receipt error of a discarded transaction: its failure name is the message (spec "tx_getTransactionReceipt"). */
+/**
+ * The receipt error of a discarded transaction: its failure name is the message (spec
+ * "tx_getTransactionReceipt"), and its reason (a contract's exception, the limit it hit) is the
+ * reply's `data`, where the SDK's RequestError keeps it (`error.response.data`).
+ */
 export function receiptFailure(invalid: InvalidTx): RpcError {
-  return new RpcError(InvalidReason[invalid.invalidMsg], invalid.invalidMsg)
+  return new RpcError(InvalidReason[invalid.invalidMsg], invalid.invalidMsg, { data: invalid.detail })
 }
 
 /** The receipt of `hash`, or the error tx_getTransactionReceipt answers: its failure, or -32001 (archived: where it went). */

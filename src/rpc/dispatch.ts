@@ -73,6 +73,8 @@ interface Envelope {
   id: string | number | bigint | null
   code: number
   message: string
+  /** why, when the error has more to say than its name (a discarded transaction's reason) */
+  data?: string
   result?: unknown
 }
 
@@ -88,6 +90,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     id,
     code: error.code,
     message: error.message,
+    ...(error.data === undefined ? {} : { data: error.data }),
   })
 
   async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope> {

@@ -12,6 +12,8 @@ import { envelope, post } from './node.ts'
 export interface Reply {
   code: number
   message: string
+  /** a discarded transaction's reason (tx_getTransactionReceipt) */
+  data?: string
   result?: unknown
 }
 

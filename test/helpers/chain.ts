@@ -22,6 +22,8 @@ export interface Reply<T = unknown> {
   id: unknown
   code: number
   message: string
+  /** a discarded transaction's reason (tx_getTransactionReceipt) */
+  data?: string
   result?: T
 }
 

@@ -22,9 +22,9 @@ public class Hostile extends Contract {
   }
   private static void spin() { for (;;) { } }
   public String swap() { String before = GRID[0][0] + "," + GRID[1][0]; GRID[0] = GRID[1]; GRID[0][0] = 9; return before; }
-  public void finallyAfterSpin() { try { spin(); } finally { for (String key : List.of("f")) ledger.put(key, "ran"); } }
+  public void finallyAfterSpin() { String[] keys = {"f"}; try { spin(); } finally { for (String key : keys) ledger.put(key, "ran"); } }
   public void loopInFinally() { try { spin(); } finally { long s = 0; for (int i = 0; i < 1000; i++) s += i; ledger.put("s", s); } }
-  public void spinInFinally() { try { spin(); } finally { for (String key : List.of("f")) spin(); } }
+  public void spinInFinally() { String[] keys = {"f"}; try { spin(); } finally { for (String key : keys) spin(); } }
   public String resources() { StringBuilder log = new StringBuilder(); try (Res r = new Res(log)) { log.append("use;"); } return log.toString(); }
   public void resourcesSpin() { try (Res r = new Res(new StringBuilder())) { spin(); } }
   public String catchAll() { try { spin(); } catch (Throwable t) { return "caught " + t; } return "?"; }
@@ -43,6 +43,19 @@ public class Hostile extends Contract {
   public int bigArray() { return new byte[1 << 30].length; }
   public int almostBudget() { return new long[7_000_000].length; }
   public String bigReturn() { return "x".repeat(8 << 20); }
+  public int listHash(int n) {
+    List<Integer> list = new ArrayList<>();
+    for (int i = 0; i < n; i++) list.add(i);
+    Object seen = list;
+    int total = 0;
+    for (int i = 0; i < 1_000_000; i++) total += seen.hashCode();
+    return total;
+  }
+  public int identityKeys(int n) {
+    Map<Object, Integer> seen = new HashMap<>();
+    for (int i = 0; i < n; i++) seen.put(new Object(), i);
+    return seen.size();
+  }
   public int search(int n) { String hay = "a".repeat(n); String needle = "a".repeat(n / 2) + "b"; return hay.indexOf(needle); }
 }
 `
@@ -109,7 +122,8 @@ export interface HostileCase {
 
 export const HOSTILE_CASES: HostileCase[] = [
   { name: 'swapped slots of a nested static array', method: 'swap', args: [], expect: { ret: '1,2' } },
-  // javac covers the entry of a finally holding a for-each loop (or a counted loop) with the handler's own range
+  // javac covers the entry of a finally holding a loop with the handler's own range when the finally
+  // follows a local variable (these shapes): the stop used to be caught there again and again
   { name: 'finally after the budget ran out', method: 'finallyAfterSpin', args: [], expect: { kind: 'budget', error: /step budget/ } },
   { name: 'a loop inside finally', method: 'loopInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
   { name: 'a spin inside finally', method: 'spinInFinally', args: [], expect: { kind: 'budget', error: /step budget/ } },
@@ -174,6 +188,18 @@ export const HOSTILE_CASES: HostileCase[] = [
     method: 'bigReturn',
     args: [],
     expect: { kind: 'limit', error: /the return value exceeds 65536 bytes/ },
+  },
+  {
+    name: "a JDK list's hash through an Object reference, a million times",
+    method: 'listHash',
+    args: ['100000'],
+    expect: { kind: 'budget', error: /step budget/ },
+  },
+  {
+    name: 'a HashMap of keys that compare by identity (one bucket: identity hashes are all 1)',
+    method: 'identityKeys',
+    args: ['100000'],
+    expect: { kind: 'budget', error: /step budget/ },
   },
   { name: 'a quadratic substring search', method: 'search', args: ['1000000'], expect: { kind: 'budget', error: /step budget/ } },
 ]

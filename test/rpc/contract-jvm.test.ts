@@ -22,6 +22,7 @@ import {
 import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, fails, ok, type Reply, receiptOf, SUBMIT, send, sleep, type WireReceipt, type WireTx } from '../helpers/chain.ts'
+import { loadSdk } from '../helpers/jssdk.ts'
 import { compileExample, compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { startTestNode } from '../helpers/node.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
@@ -248,6 +249,21 @@ test('exception → rollback: the writes and events of a failed call are gone; -
   const f1 = await failure(thrown.reply)
   assert.is(f1.code, -32005)
   assert.match(f1.reason, /INVOKE_CONTRACT_FAILED \(refused after writing k \(at t\.Testing\.noteThenFail line \d+\)\)/)
+  // the receipt says why: the failure name is the message, the reason its `data`, also as the official SDK reports it
+  assert.is(thrown.reply.message, 'INVOKE_CONTRACT_FAILED')
+  assert.match(String(thrown.reply.data), /^refused after writing k \(at t\.Testing\.noteThenFail line \d+\)$/)
+  const sdk = loadSdk()
+  const manager = await sdk.ProviderManager.createManager({ httpProviders: [new sdk.HttpProvider(1, url.replace(/^http:\/\//, ''))] })
+  const sdkError = await sdk.ServiceManager.getTxService(manager)
+    .getTransactionReceipt(thrown.hash)
+    .send()
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+  assert.ok(sdkError instanceof sdk.RequestError, 'the SDK reports the failed receipt as a RequestError')
+  assert.is(sdkError.getCode(), -32005)
+  assert.match(String((sdkError as unknown as { response: { data?: string } }).response.data), /^refused after writing k/)
   const divided = await invokeJvm(owner, at, jvmCallPayload('noteThenDivide', 'k', 0))
   const f2 = await failure(divided.reply)
   assert.is(f2.code, -32005)
@@ -418,6 +434,11 @@ test('the executor killed in the middle of a call: the node starts a new one and
   assert.ok(second !== undefined && second !== first, 'a new executor runs')
   const tx = await ok<WireTx>(url, 'tx_getTransactionByHash', [hash])
   assert.is(tx.invalid, undefined)
+})
+
+test('the wall-clock safety net stopped none of these calls: the steps decided every outcome', async () => {
+  const metrics = await (await fetch(`${url}/metrics`)).text()
+  assert.match(metrics, /^keel_jvm_wall_clock_stops_total\{[^}]*\} 0$/m)
 })
 
 test.run()

@@ -302,7 +302,7 @@ export interface KeelClientMethods {
   /**
    * Receipt of a transaction.
    *
-   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first). A simulated transaction has a receipt too.
+   * Returns the receipt once the transaction is committed. Unknown or not yet committed: -32001 `Not found receipt 0x<hash>`; a transaction whose block was archived: the same, followed by `: its block 0x<n> was archived with snapshot 0x<id>; archive_restore 0x<id> brings it back` (clients poll on this code; Keel never answers code 0 with a null result). A transaction that was discarded answers with the failure name as the message: -32002 `OUTOFBALANCE`, -32003 `SIGFAILED`, -32004 `DEPLOY_CONTRACT_FAILED`, -32005 `INVOKE_CONTRACT_FAILED`, -32008 `INVALID_PERMISSION`, -32007 `REPEATED` (a second valid copy of a transaction another VP admitted first); the reply's `data` beside `code` and `message` says why (a contract's exception and where it was thrown, the budget or limit it hit, a refused class). A simulated transaction has a receipt too.
    * @param txHash Hash
    * @returns receipt
    * @throws -32602 INVALID_PARAMS: invalid method parameters

@@ -22,9 +22,10 @@ import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 /**
- * JDK calls whose work grows with an argument, redirected here by the Instrumenter so that their
- * cost is charged (steps and memory) before they run. Everything else a contract calls in the JDK
- * does work bounded by data the contract built step by step.
+ * JDK calls redirected here by the Instrumenter (a static method taking the receiver first) where a
+ * charge needs more than the call's operands (JdkCosts): an exponent or shift that sets the size of
+ * the result, a stream source the JDK drives by itself (each element charged), `split` by a literal
+ * only, a BitSet's growth, appending an object's text. Also the size limits of numbers.
  */
 public final class Guards {
   private Guards() {}

@@ -19,10 +19,15 @@ import java.util.Map;
  *       machine-dependent StackOverflowError could be reached;
  *   <li>array sizes are charged to the per-call memory budget before {@code newarray}/{@code
  *       anewarray}, and after {@code multianewarray};
- *   <li>a few JDK calls whose cost depends on an argument are redirected to {@link Guards}.
+ *   <li>every exception handler begins with {@code Meter.caught(e)}, placed outside every exception
+ *       range of the method, so a stopped call (or a VM error) cannot be caught by any handler;
+ *   <li>calls into the JDK are charged before they run from their operands' sizes, and what they
+ *       return (text, arrays, numbers) is charged after ({@link JdkCosts}); a few are redirected
+ *       to {@link Guards}.
  * </ul>
  *
- * The inserted code never changes the locals and leaves the operand stack as it found it, so every
+ * The inserted code leaves the operand stack as it found it and uses locals only above the method's
+ * own, within one basic block (a charged call's arguments, parked while they are measured), so every
  * StackMapTable frame stays valid as it is; only offsets move. Branch targets, exception ranges and
  * frames map to the start of the code inserted before an instruction.
  */
@@ -456,8 +461,9 @@ final class Instrumenter {
     return a.done();
   }
 
+  /** the JDK: what a contract names besides its own classes and the contract API is in java.* */
   private boolean isJdk(String owner) {
-    return !own.contains(owner) && !owner.startsWith("keel/") && !owner.startsWith("[");
+    return owner.startsWith("java/") && !own.contains(owner);
   }
 
   private static final int LCONST_0 = 0x09, LADD = 0x61, ILOAD = 0x15, ISTORE = 0x36;
@@ -530,7 +536,8 @@ final class Instrumenter {
       pre.bytes(invoke(cf.addMethodref(METER, "range", "(III)V")));
     }
     int used = 0;
-    JdkCosts.Plan plan = JdkCosts.plan(owner, name, descriptor);
+    boolean counts = owner.startsWith("java/math/");
+    JdkCosts.Plan plan = JdkCosts.charged(owner, name, descriptor, opcode != INVOKESTATIC && !name.equals("<init>"));
     if (plan != null) {
       List<String> params = params(descriptor);
       int[] slot = new int[params.size()];
@@ -542,19 +549,21 @@ final class Instrumenter {
       used = next - firstFree;
       for (int k = params.size() - 1; k >= 0; k--) local(pre, ISTORE + typeOffset(params.get(k)), slot[k]);
       boolean receiver = plan.receiver && opcode != INVOKESTATIC && !name.equals("<init>");
+      boolean keyed = plan.kind == JdkCosts.HASHED;
       if (receiver) {
         pre.u1(DUP);
-        pre.bytes(invoke(cf.addMethodref(METER, plan.kind == JdkCosts.LINKED ? "unitsIfLinked" : "units", "(Ljava/lang/Object;)J")));
+        String measure = plan.kind == JdkCosts.LINKED ? "unitsIfLinked" : keyed ? "unitsIfHashed" : "units";
+        pre.bytes(invoke(cf.addMethodref(METER, measure, "(Ljava/lang/Object;)J")));
       } else {
         pre.u1(LCONST_0);
       }
       pre.u1(LCONST_0);
-      boolean counts = owner.startsWith("java/math/");
       for (int k = 0; k < params.size(); k++) {
         int type = typeOffset(params.get(k));
+        if (keyed && k > 0) continue; // a keyed look-up: only the key matters
         if (type == 4) {
           local(pre, ILOAD + 4, slot[k]);
-          pre.bytes(invoke(cf.addMethodref(METER, "units", "(Ljava/lang/Object;)J")));
+          pre.bytes(invoke(cf.addMethodref(METER, keyed ? "unitsIfIdentityKey" : "units", "(Ljava/lang/Object;)J")));
           pre.u1(LADD);
         } else if (type == 0 && counts) {
           local(pre, ILOAD, slot[k]);

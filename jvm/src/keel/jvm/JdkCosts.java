@@ -13,7 +13,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@link #plan}: the operands a call is charged for and how (linear, product, quadratic,
- *       n log n); null for constant-time calls.
+ *       n log n, a linked list's walk, a hash bucket of identity keys); null for constant-time
+ *       calls. A JDK call no table names is linear in all its operands.
  *   <li>{@link #capacity}: calls whose int argument reserves memory (a capacity, a length): charged
  *       to the memory budget before they run.
  *   <li>{@link #refusal}: JDK members refused outright: per-JVM randomness, shared identity,
@@ -25,7 +26,7 @@ final class JdkCosts {
   private JdkCosts() {}
 
   /** cost kinds: steps = linear sum of operand sizes; product of the first and the rest; quadratic; n log n */
-  static final int LINEAR = 0, PRODUCT = 1, QUADRATIC = 2, SORT = 3, LINKED = 4;
+  static final int LINEAR = 0, PRODUCT = 1, QUADRATIC = 2, SORT = 3, LINKED = 4, HASHED = 5;
 
   /** How a call site is charged: its kind, and whether the receiver's size counts. */
   static final class Plan {
@@ -49,6 +50,16 @@ final class JdkCosts {
   private static final Plan SORT_ALL = new Plan(SORT, true, false);
   /** the receiver's size counts only when it is a linked list (where a position is found by walking) */
   private static final Plan SEQUENTIAL = new Plan(LINKED, true, false);
+  /**
+   * A look-up by key in a hash table: constant-time, unless the key compares by identity (the
+   * executor's identity hashes are all 1, so such keys share one bucket, searched one by one):
+   * then the table's size is charged.
+   */
+  private static final Plan KEYED = new Plan(HASHED, true, false);
+  private static final Set<String> HASH_OWNERS = Set.of("java/util/Map", "java/util/HashMap", "java/util/LinkedHashMap", "java/util/Set",
+      "java/util/HashSet", "java/util/LinkedHashSet", "java/util/AbstractMap", "java/util/AbstractSet");
+  private static final Set<String> KEYED_METHODS = Set.of("get", "put", "containsKey", "remove", "add", "contains", "putIfAbsent",
+      "getOrDefault", "computeIfAbsent", "computeIfPresent", "compute", "merge", "replace");
 
   private static final Set<String> STRING_CONSTANT = Set.of("length", "isEmpty", "charAt", "codePointAt", "codePointBefore", "hashCode", "valueOf",
       "getClass", "describeConstable", "resolveConstantDesc");
@@ -125,6 +136,7 @@ final class JdkCosts {
       if (name.equals("removeAll") || name.equals("retainAll") || name.equals("containsAll")) return PRODUCT_ALL;
       if (name.equals("sort")) return SORT_ALL;
       if (COLLECTION_WHOLE.contains(name)) return LINEAR_ALL;
+      if (HASH_OWNERS.contains(owner) && KEYED_METHODS.contains(name) && descriptor.startsWith("(Ljava/lang/Object;")) return KEYED;
       if (!SEQUENCES.contains(owner)) return null;
       // list.add(e), queue.remove() and peeks are constant-time; searching and removing an element walk the list
       if (name.equals("contains") || name.equals("indexOf") || name.equals("lastIndexOf") || name.equals("removeFirstOccurrence")
@@ -135,7 +147,30 @@ final class JdkCosts {
       if (descriptor.startsWith("(I") && (name.equals("get") || name.equals("set") || name.equals("listIterator"))) return SEQUENTIAL;
       return null;
     }
-    return null;
+    // views and function objects do constant work per call (a function's body, when it is the
+    // contract's, is metered as it runs); System.arraycopy is charged by its length (capacity)
+    if (owner.startsWith("java/util/function/") || owner.equals("java/util/Iterator") || owner.equals("java/util/ListIterator")
+        || owner.equals("java/util/Map$Entry") || owner.startsWith("java/util/Optional") || owner.equals("java/lang/System"))
+      return null;
+    // everything else of the JDK (Object.toString and equals, Comparable.compareTo, CharSequence, the
+    // boxed types' parsing, streams and collectors, charsets, …): linear in all its operands
+    return owner.startsWith("java/") ? LINEAR_ALL : null;
+  }
+
+  /**
+   * The plan a call site really gets: none when the call has nothing to measure (Math.max, a boxed
+   * value of a primitive). `receiver`: the call has one (not static, not a constructor).
+   */
+  static Plan charged(String owner, String name, String descriptor, boolean receiver) {
+    Plan plan = plan(owner, name, descriptor);
+    if (plan == null) return null;
+    boolean counts = owner.startsWith("java/math/");
+    boolean measured = plan.receiver && receiver;
+    for (String p : Instrumenter.params(descriptor)) {
+      char c = p.charAt(0);
+      measured |= c == 'L' || c == '[' || counts && (c == 'I' || c == 'S' || c == 'B' || c == 'C' || c == 'Z');
+    }
+    return measured ? plan : null;
   }
 
   /** A call whose int argument on top of the stack reserves that many elements: element size in bytes; 0 when not one. */
@@ -248,8 +283,8 @@ final class JdkCosts {
    * sites. The JDK would call them without passing a call site; a lambda calling them is contract
    * code, charged like any other.
    */
-  static String referenceRefusal(String owner, String name, String descriptor) {
-    if (plan(owner, name, descriptor) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
+  static String referenceRefusal(String owner, String name, String descriptor, boolean receiver) {
+    if (charged(owner, name, descriptor, receiver) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
         && !Instrumenter.GUARDED.containsKey(owner + "." + name + descriptor) && made(owner, descriptor) == null)
       return null;
     return "its cost is charged where it is called; write a lambda that calls it";

@@ -143,6 +143,32 @@ public final class Meter {
     return o instanceof java.util.LinkedList ? ((java.util.LinkedList<?>) o).size() : 0;
   }
 
+  /** The size of a JDK hash table (HashMap, HashSet and their linked kinds), else 0. */
+  public static long unitsIfHashed(Object o) {
+    if (o == null || o.getClass().getClassLoader() != null) return 0;
+    if (o instanceof java.util.HashMap) return ((java.util.HashMap<?, ?>) o).size();
+    if (o instanceof java.util.HashSet) return ((java.util.HashSet<?>) o).size();
+    return 0;
+  }
+
+  /** whether a class's equals is Object's (identity) */
+  private static final ClassValue<Boolean> IDENTITY_EQUALS =
+      new ClassValue<>() {
+        @Override
+        protected Boolean computeValue(Class<?> type) {
+          try {
+            return type.getMethod("equals", Object.class).getDeclaringClass() == Object.class;
+          } catch (NoSuchMethodException e) {
+            return true;
+          }
+        }
+      };
+
+  /** 1 when `key` compares by identity and cannot be ordered (a bucket of such keys is searched one by one), else 0. */
+  public static long unitsIfIdentityKey(Object key) {
+    return key != null && !(key instanceof Comparable) && IDENTITY_EQUALS.get(key.getClass()) ? 1 : 0;
+  }
+
   /** Charges a JDK call before it runs: `first` is its receiver's size, `rest` the sum of its other operands'. */
   public static void jdk(long first, long rest, int plan) {
     int kind = plan & 7;
@@ -157,6 +183,10 @@ public final class Meter {
         break;
       case JdkCosts.SORT:
         cost = n * (64 - Long.numberOfLeadingZeros(n) + 1) / 8;
+        break;
+      case JdkCosts.HASHED:
+        // a walk through a bucket's tree, one entry at a time: a step each
+        cost = rest > 0 ? first : 0;
         break;
       default:
         cost = n / 16;

@@ -62,7 +62,7 @@ final class Scanner {
     String ownerClass = ClassFile.elementClass(owner);
     checkClass(ownerClass, context);
     String reason = Allow.memberReason(owner, name);
-    if (reason == null && !isOwn(ownerClass)) reason = JdkCosts.refusal(owner, name, descriptor);
+    if (reason == null && owner.startsWith("java/")) reason = JdkCosts.refusal(owner, name, descriptor);
     if (reason != null)
       throw refuse(context + " " + ClassFile.dotted(owner) + "." + name + " is not allowed (" + reason + ")");
     checkDescriptor(descriptor, context);
@@ -251,8 +251,10 @@ final class Scanner {
       if (arg.tag == ClassFile.METHOD_HANDLE) {
         String[] target = cf.memberRef(arg.b);
         checkMember(target[0], target[1], target[2], "method reference to");
-        if (!isOwn(ClassFile.elementClass(target[0])) && !target[0].startsWith(Allow.API)) {
-          String costly = JdkCosts.referenceRefusal(target[0], target[1], target[2]);
+        if (target[0].startsWith("java/") && !isOwn(target[0])) {
+          // handle kinds 5, 7, 9: invokeVirtual, invokeSpecial, invokeInterface (a receiver); 6 static, 8 constructor
+          boolean receiver = arg.a == 5 || arg.a == 7 || arg.a == 9;
+          String costly = JdkCosts.referenceRefusal(target[0], target[1], target[2], receiver);
           if (costly != null)
             throw refuse("method reference to " + ClassFile.dotted(target[0]) + "." + target[1] + " is not allowed (" + costly + ")");
         }

@@ -1,0 +1,142 @@
+/**
+ * Issue 26 part 1 on a network: the hostile Java contract of test/helpers/hostile-jvm.ts on 4 VPs,
+ * every node its own process with its own Java executor. Each case is invoked once, every node's
+ * executor is then killed, and each case is invoked again (the nodes start new executors, which
+ * load the code again): every VP must give each transaction the same receipt — the same success and
+ * ret, or the same failure, reason and steps — the second round the same as the first, and no
+ * node's wall-clock safety net may have stopped a call. The deploys the executor must refuse are
+ * refused alike everywhere. One network for all of it: four JVMs and four nodes are costly.
+ *
+ *   npx tsx test/network/jvm-hostile.test.ts
+ */
+import { appendFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { jvmCallPayload, jvmDeployPayload, jvmRetText } from '../../sdk/src/jvm.ts'
+import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
+import type { JvmCode } from '../../src/exec/jvm/child.ts'
+import { assertNoFork, call, type Reply } from '../helpers/audit.ts'
+import { compileHostile, compileRefused, HOSTILE_CASES, REFUSED_SOURCES } from '../helpers/hostile-jvm.ts'
+import { executorPidOf } from '../helpers/jvm.ts'
+import { processNetwork } from '../helpers/process-network.ts'
+import type { Wallet } from '../helpers/wallet.ts'
+
+const net = processNetwork('netjvm')
+let plan: NetworkPlan
+let funder: Wallet
+let hostile: JvmCode
+let refused: Map<string, JvmCode>
+let hostileAt: string
+const JVM = { type: 'JVM' } as const
+
+const urls = (): string[] => plan.nodes.map(nodeUrl)
+
+/** Submits `tx` to `url` (again while consensus starts up) and waits until every node has its receipt. */
+async function everywhere(url: string, method: string, tx: Record<string, unknown>): Promise<{ hash: string; replies: Reply[] }> {
+  let hash: string | undefined
+  for (let attempt = 0; hash === undefined; attempt++) {
+    const reply = await call(url, method, [tx])
+    if (reply.code === 0) hash = reply.result as string
+    else if (reply.code !== -32006 || attempt > 200) throw new Error(`${method}: ${reply.code} ${reply.message}`)
+    else await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  const replies: Reply[] = []
+  for (const at of urls()) {
+    const deadline = Date.now() + 120_000
+    for (;;) {
+      const reply = await call(at, 'tx_getTransactionReceipt', [hash])
+      if (reply.code !== -32001) {
+        replies.push(reply)
+        break
+      }
+      if (Date.now() > deadline) throw new Error(`no receipt of ${hash} on ${at}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return { hash, replies }
+}
+
+/** What a receipt reply says, for comparing nodes: code, message, reason, and the receipt without its hash and block fields. */
+function outcome(reply: Reply): string {
+  const r = reply.result as Record<string, unknown> | undefined
+  const receipt = r === undefined ? undefined : { ret: r.ret, gasUsed: r.gasUsed, log: r.log, vmType: r.vmType }
+  return JSON.stringify({ code: reply.code, message: reply.message, data: reply.data, receipt })
+}
+
+test.before(async () => {
+  ;[hostile, refused] = await Promise.all([compileHostile(), compileRefused()])
+  const created = await net.create({ vps: 4, nvps: 0 })
+  plan = created.plan
+  funder = created.funder
+  // the safety net far off: a machine shared by other test runs must not be mistaken for a stall
+  for (const node of plan.nodes) appendFileSync(join(net.dir, node.hostname, 'keel.toml'), '\n[jvm]\ncallTimeoutMs = 30000\n')
+  await Promise.all(plan.nodes.map((node) => net.start(node.hostname)))
+  const deployed = await everywhere(urls()[0], 'contract_deployContract', funder.deploy(jvmDeployPayload(hostile), JVM))
+  assert.is(deployed.replies[0].code, 0, deployed.replies[0].message)
+  hostileAt = (deployed.replies[0].result as { contractAddress: string }).contractAddress
+})
+
+test.after(async () => {
+  await net.killAll()
+})
+
+test('every escape ends the same way on all 4 VPs, and again the same after every executor was killed', async () => {
+  const rounds: string[][] = []
+  for (let round = 0; round < 2; round++) {
+    const outcomes: string[] = []
+    for (const [i, c] of HOSTILE_CASES.entries()) {
+      const target = urls()[(i + round) % urls().length]
+      const { hash, replies } = await everywhere(
+        target,
+        'contract_invokeContract',
+        funder.invoke(hostileAt, jvmCallPayload(c.method, ...c.args), JVM),
+      )
+      const texts = replies.map(outcome)
+      for (const [k, text] of texts.entries())
+        assert.is(text, texts[0], `${c.name} (${hash}): ${plan.nodes[k].hostname} agrees with ${plan.nodes[0].hostname}`)
+      const reply = replies[0]
+      if ('ret' in c.expect) {
+        assert.is(reply.code, 0, `${c.name}: ${reply.message} ${reply.data}`)
+        assert.is(jvmRetText((reply.result as { ret: string }).ret), c.expect.ret, c.name)
+      } else {
+        assert.is(reply.code, -32005, `${c.name}: ${reply.message}`)
+        assert.match(String(reply.data), c.expect.error, c.name)
+      }
+      outcomes.push(texts[0])
+    }
+    rounds.push(outcomes)
+    if (round === 0) {
+      for (const process of net.processes.values()) {
+        const pid = executorPidOf(process.pid)
+        assert.ok(pid !== undefined, 'each node runs an executor')
+        globalThis.process.kill(pid as number, 'SIGKILL')
+      }
+    }
+  }
+  assert.equal(rounds[1], rounds[0], 'the second round (new executors) gives the receipts of the first')
+})
+
+test('the deploys that would keep state outside the ledger or work unmetered are refused alike everywhere', async () => {
+  for (const [main, { reason }] of Object.entries(REFUSED_SOURCES)) {
+    const { replies } = await everywhere(
+      urls()[1],
+      'contract_deployContract',
+      funder.deploy(jvmDeployPayload(refused.get(main) as JvmCode), JVM),
+    )
+    const texts = replies.map(outcome)
+    for (const text of texts) assert.is(text, texts[0], main)
+    assert.is(replies[0].code, -32004, main)
+    assert.match(String(replies[0].data), reason, main)
+  }
+})
+
+test('one chain on every VP, and no node stopped a call by the wall clock', async () => {
+  await assertNoFork(urls())
+  for (const url of urls()) {
+    const metrics = await (await fetch(`${url}/metrics`)).text()
+    assert.match(metrics, /^keel_jvm_wall_clock_stops_total\{[^}]*\} 0$/m, url)
+  }
+})
+
+test.run()
