@@ -45,6 +45,7 @@ let pm: Sdk.ProviderManager
 let contracts: ReturnType<typeof ServiceManager.getContractService>
 let bank: JavaContract
 let bankV2: JavaContract
+let bankVersions: JavaContract
 let kv: JavaContract
 let missing: JavaContract
 let beans: JavaContract
@@ -73,8 +74,31 @@ public interface IAudit extends BaseContractInterface {
     )
     .replace('    source.add(-amount);', '    transfers++;\n    source.add(-amount);')
   assert.ok(sources['bank/Bank.java'].includes('transfers++'), 'the v2 edit applied')
+  // two versions breaking Hyperchain's upgrade rules, in packages of their own (the rule compares field names and types)
+  for (const [pkg, from, to] of [
+    ['removed', '  @StoreField\n  public String name = "unnamed";\n', ''],
+    ['retyped', '  @StoreField\n  public String owner;\n', '  @StoreField\n  public Object owner;\n'],
+  ]) {
+    const text = readFileSync(new URL('Bank.java', dir), 'utf8').replace(
+      'package bank;',
+      `package ${pkg};\nimport bank.Account;\nimport bank.IBank;`,
+    )
+    assert.ok(text.includes(from), `the ${pkg} edit applies`)
+    sources[`${pkg}/Bank.java`] = text
+      .replace(from, to)
+      .replace('return name;', 'return "";')
+      .replace('    name = "Bank of', '    String ignored = "Bank of')
+  }
   return compileJava(sources, 'bank.Bank', 'hyperchain')
 }
+
+/** One version of the bank from a compilation: its Bank (in package `pkg`) with the bank's other classes. */
+const versionOf = (compiled: JavaContract, pkg: string): JavaContract => ({
+  main: `${pkg}.Bank`,
+  classes: new Map(
+    [...compiled.classes].filter(([name]) => name.startsWith(`${pkg}/`) || (name.startsWith('bank/') && !name.startsWith('bank/Bank'))),
+  ),
+})
 
 /** The beans, compiled with the bank's sources and Keel's API (the Missing bean names a stub of it). */
 async function compileBeans(): Promise<JavaContract> {
@@ -216,13 +240,14 @@ async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Rece
 }
 
 test.before(async () => {
-  ;[bank, bankV2, kv, missing, beans] = await Promise.all([
+  ;[bank, bankVersions, kv, missing, beans] = await Promise.all([
     compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
     compileBankV2(),
     compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
     compileJava(MISSING_SOURCES, 'm.UsesTable', 'hyperchain'),
     compileBeans(),
   ])
+  bankV2 = versionOf(bankVersions, 'bank')
   node = await startTestNode(
     {
       chain: { batchTimeoutMs: 5 },
@@ -315,8 +340,32 @@ test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed c
   assert.is(await hvm(bankAt, 'balance', 'alice'), '70')
 })
 
-test('2.x bank upgraded through the SDK: an added @StoreField starts from its initial value, the HyperMap and fields are kept', async () => {
+test('2.x bank upgraded through the SDK: an added @StoreField starts from its initial value, the HyperMap and fields are kept; removing or retyping a field is refused', async () => {
   assert.ok(bankAt !== '', 'deployed by the first test')
+  for (const [pkg, reason] of [
+    [
+      'removed',
+      /upgrade failed: the new code removes @StoreField name \(java\.lang\.String\): Hyperchain's rule is that fields may be added, not removed or retyped/,
+    ],
+    ['retyped', /upgrade failed: the new code changes @StoreField owner from java\.lang\.String to java\.lang\.Object/],
+  ] as const) {
+    const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).upgrade(
+      bankAt,
+      arrayBufferOf(writeJar(versionOf(bankVersions, pkg))),
+    )
+    const tx = builder.build()
+    tx.sign(sdkAccount)
+    const response = await contracts.maintain(tx).send()
+    assert.is(response.code, 0, response.message)
+    const error = await response.poll().then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    )
+    assert.is(error?.code, -32005, `${pkg}: the upgrade fails`)
+    const reasonText = await lastReason()
+    assert.match(reasonText, reason, reasonText)
+  }
+  assert.is(await hvm(bankAt, 'balance', 'alice'), '70', 'the refused upgrades left the old code')
   const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).upgrade(bankAt, arrayBufferOf(writeJar(bankV2)))
   const tx = builder.build()
   tx.sign(sdkAccount)

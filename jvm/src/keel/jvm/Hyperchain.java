@@ -250,6 +250,54 @@ final class Hyperchain {
     }
   }
 
+  // ---- Hyperchain's upgrade rules ----
+
+  /** ledger key of an HVM contract's @StoreField names and types (a name no Java field can have) */
+  static final String FIELDS_KEY = "#fields";
+
+  private static Map<String, Object> schemaOf(Class<?> main) {
+    Map<String, Object> out = new TreeMap<>();
+    for (Field f : storeFields(main)) out.put(f.getName(), f.getGenericType().getTypeName());
+    return out;
+  }
+
+  /**
+   * The deployment of an HVM contract: its `@StoreField` names and types recorded, and (when it
+   * has no onInit) the fields' initial values stored. For the other models nothing.
+   */
+  static void deployed(Contracts.Loaded c, Object instance) throws ReflectiveOperationException {
+    if (c.style != Style.HVM) return;
+    if (instance == null) {
+      instance = c.constructor.newInstance();
+      after(before(Style.HVM, instance));
+    }
+    Host.put(FIELDS_KEY, Beans.toJson(schemaOf(c.mainType)).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Hyperchain's upgrade rule for HVM contracts, checked with the new code before it replaces the
+   * old: every `@StoreField` the old code recorded is still there with the same type (fields may be
+   * added, not removed or retyped); the new list is recorded.
+   */
+  static void upgrade(Contracts.Loaded c) throws Contracts.Failure {
+    if (c.style != Style.HVM) return;
+    Map<String, Object> now = schemaOf(c.mainType);
+    byte[] stored = Host.get(FIELDS_KEY);
+    if (stored != null) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> before = (Map<String, Object>) Beans.fromJson(new String(stored, StandardCharsets.UTF_8), Map.class);
+      for (Map.Entry<String, Object> e : before.entrySet()) {
+        Object type = now.get(e.getKey());
+        if (type == null)
+          throw new Contracts.Failure("upgrade", "the new code removes @StoreField " + e.getKey() + " (" + e.getValue() + "): Hyperchain's rule is that fields may be added, not removed or retyped");
+        if (!type.equals(e.getValue()))
+          throw new Contracts.Failure("upgrade", "the new code changes @StoreField " + e.getKey() + " from " + e.getValue() + " to " + type + ": Hyperchain's rule is that fields may be added, not removed or retyped");
+      }
+    }
+    String json = Beans.toJson(now);
+    if (stored == null || !json.equals(new String(stored, StandardCharsets.UTF_8))) Host.put(FIELDS_KEY, json.getBytes(StandardCharsets.UTF_8));
+  }
+
   /** `ret` for the HVM and 1.x models; null for Keel's (Invocation.encode). */
   static byte[] encode(Style style, Object result, Class<?> returnType) throws Contracts.Failure {
     if (style == Style.HVM) {
