@@ -12,6 +12,7 @@
 import type * as Sdk from '@hyperchain/jssdk'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { hvmAbi } from '../../sdk/src/hvm-abi.ts'
 import {
   type JavaContract,
   type JvmArg,
@@ -379,27 +380,37 @@ test('2.x bank upgraded through the SDK: an added @StoreField starts from its in
   assert.is(await hvm(bankAt, 'balance', 'alice'), '75', 'the HyperMap kept its entries')
 })
 
-test("InvokeBean (the SDK's HvmAbiBuilder): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
+test("InvokeBean and hvm.abi (the SDK's HvmAbiBuilder with the ABI hvmAbi makes): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
   assert.ok(bankAt !== '', 'deployed by the first test')
   const bean = beans.classes.get('beans/MoveTwice') as Uint8Array
-  const field = (name: string, type: string, structName: string) => ({ name, type, structName, properties: [] })
-  const abi = JSON.stringify([
-    {
-      version: 'v1',
-      beanName: 'beans.MoveTwice',
-      beanType: 'InvokeBean',
-      inputs: [
-        field('from', 'String', 'java.lang.String'),
-        field('via', 'String', 'java.lang.String'),
-        field('to', 'String', 'java.lang.String'),
-        field('first', 'Long', 'long'),
-        field('second', 'Long', 'long'),
-      ],
-      output: field('', 'String', 'java.lang.String'),
-      structs: [],
-      classBytes: Buffer.from(bean).toString('hex'),
-    },
-  ])
+  // the hvm.abi Hyperchain's Maven plugin would write, made by the Keel client from the classes
+  const abiBeans = hvmAbi(bank, { invokeBeans: ['beans.MoveTwice'], beanClasses: beans.classes })
+  const moveAbi = abiBeans.find((b) => b.beanType === 'InvokeBean')
+  assert.equal(
+    moveAbi?.inputs.map((i) => `${i.name}:${i.type}:${i.structName}`),
+    ['from:String:java.lang.String', 'via:String:java.lang.String', 'to:String:java.lang.String', 'first:Long:long', 'second:Long:long'],
+  )
+  assert.equal(moveAbi?.output, { name: 'java.lang.String', type: 'String', structName: 'java.lang.String' })
+  assert.equal(
+    abiBeans.find((b) => b.beanName === 'transfer')?.inputs.map((i) => i.structName),
+    ['java.lang.String', 'java.lang.String', 'long'],
+  )
+  const accountAbi = abiBeans.find((b) => b.beanName === 'account')
+  assert.equal(
+    accountAbi?.structs[0]?.properties?.map((p) => `${p.name}:${p.type}`),
+    ['holder:String', 'balance:Long', 'transfers:Int'],
+  )
+  assert.equal(
+    abiBeans
+      .filter((b) => b.beanType === 'MethodBean')
+      .map((b) => b.beanName)
+      .sort(),
+    ['account', 'balance', 'history', 'holders', 'name', 'open', 'transfer'],
+    'the interface methods only',
+  )
+  const abi = JSON.stringify(abiBeans)
+  const viaAbi = await sdkInvoke(bankAt, new InvokeParams.HvmAbiBuilder(abi, 'MethodBean' as never, 'balance').addParam('bob').build())
+  assert.is(jvmRetText(viaAbi.ret), await hvm(bankAt, 'balance', 'bob'), "a MethodBean call through the SDK's HvmAbiBuilder")
   const before = [await hvm(bankAt, 'balance', 'alice'), await hvm(bankAt, 'balance', 'bob')]
   const params = new InvokeParams.HvmAbiBuilder(abi, 'InvokeBean' as never, 'beans.MoveTwice')
     .addParam('alice')
