@@ -325,6 +325,14 @@ test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed c
     'a HyperList keeps its elements in order',
   )
   assert.equal(JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '10' })), ['alice->bob:30', 'bob->alice:2', 'alice->bob:2'])
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), { bob: 32 }, 'a NestedMap inside a NestedMap')
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'bob')), { alice: 2 })
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'carol')), {})
+  await sdkInvoke(bankAt, new InvokeParams.HvmTypeBuilder('forget').addString('alice').build())
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), {}, 'removing a nested map removes its entries')
+  assert.is(await hvm(bankAt, 'transfer', 'alice', 'bob', 1), 'true')
+  assert.is(await hvm(bankAt, 'transfer', 'bob', 'alice', 1), 'true')
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), { bob: 1 }, 'a new nested map in its place')
 
   const overdraw = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload('transfer', 'bob', 'alice', 1000), JVM))
   const refused = await failure(overdraw.reply)
@@ -405,7 +413,7 @@ test("InvokeBean and hvm.abi (the SDK's HvmAbiBuilder with the ABI hvmAbi makes)
       .filter((b) => b.beanType === 'MethodBean')
       .map((b) => b.beanName)
       .sort(),
-    ['account', 'balance', 'history', 'holders', 'name', 'open', 'transfer'],
+    ['account', 'balance', 'forget', 'history', 'holders', 'name', 'open', 'sentBy', 'transfer'],
     'the interface methods only',
   )
   const abi = JSON.stringify(abiBeans)

@@ -57,6 +57,7 @@ final class Hyperchain {
           "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
           "cn/hyperchain/core/HyperList",
+          "cn/hyperchain/core/NestedMap",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
           "cn/hyperchain/jcee/client/ledger/ILedger",
@@ -199,9 +200,11 @@ final class Hyperchain {
     Session s = new Session(instance);
     for (Field f : storeFields(instance.getClass())) {
       Object value = f.get(instance);
-      boolean declaredMap = f.getType() == HyperMap.class || "HyperMap".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperMap.class);
+      String declared = f.getAnnotation(StoreField.class).type();
+      boolean declaredNested = f.getType() == cn.hyperchain.core.NestedMap.class || "NestedMap".equals(declared) && f.getType().isAssignableFrom(cn.hyperchain.core.NestedMap.class);
+      boolean declaredMap = declaredNested || f.getType() == HyperMap.class || "HyperMap".equals(declared) && f.getType().isAssignableFrom(HyperMap.class);
       if (value instanceof HyperMap || value == null && declaredMap) {
-        HyperMap<?, ?> map = value == null ? new HyperMap<>() : (HyperMap<?, ?>) value;
+        HyperMap<?, ?> map = value != null ? (HyperMap<?, ?>) value : declaredNested ? new cn.hyperchain.core.NestedMap<>() : new HyperMap<>();
         if (value == null) f.set(instance, map);
         Stores.bind(map, f.getName(), argument(f.getGenericType(), 0), argument(f.getGenericType(), 1));
         s.maps.put(f, map);
