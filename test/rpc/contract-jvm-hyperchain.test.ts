@@ -169,11 +169,7 @@ const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
   },
   { name: 'Reflection', body: 'return bank.getClass().getName();', reason: /getClass is not allowed \(reflection\)/ },
   { name: 'Files', body: 'return "" + new java.io.File("/").exists();', reason: /class java\.io\.File is not allowed \(I\/O\)/ },
-  {
-    name: 'CatchAll',
-    body: 'try { return bank.name(); } catch (Throwable t) { return "hidden"; }',
-    reason: /catching java\.lang\.Throwable is not allowed/,
-  },
+  { name: 'Random', body: 'return "" + Math.random();', reason: /java\.lang\.Math\.random is not allowed \(randomness\)/ },
   {
     name: 'MainClass',
     body: '((bank.Bank) bank).drain("alice"); return "drained";',
