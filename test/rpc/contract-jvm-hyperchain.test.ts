@@ -125,6 +125,16 @@ public class UsesTable extends BaseContract {
   @StoreField
   public HyperTable table = new HyperTable();
 }`,
+  // Hyperchain's BaseContract has getValueFromExtra; Keel's does not: compiled against a stand-in that has it
+  'cn/hyperchain/contract/BaseContract.java': `package cn.hyperchain.contract;
+public abstract class BaseContract implements BaseContractInterface {
+  public final String getValueFromExtra(String path) { return ""; }
+}`,
+  'm/UsesExtra.java': `package m;
+import cn.hyperchain.contract.BaseContract;
+public class UsesExtra extends BaseContract {
+  public String extra() { return getValueFromExtra("name.last"); }
+}`,
   'm/UsesGson.java': `package m;
 import cn.hyperchain.contract.BaseContract;
 public class UsesGson extends BaseContract {
@@ -518,6 +528,11 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       main: 'm.UsesTable',
       classes: only(['m/UsesTable']),
       reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+    },
+    {
+      main: 'm.UsesExtra',
+      classes: only(['m/UsesExtra']),
+      reason: /call of m\.UsesExtra\.getValueFromExtra is not allowed \(a part of Hyperchain's API Keel does not provide/,
     },
     {
       main: 'm.UsesGson',

@@ -92,6 +92,55 @@ final class Hyperchain {
     return "neither one of the contract's classes nor a class the engine provides: put it in the contract's jar";
   }
 
+  private static final Map<String, Set<String>> MEMBERS = new java.util.HashMap<>();
+
+  /**
+   * Why a member of a provided Hyperchain class is refused: Keel's class lacks it (a contract
+   * compiled against Hyperchain's own jar may use more of it than Keel provides), so the deploy
+   * says so instead of the call failing to link. Null when it is there or the class is not
+   * Hyperchain's.
+   */
+  static String memberReason(String owner, String name) {
+    if (!isProvided(owner) || name.equals("<init>")) return null;
+    Set<String> members = MEMBERS.computeIfAbsent(owner, Hyperchain::membersOf);
+    return members.contains(name) ? null : "a part of Hyperchain's API Keel does not provide; docs/jvm.md §10 lists what it provides";
+  }
+
+  /**
+   * The same for a member named through one of the contract's own classes (`this.getValueFromExtra()`
+   * names the contract's class): the first provided Hyperchain class up its super classes must have
+   * it, unless an own class on the way declares it.
+   */
+  static String inheritedMemberReason(Map<String, ClassFile> own, String owner, String name) {
+    String c = owner;
+    while (own.containsKey(c)) {
+      ClassFile cf = own.get(c);
+      for (ClassFile.Member m : cf.methods) if (m.name.equals(name)) return null;
+      for (ClassFile.Member f : cf.fields) if (f.name.equals(name)) return null;
+      if ((cf.access & ClassFile.ACC_INTERFACE) != 0 || cf.superName == null) return null;
+      c = cf.superName;
+    }
+    return isProvided(c) ? memberReason(c, name) : null;
+  }
+
+  private static Set<String> membersOf(String owner) {
+    Set<String> out = new java.util.HashSet<>();
+    try {
+      for (Class<?> k = Class.forName(owner.replace('/', '.'), false, Hyperchain.class.getClassLoader()); k != null; k = k.getSuperclass()) {
+        for (Method m : k.getDeclaredMethods())
+          if ((m.getModifiers() & (Modifier.PUBLIC | Modifier.PROTECTED)) != 0 && !m.isSynthetic()) out.add(m.getName());
+        for (Field f : k.getDeclaredFields())
+          if ((f.getModifiers() & (Modifier.PUBLIC | Modifier.PROTECTED)) != 0 && !f.isSynthetic()) out.add(f.getName());
+        for (Class<?> i : k.getInterfaces()) for (Method m : i.getMethods()) out.add(m.getName());
+      }
+      if (Class.forName(owner.replace('/', '.'), false, Hyperchain.class.getClassLoader()).isInterface())
+        for (Method m : Object.class.getMethods()) out.add(m.getName());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("a provided Hyperchain class is missing: " + owner, e);
+    }
+    return out;
+  }
+
   /** Static fields of these types hold nothing a call could change (loggers): allowed like constants. */
   static boolean isStatelessType(String descriptor) {
     return descriptor.equals("Lcn/hyperchain/core/Logger;") || descriptor.equals("Lorg/apache/log4j/Logger;");

@@ -62,6 +62,7 @@ final class Scanner {
     String ownerClass = ClassFile.elementClass(owner);
     checkClass(ownerClass, context);
     String reason = Allow.memberReason(owner, name);
+    if (reason == null && isOwn(owner)) reason = Hyperchain.inheritedMemberReason(own, owner, name);
     if (reason != null)
       throw refuse(context + " " + ClassFile.dotted(owner) + "." + name + " is not allowed (" + reason + ")");
     checkDescriptor(descriptor, context);
