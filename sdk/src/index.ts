@@ -80,16 +80,23 @@ export { ErrorCode, type ErrorCodeValue, ErrorMeaning, type ErrorName } from './
 export type * from './generated/types.ts'
 export { JsonDepthError, JsonSyntaxError, JsonText, type JsonValue, parseJson, stringifyJson } from './json.ts'
 export {
+  type HvmAbiEntry,
+  type HvmBeanAbi,
+  hvmAbi,
   type JavaContract,
   type JvmArg,
   jvmArg,
   jvmCallPayload,
   jvmDeployPayload,
   jvmInvokeArgsPayload,
+  jvmInvokeBeanPayload,
+  jvmJarDeployPayload,
   jvmRetText,
   jvmTarGzDeployPayload,
   jvmTopic,
   readClassDirectory,
+  readJar,
+  writeJar,
 } from './jvm.ts'
 export {
   OPERATOR_SIGNATURE_HEADER,

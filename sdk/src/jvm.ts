@@ -26,6 +26,7 @@ import { encodeClassStream, encodeInvokeArgs, encodeMethodCall, type JavaContrac
 import { keccak256 } from './keccak.ts'
 
 export type { JavaContract }
+export { type HvmAbiEntry, type HvmBeanAbi, hvmAbi } from './hvm-abi.ts'
 
 /** An argument of an HVM call: a JS value (typed for you) or an explicit Java type and its text. */
 export type JvmArg = string | number | bigint | boolean | unknown[] | Record<string, unknown> | { type: string; value: string }

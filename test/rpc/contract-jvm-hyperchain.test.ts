@@ -12,6 +12,7 @@
 import type * as Sdk from '@hyperchain/jssdk'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { hvmAbi } from '../../sdk/src/hvm-abi.ts'
 import {
   type JavaContract,
   type JvmArg,
@@ -29,7 +30,7 @@ import {
 import type { KeelNode } from '../../src/node.ts'
 import { commit, ok, type Reply, SUBMIT, send, sleep, type WireReceipt } from '../helpers/chain.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
-import { compileExample, compileJava } from '../helpers/jvm.ts'
+import { compileJava } from '../helpers/jvm.ts'
 import { startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -45,6 +46,7 @@ let pm: Sdk.ProviderManager
 let contracts: ReturnType<typeof ServiceManager.getContractService>
 let bank: JavaContract
 let bankV2: JavaContract
+let bankVersions: JavaContract
 let kv: JavaContract
 let missing: JavaContract
 let beans: JavaContract
@@ -73,8 +75,31 @@ public interface IAudit extends BaseContractInterface {
     )
     .replace('    source.add(-amount);', '    transfers++;\n    source.add(-amount);')
   assert.ok(sources['bank/Bank.java'].includes('transfers++'), 'the v2 edit applied')
+  // two versions breaking Hyperchain's upgrade rules, in packages of their own (the rule compares field names and types)
+  for (const [pkg, from, to] of [
+    ['removed', '  @StoreField\n  public String name = "unnamed";\n', ''],
+    ['retyped', '  @StoreField\n  public String owner;\n', '  @StoreField\n  public Object owner;\n'],
+  ]) {
+    const text = readFileSync(new URL('Bank.java', dir), 'utf8').replace(
+      'package bank;',
+      `package ${pkg};\nimport bank.Account;\nimport bank.IBank;`,
+    )
+    assert.ok(text.includes(from), `the ${pkg} edit applies`)
+    sources[`${pkg}/Bank.java`] = text
+      .replace(from, to)
+      .replace('return name;', 'return "";')
+      .replace('    name = "Bank of', '    String ignored = "Bank of')
+  }
   return compileJava(sources, 'bank.Bank', 'hyperchain')
 }
+
+/** One version of the bank from a compilation: its Bank (in package `pkg`) with the bank's other classes. */
+const versionOf = (compiled: JavaContract, pkg: string): JavaContract => ({
+  main: `${pkg}.Bank`,
+  classes: new Map(
+    [...compiled.classes].filter(([name]) => name.startsWith(`${pkg}/`) || (name.startsWith('bank/') && !name.startsWith('bank/Bank'))),
+  ),
+})
 
 /** The beans, compiled with the bank's sources and Keel's API (the Missing bean names a stub of it). */
 async function compileBeans(): Promise<JavaContract> {
@@ -88,6 +113,19 @@ async function compileBeans(): Promise<JavaContract> {
   return compileJava(sources, 'bank.Bank', 'hyperchain')
 }
 
+/** The classes of one package of a compilation, with `main`. */
+const pick = (compiled: JavaContract, pkg: string, main: string): JavaContract => ({
+  main,
+  classes: new Map([...compiled.classes].filter(([name]) => name.startsWith(`${pkg}/`))),
+})
+
+/** The 1.x key-value example, compiled with the classes the refusal test deploys. */
+async function compileKvAndMissing(): Promise<JavaContract> {
+  const { readFileSync } = await import('node:fs')
+  const kvSource = readFileSync(new URL('../../examples/jvm/hyperchain-kv/kv/KeyValue.java', import.meta.url), 'utf8')
+  return compileJava({ ...MISSING_SOURCES, 'kv/KeyValue.java': kvSource }, 'kv.KeyValue', 'hyperchain')
+}
+
 /** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
 const MISSING_SOURCES: Record<string, string> = {
   'cn/hyperchain/core/HyperTable.java': 'package cn.hyperchain.core;\npublic class HyperTable {}\n',
@@ -99,6 +137,16 @@ import cn.hyperchain.core.HyperTable;
 public class UsesTable extends BaseContract {
   @StoreField
   public HyperTable table = new HyperTable();
+}`,
+  // Hyperchain's BaseContract has getValueFromExtra; Keel's does not: compiled against a stand-in that has it
+  'cn/hyperchain/contract/BaseContract.java': `package cn.hyperchain.contract;
+public abstract class BaseContract implements BaseContractInterface {
+  public final String getValueFromExtra(String path) { return ""; }
+}`,
+  'm/UsesExtra.java': `package m;
+import cn.hyperchain.contract.BaseContract;
+public class UsesExtra extends BaseContract {
+  public String extra() { return getValueFromExtra("name.last"); }
 }`,
   'm/UsesGson.java': `package m;
 import cn.hyperchain.contract.BaseContract;
@@ -144,6 +192,7 @@ const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
   },
   { name: 'Reflection', body: 'return bank.getClass().getName();', reason: /getClass is not allowed \(reflection\)/ },
   { name: 'Files', body: 'return "" + new java.io.File("/").exists();', reason: /class java\.io\.File is not allowed \(I\/O\)/ },
+  { name: 'Random', body: 'return "" + Math.random();', reason: /java\.lang\.Math\.random is not allowed \(randomness\)/ },
   {
     name: 'MainClass',
     body: '((bank.Bank) bank).drain("alice"); return "drained";',
@@ -211,13 +260,11 @@ async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Rece
 }
 
 test.before(async () => {
-  ;[bank, bankV2, kv, missing, beans] = await Promise.all([
-    compileExample('hyperchain-bank', 'bank.Bank', 'hyperchain'),
-    compileBankV2(),
-    compileExample('hyperchain-kv', 'kv.KeyValue', 'hyperchain'),
-    compileJava(MISSING_SOURCES, 'm.UsesTable', 'hyperchain'),
-    compileBeans(),
-  ])
+  // three javac runs: the bank with the beans, the bank's later versions, the 1.x store with the refused classes
+  ;[beans, bankVersions, missing] = await Promise.all([compileBeans(), compileBankV2(), compileKvAndMissing()])
+  bank = pick(beans, 'bank', 'bank.Bank')
+  kv = pick(missing, 'kv', 'kv.KeyValue')
+  bankV2 = versionOf(bankVersions, 'bank')
   node = await startTestNode(
     {
       chain: { batchTimeoutMs: 5 },
@@ -294,6 +341,14 @@ test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed c
     'a HyperList keeps its elements in order',
   )
   assert.equal(JSON.parse(await hvm(bankAt, 'history', { type: 'int', value: '10' })), ['alice->bob:30', 'bob->alice:2', 'alice->bob:2'])
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), { bob: 32 }, 'a NestedMap inside a NestedMap')
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'bob')), { alice: 2 })
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'carol')), {})
+  await sdkInvoke(bankAt, new InvokeParams.HvmTypeBuilder('forget').addString('alice').build())
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), {}, 'removing a nested map removes its entries')
+  assert.is(await hvm(bankAt, 'transfer', 'alice', 'bob', 1), 'true')
+  assert.is(await hvm(bankAt, 'transfer', 'bob', 'alice', 1), 'true')
+  assert.equal(JSON.parse(await hvm(bankAt, 'sentBy', 'alice')), { bob: 1 }, 'a new nested map in its place')
 
   const overdraw = await send(url, SUBMIT.invoke, owner.invoke(bankAt, jvmCallPayload('transfer', 'bob', 'alice', 1000), JVM))
   const refused = await failure(overdraw.reply)
@@ -310,8 +365,32 @@ test('2.x bank: HyperMap of beans, a bean changed in place is stored, a failed c
   assert.is(await hvm(bankAt, 'balance', 'alice'), '70')
 })
 
-test('2.x bank upgraded through the SDK: an added @StoreField starts from its initial value, the HyperMap and fields are kept', async () => {
+test('2.x bank upgraded through the SDK: an added @StoreField starts from its initial value, the HyperMap and fields are kept; removing or retyping a field is refused', async () => {
   assert.ok(bankAt !== '', 'deployed by the first test')
+  for (const [pkg, reason] of [
+    [
+      'removed',
+      /upgrade failed: the new code removes @StoreField name \(java\.lang\.String\): Hyperchain's rule is that fields may be added, not removed or retyped/,
+    ],
+    ['retyped', /upgrade failed: the new code changes @StoreField owner from java\.lang\.String to java\.lang\.Object/],
+  ] as const) {
+    const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).upgrade(
+      bankAt,
+      arrayBufferOf(writeJar(versionOf(bankVersions, pkg))),
+    )
+    const tx = builder.build()
+    tx.sign(sdkAccount)
+    const response = await contracts.maintain(tx).send()
+    assert.is(response.code, 0, response.message)
+    const error = await response.poll().then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    )
+    assert.is(error?.code, -32005, `${pkg}: the upgrade fails`)
+    const reasonText = await lastReason()
+    assert.match(reasonText, reason, reasonText)
+  }
+  assert.is(await hvm(bankAt, 'balance', 'alice'), '70', 'the refused upgrades left the old code')
   const builder = await new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).upgrade(bankAt, arrayBufferOf(writeJar(bankV2)))
   const tx = builder.build()
   tx.sign(sdkAccount)
@@ -325,27 +404,37 @@ test('2.x bank upgraded through the SDK: an added @StoreField starts from its in
   assert.is(await hvm(bankAt, 'balance', 'alice'), '75', 'the HyperMap kept its entries')
 })
 
-test("InvokeBean (the SDK's HvmAbiBuilder): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
+test("InvokeBean and hvm.abi (the SDK's HvmAbiBuilder with the ABI hvmAbi makes): a bean calls two methods in one transaction; when the second fails, the first is undone", async () => {
   assert.ok(bankAt !== '', 'deployed by the first test')
   const bean = beans.classes.get('beans/MoveTwice') as Uint8Array
-  const field = (name: string, type: string, structName: string) => ({ name, type, structName, properties: [] })
-  const abi = JSON.stringify([
-    {
-      version: 'v1',
-      beanName: 'beans.MoveTwice',
-      beanType: 'InvokeBean',
-      inputs: [
-        field('from', 'String', 'java.lang.String'),
-        field('via', 'String', 'java.lang.String'),
-        field('to', 'String', 'java.lang.String'),
-        field('first', 'Long', 'long'),
-        field('second', 'Long', 'long'),
-      ],
-      output: field('', 'String', 'java.lang.String'),
-      structs: [],
-      classBytes: Buffer.from(bean).toString('hex'),
-    },
-  ])
+  // the hvm.abi Hyperchain's Maven plugin would write, made by the Keel client from the classes
+  const abiBeans = hvmAbi(bank, { invokeBeans: ['beans.MoveTwice'], beanClasses: beans.classes })
+  const moveAbi = abiBeans.find((b) => b.beanType === 'InvokeBean')
+  assert.equal(
+    moveAbi?.inputs.map((i) => `${i.name}:${i.type}:${i.structName}`),
+    ['from:String:java.lang.String', 'via:String:java.lang.String', 'to:String:java.lang.String', 'first:Long:long', 'second:Long:long'],
+  )
+  assert.equal(moveAbi?.output, { name: 'java.lang.String', type: 'String', structName: 'java.lang.String' })
+  assert.equal(
+    abiBeans.find((b) => b.beanName === 'transfer')?.inputs.map((i) => i.structName),
+    ['java.lang.String', 'java.lang.String', 'long'],
+  )
+  const accountAbi = abiBeans.find((b) => b.beanName === 'account')
+  assert.equal(
+    accountAbi?.structs[0]?.properties?.map((p) => `${p.name}:${p.type}`),
+    ['holder:String', 'balance:Long', 'transfers:Int'],
+  )
+  assert.equal(
+    abiBeans
+      .filter((b) => b.beanType === 'MethodBean')
+      .map((b) => b.beanName)
+      .sort(),
+    ['account', 'balance', 'forget', 'history', 'holders', 'name', 'open', 'sentBy', 'transfer'],
+    'the interface methods only',
+  )
+  const abi = JSON.stringify(abiBeans)
+  const viaAbi = await sdkInvoke(bankAt, new InvokeParams.HvmAbiBuilder(abi, 'MethodBean' as never, 'balance').addParam('bob').build())
+  assert.is(jvmRetText(viaAbi.ret), await hvm(bankAt, 'balance', 'bob'), "a MethodBean call through the SDK's HvmAbiBuilder")
   const before = [await hvm(bankAt, 'balance', 'alice'), await hvm(bankAt, 'balance', 'bob')]
   const params = new InvokeParams.HvmAbiBuilder(abi, 'InvokeBean' as never, 'beans.MoveTwice')
     .addParam('alice')
@@ -449,6 +538,11 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       main: 'm.UsesTable',
       classes: only(['m/UsesTable']),
       reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+    },
+    {
+      main: 'm.UsesExtra',
+      classes: only(['m/UsesExtra']),
+      reason: /call of m\.UsesExtra\.getValueFromExtra is not allowed \(a part of Hyperchain's API Keel does not provide/,
     },
     {
       main: 'm.UsesGson',

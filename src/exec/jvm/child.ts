@@ -47,6 +47,8 @@ export interface JvmCall {
   optional?: boolean
   /** the deployment's onInit (Hyperchain's models call it only then) */
   init?: boolean
+  /** no function: the new code of an upgrade checks Hyperchain's upgrade rules against the ledger */
+  upgrade?: boolean
   /** a ledger value the call reads: from the transaction's overlay */
   read(key: string): Uint8Array | undefined
 }
@@ -58,7 +60,7 @@ export interface JvmEvent {
 }
 
 /**
- * `kind` of a failure: exception, no-method, bad-args (the contract's doing, deterministic);
+ * `kind` of a failure: exception, no-method, bad-args, bean (an InvokeBean refused), upgrade (Hyperchain's upgrade rules) (the contract's doing, deterministic);
  * budget, depth, memory (deterministic limits); timeout, stack, heap, crash, unavailable (this
  * machine's doing: not reproducible, charged the whole budget).
  */
@@ -377,6 +379,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
             timeoutMs: callTimeoutMs,
             optional: request.optional === true,
             init: request.init === true,
+            upgrade: request.upgrade === true,
           },
           (incoming) => {
             if (incoming.op === 'get' && incoming.id === id) {

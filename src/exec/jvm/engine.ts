@@ -216,9 +216,31 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       // the new code must load (scan, instrument, initialise) before it replaces the old; storage stays
       const prepared = await prepare(tx.payload, run.stepLimit)
       if ('refused' in prepared) return failure(F, `upgrade failed: ${prepared.refused}`, prepared.steps, t0)
+      // the new code checks the contract's stored fields (Hyperchain's upgrade rules, docs/jvm.md §10)
+      const checked = await executor.call({
+        ...callRequest(run, to, prepared.entry, tx.hash, run.stepLimit - prepared.initSteps),
+        method: 'onUpgrade',
+        args: { form: 'strings', args: [] },
+        upgrade: true,
+      })
+      if (!checked.ok)
+        return failure(
+          F,
+          `upgrade failed: ${describe(checked)}`,
+          prepared.initSteps + failedSteps(checked, run.stepLimit - prepared.initSteps, `upgrade ${tx.hash}`),
+          t0,
+        )
+      applyWrites(state, to, checked)
       state.putCode(to, prepared.entry.code)
       codes.set(to, prepared.entry)
-      return { ok: true, contractAddress: null, gasUsed: Number(prepared.initSteps), ret: '0x', logs: [], executeTimeNs: elapsed(t0) }
+      return {
+        ok: true,
+        contractAddress: null,
+        gasUsed: Number(prepared.initSteps + BigInt(checked.steps)),
+        ret: '0x',
+        logs: [],
+        executeTimeNs: elapsed(t0),
+      }
     },
 
     pid: () => executor.pid(),

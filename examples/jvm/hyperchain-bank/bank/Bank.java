@@ -5,8 +5,11 @@ import cn.hyperchain.contract.BaseContract;
 import cn.hyperchain.core.HyperList;
 import cn.hyperchain.core.HyperMap;
 import cn.hyperchain.core.Logger;
+import cn.hyperchain.core.NestedMap;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /** A bank written the way Hyperchain's HVM manual shows: @StoreField fields, a HyperMap of beans, events. */
 public class Bank extends BaseContract implements IBank {
@@ -23,6 +26,10 @@ public class Bank extends BaseContract implements IBank {
 
   @StoreField
   public HyperList<String> history = new HyperList<>();
+
+  /** what each holder sent to each other holder: a NestedMap of NestedMaps */
+  @StoreField
+  public NestedMap<String, NestedMap<String, Long>> sent = new NestedMap<>();
 
   @Override
   public void onInit() {
@@ -55,6 +62,13 @@ public class Bank extends BaseContract implements IBank {
     source.add(-amount);
     target.add(amount);
     history.add(from + "->" + to + ":" + amount);
+    NestedMap<String, Long> row = sent.get(from);
+    if (row == null) {
+      row = new NestedMap<>();
+      sent.put(from, row);
+    }
+    Long before = row.get(to);
+    row.put(to, (before == null ? 0 : before) + amount);
     event(from + "->" + to + ":" + amount, "Transferred", from, to);
     return true;
   }
@@ -73,6 +87,20 @@ public class Bank extends BaseContract implements IBank {
   public List<String> history(int last) {
     int n = history.size();
     return new ArrayList<>(history.subList(Math.max(0, n - last), n));
+  }
+
+  @Override
+  public Map<String, Long> sentBy(String holder) {
+    Map<String, Long> out = new TreeMap<>();
+    NestedMap<String, Long> row = sent.get(holder);
+    if (row != null) for (Map.Entry<String, Long> e : row.entrySet()) out.put(e.getKey(), e.getValue());
+    return out;
+  }
+
+  @Override
+  public void forget(String holder) {
+    if (!getSender().equals(owner)) throw new IllegalStateException("only the owner forgets");
+    sent.remove(holder);
   }
 
   @Override

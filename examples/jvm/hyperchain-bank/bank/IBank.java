@@ -17,6 +17,12 @@ public interface IBank extends BaseContractInterface {
 
   String name();
 
+  /** What `holder` sent to each other holder, in all. */
+  java.util.Map<String, Long> sentBy(String holder);
+
+  /** Drops what `holder` sent (the owner only). */
+  void forget(String holder);
+
   /** The last `last` transfers, oldest first. */
   List<String> history(int last);
 }

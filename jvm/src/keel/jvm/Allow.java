@@ -204,6 +204,8 @@ final class Allow {
   static String memberReason(String owner, String name) {
     String anywhere = DENIED_ANYWHERE.get(name);
     if (anywhere != null) return anywhere;
+    String hyperchain = Hyperchain.memberReason(owner, name);
+    if (hyperchain != null) return hyperchain;
     Set<String> only = ONLY.get(owner);
     if (only != null && !only.contains(name)) {
       if (owner.equals("java/lang/Class")) return "reflection";

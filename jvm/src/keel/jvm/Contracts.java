@@ -238,6 +238,12 @@ final class Contracts {
     Meter.begin(((Number) msg.get("steps")).longValue(), ((Number) msg.get("memory")).longValue());
     watchdog.arm(((Number) msg.get("timeoutMs")).longValue());
     try {
+      if (Boolean.TRUE.equals(msg.get("upgrade"))) {
+        Hyperchain.upgrade(c);
+        succeed(out, new byte[0]);
+        return out;
+      }
+      boolean init = Boolean.TRUE.equals(msg.get("init"));
       if ("bean".equals(msg.get("form"))) {
         byte[] ret;
         try {
@@ -248,9 +254,10 @@ final class Contracts {
         succeed(out, ret);
         return out;
       }
-      List<Method> candidates = Boolean.TRUE.equals(msg.get("init")) && !c.init.isEmpty() ? c.init : c.functions.get(name);
+      List<Method> candidates = init && !c.init.isEmpty() ? c.init : c.functions.get(name);
       if (candidates == null) {
         if (Boolean.TRUE.equals(msg.get("optional"))) {
+          if (init) Hyperchain.deployed(c, null);
           succeed(out, new byte[0]);
           return out;
         }
@@ -265,6 +272,7 @@ final class Contracts {
         Hyperchain.Session stored = Hyperchain.before(c.style, instance);
         result = bound.method.invoke(instance, bound.values);
         Hyperchain.after(stored);
+        if (init) Hyperchain.deployed(c, instance);
       } catch (InvocationTargetException e) {
         throw failureOf(e.getCause(), c);
       }

@@ -57,6 +57,7 @@ final class Hyperchain {
           "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
           "cn/hyperchain/core/HyperList",
+          "cn/hyperchain/core/NestedMap",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
           "cn/hyperchain/jcee/client/ledger/ILedger",
@@ -89,6 +90,55 @@ final class Hyperchain {
       return "a Hyperchain API class Keel does not provide; docs/jvm.md lists the Hyperchain classes it provides";
     if (c.startsWith("java/") || c.startsWith("javax/")) return "not on the allowed JDK class list";
     return "neither one of the contract's classes nor a class the engine provides: put it in the contract's jar";
+  }
+
+  private static final Map<String, Set<String>> MEMBERS = new java.util.HashMap<>();
+
+  /**
+   * Why a member of a provided Hyperchain class is refused: Keel's class lacks it (a contract
+   * compiled against Hyperchain's own jar may use more of it than Keel provides), so the deploy
+   * says so instead of the call failing to link. Null when it is there or the class is not
+   * Hyperchain's.
+   */
+  static String memberReason(String owner, String name) {
+    if (!isProvided(owner) || name.equals("<init>")) return null;
+    Set<String> members = MEMBERS.computeIfAbsent(owner, Hyperchain::membersOf);
+    return members.contains(name) ? null : "a part of Hyperchain's API Keel does not provide; docs/jvm.md §10 lists what it provides";
+  }
+
+  /**
+   * The same for a member named through one of the contract's own classes (`this.getValueFromExtra()`
+   * names the contract's class): the first provided Hyperchain class up its super classes must have
+   * it, unless an own class on the way declares it.
+   */
+  static String inheritedMemberReason(Map<String, ClassFile> own, String owner, String name) {
+    String c = owner;
+    while (own.containsKey(c)) {
+      ClassFile cf = own.get(c);
+      for (ClassFile.Member m : cf.methods) if (m.name.equals(name)) return null;
+      for (ClassFile.Member f : cf.fields) if (f.name.equals(name)) return null;
+      if ((cf.access & ClassFile.ACC_INTERFACE) != 0 || cf.superName == null) return null;
+      c = cf.superName;
+    }
+    return isProvided(c) ? memberReason(c, name) : null;
+  }
+
+  private static Set<String> membersOf(String owner) {
+    Set<String> out = new java.util.HashSet<>();
+    try {
+      for (Class<?> k = Class.forName(owner.replace('/', '.'), false, Hyperchain.class.getClassLoader()); k != null; k = k.getSuperclass()) {
+        for (Method m : k.getDeclaredMethods())
+          if ((m.getModifiers() & (Modifier.PUBLIC | Modifier.PROTECTED)) != 0 && !m.isSynthetic()) out.add(m.getName());
+        for (Field f : k.getDeclaredFields())
+          if ((f.getModifiers() & (Modifier.PUBLIC | Modifier.PROTECTED)) != 0 && !f.isSynthetic()) out.add(f.getName());
+        for (Class<?> i : k.getInterfaces()) for (Method m : i.getMethods()) out.add(m.getName());
+      }
+      if (Class.forName(owner.replace('/', '.'), false, Hyperchain.class.getClassLoader()).isInterface())
+        for (Method m : Object.class.getMethods()) out.add(m.getName());
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("a provided Hyperchain class is missing: " + owner, e);
+    }
+    return out;
   }
 
   /** Static fields of these types hold nothing a call could change (loggers): allowed like constants. */
@@ -199,9 +249,11 @@ final class Hyperchain {
     Session s = new Session(instance);
     for (Field f : storeFields(instance.getClass())) {
       Object value = f.get(instance);
-      boolean declaredMap = f.getType() == HyperMap.class || "HyperMap".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperMap.class);
+      String declared = f.getAnnotation(StoreField.class).type();
+      boolean declaredNested = f.getType() == cn.hyperchain.core.NestedMap.class || "NestedMap".equals(declared) && f.getType().isAssignableFrom(cn.hyperchain.core.NestedMap.class);
+      boolean declaredMap = declaredNested || f.getType() == HyperMap.class || "HyperMap".equals(declared) && f.getType().isAssignableFrom(HyperMap.class);
       if (value instanceof HyperMap || value == null && declaredMap) {
-        HyperMap<?, ?> map = value == null ? new HyperMap<>() : (HyperMap<?, ?>) value;
+        HyperMap<?, ?> map = value != null ? (HyperMap<?, ?>) value : declaredNested ? new cn.hyperchain.core.NestedMap<>() : new HyperMap<>();
         if (value == null) f.set(instance, map);
         Stores.bind(map, f.getName(), argument(f.getGenericType(), 0), argument(f.getGenericType(), 1));
         s.maps.put(f, map);
@@ -248,6 +300,54 @@ final class Hyperchain {
         throw new IllegalStateException("the @StoreField HyperList " + e.getKey().getName() + " was replaced by another object: change its elements instead");
       Stores.flush(e.getValue());
     }
+  }
+
+  // ---- Hyperchain's upgrade rules ----
+
+  /** ledger key of an HVM contract's @StoreField names and types (a name no Java field can have) */
+  static final String FIELDS_KEY = "#fields";
+
+  private static Map<String, Object> schemaOf(Class<?> main) {
+    Map<String, Object> out = new TreeMap<>();
+    for (Field f : storeFields(main)) out.put(f.getName(), f.getGenericType().getTypeName());
+    return out;
+  }
+
+  /**
+   * The deployment of an HVM contract: its `@StoreField` names and types recorded, and (when it
+   * has no onInit) the fields' initial values stored. For the other models nothing.
+   */
+  static void deployed(Contracts.Loaded c, Object instance) throws ReflectiveOperationException {
+    if (c.style != Style.HVM) return;
+    if (instance == null) {
+      instance = c.constructor.newInstance();
+      after(before(Style.HVM, instance));
+    }
+    Host.put(FIELDS_KEY, Beans.toJson(schemaOf(c.mainType)).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * Hyperchain's upgrade rule for HVM contracts, checked with the new code before it replaces the
+   * old: every `@StoreField` the old code recorded is still there with the same type (fields may be
+   * added, not removed or retyped); the new list is recorded.
+   */
+  static void upgrade(Contracts.Loaded c) throws Contracts.Failure {
+    if (c.style != Style.HVM) return;
+    Map<String, Object> now = schemaOf(c.mainType);
+    byte[] stored = Host.get(FIELDS_KEY);
+    if (stored != null) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> before = (Map<String, Object>) Beans.fromJson(new String(stored, StandardCharsets.UTF_8), Map.class);
+      for (Map.Entry<String, Object> e : before.entrySet()) {
+        Object type = now.get(e.getKey());
+        if (type == null)
+          throw new Contracts.Failure("upgrade", "the new code removes @StoreField " + e.getKey() + " (" + e.getValue() + "): Hyperchain's rule is that fields may be added, not removed or retyped");
+        if (!type.equals(e.getValue()))
+          throw new Contracts.Failure("upgrade", "the new code changes @StoreField " + e.getKey() + " from " + e.getValue() + " to " + type + ": Hyperchain's rule is that fields may be added, not removed or retyped");
+      }
+    }
+    String json = Beans.toJson(now);
+    if (stored == null || !json.equals(new String(stored, StandardCharsets.UTF_8))) Host.put(FIELDS_KEY, json.getBytes(StandardCharsets.UTF_8));
   }
 
   /** `ret` for the HVM and 1.x models; null for Keel's (Invocation.encode). */

@@ -63,6 +63,7 @@ final class Scanner {
     checkClass(ownerClass, context);
     String reason = Allow.memberReason(owner, name);
     if (reason == null && owner.startsWith("java/")) reason = JdkCosts.refusal(owner, name, descriptor);
+    if (reason == null && isOwn(owner)) reason = Hyperchain.inheritedMemberReason(own, owner, name);
     if (reason != null)
       throw refuse(context + " " + ClassFile.dotted(owner) + "." + name + " is not allowed (" + reason + ")");
     checkDescriptor(descriptor, context);

@@ -27,10 +27,10 @@ import keel.jvm.Host;
  * memory. {@code clear} is not supported (as in HVM), nor are null keys or values.
  */
 public class HyperMap<K, V> extends AbstractMap<K, V> {
-  private final LinkedHashMap<K, V> memory = new LinkedHashMap<>();
-  private String prefix;
-  private Type keyType = Object.class;
-  private Type valueType = Object.class;
+  final LinkedHashMap<K, V> memory = new LinkedHashMap<>();
+  String prefix;
+  Type keyType = Object.class;
+  Type valueType = Object.class;
   /** entries this call touched, by key text */
   private LinkedHashMap<String, Slot<V>> touched;
 
@@ -62,12 +62,44 @@ public class HyperMap<K, V> extends AbstractMap<K, V> {
       Slot<V> slot = e.getValue();
       String key = prefix + ":" + e.getKey();
       if (slot.present) {
-        String json = Beans.toJson(slot.value);
+        String json = encodeValue(slot.value);
         if (!json.equals(slot.stored)) Host.put(key, json.getBytes(StandardCharsets.UTF_8));
+        flushed(slot.value);
       } else if (slot.stored != null) {
         Host.put(key, null);
       }
     }
+  }
+
+  // ---- for NestedMap: how values are kept, and what a put or a removal does besides ----
+
+  String encodeValue(V value) {
+    return Beans.toJson(value);
+  }
+
+  @SuppressWarnings("unchecked")
+  V decodeValue(String keyText, String json) {
+    return (V) Beans.fromJson(json, valueType);
+  }
+
+  void flushed(V value) {}
+
+  void replaced(String keyText, V old, V value) {}
+
+  String keyTextOf(Object key) {
+    return keyText(key);
+  }
+
+  K keyFromText(String text) {
+    return keyOf(text);
+  }
+
+  long entries() {
+    return count();
+  }
+
+  String keyTextAt(long i) {
+    return keyAt(i);
   }
 
   // ---- ledger helpers ----
@@ -88,7 +120,6 @@ public class HyperMap<K, V> extends AbstractMap<K, V> {
     return (K) Beans.fromJson(text, keyType);
   }
 
-  @SuppressWarnings("unchecked")
   private Slot<V> slot(String keyText) {
     Slot<V> slot = touched.get(keyText);
     if (slot == null) {
@@ -96,7 +127,7 @@ public class HyperMap<K, V> extends AbstractMap<K, V> {
       slot.stored = text(Host.get(prefix + ":" + keyText));
       if (slot.stored != null) {
         slot.present = true;
-        slot.value = (V) Beans.fromJson(slot.stored, valueType);
+        slot.value = decodeValue(keyText, slot.stored);
       }
       touched.put(keyText, slot);
     }
@@ -162,6 +193,7 @@ public class HyperMap<K, V> extends AbstractMap<K, V> {
     Slot<V> slot = slot(k);
     V old = slot.present ? slot.value : null;
     if (!slot.present) index(k);
+    replaced(k, old, value);
     slot.value = value;
     slot.present = true;
     return old;
@@ -174,6 +206,7 @@ public class HyperMap<K, V> extends AbstractMap<K, V> {
     Slot<V> slot = slot(k);
     if (!slot.present) return null;
     V old = slot.value;
+    replaced(k, old, null);
     slot.present = false;
     slot.value = null;
     unindex(k);
