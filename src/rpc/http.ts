@@ -185,7 +185,7 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       size += chunk.length
       if (refused) {
         // past the bound the client gets the answer now and the connection closes under it
-        if (size > discardLimit(limits.maxBodyBytes)) {
+        if (size > discardLimit(limits.maxBodyBytes) && !req.isPaused()) {
           req.pause()
           tooLarge()
           res.on('finish', () => setTimeout(() => req.destroy(), 50).unref())
