@@ -6,13 +6,24 @@
  *   npx tsx bench/solo-batch.ts [--txs 5000] [--concurrency 64]
  */
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
+import { type CommandSpec, parseOrExit } from '../src/command-line.ts'
 import { startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { wallet } from '../test/helpers/wallet.ts'
 import { scratchDir } from './scratch.ts'
 
-const { values } = parseArgs({ options: { txs: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '64' } } })
+const batchCommand = {
+  name: 'npm run bench:batch --',
+  synopsis: '[options]',
+  summary:
+    "Solo ordering's batch settings: submit→receipt latency at low load and committed transfers/s under a burst, for several (batchSize, batchTimeoutMs) pairs, each on a fresh node process.",
+  options: {
+    txs: { type: 'string', value: 'n', default: '5000', description: 'transfers of each burst' },
+    concurrency: { type: 'string', value: 'n', default: '64', description: 'submissions in flight at most' },
+  },
+} satisfies CommandSpec
+
+const { values } = parseOrExit(batchCommand, process.argv.slice(2))
 const TXS = Number(values.txs)
 const CONCURRENCY = Number(values.concurrency)
 const SETTINGS: [number, number][] = [

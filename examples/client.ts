@@ -3,7 +3,10 @@
 import { createClient, ErrorCode, RpcError } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
-const { url } = exampleOptions()
+const { url } = exampleOptions(
+  {},
+  'the typed client: the transaction format version, then an error the node answers (its code and message)',
+)
 
 const client = createClient({ url })
 const version = await client.tx_getTransactionsVersion()

@@ -23,7 +23,10 @@ import { exampleOptions } from './options.ts'
 // examples/Counter.sol: a counter with a constructor argument, an event and a view function
 const SOURCE = readFileSync(join(import.meta.dirname, 'Counter.sol'), 'utf8')
 
-const options = exampleOptions()
+const options = exampleOptions(
+  {},
+  'compiles a Solidity contract on the node, deploys it, calls it and reads its event, signing with the key file',
+)
 const client = createClient({ url: options.url })
 const account = accountFromPrivateKey(options.privateKey())
 

@@ -9,7 +9,10 @@ import { createRequire } from 'node:module'
 import { exampleOptions, explainConnectionFailure } from './options.ts'
 
 const sdk = createRequire(import.meta.url)('@hyperchain/jssdk')
-const options = exampleOptions()
+const options = exampleOptions(
+  {},
+  'the official Hyperchain SDK (@hyperchain/jssdk), unchanged: a transfer of 100 to 0x3434…3434 signed with the key file, then its receipt and the balance',
+)
 const privateKey = options.privateKey()
 // the SDK takes host:port and says nothing useful when no node answers: ask first
 await fetch(options.url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"tx_getTransactionsVersion","params":[]}' }).catch(

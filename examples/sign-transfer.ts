@@ -12,11 +12,18 @@
 import { accountFromPrivateKey, createClient, signTransfer, stringifyJson, waitForReceipt } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
-const options = exampleOptions({
-  to: { type: 'string', default: '0x3434343434343434343434343434343434343434' },
-  value: { type: 'string', default: '100' },
-  print: { type: 'boolean', default: false },
-})
+const options = exampleOptions(
+  {
+    to: { type: 'string', default: '0x3434343434343434343434343434343434343434', description: 'the receiver' },
+    value: { type: 'string', default: '100', description: 'the amount' },
+    print: {
+      type: 'boolean',
+      default: false,
+      description: 'print the signed tx_sendTransaction request body instead of sending it (for curl: see README "A first transaction")',
+    },
+  },
+  'signs a transfer with the key file, submits it, prints its hash and then its receipt',
+)
 const { url } = options
 const privateKey = options.privateKey()
 const to = options.values.to as string

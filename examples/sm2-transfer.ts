@@ -7,7 +7,10 @@
 import { accountFromPrivateKey, createClient, generateAccount, signTransfer, waitForReceipt } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
-const options = exampleOptions()
+const options = exampleOptions(
+  {},
+  'funds a new SM2 account from the key file, then sends a transfer signed with SM2 and prints its receipt',
+)
 const client = createClient({ url: options.url })
 const funder = accountFromPrivateKey(options.privateKey())
 

@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { createClient, httpTransport, tcertSigner, wsTransport } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
-const { url } = exampleOptions()
+const { url } = exampleOptions({}, 'gets a TCert from the node for a new P-256 key and signs a request with the TCert headers')
 const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
 const pubkey = Buffer.from(publicKey.export({ type: 'spki', format: 'pem' })).toString('hex')
 const { tcert } = await createClient({ url }).cert_getTCert({ pubkey })

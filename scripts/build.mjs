@@ -113,13 +113,26 @@ export function build({ outDir = DEFAULT_OUT_DIR, check = true } = {}) {
   }
 }
 
+const BUILD_USAGE = `usage: node scripts/build.mjs [--out-dir <dir>] [--no-check]   (npm run build)
+
+Type-checks and compiles src/ and what it imports into dist/ (or <dir>), with openrpc.json,
+playground/ and jvm/src/ beside them; \`npm start\` runs it.
+
+  --out-dir <dir>   where the build goes (default dist/)
+  --no-check        compile without the type check
+  --help            prints this`
+
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   let values
   try {
-    ;({ values } = parseArgs({ options: { 'out-dir': { type: 'string' }, 'no-check': { type: 'boolean' } } }))
+    ;({ values } = parseArgs({ options: { 'out-dir': { type: 'string' }, 'no-check': { type: 'boolean' }, help: { type: 'boolean' } } }))
   } catch (error) {
-    console.error(`keel build: ${error.message}\n\nusage: node scripts/build.mjs [--out-dir <dir>] [--no-check]`)
+    console.error(`keel build: ${error.message}\n\n${BUILD_USAGE}`)
     process.exit(2)
+  }
+  if (values.help) {
+    console.log(BUILD_USAGE)
+    process.exit(0)
   }
   const outDir = values['out-dir'] ?? DEFAULT_OUT_DIR
   const started = Date.now()

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 BIN=/usr/bin/chromium
 
 if [[ ! -x "$BIN" ]]; then
-  bash scripts/apt-install.sh ensure-chromium chromium
+  bash scripts/apt-install.sh ensure-chromium chromium --no-install-recommends
   if [[ ! -x "$BIN" ]]; then
     echo "ensure-chromium: chromium package installed but $BIN is still missing" >&2
     exit 1

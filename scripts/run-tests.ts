@@ -28,6 +28,17 @@
  * The type check (npm test's) runs here beside the unit tests rather than before them: tsc keeps one
  * core busy for ~25 s, which before the run left the other one idle.
  */
+
+const USAGE = `usage: npx tsx scripts/run-tests.ts [filter ...] [--typecheck]
+
+Runs every uvu test file (test/, conformance/) in its own process, two at a time, and ends with the
+line "N passed, N failed, N skipped".
+
+  filter ...    only the files whose path contains one of these
+  --typecheck   also runs tsc -p tsconfig.json (npm test does)
+  KEEL_TEST_JOBS=N   files at once (default 2)
+  KEEL_NODE_BUILD=   node processes run the TypeScript through tsx instead of a build made at the start`
+
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -270,6 +281,10 @@ function runFile(file: string, jobs: number, nodeBuild: string | undefined): Pro
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    console.log(USAGE)
+    return
+  }
   const withTypecheck = process.argv.includes('--typecheck')
   const filters = process.argv.slice(2).filter((arg) => arg !== '--typecheck')
   const files = [...findTests(join(root, 'test')), ...findTests(join(root, 'conformance'))].filter(
@@ -317,9 +332,11 @@ async function main(): Promise<void> {
       .map((load) => load.toFixed(2))
       .join(' ')}`,
   )
-  // run under `c8 --reporter=none` (npm test): the coverage report prints here, so the summary stays the last line
+  // run under `c8 --reporter=none` (npm test): the coverage summary of the sources (src/, sdk/src/, codegen/;
+  // .c8rc.json) prints here, a few lines, so the summary stays the last line; per file: coverage/coverage-summary.json
   if (process.env.NODE_V8_COVERAGE !== undefined) {
     trimCoverage(true)
+    console.log('\nCoverage of src/, sdk/src/ and codegen/ (per file: coverage/coverage-summary.json):')
     spawnSync(process.execPath, [join(root, 'node_modules', 'c8', 'bin', 'c8.js'), 'report'], { cwd: root, stdio: 'inherit' })
   }
   console.log(`${sum('passed')} passed, ${failed} failed, ${sum('skipped')} skipped`)

@@ -26,6 +26,7 @@ function runBench(argv: string[]): Promise<void> {
 
 const COMMANDS: Record<string, { summary: string; run(argv: string[]): Promise<void> }> = {
   start: { summary: 'run a node (npm start)', run: async (argv) => (await import('./main.ts')).runStart(argv) },
+  init: { summary: 'write a commented keel.toml to start a node with', run: async (argv) => (await import('./init.ts')).runInit(argv) },
   network: {
     summary: 'a local network of nodes on this machine (npm run network)',
     run: async (argv) => (await import('./devnet/cli.ts')).runNetwork(argv),

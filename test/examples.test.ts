@@ -10,7 +10,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { freePorts } from '../src/devnet/network.ts'
 import type { KeelNode } from '../src/node.ts'
-import { startTestNode } from './helpers/node.ts'
+import { post, startTestNode } from './helpers/node.ts'
 
 const repoRoot = join(import.meta.dirname, '..')
 const run = promisify(execFile)
@@ -51,10 +51,44 @@ test('sign-transfer --url --key-file submits a transfer and prints its receipt',
   assert.is((JSON.parse(receipt) as { txHash: string }).txHash, hashLine.slice('transaction '.length))
 })
 
-test('client.ts reads KEEL_URL', async () => {
+test('client.ts reads KEEL_URL; sign-transfer --print and sdk-transfer read KEEL_KEY_FILE (README: the walk on another port and data directory)', async () => {
   const result = await example('client.ts', [], { KEEL_URL: node.url })
   assert.is(result.code, 0, result.stderr)
   assert.match(result.stdout, /transaction format version 4\.1/)
+  const env = { KEEL_URL: node.url, KEEL_KEY_FILE: keyFile }
+  const body = await example('sign-transfer.ts', ['--print', '--value', '3'], env)
+  assert.is(body.code, 0, body.stderr)
+  const sent = (await post(node.url, body.stdout.trim())).body as { code: number; result: string }
+  assert.is(sent.code, 0, JSON.stringify(sent))
+  assert.match(sent.result, /^0x[0-9a-f]{64}$/)
+  const sdk = await example('sdk-transfer.ts', [], env)
+  assert.is(sdk.code, 0, sdk.stderr)
+  assert.match(sdk.stdout, /receiver balance/)
+})
+
+test('every example and script answers --help with what it does and its options', async () => {
+  const examples: [string, RegExp][] = [
+    ['sign-transfer.ts', /--print\s+print the signed tx_sendTransaction request body/],
+    ['client.ts', /--url <value>/],
+    ['sdk-transfer.ts', /official Hyperchain SDK/],
+    ['sm2-transfer.ts', /SM2/],
+    ['contract-call.ts', /compiles a Solidity contract/],
+    ['tcert.ts', /TCert/],
+    ['subscribe.ts', /--blocks <value>\s+how many new blocks/],
+    ['jvm/run.ts', /--contract <value>\s+counter \| kv.*\n\s+--encoding <value>\s+hvm/],
+  ]
+  for (const [file, says] of examples) {
+    const help = await example(file, ['--help'])
+    assert.is(help.code, 0, `${file}: ${help.stderr}`)
+    assert.match(help.stdout, /--key-file <value>/, file)
+    assert.match(help.stdout, says, file)
+  }
+  for (const script of [['bench/solo-batch.ts'], ['scripts/run-tests.ts'], ['scripts/build-jvm.ts']]) {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', ...script, '--help'], { cwd: repoRoot, timeout: 60_000 })
+    assert.match(stdout, /^usage: /, script[0])
+  }
+  const { stdout } = await run(process.execPath, ['scripts/build.mjs', '--help'], { cwd: repoRoot, timeout: 60_000 })
+  assert.match(stdout, /^usage: node scripts\/build\.mjs/)
 })
 
 test('jvm/run.ts compiles, deploys and calls the Java examples in both encodings (README "Java contracts")', async () => {
@@ -97,14 +131,24 @@ test("the client package's other examples: an SM2 account, a contract call, TCer
   }
   assert.ok(printed !== undefined, 'subscribe.ts printed no block')
   assert.is(printed.code, 0, printed.stderr)
-  assert.match(printed.stdout, /^subscribed: \S+\n\{"jsonrpc":"2\.0","namespace":"global","method":"sub_subscription"/)
+  assert.match(
+    printed.stdout,
+    /^subscribed: \S+\nwaiting for 1 new block\(s\): a block is written when a transaction commits, e\.g\. from another terminal `npx tsx examples\/sign-transfer\.ts --url \S+` \(Ctrl-C to leave\)\n\{"jsonrpc":"2\.0","namespace":"global","method":"sub_subscription"/,
+  )
 })
 
 test('a missing key file or a node that does not answer: one line saying what to do, exit 1', async () => {
   const noKey = await example('sign-transfer.ts', ['--url', node.url, '--key-file', join(repoRoot, 'no-such-key.json')])
   assert.is(noKey.code, 1)
-  assert.match(noKey.stderr, /^no key file at .*no-such-key\.json: start a node with `npm start` \(it writes one\), or pass --key-file/)
+  assert.match(
+    noKey.stderr,
+    /^no key file at .*no-such-key\.json: start a node with `npm start` \(it writes one and its banner names the file\), then pass --key-file <that file> or set KEEL_KEY_FILE/,
+  )
   assert.is(noKey.stderr.trim().split('\n').length, 1)
+  // --print: nothing on stdout, so `body=$(… --print) && curl …` (README) never sends an empty body
+  const printed = await example('sign-transfer.ts', ['--print', '--key-file', join(repoRoot, 'no-such-key.json')])
+  assert.is(printed.code, 1)
+  assert.is(printed.stdout, '')
   const [closedPort] = await freePorts(1)
   const refusedLine = `no Keel node answers at http://127.0.0.1:${closedPort} (ECONNREFUSED): start one with \`npm start\`, or pass --url`
   for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts', 'jvm/run.ts']) {

@@ -31,10 +31,13 @@ import {
 } from 'keel-client'
 import { exampleOptions, fail } from '../options.ts'
 
-const options = exampleOptions({
-  contract: { type: 'string', default: 'counter' },
-  encoding: { type: 'string', default: 'hvm' },
-})
+const options = exampleOptions(
+  {
+    contract: { type: 'string', default: 'counter', description: 'counter | kv: the Java contract under examples/jvm/' },
+    encoding: { type: 'string', default: 'hvm', description: 'hvm (FEFFFBCD… payloads) | 1x (tar.gz deploy, InvokeArgs calls)' },
+  },
+  'compiles an example Java contract with javac (a JDK 17), deploys it to the node as a JVM contract and calls it',
+)
 const values = options.values as { contract: string; encoding: string }
 const MAINS: Record<string, string> = { counter: 'demo.Counter', kv: 'demo.KeyValue' }
 const main = MAINS[values.contract]

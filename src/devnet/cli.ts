@@ -3,7 +3,6 @@
  * machine. The commands and options are listed in `networkCommand` below (`--help` prints them).
  */
 
-import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type Account, accountFromPrivateKey } from '../../sdk/src/account.ts'
 import { operatorHeaders } from '../../sdk/src/operator.ts'
@@ -11,21 +10,24 @@ import { devAccount } from '../chain/genesis.ts'
 import { type CommandSpec, integerOption, isEntryModule, type OptionValues, runCommand, UsageError, usageOf } from '../command-line.ts'
 import {
   addVp,
-  createNetwork,
+  DEFAULT_P2P_PORT,
+  DEFAULT_RPC_PORT,
   type NetworkPlan,
   nodeUrl,
-  PLAN_FILE,
   PROMETHEUS_FILE,
   readNetwork,
   runningPid,
+  STATE_FILE,
   startNodes,
   stopNodes,
+  upNetwork,
 } from './network.ts'
 
 interface NodeRow {
   hostname: string
   role: string
   url: string
+  p2p: string
   pid: string
   height: string
   view: string
@@ -57,6 +59,7 @@ async function rowsOf(dir: string, plan: NetworkPlan): Promise<NodeRow[]> {
         hostname: node.hostname,
         role: node.vp ? `VP ${node.id}` : 'NVP',
         url,
+        p2p: String(node.p2pPort),
         pid: pid === undefined ? 'stopped' : String(pid),
         height: '-',
         view: '-',
@@ -87,6 +90,7 @@ function table(rows: NodeRow[]): string {
     hostname: 'node',
     role: 'role',
     url: 'JSON-RPC',
+    p2p: 'peer port',
     pid: 'pid',
     height: 'height',
     view: 'view',
@@ -107,18 +111,28 @@ export const networkCommand = {
   allowPositionals: true,
   options: {
     dir: { type: 'string', value: 'dir', default: 'network', description: 'the network directory' },
-    vp: { type: 'string', value: 'n', default: '4', description: 'up: VPs of a new network' },
-    nvp: { type: 'string', value: 'n', default: '0', description: 'up: NVPs of a new network' },
-    timers: { type: 'string', value: 'default|test', default: 'default', description: 'up: consensus timers of a new network' },
-    'rpc-port': { type: 'string', value: 'port', default: '8081', description: 'up: first JSON-RPC port (0: free ports)' },
-    'p2p-port': { type: 'string', value: 'port', default: '50011', description: 'up: first peer port (0: free ports)' },
+    // no parser defaults: `up` on an existing network refuses these when given, so it must know whether they were
+    vp: { type: 'string', value: 'n', description: 'up: VPs of a new network (default 4)' },
+    nvp: { type: 'string', value: 'n', description: 'up: NVPs of a new network (default 0)' },
+    timers: { type: 'string', value: 'default|test', description: 'up: consensus timers of a new network (default: default)' },
+    'rpc-port': {
+      type: 'string',
+      value: 'port',
+      description: `up: first JSON-RPC port of a new network, one per node (default ${DEFAULT_RPC_PORT}, as \`npm start\`; 0: free ports)`,
+    },
+    'p2p-port': {
+      type: 'string',
+      value: 'port',
+      description: `up: first peer port of a new network, one per node (default ${DEFAULT_P2P_PORT}; 0: free ports)`,
+    },
     watch: { type: 'boolean', default: false, description: 'status: redraw every second' },
     'cpu-prof': { type: 'string', value: 'dir', description: 'up, start: each node writes a V8 CPU profile into <dir> when it stops' },
   },
   details: [
     'commands:',
-    '  up                    creates the network directory when it holds none, then starts every node not running',
-    '  down                  stops every node (SIGTERM, SIGKILL after 10 s)',
+    '  up                    creates the network directory when it holds none (its ports checked free first), then starts',
+    '                        every node not running; when one cannot start, it stops the others it started',
+    `  down                  stops every node ${STATE_FILE} names (SIGTERM, SIGKILL after 10 s)`,
     '  stop <hostname…>      stops nodes, one at a time for trying faults by hand; start <hostname…> brings them back',
     "  status                each node's height, view, consensus state, primary and peers",
     '  delete-vp <hostname>  removes a VP from the group: sends node_deleteVP with its hash to every VP, signed as',
@@ -138,22 +152,22 @@ async function network(values: OptionValues<typeof networkCommand>, positionals:
   const nodeArgs = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(values['cpu-prof'])}`]
   switch (command) {
     case 'up': {
-      if (!existsSync(join(dir, PLAN_FILE))) {
-        const timers = values.timers
-        if (timers !== 'default' && timers !== 'test')
-          throw new UsageError('keel network: --timers is "default" or "test"', usageOf(networkCommand))
-        await createNetwork(dir, {
-          vps: integerOption(networkCommand, 'vp', values.vp, 1) as number,
-          nvps: integerOption(networkCommand, 'nvp', values.nvp) as number,
-          timers,
-          jsonrpcPort: integerOption(networkCommand, 'rpc-port', values['rpc-port']) as number,
-          p2pPort: integerOption(networkCommand, 'p2p-port', values['p2p-port']) as number,
-        })
-        console.log(`created ${dir}`)
-      }
-      const plan = readNetwork(dir)
-      await startNodes(dir, plan, undefined, { nodeArgs })
+      const timers = values.timers
+      if (timers !== undefined && timers !== 'default' && timers !== 'test')
+        throw new UsageError('keel network: --timers is "default" or "test"', usageOf(networkCommand))
+      const { created, plan } = await upNetwork(dir, {
+        vps: integerOption(networkCommand, 'vp', values.vp, 1),
+        nvps: integerOption(networkCommand, 'nvp', values.nvp),
+        timers,
+        jsonrpcPort: integerOption(networkCommand, 'rpc-port', values['rpc-port']),
+        p2pPort: integerOption(networkCommand, 'p2p-port', values['p2p-port']),
+        nodeArgs,
+      })
+      if (created) console.log(`created ${dir}`)
       console.log(table(await rowsOf(dir, plan)))
+      console.log(
+        `ports: JSON-RPC ${plan.nodes.map((node) => node.jsonrpcPort).join(', ')}; peers ${plan.nodes.map((node) => node.p2pPort).join(', ')}`,
+      )
       console.log(`genesis account ${plan.genesis.address}: its key is in ${join(dir, 'genesis-account.json')}`)
       console.log(
         `metrics: every node serves GET /metrics, /health and /ready; scrape them all with \`prometheus --config.file=${join(dir, PROMETHEUS_FILE)}\` and import ops/grafana-dashboard.json into Grafana`,
@@ -187,7 +201,17 @@ async function network(values: OptionValues<typeof networkCommand>, positionals:
     case 'delete-vp': {
       const plan = readNetwork(dir)
       const target = plan.nodes.find((node) => node.vp && node.hostname === hostnames[0])
-      if (target === undefined) throw new Error(`delete-vp takes the host name of one VP of ${dir}, e.g. delete-vp node5`)
+      if (target === undefined) {
+        const vps = plan.nodes.filter((node) => node.vp)
+        const what = hostnames[0] === undefined ? 'which VP?' : `${hostnames[0]} is not a VP of ${dir}.`
+        const next = `node${Math.max(...vps.map((node) => node.id)) + 1}`
+        // the example names a VP that exists, never the name just refused
+        const example =
+          vps.length > 4
+            ? `e.g. \`npm run network -- delete-vp ${vps.at(-1)?.hostname}\``
+            : `a group of 4 cannot lose one: \`npm run network -- add-vp\` first (it adds ${next}), then \`npm run network -- delete-vp ${next}\``
+        throw new Error(`delete-vp: ${what} Its VPs: ${vps.map((node) => node.hostname).join(', ')}; ${example}`)
+      }
       const hash = (await rpc(nodeUrl(target), 'node_getNodeHash')) as string
       // node_deleteVP is an operator method: signed by the genesis account, the network's admin (no [genesis] admins)
       const keyFile = join(dir, 'genesis-account.json')

@@ -9,13 +9,17 @@
  *   <hostname>/keel.toml    the node's configuration (`npm start -- --config <hostname>/keel.toml`)
  *   <hostname>/config/      peerconfig.toml, hosts.toml, addr.toml, certs/ (its ECert, key, the CA)
  *   <hostname>/data/        its ledger
- *   <hostname>/node.log     its output; <hostname>/node.pid while it runs
+ *   processes.json          the one record of which node runs as which process (pid, ports), written
+ *                           as each is spawned and removed as it stops: `up`, `start`, `stop`,
+ *                           `down` and `status` all read it
+ *   <hostname>/node.log     its output
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join, resolve } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { devAccount } from '../chain/genesis.ts'
+import { writeFileAtomically } from '../fs-atomic.ts'
 import { loadPeerConfig, localNetworkPlan, writePeerConfigFiles } from '../p2p/config.ts'
 import {
   createNamespaceCa,
@@ -92,12 +96,41 @@ function firstEphemeralPort(): number | undefined {
   }
 }
 
-const canListen = (port: number): Promise<boolean> =>
+const canListenOn = (port: number, host: string): Promise<boolean> =>
   new Promise((done) => {
     const server = createServer()
     server.once('error', () => done(false))
-    server.listen(port, '127.0.0.1', () => server.close(() => done(true)))
+    server.listen(port, host, () => server.close(() => done(true)))
   })
+
+/** free for a node: neither loopback nor every address is taken (a process on either refuses the other on Linux) */
+const canListen = async (port: number): Promise<boolean> => (await canListenOn(port, '127.0.0.1')) && (await canListenOn(port, '0.0.0.0'))
+
+export interface BusyPort {
+  hostname: string
+  what: 'JSON-RPC' | 'peer'
+  port: number
+}
+
+/** The ports of `nodes` that another process holds now, each with its node. */
+export async function busyPorts(
+  nodes: readonly { hostname: string; jsonrpcPort: number | undefined; p2pPort: number | undefined }[],
+): Promise<BusyPort[]> {
+  const busy: BusyPort[] = []
+  for (const node of nodes) {
+    if (node.jsonrpcPort !== undefined && !(await canListen(node.jsonrpcPort)))
+      busy.push({ hostname: node.hostname, what: 'JSON-RPC', port: node.jsonrpcPort })
+    if (node.p2pPort !== undefined && !(await canListen(node.p2pPort)))
+      busy.push({ hostname: node.hostname, what: 'peer', port: node.p2pPort })
+  }
+  return busy
+}
+
+/** the error naming busy ports, started nothing */
+function busyError(busy: BusyPort[], advice: string): Error {
+  const list = busy.map((b) => `${b.port} (${b.what} port of ${b.hostname})`).join(', ')
+  return new Error(`port${busy.length === 1 ? '' : 's'} already in use: ${list}; nothing was started. ${advice}`)
+}
 
 async function portsFromTheSystem(count: number): Promise<number[]> {
   const servers = await Promise.all(
@@ -119,6 +152,10 @@ async function portsFromTheSystem(count: number): Promise<number[]> {
 const portsFrom = async (first: number, count: number): Promise<number[]> =>
   first === 0 ? freePorts(count) : Array.from({ length: count }, (_, i) => first + i)
 
+/** `npm run network -- up`'s first ports when none are given: 8081 is also `npm start`'s, so `up` checks them first */
+export const DEFAULT_RPC_PORT = 8081
+export const DEFAULT_P2P_PORT = 50011
+
 /** Writes a new network directory (refusing one that already holds a plan). */
 export async function createNetwork(dir: string, options: CreateNetworkOptions): Promise<NetworkPlan> {
   const root = resolve(dir)
@@ -128,8 +165,8 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
   const nvps = options.nvps ?? 0
   const namespace = options.namespace ?? 'global'
   const count = options.vps + nvps
-  const p2pPorts = await portsFrom(options.p2pPort ?? 50011, count)
-  const jsonrpcPorts = await portsFrom(options.jsonrpcPort ?? 8081, count)
+  const p2pPorts = await portsFrom(options.p2pPort ?? DEFAULT_P2P_PORT, count)
+  const jsonrpcPorts = await portsFrom(options.jsonrpcPort ?? DEFAULT_RPC_PORT, count)
   mkdirSync(root, { recursive: true })
   const ca = await createNamespaceCa({ namespace })
   writeNamespaceCa(join(root, 'ca'), ca)
@@ -176,8 +213,8 @@ export const PROMETHEUS_FILE = 'prometheus.yml'
 
 /** The plan, and the Prometheus scrape configuration of its nodes (rewritten as nodes are added). */
 function writePlan(root: string, plan: NetworkPlan): void {
-  writeFileSync(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
-  writeFileSync(join(root, PROMETHEUS_FILE), prometheusConfig(plan))
+  writeFileAtomically(join(root, PLAN_FILE), `${JSON.stringify(plan, null, 2)}\n`)
+  writeFileAtomically(join(root, PROMETHEUS_FILE), prometheusConfig(plan))
 }
 
 /** A Prometheus configuration scraping every node of `plan` (labels: node, role), every 5 s. */
@@ -214,77 +251,249 @@ export function readNetwork(dir: string): NetworkPlan {
 
 export const nodeUrl = (node: PlannedNode): string => `http://127.0.0.1:${node.jsonrpcPort}`
 
-const pidFile = (dir: string, hostname: string): string => join(resolve(dir), hostname, 'node.pid')
+export const STATE_FILE = 'processes.json'
 
-/** The pid of a node started by startNodes, if that process is still running. */
-export function runningPid(dir: string, hostname: string): number | undefined {
-  const file = pidFile(dir, hostname)
-  if (!existsSync(file)) return undefined
-  const pid = Number(readFileSync(file, 'utf8'))
+/** A node process `npm run network` started. */
+export interface NodeRecord {
+  pid: number
+  jsonrpcPort: number
+  p2pPort: number
+  /** ISO time of the spawn */
+  started: string
+}
+
+/** processes.json: hostname -> its process, for every node started and not seen stopped */
+type NetworkState = Record<string, NodeRecord>
+
+function readState(root: string): NetworkState {
+  const file = join(root, STATE_FILE)
+  if (!existsSync(file)) return {}
   try {
-    process.kill(pid, 0)
-    return pid
-  } catch {
-    rmSync(file, { force: true })
-    return undefined
+    return JSON.parse(readFileSync(file, 'utf8')) as NetworkState
+  } catch (error) {
+    throw new Error(`${file} cannot be read (${(error as Error).message}); stop the nodes it named by their pid and remove it`)
   }
 }
 
+/** read, change, write back at once (synchronous: two starts in this process never interleave) */
+function changeState(root: string, change: (state: NetworkState) => void): void {
+  const state = readState(root)
+  change(state)
+  writeFileAtomically(join(root, STATE_FILE), `${JSON.stringify(state, null, 2)}\n`)
+}
+
+/**
+ * Whether `pid` is alive and is this node: on Linux its command line must name the node's
+ * keel.toml, so a pid the system gave to another process since is never signalled.
+ */
+function isNodeProcess(pid: number, configFile: string): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(configFile)
+  } catch {
+    // no /proc (macOS): the pid alone
+    return true
+  }
+}
+
+const configFileOf = (root: string, hostname: string): string => join(root, hostname, 'keel.toml')
+
+/** The pid of a node started by startNodes, if that process is still running (a record of one gone is dropped). */
+export function runningPid(dir: string, hostname: string): number | undefined {
+  const root = resolve(dir)
+  const record = readState(root)[hostname]
+  if (record === undefined) return undefined
+  if (isNodeProcess(record.pid, configFileOf(root, hostname))) return record.pid
+  changeState(root, (state) => {
+    if (state[hostname]?.pid === record.pid) delete state[hostname]
+  })
+  return undefined
+}
+
+/** SIGTERM, SIGKILL after `graceMs`; resolves once the process is gone */
+async function stopPid(pid: number, graceMs: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM')
+  } catch {
+    return
+  }
+  const timer = setTimeout(() => {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // gone meanwhile
+    }
+  }, graceMs)
+  await waitForExit(pid)
+  clearTimeout(timer)
+}
+
+/** the last lines of a start failure (the node's output follows the reason) */
+const lastLines = (text: string, count: number): string => text.trim().split('\n').slice(-count).join('\n')
+
 /**
  * Starts the named nodes (default: every node not running) as detached processes logging to
- * <hostname>/node.log, and resolves once each listens.
+ * <hostname>/node.log, and resolves once each listens. All or nothing: every port is checked
+ * before anything starts, and when one node fails to start, every node this call started is
+ * stopped before the error is thrown, so a failed start leaves no process behind.
  */
 export async function startNodes(
   dir: string,
   plan: NetworkPlan,
   hostnames?: readonly string[],
-  options: { nodeArgs?: string[] } = {},
+  options: { nodeArgs?: string[]; graceMs?: number } = {},
 ): Promise<NodeProcess[]> {
-  const wanted = plan.nodes.filter((node) => (hostnames ?? plan.nodes.map((n) => n.hostname)).includes(node.hostname))
-  const started = await Promise.all(
-    wanted
-      .filter((node) => runningPid(dir, node.hostname) === undefined)
-      .map(async (node) => {
-        const nodeDir = join(resolve(dir), node.hostname)
-        const child = await startNodeProcess({
-          configFile: join(nodeDir, 'keel.toml'),
+  const root = resolve(dir)
+  const unknown = (hostnames ?? []).filter((name) => !plan.nodes.some((node) => node.hostname === name))
+  if (unknown.length > 0)
+    throw new Error(`${root} has no node ${unknown.join(', ')}; its nodes: ${plan.nodes.map((node) => node.hostname).join(', ')}`)
+  const wanted = plan.nodes
+    .filter((node) => hostnames === undefined || hostnames.includes(node.hostname))
+    .filter((node) => runningPid(root, node.hostname) === undefined)
+  const busy = await busyPorts(wanted)
+  if (busy.length > 0)
+    throw busyError(
+      busy,
+      `Stop what holds ${busy.length === 1 ? 'it' : 'them'} (\`npm start\` uses 8081 too), or create the network in another --dir with other --rpc-port/--p2p-port (0: free ports).`,
+    )
+  const spawned = new Map<string, number>()
+  let failed = false
+  const stopAll = (): Promise<unknown> => Promise.all([...spawned.values()].map((pid) => stopPid(pid, options.graceMs ?? 10_000)))
+  const results = await Promise.allSettled(
+    wanted.map(async (node) => {
+      const nodeDir = join(root, node.hostname)
+      try {
+        return await startNodeProcess({
+          configFile: configFileOf(root, node.hostname),
           port: node.jsonrpcPort,
           logFile: join(nodeDir, 'node.log'),
           detached: true,
           nodeArgs: options.nodeArgs,
           timeoutMs: 60_000,
+          onSpawn: (pid) => {
+            spawned.set(node.hostname, pid)
+            changeState(root, (state) => {
+              state[node.hostname] = { pid, jsonrpcPort: node.jsonrpcPort, p2pPort: node.p2pPort, started: new Date().toISOString() }
+            })
+            // a sibling failed while this one was being spawned
+            if (failed) void stopPid(pid, options.graceMs ?? 10_000)
+          },
         })
-        writeFileSync(pidFile(dir, node.hostname), String(child.pid))
-        return child
-      }),
+      } catch (error) {
+        // the first failure stops the others at once, not after they have finished starting
+        if (!failed) {
+          failed = true
+          void stopAll()
+        }
+        throw new Error(
+          `${node.hostname} did not start (its log: ${join(nodeDir, 'node.log')}):\n${lastLines((error as Error).message, 12)}`,
+        )
+      }
+    }),
   )
-  return started
+  const errors = results.filter((result) => result.status === 'rejected').map((result) => (result.reason as Error).message)
+  if (errors.length === 0) return results.map((result) => (result as PromiseFulfilledResult<NodeProcess>).value)
+  await stopAll()
+  changeState(root, (state) => {
+    for (const [hostname, pid] of spawned) if (state[hostname]?.pid === pid) delete state[hostname]
+  })
+  throw new Error(
+    `${errors.join('\n')}\nstopped every node this start had spawned (${[...spawned.keys()].sort().join(', ')}): none is left running`,
+  )
 }
 
-/** Stops the named nodes (default: all): SIGTERM, then SIGKILL after `graceMs`. */
+/** Stops the named nodes (default: all) that processes.json names: SIGTERM, then SIGKILL after `graceMs`. */
 export async function stopNodes(dir: string, plan: NetworkPlan, hostnames?: readonly string[], graceMs = 10_000): Promise<string[]> {
+  const root = resolve(dir)
+  const unknown = (hostnames ?? []).filter((name) => !plan.nodes.some((node) => node.hostname === name))
+  if (unknown.length > 0)
+    throw new Error(`${root} has no node ${unknown.join(', ')}; its nodes: ${plan.nodes.map((node) => node.hostname).join(', ')}`)
   const stopped: string[] = []
   await Promise.all(
     plan.nodes
       .filter((node) => hostnames === undefined || hostnames.includes(node.hostname))
       .map(async (node) => {
-        const pid = runningPid(dir, node.hostname)
+        const pid = runningPid(root, node.hostname)
         if (pid === undefined) return
-        process.kill(pid, 'SIGTERM')
-        const timer = setTimeout(() => {
-          try {
-            process.kill(pid, 'SIGKILL')
-          } catch {
-            // gone meanwhile
-          }
-        }, graceMs)
-        await waitForExit(pid)
-        clearTimeout(timer)
-        rmSync(pidFile(dir, node.hostname), { force: true })
+        await stopPid(pid, graceMs)
+        changeState(root, (state) => {
+          if (state[node.hostname]?.pid === pid) delete state[node.hostname]
+        })
         stopped.push(node.hostname)
       }),
   )
   return stopped
+}
+
+export interface UpOptions {
+  vps?: number
+  nvps?: number
+  timers?: 'default' | 'test'
+  jsonrpcPort?: number
+  p2pPort?: number
+  nodeArgs?: string[]
+}
+
+/**
+ * `npm run network -- up`: creates the network when `dir` holds none (after checking that its ports
+ * are free: nothing is written otherwise), then starts every node not running (startNodes: all or
+ * nothing). Options that would create another network are refused on an existing one rather than
+ * ignored.
+ */
+export async function upNetwork(dir: string, options: UpOptions): Promise<{ created: boolean; plan: NetworkPlan; started: NodeProcess[] }> {
+  const root = resolve(dir)
+  let created = false
+  if (existsSync(join(root, PLAN_FILE))) {
+    const plan = readNetwork(root)
+    const genesisVps = plan.nodes.filter((node) => node.vp && !node.added)
+    const differs: string[] = []
+    if (options.vps !== undefined && options.vps !== genesisVps.length) differs.push(`--vp ${options.vps} (it has ${genesisVps.length})`)
+    const nvps = plan.nodes.filter((node) => !node.vp).length
+    if (options.nvps !== undefined && options.nvps !== nvps) differs.push(`--nvp ${options.nvps} (it has ${nvps})`)
+    if (options.timers !== undefined && options.timers !== plan.timers) differs.push(`--timers ${options.timers} (it has ${plan.timers})`)
+    const first = plan.nodes[0]
+    if (options.jsonrpcPort !== undefined && options.jsonrpcPort !== 0 && options.jsonrpcPort !== first.jsonrpcPort)
+      differs.push(`--rpc-port ${options.jsonrpcPort} (its JSON-RPC ports: ${plan.nodes.map((n) => n.jsonrpcPort).join(', ')})`)
+    if (options.p2pPort !== undefined && options.p2pPort !== 0 && options.p2pPort !== first.p2pPort)
+      differs.push(`--p2p-port ${options.p2pPort} (its peer ports: ${plan.nodes.map((n) => n.p2pPort).join(', ')})`)
+    if (options.jsonrpcPort === 0 || options.p2pPort === 0) differs.push('port 0 (its ports are fixed in its files)')
+    if (differs.length > 0)
+      throw new Error(
+        `${root} holds a network already, and ${differs.join('; ')} would not change it. Run \`up\` without those options to start it as it is, or give another --dir for a new network (or \`down\` and remove ${root} first).`,
+      )
+  } else {
+    const vps = options.vps ?? 4
+    const count = vps + (options.nvps ?? 0)
+    const firstRpc = options.jsonrpcPort ?? DEFAULT_RPC_PORT
+    const firstP2p = options.p2pPort ?? DEFAULT_P2P_PORT
+    // the host names are not known before the files are written: nodes by position; port 0 picks free ones later
+    const planned = Array.from({ length: count }, (_, i) => ({
+      hostname: `node #${i + 1}`,
+      jsonrpcPort: firstRpc === 0 ? undefined : firstRpc + i,
+      p2pPort: firstP2p === 0 ? undefined : firstP2p + i,
+    }))
+    const busy = await busyPorts(planned)
+    if (busy.length > 0)
+      throw busyError(
+        busy,
+        'Nothing was written either. Choose free ones with --rpc-port/--p2p-port, or 0 for free ports (printed when the nodes start).',
+      )
+    await createNetwork(root, {
+      vps,
+      nvps: options.nvps,
+      timers: options.timers,
+      jsonrpcPort: options.jsonrpcPort,
+      p2pPort: options.p2pPort,
+    })
+    created = true
+  }
+  const plan = readNetwork(root)
+  const started = await startNodes(root, plan, undefined, { nodeArgs: options.nodeArgs })
+  return { created, plan, started }
 }
 
 /**

@@ -10,8 +10,9 @@
  * node outlives the process that started it (a local network started from the command line).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { closeSync, openSync, readSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { writeFileAtomically } from '../fs-atomic.ts'
 import { childNodeArgs } from '../workers/start.ts'
 
 /** the directory holding the src/ that runs: the checkout, or dist/ */
@@ -63,6 +64,8 @@ export interface StartNodeProcessOptions {
   detached?: boolean
   /** the checkout whose src/main.ts runs (default this one): the bench measures an older commit beside this one */
   repoRoot?: string
+  /** told the child's pid as soon as it is spawned, before it listens (npm run network records it at once) */
+  onSpawn?: (pid: number) => void
 }
 
 /** Starts src/main.ts in a child process and resolves once it listens; rejects (killing the child) on exit or timeout. */
@@ -90,6 +93,7 @@ export function startNodeProcess(options: StartNodeProcessOptions = {}): Promise
   })
   if (logFd !== undefined) closeSync(logFd)
   if (options.detached === true) child.unref()
+  if (child.pid !== undefined) options.onSpawn?.(child.pid)
   let output = ''
   let exit: NodeExit | undefined
   const exited = new Promise<NodeExit>((resolve) => {
@@ -240,5 +244,5 @@ export function writeNodeConfig(path: string, config: NodeConfigFile): void {
     }
     lines.push(']')
   }
-  writeFileSync(path, `${lines.join('\n')}\n`)
+  writeFileAtomically(path, `${lines.join('\n')}\n`)
 }

@@ -71,6 +71,17 @@ export function enrollmentCasOf(config: KeelConfig): InstanceType<typeof x509.X5
   })
 }
 
+/** GET / : this port speaks JSON-RPC over POST (and WebSocket); where to try it and read about it */
+const ROOT_PAGE = {
+  node: 'Keel: a Hyperchain-compatible node',
+  jsonrpc:
+    'POST JSON-RPC 2.0 requests to this URL (any path); WebSocket on the same port for sub_subscribe. Every reply is HTTP 200 with {jsonrpc, namespace, id, code, message, result}.',
+  example: 'curl -s -X POST <this URL> -d \'{"jsonrpc":"2.0","id":1,"method":"block_latestBlock","params":[]}\'',
+  playground: '/playground (every method in a browser, with signing)',
+  methods: '/openrpc.json, or the method rpc.discover',
+  operations: '/health, /ready, /metrics',
+}
+
 export function createRpcServers(options: RpcServersOptions): RpcServers {
   const { config, log } = options
   const documentText = openRpcDocumentText()
@@ -115,6 +126,8 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
     dispatcher,
     tcertCheck,
     pages: {
+      // what a browser or `curl http://host:port/` finds: where to go, instead of a bare 405
+      '/': { contentType: 'application/json', body: `${JSON.stringify(ROOT_PAGE, null, 2)}\n` },
       '/playground': {
         contentType: 'text/html; charset=utf-8',
         body: readFileSync(join(root, 'playground', 'index.html')),

@@ -163,6 +163,8 @@ export async function loadRequestThreads(options: {
         port.postMessage({ t: 'go', tip: doors.tip(), fd } satisfies ToFront)
         const answer = await listening
         if (answer.error !== undefined) {
+          // the threads stop on purpose: not a death
+          stopping = true
           off()
           for (const thread of [...threads, { worker }]) await thread.worker.terminate()
           for (const later of loaded.slice(i + 1)) await later.worker.terminate()

@@ -4,8 +4,9 @@
  * POST on any path, any or no Content-Type (the official SDK sends none and a chunked body).
  * Every JSON-RPC outcome is HTTP 200 with the envelope. Transport-level refusals keep their HTTP
  * status but still carry a JSON envelope, because the SDK crashes on a non-JSON body:
- * a body over the limit (counted on the bytes read, chunked included) → 413 + -32600;
- * a method other than POST → 405 + -32600.
+ * a body over the limit (counted on the bytes read, chunked included) → 413 + -32600, sent once
+ * the rest of the body has been read and dropped (up to a bound) so the client can read it;
+ * a method other than POST → 405 + -32600, except the GET pages (`/` says how to use the port).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -59,6 +60,9 @@ export interface RpcHttpServer {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** how much of a refused body (413) is read and dropped so the client can read the answer: 64 MiB, or 8 bodies when that is more */
+const discardLimit = (maxBodyBytes: number): number => Math.max(64 << 20, 8 * maxBodyBytes)
 
 export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
   const { limits, dispatcher, log } = options
@@ -176,23 +180,32 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
     const chunks: Buffer[] = []
     let size = 0
     let refused = false
+    const tooLarge = (): void =>
+      refuse(res, 413, new InvalidRequest(`invalid request: body larger than ${limits.maxBodyBytes} bytes`), { connection: 'close' })
     req.on('data', (chunk: Buffer) => {
-      if (refused) return
       size += chunk.length
+      if (refused) {
+        // past the bound the client gets the answer now and the connection closes under it
+        if (size > discardLimit(limits.maxBodyBytes) && !req.isPaused()) {
+          req.pause()
+          tooLarge()
+          res.on('finish', () => setTimeout(() => req.destroy(), 50).unref())
+        }
+        return
+      }
       if (size > limits.maxBodyBytes) {
+        // The rest of the body is read and dropped (up to a bound), and the 413 sent when it has
+        // ended: a connection closed while the client still writes makes it see EPIPE or
+        // ECONNRESET instead of the answer (half of Node's own HTTP clients did, on a 50 MB body).
         refused = true
         chunks.length = 0
-        // Stop reading at the limit; a chunked body is cut off the same way as one with Content-Length.
-        req.pause()
-        refuse(res, 413, new InvalidRequest(`invalid request: body larger than ${limits.maxBodyBytes} bytes`), { connection: 'close' })
-        res.on('finish', () => setTimeout(() => req.destroy(), 50).unref())
         return
       }
       chunks.push(chunk)
     })
     req.on('error', (error) => log.debug('request stream failed', error.message))
     req.on('end', () => {
-      if (refused) return
+      if (refused) return tooLarge()
       void answer(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
     })
   }

@@ -4,7 +4,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { signStringCandidates, type TxFields } from '../../../src/crypto/sign-string.ts'
 import { signSecp256k1, signSm2 } from '../../../src/crypto/signature.ts'
-import { createVerifyPool, type VerifyItem } from '../../../src/crypto/verify-pool.ts'
+import { createVerifyClient, createVerifyPool, type VerifyItem } from '../../../src/crypto/verify-pool.ts'
+import { createLogger } from '../../../src/log.ts'
 import { manualDeploy, SDK_ADDRESS, SDK_PRIVATE_KEY, sm2Sdk } from './vectors.ts'
 
 /** A mixed batch: SDK-format txs (valid, tampered, wrong signer), an SM2 tx, a 2017 legacy one, garbage. */
@@ -132,6 +133,47 @@ test('the node version reaches the workers (format B without a JSON version)', a
   } finally {
     await pool.close()
     await other.close()
+  }
+})
+
+test('a worker that dies is restarted after a back-off, and a client in another thread gets a port to its replacement (onWorker)', async () => {
+  const lines: string[] = []
+  // the worker copies this environment when it starts; its replacement starts after it is gone
+  process.env.KEEL_FAILPOINTS = 'verify.worker=throw'
+  const pool = await createVerifyPool({ workers: 1, log: createLogger({ level: 'info', write: (line) => lines.push(line) }) })
+  delete process.env.KEEL_FAILPOINTS
+  const client = createVerifyClient(pool.connect(), { backend: pool.backend })
+  pool.onWorker((port) => client.addPort(port))
+  try {
+    assert.is(client.workerCount, 1)
+    const { items, expected } = mixedBatch()
+    // the worker dies on this job: the job is verified here instead, the answers unchanged
+    assert.equal(
+      (await client.verify(items)).map((r) => r.valid),
+      expected,
+    )
+    const deadline = Date.now() + 30_000
+    while (!lines.some((line) => line.includes('a verify worker restarted')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
+    assert.ok(
+      lines.some((line) => /a verify worker stopped unexpectedly \(exit code 1: failpoint verify\.worker/.test(line)),
+      lines.join('\n'),
+    )
+    assert.ok(
+      lines.some((line) => line.includes('a verify worker restarted (restart 1)')),
+      lines.join('\n'),
+    )
+    while (client.workerCount === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    assert.is(pool.workerCount, 1)
+    assert.is(client.workerCount, 1, 'the client verifies on the replacement')
+    assert.equal(
+      (await client.verify(items)).map((r) => r.valid),
+      expected,
+    )
+  } finally {
+    delete process.env.KEEL_FAILPOINTS
+    await client.close()
+    await pool.close()
   }
 })
 
