@@ -5,6 +5,7 @@
 import type { ArchiveService } from '../archive/service.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
+import { createEthHandlers, type EthereumSettings } from '../eth/handlers.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import { createAccountHandlers } from './account.ts'
 import { type AnswerCache, createAnswerCache } from './answers.ts'
@@ -50,6 +51,8 @@ export interface ApiModules {
   config: Omit<ConfigModules, 'directory'>
   /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
+  /** issue 28: the Ethereum dialect's settings (src/eth/); without them its methods answer -32601 */
+  ethereum?: EthereumSettings
 }
 
 /**
@@ -96,5 +99,9 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),
+    // issue 28: the Ethereum dialect
+    ...(modules.ethereum === undefined
+      ? {}
+      : createEthHandlers({ chain: modules.chain, submitter: modules.submitter, settings: modules.ethereum, onBlock: modules.onBlock })),
   }
 }

@@ -6,6 +6,7 @@
  * code 0 + SUCCESS carries `result`; anything else carries no `result`.
  */
 import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
+import { type EthereumReply, isEthereumMethod, toEthereumReply } from '../eth/envelope.ts'
 import type { Logger } from '../log.ts'
 import { type JsonChunks, stringifyJson, stringifyJsonChunks } from '../wire/json.ts'
 import type { CallContext } from './context.ts'
@@ -71,6 +72,8 @@ interface Envelope {
   code: number
   message: string
   result?: unknown
+  /** an error's data; only the Ethereum envelope carries it (issue 28) */
+  data?: unknown
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -85,9 +88,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     id,
     code: error.code,
     message: error.message,
+    // issue 28: an Ethereum-dialect error (a revert) carries data; Hyperchain's never do
+    ...((error as { data?: unknown }).data === undefined ? {} : { data: (error as { data?: unknown }).data }),
   })
 
-  async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope> {
+  // issue 28: a request for an eth_/net_/web3_/debug_ method is answered in Ethereum's envelope (src/eth/envelope.ts)
+  async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope | EthereumReply> {
+    const reply = await handleHyperchain(request, meta)
+    const method = request !== null && typeof request === 'object' ? (request as { method?: unknown }).method : undefined
+    return isEthereumMethod(method) ? toEthereumReply(reply) : reply
+  }
+
+  async function handleHyperchain(request: unknown, meta: RequestMeta): Promise<Envelope> {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return failure(defaultNamespace, null, new InvalidRequest(`invalid request: expected a JSON object, got ${kindOf(request)}`))
     }
