@@ -100,9 +100,10 @@ function toBigInt(bytes: Uint8Array | undefined): bigint {
 
 /**
  * Decodes and checks a raw transaction: size, type, chain id, signature. Throws TransactionRejected
- * (-32000, geth's messages) or InvalidParams for bytes that are no transaction.
+ * (-32000, geth's messages) or InvalidParams for bytes that are no transaction. `recover` false:
+ * the sender is known already (a recorded transaction), `from` is left empty.
  */
-export function decodeEthereumTx(rawHex: string, chainId: bigint): DecodedEthereumTx {
+export function decodeEthereumTx(rawHex: string, chainId: bigint, recover = true): DecodedEthereumTx {
   if (typeof rawHex !== 'string' || !HEX.test(rawHex) || rawHex.length < 4)
     throw new InvalidParams('invalid argument 0 (data): must be the signed transaction as 0x hex bytes')
   const size = (rawHex.length - 2) / 2
@@ -130,10 +131,10 @@ export function decodeEthereumTx(rawHex: string, chainId: bigint): DecodedEthere
       throw new TransactionRejected('max priority fee per gas higher than max fee per gas')
     throw new InvalidParams(`invalid argument 0 (data): not a valid transaction: ${firstLine(message)}`)
   }
-  let from: Hex
+  let from: Hex = ''
   try {
     if (!tx.isSigned()) throw new Error('unsigned')
-    from = tx.getSenderAddress().toString().toLowerCase()
+    if (recover) from = tx.getSenderAddress().toString().toLowerCase()
   } catch (error) {
     throw new TransactionRejected(`invalid sender: ${firstLine((error as Error).message)}`)
   }
@@ -214,7 +215,8 @@ export function ethereumTxFromSigned(signed: Record<string, unknown>): SignedTx 
 
 /** The Ethereum fields of a recorded Ethereum transaction (its raw bytes decoded again; no checks). */
 export function ethereumFieldsOf(tx: SignedTx, chainId: bigint): EthereumFields {
-  return decodeEthereumTx(tx.signed.ethereum as string, chainId).fields
+  // a recorded transaction's sender is known: no signature recovery
+  return decodeEthereumTx(tx.signed.ethereum as string, chainId, false).fields
 }
 
 /** The gas limit a recorded Ethereum transaction names (read from its raw bytes). */
