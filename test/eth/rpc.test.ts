@@ -333,4 +333,14 @@ test('a failed Ethereum transaction has a receipt with status 0x0 and still uses
   assert.is(next.status, '0x1')
 })
 
+test('a Hyperchain-dialect transaction cannot pass itself off as an Ethereum one', async () => {
+  const tx = { ...carol.transfer(bob.address.toLowerCase(), 1), ethereum: await signed({ to: bob.address, value: 1n }, alice, 900) }
+  const reply = (await post(url, { jsonrpc: '2.0', namespace: 'global', id: 1, method: 'tx_sendTransaction', params: [tx] })).body as {
+    code: number
+    message: string
+  }
+  assert.is(reply.code, -32602)
+  assert.match(reply.message, /eth_sendRawTransaction/)
+})
+
 test.run()
