@@ -151,17 +151,20 @@ export function createTxPool(options: PoolOptions): TxPool {
     if (held.some((entry) => !live(entry))) held = held.filter(live)
     return held
   }
-  /** takes the held entries whose turn came, in order, up to `max` in all */
+  /** takes the held entries whose turn came, up to `max` in all; again while one taken makes another's turn come */
   const takeHeld = (ready: ReadyTx[], max: number): void => {
-    for (const entry of liveHeld()) {
-      if (ready.length >= max) return
-      if (!(gate as TakeGate).ready(entry.tx)) continue
-      ready.push({ tx: entry.tx, signatureValid: entry.signatureValid as boolean })
-      entry.taken = true
-      gate?.taken(entry.tx)
+    for (let progress = true; progress; ) {
+      progress = false
+      for (const entry of liveHeld()) {
+        if (ready.length >= max) return
+        if (entry.taken || !(gate as TakeGate).ready(entry.tx)) continue
+        ready.push({ tx: entry.tx, signatureValid: entry.signatureValid as boolean })
+        entry.taken = true
+        gate?.taken(entry.tx)
+        progress = true
+      }
     }
   }
-
   const notify = (): void => {
     for (const listener of listeners) listener()
   }
@@ -365,6 +368,8 @@ export function createTxPool(options: PoolOptions): TxPool {
         back.push(entry)
       }
       if (back.length === 0) return
+      // issue 28: one the gate held before is queued again, not held as well
+      if (held.length > 0) held = held.filter((entry) => !back.includes(entry))
       queue.splice(head, 0, ...back)
       notify()
     },
