@@ -37,6 +37,8 @@ export type Job =
   | ({ kind: 'transfers' } & TxJob)
   | ({ kind: 'erc20'; token: string } & TxJob)
   | ({ kind: 'jvm'; token: string } & TxJob)
+  /** issue 28: raw EIP-1559 transfers through eth_sendRawTransaction */
+  | ({ kind: 'eth' } & TxJob)
   | {
       kind: 'reads'
       url: string
@@ -151,7 +153,10 @@ async function rpc(url: string, method: string, paramsJson: string): Promise<Rep
 /** The measured path: one raw keep-alive connection per concurrent client (bench/raw-http.ts). */
 async function rpcOn(connection: RawConnection, method: string, paramsJson: string): Promise<Reply> {
   const body = `{"jsonrpc":"2.0","namespace":"global","id":${nextId++},"method":"${method}","params":${paramsJson}}`
-  return JSON.parse(await connection.post(body)) as Reply
+  const reply = JSON.parse(await connection.post(body)) as Reply & { error?: { code: number; message: string } }
+  // issue 28: an Ethereum-dialect method answers in plain JSON-RPC 2.0 (`result` or `error`)
+  if (reply.code === undefined) return reply.error === undefined ? { ...reply, code: 0, message: 'SUCCESS' } : { ...reply, ...reply.error }
+  return reply
 }
 
 /** Runs `client` once per connection, `count` connections at once (spread over `urls` in turn), and closes them after. */
@@ -261,10 +266,12 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
 async function runTransactions(
   job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number; rate?: number },
   method: string,
-  signed: Record<string, unknown>[],
+  signed: (Record<string, unknown> | string)[],
   label: string,
+  /** issue 28: the signed items are raw transactions (hex), sent as they are */
+  raw = false,
 ): Promise<TxResult> {
-  const bodies = signed.map((tx) => stringifyJson([tx]))
+  const bodies = signed.map((tx) => (raw ? `["${tx as string}"]` : stringifyJson([tx])))
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
   const answerTimes: number[] = []
@@ -504,6 +511,37 @@ async function run(job: Job): Promise<unknown> {
         sdkTransaction(accounts[i % accounts.length], { kind: 'transfer', to: accounts[(i * 7 + 1) % accounts.length].address, value: 1 }),
       )
       return runTransactions(job, 'tx_sendTransaction', signed, 'transfers')
+    }
+    case 'eth': {
+      // issue 28: each account sends its transfers with its next Ethereum nonces (its account nonce
+      // counts the token deployment too); signed before the clock starts, like the other workloads
+      const accounts = accountsOf(job.seed, job.accounts).slice(0, Math.min(job.accounts, job.count))
+      const nonces = await Promise.all(
+        accounts.map(async (account) =>
+          BigInt((await rpc(job.url, 'eth_getTransactionCount', JSON.stringify([account.address, 'latest']))).result as string),
+        ),
+      )
+      const chainId = Number(BigInt((await rpc(job.url, 'eth_chainId', '[]')).result as string))
+      const { Wallet } = await import('ethers')
+      const wallets = accounts.map((account) => new Wallet(account.privateKey))
+      const raws: string[] = []
+      for (let i = 0; i < job.count; i++) {
+        const from = i % accounts.length
+        raws.push(
+          await wallets[from].signTransaction({
+            type: 2,
+            chainId,
+            nonce: Number(nonces[from]) + Math.floor(i / accounts.length),
+            to: accounts[(i * 7 + 1) % accounts.length].address,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 0n,
+            maxPriorityFeePerGas: 0n,
+          }),
+        )
+        if (i % 2000 === 0) report({ label: 'eth: signing', done: i, total: job.count })
+      }
+      return runTransactions(job, 'eth_sendRawTransaction', raws, 'eth', true)
     }
     case 'erc20':
     case 'jvm': {

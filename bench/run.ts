@@ -7,7 +7,7 @@
  * preloaded into the node) and peak RSS; a live progress line while it runs; a JSON file and a
  * markdown table at the end (bench-results/).
  *
- *   npm run bench [-- --workloads transfers,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--erc20 10000] [--jvm 10000]
+ *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
  *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>]
  *                 [--node-repo <checkout>] [--label <name>]
  *
@@ -16,6 +16,10 @@
  *
  * `runaway` (not in the default list): reads while 20 contract calls loop until their gas runs out,
  * on a node of its own (bench/runaway.ts); its row gives the reads' p50 / p99.
+ *
+ * `eth` (not in the default list; issue 28) is the plain transfer sent in the Ethereum dialect: raw
+ * EIP-1559 transactions through eth_sendRawTransaction, its CPU per committed transaction beside the
+ * plain transfers' row.
  *
  * `jvm` (not in the default list) is the ERC-20 transfer written as a Java contract (vmType JVM); its row,
  * like the ERC-20 row, gives the node's CPU per committed transaction, the Java executor's share apart.
@@ -61,6 +65,12 @@ export const benchCommand = {
     transfers: { type: 'string', value: 'n', default: '30000', description: 'plain transfers to send' },
     erc20: { type: 'string', value: 'n', default: '10000', description: 'ERC-20 transfer() calls to send' },
     jvm: { type: 'string', value: 'n', default: '10000', description: 'Java token transfer() calls to send (workload jvm)' },
+    eth: {
+      type: 'string',
+      value: 'n',
+      default: '10000',
+      description: 'raw EIP-1559 transfers through eth_sendRawTransaction (workload eth)',
+    },
     accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
     concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
     rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
@@ -322,7 +332,13 @@ const fmt = (n: number): string => Math.round(n).toLocaleString('en')
 const rows: Row[] = []
 const results: Record<string, unknown> = {}
 
-const WORKLOAD_NAMES = { transfers: 'plain transfers', erc20: 'ERC-20 transfer()', jvm: 'Java token transfer() (vmType JVM)' }
+const WORKLOAD_NAMES = {
+  transfers: 'plain transfers',
+  erc20: 'ERC-20 transfer()',
+  jvm: 'Java token transfer() (vmType JVM)',
+  // issue 28
+  eth: 'raw EIP-1559 transfers (eth_sendRawTransaction)',
+}
 
 async function measureTx(loadgen: ChildProcess, target: Target, name: keyof typeof WORKLOAD_NAMES, job: Job): Promise<TxResult> {
   // the node's CPU includes its Java executor's; the executor's share is reported apart
@@ -397,6 +413,14 @@ async function main(): Promise<void> {
       const result = await measureTx(loadgen, target, 'transfers', { kind: 'transfers', ...common, count: Number(values.transfers) })
       hashes = result.hashes
       filled = { first: result.firstBlock, last: result.lastBlock, txs: result.committed }
+    }
+    // issue 28: the same transfers in the Ethereum dialect, its CPU per transaction beside the row above
+    if (workloads.includes('eth')) {
+      const result = await measureTx(loadgen, target, 'eth', { kind: 'eth', ...common, count: Number(values.eth) })
+      if (hashes.length === 0) {
+        hashes = result.hashes
+        filled = { first: result.firstBlock, last: result.lastBlock, txs: result.committed }
+      }
     }
     for (const [kind, token] of [
       ['erc20', setup.token],

@@ -89,7 +89,7 @@ export function checkDocument(document: OpenRpcDocument): string[] {
 
   const seen = new Map<string, string>()
   for (const method of document.methods) {
-    if (!/^[a-z]+_[A-Za-z0-9]+$/.test(method.name)) problems.push(`${method.name}: method names are <prefix>_<name>`)
+    if (!/^[a-z][a-z0-9]*_[A-Za-z0-9]+$/.test(method.name)) problems.push(`${method.name}: method names are <prefix>_<name>`)
     for (const name of [method.name, ...(method['x-aliases'] ?? [])]) {
       if (name.startsWith('rpc.')) problems.push(`${method.name}: ${name} uses the reserved rpc. prefix`)
       const owner = seen.get(name)

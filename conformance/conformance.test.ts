@@ -18,6 +18,7 @@ import { accountFromPrivateKey } from '../sdk/src/account.ts'
 import { createClient, type Envelope, httpTransport, type KeelClient, RpcError, type Transport } from '../sdk/src/client.ts'
 import { operatorSigner } from '../sdk/src/operator.ts'
 import { type WsTransport, wsTransport } from '../sdk/src/ws-transport.ts'
+import { isEthereumMethod } from '../src/eth/envelope.ts'
 import type { MethodSpec } from '../src/rpc/method-spec.ts'
 import { toValidationView } from '../src/rpc/params.ts'
 import { parseJson } from '../src/wire/json.ts'
@@ -181,6 +182,14 @@ async function callTyped(client: KeelClient, method: string, params: unknown[]):
 function checkEnvelope(where: string, reply: Envelope | undefined): void {
   assert.ok(reply, `${where}: no reply recorded`)
   assert.is(reply.jsonrpc, '2.0', `${where}: jsonrpc`)
+  // issue 28: the Ethereum dialect answers in plain JSON-RPC 2.0: `result` or `error`, no namespace or code
+  if (isEthereumMethod(where.split(' ')[0])) {
+    const plain = reply as unknown as Record<string, unknown>
+    assert.not.ok('namespace' in plain || 'code' in plain, `${where}: no Hyperchain envelope`)
+    assert.ok(typeof plain.id === 'number', `${where}: id echoed`)
+    assert.ok('result' in plain !== 'error' in plain, `${where}: result or error`)
+    return
+  }
   assert.is(reply.namespace, 'global', `${where}: namespace`)
   assert.ok(typeof reply.id === 'number', `${where}: id echoed`)
   if (reply.code === 0) {

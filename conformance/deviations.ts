@@ -28,6 +28,15 @@ export interface Deviation {
 
 export const deviations: Deviation[] = [
   {
+    methods: ['eth_getFilterChanges', 'eth_getFilterLogs'],
+    when: 'mismatch',
+    examples: ['a block filter after one new block', 'a log filter over block 3'],
+    what: 'the success examples of polling a filter',
+    reason:
+      "a filter id is random (as geth makes them, so one client cannot guess and poll or remove another's filter), so the id an example names exists on no node; test/eth/rpc.test.ts makes real filters and polls them",
+    issue: 'issue 28 (kept: filter ids stay random)',
+  },
+  {
     methods: ['sub_getSubscriptionChanges'],
     when: 'needs-state',
     state: 'viewChanged',

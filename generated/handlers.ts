@@ -189,6 +189,74 @@ import type {
   ArchiveRestoreAllResult,
   ArchiveQueryArchiveExistParams,
   ArchiveQueryArchiveExistResult,
+  EthChainIdParams,
+  EthChainIdResult,
+  NetVersionParams,
+  NetVersionResult,
+  NetListeningParams,
+  NetListeningResult,
+  NetPeerCountParams,
+  NetPeerCountResult,
+  Web3ClientVersionParams,
+  Web3ClientVersionResult,
+  Web3Sha3Params,
+  Web3Sha3Result,
+  EthBlockNumberParams,
+  EthBlockNumberResult,
+  EthSyncingParams,
+  EthSyncingResult,
+  EthAccountsParams,
+  EthAccountsResult,
+  EthGasPriceParams,
+  EthGasPriceResult,
+  EthMaxPriorityFeePerGasParams,
+  EthMaxPriorityFeePerGasResult,
+  EthFeeHistoryParams,
+  EthFeeHistoryResult,
+  EthGetBalanceParams,
+  EthGetBalanceResult,
+  EthGetTransactionCountParams,
+  EthGetTransactionCountResult,
+  EthGetCodeParams,
+  EthGetCodeResult,
+  EthGetStorageAtParams,
+  EthGetStorageAtResult,
+  EthCallParams,
+  EthCallResult,
+  EthEstimateGasParams,
+  EthEstimateGasResult,
+  EthSendRawTransactionParams,
+  EthSendRawTransactionResult,
+  EthGetTransactionByHashParams,
+  EthGetTransactionByHashResult,
+  EthGetTransactionReceiptParams,
+  EthGetTransactionReceiptResult,
+  EthGetBlockByNumberParams,
+  EthGetBlockByNumberResult,
+  EthGetBlockByHashParams,
+  EthGetBlockByHashResult,
+  EthGetBlockTransactionCountByNumberParams,
+  EthGetBlockTransactionCountByNumberResult,
+  EthGetBlockTransactionCountByHashParams,
+  EthGetBlockTransactionCountByHashResult,
+  EthGetTransactionByBlockNumberAndIndexParams,
+  EthGetTransactionByBlockNumberAndIndexResult,
+  EthGetTransactionByBlockHashAndIndexParams,
+  EthGetTransactionByBlockHashAndIndexResult,
+  EthGetLogsParams,
+  EthGetLogsResult,
+  EthNewFilterParams,
+  EthNewFilterResult,
+  EthNewBlockFilterParams,
+  EthNewBlockFilterResult,
+  EthNewPendingTransactionFilterParams,
+  EthNewPendingTransactionFilterResult,
+  EthGetFilterChangesParams,
+  EthGetFilterChangesResult,
+  EthGetFilterLogsParams,
+  EthGetFilterLogsResult,
+  EthUninstallFilterParams,
+  EthUninstallFilterResult,
 } from './types.ts'
 
 /** A handler may answer synchronously or with a promise, with its result or the JSON text of it. */
@@ -1189,5 +1257,329 @@ export interface ArchiveHandlers {
   archive_queryArchiveExist(params: ArchiveQueryArchiveExistParams, context: CallContext): Answer<ArchiveQueryArchiveExistResult>
 }
 
+/** Handlers of the `eth_` service. */
+export interface EthHandlers {
+  /**
+   * The chain id (configuration chain.chainId; default 1337).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. The EIP-155 signing domain of eth_sendRawTransaction and the value of the CHAINID opcode.
+   * @returns result
+   */
+  eth_chainId(params: EthChainIdParams, context: CallContext): Answer<EthChainIdResult>
+  /**
+   * The latest block number.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   */
+  eth_blockNumber(params: EthBlockNumberParams, context: CallContext): Answer<EthBlockNumberResult>
+  /**
+   * Always false.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. A VP catching up answers the blocks it has.
+   * @returns result
+   */
+  eth_syncing(params: EthSyncingParams, context: CallContext): Answer<EthSyncingResult>
+  /**
+   * Always empty: the node holds no keys.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Sign in the client and send with eth_sendRawTransaction.
+   * @returns result
+   */
+  eth_accounts(params: EthAccountsParams, context: CallContext): Answer<EthAccountsResult>
+  /**
+   * Always 0x0: Keel charges no fees.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. See docs/ethereum.md "Fees".
+   * @returns result
+   */
+  eth_gasPrice(params: EthGasPriceParams, context: CallContext): Answer<EthGasPriceResult>
+  /**
+   * Always 0x0: Keel charges no fees.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   */
+  eth_maxPriorityFeePerGas(params: EthMaxPriorityFeePerGasParams, context: CallContext): Answer<EthMaxPriorityFeePerGasResult>
+  /**
+   * Fee history: base fees, ratios and rewards all zero.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param blockCount EthQuantity
+   * @param newestBlock EthBlockParam
+   * @param rewardPercentiles EthPercentiles
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_feeHistory(params: EthFeeHistoryParams, context: CallContext): Answer<EthFeeHistoryResult>
+  /**
+   * Balance of an account (0x0 for an account no one holds).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. The same balance as account_getBalance.
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getBalance(params: EthGetBalanceParams, context: CallContext): Answer<EthGetBalanceResult>
+  /**
+   * The account nonce: Ethereum transactions sent plus contracts deployed (both dialects).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. `pending` adds the Ethereum transactions this node admitted and has not yet ordered.
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getTransactionCount(params: EthGetTransactionCountParams, context: CallContext): Answer<EthGetTransactionCountResult>
+  /**
+   * Runtime code of a contract (0x for an account).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getCode(params: EthGetCodeParams, context: CallContext): Answer<EthGetCodeResult>
+  /**
+   * One 32-byte storage slot.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param address EthAddress
+   * @param slot EthQuantity
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getStorageAt(params: EthGetStorageAtParams, context: CallContext): Answer<EthGetStorageAtResult>
+  /**
+   * Runs a call against the latest state; nothing is written.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. A revert answers code 3 `execution reverted[: reason]` with the revert data in error.data, as ethers and viem decode it. No `to`: the data runs as creation code.
+   * @param call EthCallObject
+   * @param block EthBlockParam
+   * @param stateOverride EthStateOverride
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws 3 EXECUTION_REVERTED: execution reverted (Ethereum dialect: the revert data is in error.data)
+   */
+  eth_call(params: EthCallParams, context: CallContext): Answer<EthCallResult>
+  /**
+   * The least gas limit with which the call succeeds (a search, so the limit works).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Reverts answer as eth_call does.
+   * @param call EthCallObject
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws 3 EXECUTION_REVERTED: execution reverted (Ethereum dialect: the revert data is in error.data)
+   */
+  eth_estimateGas(params: EthEstimateGasParams, context: CallContext): Answer<EthEstimateGasResult>
+  /**
+   * Admits a signed Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) and returns its hash once it is durable.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Its nonce must be the sender's next (eth_getTransactionCount pending) or up to 64 ahead, which then waits for the ones before it. Refusals are -32000 with geth's message: `invalid chain id for signer`, `invalid sender`, `nonce too low`, `nonce too high`, `already known`, `replacement transaction underpriced`, `insufficient funds for gas * price + value`, `intrinsic gas too low`, `exceeds block gas limit`, `oversized data`, `only replay-protected (EIP-155) transactions allowed over RPC`. Fees: none are charged (docs/ethereum.md).
+   * @param transaction EthData
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_sendRawTransaction(params: EthSendRawTransactionParams, context: CallContext): Answer<EthSendRawTransactionResult>
+  /**
+   * A transaction of either dialect in Ethereum's shape; null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getTransactionByHash(params: EthGetTransactionByHashParams, context: CallContext): Answer<EthGetTransactionByHashResult>
+  /**
+   * A receipt of either dialect in Ethereum's shape (status 0x0 for a discarded transaction); null when unknown or pending.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getTransactionReceipt(params: EthGetTransactionReceiptParams, context: CallContext): Answer<EthGetTransactionReceiptResult>
+  /**
+   * A block in Ethereum's shape; null past the head.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. hash, parentHash, transactionsRoot, receiptsRoot and stateRoot are Keel's own; block 0 is an empty block before Keel's first. Transactions: the valid ones, then the discarded ones.
+   * @param block EthBlockParam
+   * @param full EthFullTransactions
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getBlockByNumber(params: EthGetBlockByNumberParams, context: CallContext): Answer<EthGetBlockByNumberResult>
+  /**
+   * A block in Ethereum's shape; null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @param full EthFullTransactions
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getBlockByHash(params: EthGetBlockByHashParams, context: CallContext): Answer<EthGetBlockByHashResult>
+  /**
+   * Transactions of a block (valid and discarded).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getBlockTransactionCountByNumber(params: EthGetBlockTransactionCountByNumberParams, context: CallContext): Answer<EthGetBlockTransactionCountByNumberResult>
+  /**
+   * Transactions of a block (valid and discarded); null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getBlockTransactionCountByHash(params: EthGetBlockTransactionCountByHashParams, context: CallContext): Answer<EthGetBlockTransactionCountByHashResult>
+  /**
+   * A block's transaction by index; null when none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param block EthBlockParam
+   * @param index EthQuantity
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getTransactionByBlockNumberAndIndex(params: EthGetTransactionByBlockNumberAndIndexParams, context: CallContext): Answer<EthGetTransactionByBlockNumberAndIndexResult>
+  /**
+   * A block's transaction by index; null when none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @param index EthQuantity
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_getTransactionByBlockHashAndIndex(params: EthGetTransactionByBlockHashAndIndexParams, context: CallContext): Answer<EthGetTransactionByBlockHashAndIndexResult>
+  /**
+   * Logs of either dialect's transactions, by block range (at most 5000 blocks) or block hash, address and topics.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param filter EthLogFilter
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getLogs(params: EthGetLogsParams, context: CallContext): Answer<EthGetLogsResult>
+  /**
+   * Installs a log filter on this node (polled with eth_getFilterChanges; lapses after 5 minutes unpolled).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param filter EthLogFilter
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_newFilter(params: EthNewFilterParams, context: CallContext): Answer<EthNewFilterResult>
+  /**
+   * Installs a block filter (new block hashes).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_newBlockFilter(params: EthNewBlockFilterParams, context: CallContext): Answer<EthNewBlockFilterResult>
+  /**
+   * Installs a pending-transaction filter; Keel reports none (its polls answer []).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_newPendingTransactionFilter(params: EthNewPendingTransactionFilterParams, context: CallContext): Answer<EthNewPendingTransactionFilterResult>
+  /**
+   * What a filter saw since its last poll: logs, or block hashes.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getFilterChanges(params: EthGetFilterChangesParams, context: CallContext): Answer<EthGetFilterChangesResult>
+  /**
+   * All logs a log filter selects.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  eth_getFilterLogs(params: EthGetFilterLogsParams, context: CallContext): Answer<EthGetFilterLogsResult>
+  /**
+   * Removes a filter; false when there was none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  eth_uninstallFilter(params: EthUninstallFilterParams, context: CallContext): Answer<EthUninstallFilterResult>
+}
+
+/** Handlers of the `net_` service. */
+export interface NetHandlers {
+  /**
+   * The chain id in decimal.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Same value as eth_chainId.
+   * @returns result
+   */
+  net_version(params: NetVersionParams, context: CallContext): Answer<NetVersionResult>
+  /**
+   * Always true.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   */
+  net_listening(params: NetListeningParams, context: CallContext): Answer<NetListeningResult>
+  /**
+   * Always 0x0.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Keel's peers are VPs and NVPs, listed by node_getNodes.
+   * @returns result
+   */
+  net_peerCount(params: NetPeerCountParams, context: CallContext): Answer<NetPeerCountResult>
+}
+
+/** Handlers of the `web3_` service. */
+export interface Web3Handlers {
+  /**
+   * Keel/<version>/<platform>/<node version>.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   */
+  web3_clientVersion(params: Web3ClientVersionParams, context: CallContext): Answer<Web3ClientVersionResult>
+  /**
+   * Keccak-256 of the given bytes.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param data EthData
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  web3_sha3(params: Web3Sha3Params, context: CallContext): Answer<Web3Sha3Result>
+}
+
 /** Every handler of the node, one interface per service prefix. */
-export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers
+export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers & EthHandlers & NetHandlers & Web3Handlers

@@ -4,6 +4,82 @@ import type { MethodSpec } from '../src/rpc/method-spec.ts'
 
 /** Component schemas with `$ref`s as bare names, the context typebox compiles against. */
 export const schemas = {
+  "EthAddress": {
+    "title": "EthAddress",
+    "description": "Ethereum dialect: a 20-byte address, 0x hex (any case).",
+    "type": "string"
+  },
+  "EthBlockParam": {
+    "title": "EthBlockParam",
+    "description": "Ethereum dialect: latest, pending, safe, finalized (all the latest block: BFT blocks are final), earliest (block 0), a 0x block number, or EIP-1898 {blockNumber} / {blockHash}. State queries take the latest block only.",
+    "type": [
+      "string",
+      "object"
+    ]
+  },
+  "EthCallObject": {
+    "title": "EthCallObject",
+    "description": "Ethereum dialect: a call: from?, to? (absent: a creation), gas?, gasPrice?, maxFeePerGas?, maxPriorityFeePerGas?, value?, input? or data?.",
+    "type": "object"
+  },
+  "EthStateOverride": {
+    "title": "EthStateOverride",
+    "description": "Ethereum dialect: state overrides (not supported: Keel refuses a non-empty one).",
+    "type": [
+      "object",
+      "null"
+    ]
+  },
+  "EthData": {
+    "title": "EthData",
+    "description": "Ethereum dialect: bytes as 0x hex.",
+    "type": "string"
+  },
+  "EthHash": {
+    "title": "EthHash",
+    "description": "Ethereum dialect: a 32-byte hash, 0x hex.",
+    "type": "string"
+  },
+  "EthQuantity": {
+    "title": "EthQuantity",
+    "description": "Ethereum dialect: a quantity as 0x hex without leading zeros.",
+    "type": [
+      "string",
+      "number"
+    ]
+  },
+  "EthFullTransactions": {
+    "title": "EthFullTransactions",
+    "description": "Ethereum dialect: true for whole transactions, false for their hashes.",
+    "type": "boolean"
+  },
+  "EthPercentiles": {
+    "title": "EthPercentiles",
+    "description": "Ethereum dialect: reward percentiles, ascending.",
+    "type": "array",
+    "items": {
+      "type": "number"
+    }
+  },
+  "EthLogFilter": {
+    "title": "EthLogFilter",
+    "description": "Ethereum dialect: fromBlock?, toBlock? (or blockHash?), address? (one or a list), topics? (per position: null, a topic or a list of topics).",
+    "type": "object"
+  },
+  "EthFilterId": {
+    "title": "EthFilterId",
+    "description": "Ethereum dialect: a filter id, 0x hex.",
+    "type": "string"
+  },
+  "EthResult": {
+    "title": "EthResult",
+    "description": "Ethereum dialect: a result in the shape Ethereum's JSON-RPC specification gives the method (null where it gives null)."
+  },
+  "EthBoolean": {
+    "title": "EthBoolean",
+    "description": "Ethereum dialect: a boolean.",
+    "type": "boolean"
+  },
   "Hash": {
     "title": "Hash",
     "description": "a 32-byte hash: 0x followed by 64 hex digits",
@@ -4588,6 +4664,784 @@ export const methods = {
     "errors": [
       -32602,
       -32013
+    ]
+  },
+  eth_chainId: {
+    "service": "eth",
+    "summary": "The chain id (configuration chain.chainId; default 1337).",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  net_version: {
+    "service": "net",
+    "summary": "The chain id in decimal.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  net_listening: {
+    "service": "net",
+    "summary": "Always true.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  net_peerCount: {
+    "service": "net",
+    "summary": "Always 0x0.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  web3_clientVersion: {
+    "service": "web3",
+    "summary": "Keel/<version>/<platform>/<node version>.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  web3_sha3: {
+    "service": "web3",
+    "summary": "Keccak-256 of the given bytes.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "data",
+        "required": true,
+        "schema": {
+          "$ref": "EthData"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_blockNumber: {
+    "service": "eth",
+    "summary": "The latest block number.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  eth_syncing: {
+    "service": "eth",
+    "summary": "Always false.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  eth_accounts: {
+    "service": "eth",
+    "summary": "Always empty: the node holds no keys.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  eth_gasPrice: {
+    "service": "eth",
+    "summary": "Always 0x0: Keel charges no fees.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  eth_maxPriorityFeePerGas: {
+    "service": "eth",
+    "summary": "Always 0x0: Keel charges no fees.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": []
+  },
+  eth_feeHistory: {
+    "service": "eth",
+    "summary": "Fee history: base fees, ratios and rewards all zero.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "blockCount",
+        "required": true,
+        "schema": {
+          "$ref": "EthQuantity"
+        }
+      },
+      {
+        "name": "newestBlock",
+        "required": true,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      },
+      {
+        "name": "rewardPercentiles",
+        "required": false,
+        "schema": {
+          "$ref": "EthPercentiles"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getBalance: {
+    "service": "eth",
+    "summary": "Balance of an account (0x0 for an account no one holds).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "EthAddress"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getTransactionCount: {
+    "service": "eth",
+    "summary": "The account nonce: Ethereum transactions sent plus contracts deployed (both dialects).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "EthAddress"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getCode: {
+    "service": "eth",
+    "summary": "Runtime code of a contract (0x for an account).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "EthAddress"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getStorageAt: {
+    "service": "eth",
+    "summary": "One 32-byte storage slot.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "EthAddress"
+        }
+      },
+      {
+        "name": "slot",
+        "required": true,
+        "schema": {
+          "$ref": "EthQuantity"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_call: {
+    "service": "eth",
+    "summary": "Runs a call against the latest state; nothing is written.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "call",
+        "required": true,
+        "schema": {
+          "$ref": "EthCallObject"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      },
+      {
+        "name": "stateOverride",
+        "required": false,
+        "schema": {
+          "$ref": "EthStateOverride"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000,
+      3
+    ]
+  },
+  eth_estimateGas: {
+    "service": "eth",
+    "summary": "The least gas limit with which the call succeeds (a search, so the limit works).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "call",
+        "required": true,
+        "schema": {
+          "$ref": "EthCallObject"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000,
+      3
+    ]
+  },
+  eth_sendRawTransaction: {
+    "service": "eth",
+    "summary": "Admits a signed Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) and returns its hash once it is durable.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "EthData"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getTransactionByHash: {
+    "service": "eth",
+    "summary": "A transaction of either dialect in Ethereum's shape; null when unknown.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getTransactionReceipt: {
+    "service": "eth",
+    "summary": "A receipt of either dialect in Ethereum's shape (status 0x0 for a discarded transaction); null when unknown or pending.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getBlockByNumber: {
+    "service": "eth",
+    "summary": "A block in Ethereum's shape; null past the head.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "block",
+        "required": true,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      },
+      {
+        "name": "full",
+        "required": false,
+        "schema": {
+          "$ref": "EthFullTransactions"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getBlockByHash: {
+    "service": "eth",
+    "summary": "A block in Ethereum's shape; null when unknown.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      },
+      {
+        "name": "full",
+        "required": false,
+        "schema": {
+          "$ref": "EthFullTransactions"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getBlockTransactionCountByNumber: {
+    "service": "eth",
+    "summary": "Transactions of a block (valid and discarded).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "block",
+        "required": true,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getBlockTransactionCountByHash: {
+    "service": "eth",
+    "summary": "Transactions of a block (valid and discarded); null when unknown.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getTransactionByBlockNumberAndIndex: {
+    "service": "eth",
+    "summary": "A block's transaction by index; null when none.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "block",
+        "required": true,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      },
+      {
+        "name": "index",
+        "required": true,
+        "schema": {
+          "$ref": "EthQuantity"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getTransactionByBlockHashAndIndex: {
+    "service": "eth",
+    "summary": "A block's transaction by index; null when none.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      },
+      {
+        "name": "index",
+        "required": true,
+        "schema": {
+          "$ref": "EthQuantity"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  eth_getLogs: {
+    "service": "eth",
+    "summary": "Logs of either dialect's transactions, by block range (at most 5000 blocks) or block hash, address and topics.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "filter",
+        "required": true,
+        "schema": {
+          "$ref": "EthLogFilter"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_newFilter: {
+    "service": "eth",
+    "summary": "Installs a log filter on this node (polled with eth_getFilterChanges; lapses after 5 minutes unpolled).",
+    "aliases": [],
+    "params": [
+      {
+        "name": "filter",
+        "required": true,
+        "schema": {
+          "$ref": "EthLogFilter"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_newBlockFilter: {
+    "service": "eth",
+    "summary": "Installs a block filter (new block hashes).",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32000
+    ]
+  },
+  eth_newPendingTransactionFilter: {
+    "service": "eth",
+    "summary": "Installs a pending-transaction filter; Keel reports none (its polls answer []).",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32000
+    ]
+  },
+  eth_getFilterChanges: {
+    "service": "eth",
+    "summary": "What a filter saw since its last poll: logs, or block hashes.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "id",
+        "required": true,
+        "schema": {
+          "$ref": "EthFilterId"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_getFilterLogs: {
+    "service": "eth",
+    "summary": "All logs a log filter selects.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "id",
+        "required": true,
+        "schema": {
+          "$ref": "EthFilterId"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  eth_uninstallFilter: {
+    "service": "eth",
+    "summary": "Removes a filter; false when there was none.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "id",
+        "required": true,
+        "schema": {
+          "$ref": "EthFilterId"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602
     ]
   },
 } as const satisfies Record<string, MethodSpec>

@@ -62,6 +62,11 @@ export interface KeelConfig {
     txGasLimit: number
     /** gas budget of a whole block; later transactions fail deterministically */
     blockGasLimit: number
+    /**
+     * issue 28: the chain id: the EVM's CHAINID opcode, eth_chainId/net_version, and the EIP-155
+     * signing domain of eth_sendRawTransaction. Every VP of a network must have the same.
+     */
+    chainId: number
   }
   /** the Java contract executor (docs/jvm.md): a child process started on the first JVM transaction */
   jvm: {
@@ -151,6 +156,8 @@ export const defaultConfig: KeelConfig = {
     txRateBurst: 0,
     txGasLimit: 10_000_000,
     blockGasLimit: 100_000_000,
+    // issue 28: not 1 (Ethereum mainnet), so mainnet-signed transactions cannot be replayed here (docs/ethereum.md)
+    chainId: 1337,
   },
   jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },

@@ -28,6 +28,8 @@ import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
 import { createVerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
 import { RECORD_VERSION } from './domain.ts'
+import { ethereumSettingsOf } from './eth/handlers.ts'
+import { createEthereumPush } from './eth/push.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
@@ -238,7 +240,12 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
   const jvmLog = log.child('jvm')
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
+  const executor = createExecutor({
+    txGasLimit: BigInt(config.chain.txGasLimit),
+    blockGasLimit: BigInt(config.chain.blockGasLimit),
+    chainId: BigInt(config.chain.chainId),
+    jvm,
+  })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
   const chainMetrics = createChainRegistry({
@@ -304,6 +311,8 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
+    // issue 28
+    ethereum: ethereumSettingsOf(config),
     ordering: chain,
     submitter,
     compiler,
@@ -356,6 +365,8 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
       newId: options.events?.newId,
       thread: 'rpc',
       metrics: async (own) => mergeMetrics([await chainMetrics.snapshot(), await own()]),
+      // issue 28
+      ethereum: createEthereumPush(reader, ethereumSettingsOf(config)),
     })
   const address = threads?.address ?? (await (servers as RpcServers).listen())
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address

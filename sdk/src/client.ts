@@ -21,6 +21,30 @@ export interface Envelope {
   result?: unknown
 }
 
+/**
+ * The Ethereum dialect's methods (eth_, net_, web3_) answer in plain JSON-RPC 2.0: such a reply is
+ * read as an envelope with code 0 and its `result`, or its error's code and message (and `data`).
+ */
+function ethereumToEnvelope(reply: unknown): unknown {
+  if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || 'code' in reply) return reply
+  const plain = reply as {
+    jsonrpc?: string
+    id?: Envelope['id']
+    result?: unknown
+    error?: { code?: unknown; message?: unknown; data?: unknown }
+  }
+  if ('result' in plain) return { jsonrpc: plain.jsonrpc, id: plain.id ?? null, code: 0, message: 'SUCCESS', result: plain.result }
+  if (plain.error !== null && typeof plain.error === 'object' && typeof plain.error.code === 'number')
+    return {
+      jsonrpc: plain.jsonrpc,
+      id: plain.id ?? null,
+      code: plain.error.code,
+      message: String(plain.error.message),
+      data: plain.error.data,
+    }
+  return reply
+}
+
 /** A call the node answered with a non-zero code. */
 export class RpcError extends Error {
   override name = 'RpcError'
@@ -91,7 +115,7 @@ export function createClient(options: ClientOptions): KeelClient {
   const send = async (method: string, params: readonly unknown[] = []): Promise<Envelope> => {
     const id = nextId++
     const text = await transport.request(stringifyJson({ jsonrpc: '2.0', namespace, id, method, params }))
-    const reply = parseJson(text, { maxDepth: 512 })
+    const reply = ethereumToEnvelope(parseJson(text, { maxDepth: 512 }))
     if (reply === null || typeof reply !== 'object' || Array.isArray(reply) || typeof (reply as unknown as Envelope).code !== 'number') {
       throw new Error(`${method}: the node did not answer with an envelope: ${text.slice(0, 200)}`)
     }

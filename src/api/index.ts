@@ -6,6 +6,7 @@ import { methods } from '../../generated/methods.ts'
 import type { ArchiveService } from '../archive/service.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
+import { createEthHandlers, type EthereumSettings } from '../eth/handlers.ts'
 import type { PollingSubscriptions } from '../events/subscriptions.ts'
 import type { CallContext } from '../rpc/context.ts'
 import type { MethodSpec } from '../rpc/method-spec.ts'
@@ -56,6 +57,8 @@ export interface ApiModules {
   operators: OperatorGuardOptions
   /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
+  /** issue 28: the Ethereum dialect's settings (src/eth/); without them its methods answer -32601 */
+  ethereum?: EthereumSettings
 }
 
 /**
@@ -104,6 +107,10 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),
+    // issue 28: the Ethereum dialect
+    ...(modules.ethereum === undefined
+      ? {}
+      : createEthHandlers({ chain: modules.chain, submitter: modules.submitter, settings: modules.ethereum, onBlock: modules.onBlock })),
   }
   // one guard per set of handlers: on a node, the chain thread's (operator methods run there)
   const operators = createOperatorGuard(modules.operators)

@@ -38,6 +38,12 @@ function address(raw: unknown): string | undefined {
 }
 
 export function admitTransaction(kind: TxKind, params: Record<string, unknown>, options: AdmissionOptions): SignedTx {
+  // issue 28: `signed.ethereum` marks a transaction of the Ethereum dialect (src/eth/transaction.ts); a
+  // Hyperchain-dialect one carrying it would be executed and relayed as another transaction
+  if (Object.hasOwn(params, 'ethereum'))
+    throw new InvalidParams(
+      '`ethereum` is not a field of a Hyperchain transaction: send raw Ethereum transactions with eth_sendRawTransaction',
+    )
   const from = address(params.from)
   if (from === undefined) throw new InvalidParams('address `from` is invalid')
   const to = kind === 'deploy' ? null : address(params.to)

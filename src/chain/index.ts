@@ -17,6 +17,8 @@ import {
   ZERO_HASH,
 } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
+import { createNonceGate } from '../eth/nonce-gate.ts'
+import { isEthereumTx } from '../eth/transaction.ts'
 import type { Logger } from '../log.ts'
 import type { ChainMetrics } from '../metrics/registry.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
@@ -84,8 +86,18 @@ export interface Chain {
 export function signatureVerifier(verifyPool: VerifyPool): SignatureVerifier {
   return {
     async verify(txs) {
-      const results = await verifyPool.verify(txs.map((tx, id) => ({ id, tx: tx.signed as unknown as TxFields, signature: tx.signature })))
-      return results.map(({ valid, uncovered }) => (uncovered === undefined ? { valid } : { valid, uncovered }))
+      // issue 28: an Ethereum transaction's `from` is the address its signature recovers (src/eth/transaction.ts
+      // derives it so, wherever the record is built), so it is valid by construction; the rest go to the pool
+      const hyperchain = txs.filter((tx) => !isEthereumTx(tx))
+      const results = await verifyPool.verify(
+        hyperchain.map((tx, id) => ({ id, tx: tx.signed as unknown as TxFields, signature: tx.signature })),
+      )
+      let next = 0
+      return txs.map((tx) => {
+        if (isEthereumTx(tx)) return { valid: true }
+        const { valid, uncovered } = results[next++]
+        return uncovered === undefined ? { valid } : { valid, uncovered }
+      })
     },
   }
 }
@@ -101,6 +113,8 @@ export function createChain(options: ChainOptions): Chain {
     log: log.child('pool'),
     observeAdmission: options.metrics?.observeAdmission,
     rateLimit: options.txRate === undefined ? undefined : createRateLimit(options.txRate),
+    // issue 28: an Ethereum transaction waits for its sender's earlier nonces
+    gate: createNonceGate((address) => store.state.getAccount(address)?.nonce ?? 0n),
   })
   const producer = createBlockProducer({ store, executor, hasher: options.stateHasher, nowNs: options.nowNs, log: log.child('producer') })
   const listeners: ((block: CommittedBlock) => void)[] = []

@@ -97,6 +97,18 @@ export interface TxPool {
   onReady(listener: () => void): void
 }
 
+/**
+ * issue 28: whether a waiting transaction may be taken now. src/eth/nonce-gate.ts holds back an
+ * Ethereum transaction whose nonce is ahead of its sender's next one (a nonce gap waits, as on
+ * Ethereum), until the transactions before it are taken.
+ */
+export interface TakeGate {
+  ready(tx: SignedTx): boolean
+  taken(tx: SignedTx): void
+  /** a taken transaction given back uncommitted (requeue) */
+  returned(tx: SignedTx): void
+}
+
 export interface PoolOptions {
   store: PendingStore
   verifier: SignatureVerifier
@@ -109,6 +121,8 @@ export interface PoolOptions {
   observeAdmission?: (code: number) => void
   /** the admission rate limit for clients' transactions (rate-limit.ts); none when undefined */
   rateLimit?: RateLimit
+  /** issue 28: holds back transactions that may not be taken yet (an Ethereum nonce gap) */
+  gate?: TakeGate
 }
 
 /** a transaction's (from, sign hash) as one map key: the content a signature covers, whatever the signature */
@@ -129,7 +143,28 @@ export function createTxPool(options: PoolOptions): TxPool {
   const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
   let verifying = 0
   const listeners: (() => void)[] = []
-
+  // issue 28: entries the gate held back, out of the queue, in arrival order
+  const gate = options.gate
+  let held: Entry[] = []
+  /** held entries still waiting (not settled, not taken) */
+  const liveHeld = (): Entry[] => {
+    if (held.some((entry) => !live(entry))) held = held.filter(live)
+    return held
+  }
+  /** takes the held entries whose turn came, up to `max` in all; again while one taken makes another's turn come */
+  const takeHeld = (ready: ReadyTx[], max: number): void => {
+    for (let progress = true; progress; ) {
+      progress = false
+      for (const entry of liveHeld()) {
+        if (ready.length >= max) return
+        if (entry.taken || !(gate as TakeGate).ready(entry.tx)) continue
+        ready.push({ tx: entry.tx, signatureValid: entry.signatureValid as boolean })
+        entry.taken = true
+        gate?.taken(entry.tx)
+        progress = true
+      }
+    }
+  }
   const notify = (): void => {
     for (const listener of listeners) listener()
   }
@@ -293,16 +328,23 @@ export function createTxPool(options: PoolOptions): TxPool {
     },
     take(max) {
       const ready: ReadyTx[] = []
+      if (gate !== undefined) takeHeld(ready, max)
       skipDead()
       while (head < queue.length && ready.length < max) {
         const entry = queue[head]
         if (live(entry)) {
           if (entry.signatureValid === undefined) break
-          ready.push({ tx: entry.tx, signatureValid: entry.signatureValid })
-          entry.taken = true
+          if (gate !== undefined && !gate.ready(entry.tx)) held.push(entry)
+          else {
+            ready.push({ tx: entry.tx, signatureValid: entry.signatureValid })
+            entry.taken = true
+            gate?.taken(entry.tx)
+          }
         } else dead--
         head++
       }
+      // a held transaction whose predecessor this batch took goes with it
+      if (gate !== undefined && held.length > 0) takeHeld(ready, max)
       compact()
       return ready
     },
@@ -322,9 +364,12 @@ export function createTxPool(options: PoolOptions): TxPool {
         const entry = byHash.get(hash)
         if (entry === undefined || !entry.taken) continue
         entry.taken = false
+        gate?.returned(entry.tx)
         back.push(entry)
       }
       if (back.length === 0) return
+      // issue 28: one the gate held before is queued again, not held as well
+      if (held.length > 0) held = held.filter((entry) => !back.includes(entry))
       queue.splice(head, 0, ...back)
       notify()
     },
@@ -334,13 +379,21 @@ export function createTxPool(options: PoolOptions): TxPool {
         const entry = queue[i]
         if (!live(entry)) continue
         if (entry.signatureValid === undefined) break
+        // issue 28: one the gate holds back is not ready (else solo ordering would cut empty blocks for it)
+        if (gate !== undefined && !gate.ready(entry.tx)) continue
         count++
       }
+      if (gate !== undefined) for (const entry of liveHeld()) if (gate.ready(entry.tx)) count++
       return count
     },
     oldestArrival() {
       skipDead()
-      return head < queue.length ? queue[head].arrivedAt : undefined
+      let oldest = head < queue.length ? queue[head].arrivedAt : undefined
+      // issue 28: a held transaction whose turn came has waited since it arrived
+      if (gate !== undefined)
+        for (const entry of liveHeld())
+          if (gate.ready(entry.tx) && (oldest === undefined || entry.arrivedAt < oldest)) oldest = entry.arrivedAt
+      return oldest
     },
     settle(hashes) {
       for (const hash of hashes) {

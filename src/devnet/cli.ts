@@ -3,6 +3,7 @@
  * machine. The commands and options are listed in `networkCommand` below (`--help` prints them).
  */
 
+import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { type Account, accountFromPrivateKey } from '../../sdk/src/account.ts'
 import { operatorHeaders } from '../../sdk/src/operator.ts'

@@ -38,6 +38,7 @@ import { type Address, bytesToHex, createAddressFromString, createZeroAddress, h
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
 import { Opcode } from '../domain.ts'
+import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
@@ -108,6 +109,27 @@ export interface CallResult {
   gasUsed: number
 }
 
+/** issue 28: eth_call / eth_estimateGas, which may carry value and may create (`to` null) */
+export interface EthereumCallRequest {
+  from: Hex
+  to: Hex | null
+  data: Hex
+  value: bigint
+  /** capped at the transaction gas limit */
+  gasLimit?: bigint
+}
+
+export interface EthereumCallResult {
+  ok: boolean
+  /** return data; on a revert, the revert data */
+  ret: Hex
+  /** true: the run ended with REVERT (its data is in `ret`) */
+  reverted: boolean
+  detail?: string
+  /** intrinsic + execution gas, before any refund: a gas limit the run needs at least */
+  gasUsed: bigint
+}
+
 export interface Executor {
   readonly txGasLimit: bigint
   readonly blockGasLimit: bigint
@@ -117,6 +139,8 @@ export interface Executor {
   simulate(state: StateReader, tx: SignedTx, context: BlockContext): Promise<ExecutionOutcome>
   /** Read-only call: runs `data` against `to` and discards every write. */
   call(state: StateReader, request: CallRequest, context?: BlockContext): Promise<CallResult>
+  /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay */
+  ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext): Promise<EthereumCallResult>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -317,6 +341,13 @@ class Engine {
     const t0 = process.hrtime.bigint()
     if (!signatureValid) return failure('SIGFAILED', 'invalid signature', 0n, t0)
     const from = tx.from.toLowerCase()
+    // issue 28: a transaction sent through eth_sendRawTransaction runs with Ethereum's rules (src/eth/)
+    if (isEthereumTx(tx))
+      return this.guard(
+        () => this.ethereum(tx, from, context, t0),
+        tx.to === null ? 'DEPLOY_CONTRACT_FAILED' : 'INVOKE_CONTRACT_FAILED',
+        t0,
+      )
     switch (tx.kind) {
       case 'transfer':
         return this.transfer(tx, from, t0)
@@ -606,6 +637,140 @@ class Engine {
     if (exec.exceptionError !== undefined) return { ok: false, ret, detail: this.describe(exec, false), gasUsed }
     return { ok: true, ret, gasUsed }
   }
+
+  // ---- issue 28: Ethereum-dialect transactions and calls (docs/ethereum.md) -------------------
+
+  /**
+   * An Ethereum transaction: it must carry the sender's next nonce (the account nonce, which Keel's
+   * deployments also count), and then it uses that nonce whatever its outcome, as on Ethereum, so
+   * the sender's next transaction is not stuck behind a failed one; everything else a failed run
+   * did is rolled back. It moves `value` (to an account or into a call), a creation lands at
+   * keccak(rlp([from, nonce]))[12:] as Ethereum clients compute it, and its gas limit is its own,
+   * within the transaction and block budgets. No fee is charged (docs/ethereum.md §3).
+   */
+  private async ethereum(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
+    const create = tx.to === null
+    const F: InvalidMsg = create ? 'DEPLOY_CONTRACT_FAILED' : 'INVOKE_CONTRACT_FAILED'
+    if (!ADDRESS.test(from)) return failure(F, 'invalid from address', 0n, t0)
+    const s = this.s
+    const nonce = s.getAccount(from)?.nonce ?? 0n
+    if (tx.nonce !== nonce) return failure('REPEATED', `nonce ${tx.nonce} is not the sender's next nonce ${nonce}`, 0n, t0)
+    const useNonce = (): void => {
+      const account = s.getAccount(from)
+      s.putAccount(from, { balance: account?.balance ?? 0n, nonce: nonce + 1n })
+    }
+    const fail = (invalidMsg: InvalidMsg, detail: string, used: bigint): ExecutionOutcome => {
+      useNonce()
+      return failure(invalidMsg, detail, used, t0)
+    }
+    const to = tx.to?.toLowerCase()
+    if (to !== undefined && !ADDRESS.test(to)) return fail(F, 'invalid to address', 0n)
+    const data = payloadBytes(tx.payload)
+    if (data === undefined) return fail(F, 'payload is not hex bytes', 0n)
+    const balance = s.getAccount(from)?.balance ?? 0n
+    if (balance < tx.value) return fail('OUTOFBALANCE', `balance ${balance} is below the value ${tx.value}`, 0n)
+    if (to !== undefined) {
+      const meta = s.getContractMeta(to)
+      if (meta?.status === 'frozen') return fail(F, FROZEN_DETAIL, 0n)
+      if (meta?.vmType === 'JVM')
+        return fail(F, 'the contract is a JVM contract: call it through contract_invokeContract with type JVM', 0n)
+    }
+    const intrinsic = intrinsicGas(data, create)
+    const own = ethereumGasLimitOf(tx)
+    if (own < intrinsic) return fail(F, `intrinsic gas too low: have ${own}, want ${intrinsic}`, 0n)
+    const gas = this.gasLimitFor(intrinsic)
+    if (typeof gas === 'string') return fail(F, gas, 0n)
+    const limit = own < gas.limit ? own : gas.limit
+    const blockBound = gas.blockBound && gas.limit <= own
+
+    const caller = createAddressFromString(from)
+    this.beginEvmTx(from, to, limit)
+    if (!create) useNonce()
+    s.checkpoint()
+    // a creation: runCall uses the caller's nonce (the one checked above) for the address and
+    // increments it itself; a call: the nonce was used above, outside the checkpoint
+    const result = await this.evm.runCall({
+      caller,
+      origin: caller,
+      to: to === undefined ? undefined : createAddressFromString(to),
+      data,
+      gasLimit: limit - intrinsic,
+      value: tx.value,
+      skipNonceIncrement: !create,
+      block: this.block,
+    })
+    const exec = result.execResult
+    let used = intrinsic + exec.executionGasUsed
+    if (exec.exceptionError !== undefined) {
+      s.revert()
+      if (create) useNonce()
+      this.charge(used)
+      return failure(F, this.describe(exec, blockBound), used, t0)
+    }
+    this.recordCreated(from, context)
+    s.commit()
+    used -= min(exec.gasRefund ?? 0n, used / MAX_REFUND_QUOTIENT)
+    this.charge(used)
+    return {
+      ok: true,
+      contractAddress: result.createdAddress?.toString() ?? null,
+      gasUsed: Number(used),
+      ret: create
+        ? result.createdAddress === undefined
+          ? '0x'
+          : s.getCode(result.createdAddress.toString())
+        : bytesToHex(exec.returnValue),
+      logs: toLogs(exec),
+      executeTimeNs: elapsed(t0),
+    }
+  }
+
+  /** eth_call / eth_estimateGas on the attached (throw-away) overlay. */
+  async ethereumCall(request: EthereumCallRequest): Promise<EthereumCallResult> {
+    const from = request.from.toLowerCase()
+    const to = request.to?.toLowerCase()
+    const refused = (detail: string): EthereumCallResult => ({ ok: false, ret: '0x', reverted: false, detail, gasUsed: 0n })
+    if (!ADDRESS.test(from) || (to !== undefined && !ADDRESS.test(to))) return refused('invalid address')
+    const s = this.s
+    if (to !== undefined) {
+      const meta = s.getContractMeta(to)
+      if (meta?.status === 'frozen') return refused(FROZEN_DETAIL)
+      if (meta?.vmType === 'JVM') return refused('eth_call runs EVM contracts only')
+    }
+    const data = payloadBytes(request.data)
+    if (data === undefined) return refused('data is not hex bytes')
+    const balance = s.getAccount(from)?.balance ?? 0n
+    if (balance < request.value) return refused(`insufficient funds for gas * price + value: balance ${balance}, value ${request.value}`)
+    const intrinsic = intrinsicGas(data, to === undefined)
+    const limit = request.gasLimit === undefined || request.gasLimit > this.txGasLimit ? this.txGasLimit : request.gasLimit
+    if (intrinsic > limit) return refused(`intrinsic gas too low: have ${limit}, want ${intrinsic}`)
+    const caller = createAddressFromString(from)
+    this.beginEvmTx(from, to, limit)
+    let result: EVMResult
+    try {
+      result = await this.evm.runCall({
+        caller,
+        origin: caller,
+        to: to === undefined ? undefined : createAddressFromString(to),
+        data,
+        gasLimit: limit - intrinsic,
+        value: request.value,
+        skipNonceIncrement: to !== undefined,
+        block: this.block,
+      })
+    } catch (e) {
+      this.s.revertTo(0)
+      if (e instanceof FrozenContractError) return { ...refused(e.message), gasUsed: limit }
+      throw e
+    }
+    const exec = result.execResult
+    const gasUsed = intrinsic + exec.executionGasUsed
+    const ret = bytesToHex(exec.returnValue)
+    const err = exec.exceptionError
+    if (err !== undefined)
+      return { ok: false, ret, reverted: err.error === EVMError.errorMessages.REVERT, detail: this.describe(exec, false), gasUsed }
+    return { ok: true, ret, reverted: false, gasUsed }
+  }
 }
 
 /** A transaction naming one engine for a contract of the other. */
@@ -707,6 +872,18 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         e.attach(new BlockState(state), context ?? { number: 0, timestamp: 0n })
         try {
           return await e.call(request)
+        } finally {
+          e.detach()
+        }
+      })
+    },
+
+    // issue 28
+    ethereumCall(state, request, context) {
+      return exclusive(async (e) => {
+        e.attach(new BlockState(state), context ?? { number: 0, timestamp: 0n })
+        try {
+          return await e.ethereumCall(request)
         } finally {
           e.detach()
         }

@@ -3,6 +3,7 @@
  * one port, the TCert check. A request thread (thread.ts) builds them over its own handlers; a node
  * that serves requests on its chain thread (`jsonrpc.threads = 0`) builds them there (node.ts).
  */
+
 import { readFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
@@ -13,6 +14,8 @@ import { MISSING_FEATURES } from '../api/missing-features.ts'
 import type { NodeCa } from '../cert/ca.ts'
 import { x509 } from '../cert/x509.ts'
 import type { KeelConfig } from '../config.ts'
+import { ETHEREUM_MISSING } from '../eth/missing.ts'
+import type { EthereumPush } from '../eth/push.ts'
 import type { EventHub } from '../events/hub.ts'
 import type { Logger } from '../log.ts'
 import { createRpcRegistry, type MetricsSnapshot } from '../metrics/registry.ts'
@@ -44,6 +47,8 @@ export interface RpcServersOptions {
   thread: string
   /** GET /metrics: the node's metrics text, given this thread's own snapshot */
   metrics(own: () => Promise<MetricsSnapshot>): Promise<{ contentType: string; text: string }>
+  /** issue 28: eth_subscribe's shapes over WebSocket */
+  ethereum?: EthereumPush
 }
 
 export interface RpcServers {
@@ -90,7 +95,8 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
     aliases,
     schemas,
     handlers: options.handlers,
-    missingFeatures: MISSING_FEATURES,
+    // issue 28: the Ethereum methods Keel knows and does not serve
+    missingFeatures: { ...MISSING_FEATURES, ...ETHEREUM_MISSING },
     document: parseJson(documentText, { maxDepth: 512 }),
     defaultNamespace: config.node.namespace,
     isKnownNamespace: (namespace) => namespace === config.node.namespace,
@@ -116,6 +122,7 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
     tcertCheck,
     log: log.child('ws'),
     newId: options.newId,
+    ethereum: options.ethereum,
   })
   const http = createRpcHttpServer({
     host: config.jsonrpc.host,

@@ -14,6 +14,8 @@ import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
 import { createSolcPool } from '../compile/solc-pool.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
+import { ethereumSettingsOf } from '../eth/handlers.ts'
+import { createEthereumPush } from '../eth/push.ts'
 import { failpoint } from '../failpoints.ts'
 import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
@@ -76,6 +78,8 @@ const compiler = createSolcPool({ ...start.compiler, log: log.child('solc') })
 const handlers: Record<string, unknown> = createHandlers({
   identity: { hostname: config.node.hostname, namespace: config.node.namespace },
   protocol: { txVersion: start.txVersion, gasPrice: 0 },
+  // issue 28
+  ethereum: ethereumSettingsOf(config),
   chain,
   submitter,
   compiler,
@@ -115,6 +119,8 @@ async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
     thread: start.threadName,
     // the chain thread asks every request thread for its snapshot (this one's too) and merges them
     metrics: () => link.scrape(),
+    // issue 28
+    ethereum: createEthereumPush(reader, ethereumSettingsOf(config)),
   })
   servers.http.server.on('request', () => setImmediate(failpointNow))
   try {

@@ -9,8 +9,10 @@
 import { admitTransaction } from '../chain/admission.ts'
 import type { Hex, SignedTx, TxSubmitter } from '../domain.ts'
 import { DuplicateTransaction, RpcError, SystemBusy } from '../errors.ts'
+import { isEthereumTx } from '../eth/transaction.ts'
 import type { Logger } from '../log.ts'
 import { parseJson, stringifyJson } from '../wire/json.ts'
+import { encodeAdmitted } from '../wire/tx-codec.ts'
 import { Channel } from './channels.ts'
 import { decodeTxs, encodeTxs } from './tx-relay.ts'
 
@@ -31,7 +33,10 @@ export function serveForwardedTxs(options: { network: ForwardNetwork; submitter:
     try {
       // the NVP's client is held to the client-facing rules, time window included
       const [tx] = decodeTxs(payload, { nowNs: options.nowNs })
-      reply = { hash: await options.submitter.submit(tx.kind, tx.signed) }
+      // issue 28: an Ethereum transaction was decoded and its signature recovered by decodeTxs: admitted as checked
+      reply = isEthereumTx(tx)
+        ? { hash: await options.submitter.admit({ tx, signatureValid: true, record: encodeAdmitted(tx, true) }) }
+        : { hash: await options.submitter.submit(tx.kind, tx.signed) }
     } catch (error) {
       if (error instanceof RpcError) reply = { code: error.code, message: error.message }
       else {

@@ -16,6 +16,7 @@ import type { TxPool } from '../chain/pool.ts'
 import type { SignedTx, TxKind } from '../domain.ts'
 import { SUBMIT_METHOD } from '../domain.ts'
 import { DuplicateTransaction } from '../errors.ts'
+import { ethereumTxFromSigned } from '../eth/transaction.ts'
 import type { Logger } from '../log.ts'
 import { compileParamChecker, type ParamChecker } from '../rpc/params.ts'
 import { pack, unpack } from '../wire/binary.ts'
@@ -61,6 +62,8 @@ export function decodeTxs(payload: Uint8Array | unknown[], options: { nowNs(): b
     }
     if (params === null || typeof params !== 'object' || Array.isArray(params))
       throw new Error(`transaction ${index}: params must be an object`)
+    // issue 28: an Ethereum transaction travels as its raw bytes and admission time, and is decoded and checked again
+    if (typeof (params as Record<string, unknown>).ethereum === 'string') return ethereumTxFromSigned(params as Record<string, unknown>)
     const [checked] = checkerOf(kind as TxKind).check([params])
     const tx = admitTransaction(kind as TxKind, checked as Record<string, unknown>, options)
     if (tx.simulate) throw new Error(`transaction ${index}: a simulation is never relayed`)

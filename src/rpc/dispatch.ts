@@ -6,6 +6,7 @@
  * code 0 + SUCCESS carries `result`; anything else carries no `result`.
  */
 import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
+import { type EthereumReply, isEthereumMethod, toEthereumReply } from '../eth/envelope.ts'
 import type { Logger } from '../log.ts'
 import { type JsonChunks, stringifyJson, stringifyJsonChunks } from '../wire/json.ts'
 import type { CallContext } from './context.ts'
@@ -93,7 +94,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     ...(error.data === undefined ? {} : { data: error.data }),
   })
 
-  async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope> {
+  // issue 28: a request for an eth_/net_/web3_/debug_ method is answered in Ethereum's envelope (src/eth/envelope.ts)
+  async function handleOne(request: unknown, meta: RequestMeta): Promise<Envelope | EthereumReply> {
+    const reply = await handleHyperchain(request, meta)
+    const method = request !== null && typeof request === 'object' ? (request as { method?: unknown }).method : undefined
+    return isEthereumMethod(method) ? toEthereumReply(reply) : reply
+  }
+
+  async function handleHyperchain(request: unknown, meta: RequestMeta): Promise<Envelope> {
     if (request === null || typeof request !== 'object' || Array.isArray(request)) {
       return failure(defaultNamespace, null, new InvalidRequest(`invalid request: expected a JSON object, got ${kindOf(request)}`))
     }

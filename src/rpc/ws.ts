@@ -30,7 +30,18 @@ import type { Duplex } from 'node:stream'
 import { type WebSocket, WebSocketServer } from 'ws'
 import { methods, schemas } from '../../generated/methods.ts'
 import type { LogFilter, SystemStatusFilter } from '../../generated/types.ts'
-import { InternalError, InvalidParams, InvalidRequest, ParseError, RpcError, SubscriptionNotExist, SystemBusy } from '../errors.ts'
+import type { Log } from '../domain.ts'
+import {
+  InternalError,
+  InvalidParams,
+  InvalidRequest,
+  MethodNotFound,
+  ParseError,
+  RpcError,
+  SubscriptionNotExist,
+  SystemBusy,
+} from '../errors.ts'
+import type { EthereumPush } from '../eth/push.ts'
 import { compileStatusFilter, type LogCriteria, matchLog, type StatusMatcher, subscriptionCriteria } from '../events/filters.ts'
 import type { EventHub } from '../events/hub.ts'
 import { jsonrpcStatus } from '../events/status.ts'
@@ -69,6 +80,8 @@ export interface WsServerOptions {
   log: Logger
   /** subscription ids; default 16 random bytes as hex (tests pin the first, as for polling ids) */
   newId?: () => string
+  /** issue 28: eth_subscribe's shapes (src/eth/push.ts); without it eth_subscribe answers -32601 */
+  ethereum?: EthereumPush
 }
 
 export interface RpcWsServer {
@@ -88,15 +101,17 @@ export interface RpcWsServer {
  * holds only what its socket had buffered, at most WRITE_HIGH_WATER and one message)
  */
 export const CLOSE_GRACE_MS = 30_000
-const WS_METHODS = new Set(['sub_subscribe', 'sub_unsubscribe'])
+const WS_METHODS = new Set(['sub_subscribe', 'sub_unsubscribe', 'eth_subscribe', 'eth_unsubscribe'])
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-type Kind = 'block' | 'logs' | 'systemStatus'
+type Kind = 'block' | 'logs' | 'systemStatus' | 'ethHeads' | 'ethLogs'
 interface Subscription {
   kind: Kind
   verbose: boolean
   criteria?: LogCriteria
   matcher?: StatusMatcher
+  /** issue 28: an eth_subscribe `logs` subscription's filter */
+  ethMatches?: (log: Log) => boolean
 }
 
 interface Connection {
@@ -175,13 +190,25 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     }
   }
 
+  // issue 28: eth_subscribe's notifications
+  const ethNotify = (connection: Connection, id: string, resultText: string): void =>
+    write(connection, `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${resultText}}}`)
+
   const offBlock = events.onBlock((event) => {
     if (open.size === 0) return
     const blockText = memo((verbose: boolean) => (verbose ? event.fullText() : JSON.stringify(event.hash)))
     const logText = memo((index: number) => stringifyJson(event.logs()[index]))
+    const ethHead = memo((_: 0) => stringifyJson(options.ethereum?.head(event.number) ?? null))
+    let ethLogs: { log: Log; shaped: unknown }[] | undefined
+    const ethLogText = memo((index: number) => stringifyJson((ethLogs as { shaped: unknown }[])[index].shaped))
     for (const connection of open) {
       for (const [id, subscription] of connection.subscriptions) {
-        if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
+        if (subscription.kind === 'ethHeads') ethNotify(connection, id, ethHead(0))
+        else if (subscription.kind === 'ethLogs') {
+          ethLogs ??= options.ethereum?.logs(event.number) ?? []
+          for (let i = 0; i < ethLogs.length && !connection.out.cut; i++)
+            if (subscription.ethMatches?.(ethLogs[i].log)) ethNotify(connection, id, ethLogText(i))
+        } else if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
         else if (subscription.kind === 'logs') {
           const logs = event.logs()
           for (let i = 0; i < logs.length && !connection.out.cut; i++)
@@ -228,6 +255,30 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     return id
   }
 
+  /** issue 28: eth_subscribe ["newHeads"] or ["logs", {address?, topics?}] */
+  const ethSubscribe = (connection: Connection, params: unknown[]): string => {
+    if (options.ethereum === undefined) throw new MethodNotFound('The method eth_subscribe does not exist/is not available')
+    const asked = options.ethereum.subscription(params)
+    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
+      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
+    let id = newId()
+    while (connection.subscriptions.has(id)) id = newId()
+    connection.subscriptions.set(
+      id,
+      asked.kind === 'newHeads' ? { kind: 'ethHeads', verbose: false } : { kind: 'ethLogs', verbose: false, ethMatches: asked.matches },
+    )
+    return id
+  }
+
+  /** issue 28: eth_unsubscribe [id] → whether there was such a subscription (Ethereum answers false, not an error) */
+  const ethUnsubscribe = (connection: Connection, params: unknown[]): boolean => {
+    const [id] = params
+    if (typeof id !== 'string') throw new InvalidParams('invalid argument 0: the subscription id')
+    const subscription = connection.subscriptions.get(id)
+    if (subscription === undefined || (subscription.kind !== 'ethHeads' && subscription.kind !== 'ethLogs')) return false
+    return connection.subscriptions.delete(id)
+  }
+
   const unsubscribe = (connection: Connection, params: unknown[]): true => {
     const [id] = checkers.unsubscribe.check(params) as [string]
     if (!connection.subscriptions.delete(id)) throw new SubscriptionNotExist('subscription not found')
@@ -256,6 +307,17 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
       throw error
     }
     const own = wsOnly(body)
+    // issue 28: eth_subscribe / eth_unsubscribe, answered in Ethereum's envelope
+    if (own?.method.startsWith('eth_')) {
+      try {
+        const result = own.method === 'eth_subscribe' ? ethSubscribe(connection, own.params) : ethUnsubscribe(connection, own.params)
+        return stringifyJson({ jsonrpc: '2.0', id: own.id, result })
+      } catch (error) {
+        if (error instanceof RpcError)
+          return stringifyJson({ jsonrpc: '2.0', id: own.id, error: { code: error.code, message: error.message } })
+        throw error
+      }
+    }
     if (own !== undefined) {
       try {
         const result = own.method === 'sub_subscribe' ? subscribe(connection, own.params) : unsubscribe(connection, own.params)

@@ -18,11 +18,14 @@
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { Wallet as EthWallet, Interface } from 'ethers'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import { assertNoFork, assertSameOutcomes, call, height, receiptText } from '../helpers/audit.ts'
+import { commit } from '../helpers/chain.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
+import { ethOk, ethReceipt, tokenArtifact } from '../helpers/eth.ts'
 import { GENESIS_BALANCE, type SdkFlows, sdkFlows } from '../helpers/jssdk-flows.ts'
 import { waitForReceipt } from '../helpers/node.ts'
 import { processNetwork } from '../helpers/process-network.ts'
@@ -151,6 +154,59 @@ test('every node holds the same chain and gives every hash the SDK was handed th
     'the frozen invoke, the stranger freeze and the forged transfer of each flow set',
   )
   console.log(`  ${submitted.length} SDK transactions, the same outcome on all 5 nodes; no fork up to block ${height}`)
+})
+
+test('issue 28: Ethereum transactions sent to a backup VP and to the NVP are relayed and ordered: the same Ethereum receipts on all 5 nodes; the same token from both dialects', async () => {
+  const ethWallet = EthWallet.createRandom()
+  const funding = await sendFromGenesis('node1', ethWallet.address.toLowerCase(), 10n ** 9n)
+  for (const url of allUrls()) assert.is((await waitForReceipt(url, funding, 30_000)).code, 0)
+  const token = tokenArtifact()
+  const face = new Interface(token.abi as never)
+  const sign = (nonce: number, fields: Record<string, unknown>) =>
+    ethWallet.signTransaction({
+      type: 2,
+      chainId: 1337n,
+      nonce,
+      gasLimit: 2_000_000n,
+      maxFeePerGas: 0n,
+      maxPriorityFeePerGas: 0n,
+      ...fields,
+    })
+  // a deployment sent to a backup VP, a call sent to the NVP (forwarded to a VP)
+  const deployHash = await ethOk<string>(urlOf(VP), 'eth_sendRawTransaction', [
+    await sign(0, { data: token.bytecode + face.encodeDeploy(['Net', 'NET', 1000n]).slice(2) }),
+  ])
+  const deployed = await ethReceipt(urlOf(VP), deployHash, 30_000)
+  assert.is(deployed.status, '0x1')
+  const tokenAddress = deployed.contractAddress as string
+  const other = EthWallet.createRandom().address
+  const callHash = await ethOk<string>(urlOf(NVP), 'eth_sendRawTransaction', [
+    await sign(1, { to: tokenAddress, data: face.encodeFunctionData('transfer', [other, 40n]) }),
+  ])
+  // the same key in the Hyperchain dialect, on another VP: contract_invokeContract of the same token
+  const invoke = await commit(
+    urlOf('node3'),
+    'contract_invokeContract',
+    wallet(ethWallet.privateKey).invoke(tokenAddress, face.encodeFunctionData('transfer', [other, 2n])),
+  )
+  for (const url of allUrls()) {
+    const receipts = [
+      await ethReceipt(url, deployHash, 30_000),
+      await ethReceipt(url, callHash, 30_000),
+      await ethReceipt(url, invoke.hash, 30_000),
+    ]
+    assert.equal(
+      receipts,
+      [deployed, await ethReceipt(urlOf(VP), callHash), await ethReceipt(urlOf(VP), invoke.hash)],
+      `the same receipts on ${url}`,
+    )
+    const balance = await ethOk<string>(url, 'eth_call', [
+      { to: tokenAddress, data: face.encodeFunctionData('balanceOf', [other]) },
+      'latest',
+    ])
+    assert.is(BigInt(balance), 42n, `the same token state on ${url}`)
+  }
+  await assertNoFork(allUrls())
 })
 
 // ---- faults, on the same network once the SDK flows and their audit are done: kills, restarts, a

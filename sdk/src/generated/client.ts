@@ -187,6 +187,74 @@ import type {
   ArchiveRestoreAllResult,
   ArchiveQueryArchiveExistParams,
   ArchiveQueryArchiveExistResult,
+  EthChainIdParams,
+  EthChainIdResult,
+  NetVersionParams,
+  NetVersionResult,
+  NetListeningParams,
+  NetListeningResult,
+  NetPeerCountParams,
+  NetPeerCountResult,
+  Web3ClientVersionParams,
+  Web3ClientVersionResult,
+  Web3Sha3Params,
+  Web3Sha3Result,
+  EthBlockNumberParams,
+  EthBlockNumberResult,
+  EthSyncingParams,
+  EthSyncingResult,
+  EthAccountsParams,
+  EthAccountsResult,
+  EthGasPriceParams,
+  EthGasPriceResult,
+  EthMaxPriorityFeePerGasParams,
+  EthMaxPriorityFeePerGasResult,
+  EthFeeHistoryParams,
+  EthFeeHistoryResult,
+  EthGetBalanceParams,
+  EthGetBalanceResult,
+  EthGetTransactionCountParams,
+  EthGetTransactionCountResult,
+  EthGetCodeParams,
+  EthGetCodeResult,
+  EthGetStorageAtParams,
+  EthGetStorageAtResult,
+  EthCallParams,
+  EthCallResult,
+  EthEstimateGasParams,
+  EthEstimateGasResult,
+  EthSendRawTransactionParams,
+  EthSendRawTransactionResult,
+  EthGetTransactionByHashParams,
+  EthGetTransactionByHashResult,
+  EthGetTransactionReceiptParams,
+  EthGetTransactionReceiptResult,
+  EthGetBlockByNumberParams,
+  EthGetBlockByNumberResult,
+  EthGetBlockByHashParams,
+  EthGetBlockByHashResult,
+  EthGetBlockTransactionCountByNumberParams,
+  EthGetBlockTransactionCountByNumberResult,
+  EthGetBlockTransactionCountByHashParams,
+  EthGetBlockTransactionCountByHashResult,
+  EthGetTransactionByBlockNumberAndIndexParams,
+  EthGetTransactionByBlockNumberAndIndexResult,
+  EthGetTransactionByBlockHashAndIndexParams,
+  EthGetTransactionByBlockHashAndIndexResult,
+  EthGetLogsParams,
+  EthGetLogsResult,
+  EthNewFilterParams,
+  EthNewFilterResult,
+  EthNewBlockFilterParams,
+  EthNewBlockFilterResult,
+  EthNewPendingTransactionFilterParams,
+  EthNewPendingTransactionFilterResult,
+  EthGetFilterChangesParams,
+  EthGetFilterChangesResult,
+  EthGetFilterLogsParams,
+  EthGetFilterLogsResult,
+  EthUninstallFilterParams,
+  EthUninstallFilterResult,
 } from './types.ts'
 
 /**
@@ -1537,4 +1605,452 @@ export interface KeelClientMethods {
    * ```
    */
   archive_queryArchiveExist(...params: ArchiveQueryArchiveExistParams): Promise<ArchiveQueryArchiveExistResult>
+  /**
+   * The chain id (configuration chain.chainId; default 1337).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. The EIP-155 signing domain of eth_sendRawTransaction and the value of the CHAINID opcode.
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_chainId()
+   * ```
+   */
+  eth_chainId(...params: EthChainIdParams): Promise<EthChainIdResult>
+  /**
+   * The chain id in decimal.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Same value as eth_chainId.
+   * @returns result
+   * @example
+   * ```ts
+   * await client.net_version()
+   * ```
+   */
+  net_version(...params: NetVersionParams): Promise<NetVersionResult>
+  /**
+   * Always true.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @example
+   * ```ts
+   * await client.net_listening()
+   * ```
+   */
+  net_listening(...params: NetListeningParams): Promise<NetListeningResult>
+  /**
+   * Always 0x0.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Keel's peers are VPs and NVPs, listed by node_getNodes.
+   * @returns result
+   * @example
+   * ```ts
+   * await client.net_peerCount()
+   * ```
+   */
+  net_peerCount(...params: NetPeerCountParams): Promise<NetPeerCountResult>
+  /**
+   * Keel/<version>/<platform>/<node version>.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @example
+   * ```ts
+   * await client.web3_clientVersion()
+   * ```
+   */
+  web3_clientVersion(...params: Web3ClientVersionParams): Promise<Web3ClientVersionResult>
+  /**
+   * Keccak-256 of the given bytes.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param data EthData
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.web3_sha3("0x")
+   * ```
+   */
+  web3_sha3(...params: Web3Sha3Params): Promise<Web3Sha3Result>
+  /**
+   * The latest block number.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_blockNumber()
+   * ```
+   */
+  eth_blockNumber(...params: EthBlockNumberParams): Promise<EthBlockNumberResult>
+  /**
+   * Always false.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. A VP catching up answers the blocks it has.
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_syncing()
+   * ```
+   */
+  eth_syncing(...params: EthSyncingParams): Promise<EthSyncingResult>
+  /**
+   * Always empty: the node holds no keys.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Sign in the client and send with eth_sendRawTransaction.
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_accounts()
+   * ```
+   */
+  eth_accounts(...params: EthAccountsParams): Promise<EthAccountsResult>
+  /**
+   * Always 0x0: Keel charges no fees.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. See docs/ethereum.md "Fees".
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_gasPrice()
+   * ```
+   */
+  eth_gasPrice(...params: EthGasPriceParams): Promise<EthGasPriceResult>
+  /**
+   * Always 0x0: Keel charges no fees.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @example
+   * ```ts
+   * await client.eth_maxPriorityFeePerGas()
+   * ```
+   */
+  eth_maxPriorityFeePerGas(...params: EthMaxPriorityFeePerGasParams): Promise<EthMaxPriorityFeePerGasResult>
+  /**
+   * Fee history: base fees, ratios and rewards all zero.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param blockCount EthQuantity
+   * @param newestBlock EthBlockParam
+   * @param rewardPercentiles EthPercentiles
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_feeHistory("0x2", "latest", [50])
+   * ```
+   */
+  eth_feeHistory(...params: EthFeeHistoryParams): Promise<EthFeeHistoryResult>
+  /**
+   * Balance of an account (0x0 for an account no one holds).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. The same balance as account_getBalance.
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getBalance("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc", "latest")
+   * ```
+   */
+  eth_getBalance(...params: EthGetBalanceParams): Promise<EthGetBalanceResult>
+  /**
+   * The account nonce: Ethereum transactions sent plus contracts deployed (both dialects).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. `pending` adds the Ethereum transactions this node admitted and has not yet ordered.
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getTransactionCount("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc", "latest")
+   * ```
+   */
+  eth_getTransactionCount(...params: EthGetTransactionCountParams): Promise<EthGetTransactionCountResult>
+  /**
+   * Runtime code of a contract (0x for an account).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param address EthAddress
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getCode("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc", "latest")
+   * ```
+   */
+  eth_getCode(...params: EthGetCodeParams): Promise<EthGetCodeResult>
+  /**
+   * One 32-byte storage slot.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param address EthAddress
+   * @param slot EthQuantity
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getStorageAt("0xaeccd2fd1118334402c5de1cb014a9c192c498df", "0x5", "latest")
+   * ```
+   */
+  eth_getStorageAt(...params: EthGetStorageAtParams): Promise<EthGetStorageAtResult>
+  /**
+   * Runs a call against the latest state; nothing is written.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. A revert answers code 3 `execution reverted[: reason]` with the revert data in error.data, as ethers and viem decode it. No `to`: the data runs as creation code.
+   * @param call EthCallObject
+   * @param block EthBlockParam
+   * @param stateOverride EthStateOverride
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws 3 EXECUTION_REVERTED: execution reverted (Ethereum dialect: the revert data is in error.data)
+   * @example
+   * ```ts
+   * await client.eth_call({"to":"0xaeccd2fd1118334402c5de1cb014a9c192c498df","data":"0xbe1c766b"}, "latest")
+   * ```
+   */
+  eth_call(...params: EthCallParams): Promise<EthCallResult>
+  /**
+   * The least gas limit with which the call succeeds (a search, so the limit works).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Reverts answer as eth_call does.
+   * @param call EthCallObject
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @throws 3 EXECUTION_REVERTED: execution reverted (Ethereum dialect: the revert data is in error.data)
+   * @example
+   * ```ts
+   * await client.eth_estimateGas({"from":"0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc","to":"0x5656565656565656565656565656565656565656","value":"0x1"})
+   * ```
+   */
+  eth_estimateGas(...params: EthEstimateGasParams): Promise<EthEstimateGasResult>
+  /**
+   * Admits a signed Ethereum transaction (legacy EIP-155, EIP-2930, EIP-1559) and returns its hash once it is durable.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. Its nonce must be the sender's next (eth_getTransactionCount pending) or up to 64 ahead, which then waits for the ones before it. Refusals are -32000 with geth's message: `invalid chain id for signer`, `invalid sender`, `nonce too low`, `nonce too high`, `already known`, `replacement transaction underpriced`, `insufficient funds for gas * price + value`, `intrinsic gas too low`, `exceeds block gas limit`, `oversized data`, `only replay-protected (EIP-155) transactions allowed over RPC`. Fees: none are charged (docs/ethereum.md).
+   * @param transaction EthData
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_sendRawTransaction("0x02f8648205390180808252089456565656565656565656565656565656565656568080c001a003da4a24b177652eb3e52a2aa9719e2883352c6bfa14e05de75edcc939630d80a065e946685e46c652a6ac540b1920991ef320de94065b5ab233b068f30f1b0346")
+   * ```
+   */
+  eth_sendRawTransaction(...params: EthSendRawTransactionParams): Promise<EthSendRawTransactionResult>
+  /**
+   * A transaction of either dialect in Ethereum's shape; null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getTransactionByHash("0xabababababababababababababababababababababababababababababababab")
+   * ```
+   */
+  eth_getTransactionByHash(...params: EthGetTransactionByHashParams): Promise<EthGetTransactionByHashResult>
+  /**
+   * A receipt of either dialect in Ethereum's shape (status 0x0 for a discarded transaction); null when unknown or pending.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getTransactionReceipt("0xabababababababababababababababababababababababababababababababab")
+   * ```
+   */
+  eth_getTransactionReceipt(...params: EthGetTransactionReceiptParams): Promise<EthGetTransactionReceiptResult>
+  /**
+   * A block in Ethereum's shape; null past the head.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. hash, parentHash, transactionsRoot, receiptsRoot and stateRoot are Keel's own; block 0 is an empty block before Keel's first. Transactions: the valid ones, then the discarded ones.
+   * @param block EthBlockParam
+   * @param full EthFullTransactions
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getBlockByNumber("0x99", false)
+   * ```
+   */
+  eth_getBlockByNumber(...params: EthGetBlockByNumberParams): Promise<EthGetBlockByNumberResult>
+  /**
+   * A block in Ethereum's shape; null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @param full EthFullTransactions
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getBlockByHash("0xabababababababababababababababababababababababababababababababab", false)
+   * ```
+   */
+  eth_getBlockByHash(...params: EthGetBlockByHashParams): Promise<EthGetBlockByHashResult>
+  /**
+   * Transactions of a block (valid and discarded).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param block EthBlockParam
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getBlockTransactionCountByNumber("0x1")
+   * ```
+   */
+  eth_getBlockTransactionCountByNumber(...params: EthGetBlockTransactionCountByNumberParams): Promise<EthGetBlockTransactionCountByNumberResult>
+  /**
+   * Transactions of a block (valid and discarded); null when unknown.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getBlockTransactionCountByHash("0xabababababababababababababababababababababababababababababababab")
+   * ```
+   */
+  eth_getBlockTransactionCountByHash(...params: EthGetBlockTransactionCountByHashParams): Promise<EthGetBlockTransactionCountByHashResult>
+  /**
+   * A block's transaction by index; null when none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param block EthBlockParam
+   * @param index EthQuantity
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getTransactionByBlockNumberAndIndex("0x1", "0x9")
+   * ```
+   */
+  eth_getTransactionByBlockNumberAndIndex(...params: EthGetTransactionByBlockNumberAndIndexParams): Promise<EthGetTransactionByBlockNumberAndIndexResult>
+  /**
+   * A block's transaction by index; null when none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param hash EthHash
+   * @param index EthQuantity
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_getTransactionByBlockHashAndIndex("0xabababababababababababababababababababababababababababababababab", "0x0")
+   * ```
+   */
+  eth_getTransactionByBlockHashAndIndex(...params: EthGetTransactionByBlockHashAndIndexParams): Promise<EthGetTransactionByBlockHashAndIndexResult>
+  /**
+   * Logs of either dialect's transactions, by block range (at most 5000 blocks) or block hash, address and topics.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param filter EthLogFilter
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getLogs({"fromBlock":"0x1","toBlock":"0x1"})
+   * ```
+   */
+  eth_getLogs(...params: EthGetLogsParams): Promise<EthGetLogsResult>
+  /**
+   * Installs a log filter on this node (polled with eth_getFilterChanges; lapses after 5 minutes unpolled).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param filter EthLogFilter
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_newFilter({})
+   * ```
+   */
+  eth_newFilter(...params: EthNewFilterParams): Promise<EthNewFilterResult>
+  /**
+   * Installs a block filter (new block hashes).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_newBlockFilter()
+   * ```
+   */
+  eth_newBlockFilter(...params: EthNewBlockFilterParams): Promise<EthNewBlockFilterResult>
+  /**
+   * Installs a pending-transaction filter; Keel reports none (its polls answer []).
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @returns result
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_newPendingTransactionFilter()
+   * ```
+   */
+  eth_newPendingTransactionFilter(...params: EthNewPendingTransactionFilterParams): Promise<EthNewPendingTransactionFilterResult>
+  /**
+   * What a filter saw since its last poll: logs, or block hashes.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getFilterChanges("0x3f1e6a0c8f3a4e0b9d2c7b6a5f4e3d2c")
+   * ```
+   */
+  eth_getFilterChanges(...params: EthGetFilterChangesParams): Promise<EthGetFilterChangesResult>
+  /**
+   * All logs a log filter selects.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.eth_getFilterLogs("0x3f1e6a0c8f3a4e0b9d2c7b6a5f4e3d2d")
+   * ```
+   */
+  eth_getFilterLogs(...params: EthGetFilterLogsParams): Promise<EthGetFilterLogsResult>
+  /**
+   * Removes a filter; false when there was none.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. 
+   * @param id EthFilterId
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.eth_uninstallFilter("0x01")
+   * ```
+   */
+  eth_uninstallFilter(...params: EthUninstallFilterParams): Promise<EthUninstallFilterResult>
 }

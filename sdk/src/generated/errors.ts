@@ -2,6 +2,8 @@
 
 /** Every JSON-RPC code of the dialect, by name (components.errors of openrpc.json). */
 export const ErrorCode = {
+  /** execution reverted (Ethereum dialect: the revert data is in error.data) */
+  EXECUTION_REVERTED: 3,
   /** SUCCESS */
   SUCCESS: 0,
   /** parse error: invalid JSON received */
@@ -55,6 +57,7 @@ export type ErrorCodeValue = (typeof ErrorCode)[ErrorName]
 
 /** The meaning of each code, as openrpc.json states it. */
 export const ErrorMeaning: Record<ErrorName, string> = {
+  EXECUTION_REVERTED: "execution reverted (Ethereum dialect: the revert data is in error.data)",
   SUCCESS: "SUCCESS",
   PARSE_ERROR: "parse error: invalid JSON received",
   INVALID_REQUEST: "invalid request: not a valid request object",
