@@ -41,6 +41,8 @@ let dev: Wallet
 let contract: string
 
 const dataDirOf = (n: KeelNode): string => n.config.node.dataDir
+/** snapshot, archive and restore are operator methods: the genesis account is the chain's admin */
+const asAdmin = (): { operator: string } => ({ operator: dev.privateKey })
 
 async function until(what: string, check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -88,7 +90,7 @@ test('after the commit: the deleted slot reads zero, the other keeps its value',
 })
 
 test('in a snapshot: no entry for the deleted slot, and the root of its entries is the block merkleRoot', async () => {
-  const id = await ok<string>(node.url, 'archive_snapshot', [0])
+  const id = await ok<string>(node.url, 'archive_snapshot', [0], asAdmin())
   await until('the snapshot', () => ok<boolean>(node.url, 'archive_querySnapshotExist', [id]))
   assert.is(await ok(node.url, 'archive_checkSnapshot', [id]), true, 'entries hash to the manifest root and the block root')
   const storageKeys: string[] = []
@@ -101,8 +103,8 @@ test('in a snapshot: no entry for the deleted slot, and the root of its entries 
   assert.equal(storageKeys, [KEPT_SLOT], 'only the kept slot is in the snapshot')
 
   // archive the blocks below the snapshot (the set and the delete among them), then restore them
-  assert.is(await ok(node.url, 'archive_archive', [id, true]), true)
-  assert.is(await ok(node.url, 'archive_restore', [id, true]), true)
+  assert.is(await ok(node.url, 'archive_archive', [id, true], asAdmin()), true)
+  assert.is(await ok(node.url, 'archive_restore', [id, true], asAdmin()), true)
   assert.equal(await slotsOverRpc(), { kept: 9n, dropped: 0n }, 'after archive and restore')
 })
 
