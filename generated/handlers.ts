@@ -95,6 +95,12 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  ContractGetStatusByCNameParams,
+  ContractGetStatusByCNameResult,
+  ContractGetCreatorByCNameParams,
+  ContractGetCreatorByCNameResult,
+  ContractGetCreateTimeByCNameParams,
+  ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
   BlockLatestBlockParams,
@@ -121,6 +127,12 @@ import type {
   BlockGetBlocksWithLimitResult,
   AccountGetBalanceParams,
   AccountGetBalanceResult,
+  AccountGetRolesParams,
+  AccountGetRolesResult,
+  AccountGetAccountsByRoleParams,
+  AccountGetAccountsByRoleResult,
+  AccountGetStatusParams,
+  AccountGetStatusResult,
   SubNewBlockSubscriptionParams,
   SubNewBlockSubscriptionResult,
   SubNewEventSubscriptionParams,
@@ -167,6 +179,18 @@ import type {
   ConfigGetHostsResult,
   ConfigGetVSetParams,
   ConfigGetVSetResult,
+  ConfigGetRolesParams,
+  ConfigGetRolesResult,
+  ConfigIsRoleExistParams,
+  ConfigIsRoleExistResult,
+  ConfigGetProposalParams,
+  ConfigGetProposalResult,
+  ConfigGetAllCNSParams,
+  ConfigGetAllCNSResult,
+  ConfigGetAddressByCNameParams,
+  ConfigGetAddressByCNameResult,
+  ConfigGetCNameByAddressParams,
+  ConfigGetCNameByAddressResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -692,6 +716,38 @@ export interface ContractHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   contract_getDeployedList(params: ContractGetDeployedListParams, context: CallContext): Answer<ContractGetDeployedListResult>
+  /**
+   * contract_getStatus of a named contract.
+   *
+   * The name resolves through the CNS (config_getAddressByCName); -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  contract_getStatusByCName(params: ContractGetStatusByCNameParams, context: CallContext): Answer<ContractGetStatusByCNameResult>
+  /**
+   * contract_getCreator of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns creator
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreatorByCName(params: ContractGetCreatorByCNameParams, context: CallContext): Answer<ContractGetCreatorByCNameResult>
+  /**
+   * contract_getCreateTime of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns createTime
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreateTimeByCName(params: ContractGetCreateTimeByCNameParams, context: CallContext): Answer<ContractGetCreateTimeByCNameResult>
 }
 
 /** Handlers of the `simulate_` service. */
@@ -837,6 +893,33 @@ export interface AccountHandlers {
    * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
    */
   account_getBalance(params: AccountGetBalanceParams, context: CallContext): Answer<AccountGetBalanceResult>
+  /**
+   * The roles an account holds.
+   *
+   * The built-in roles (admin, contractManager, nodeOfVP, audit) and the user-defined ones granted by PERMISSION proposals, in name order; an account with none (a plain account) gives an empty list. The genesis admins hold admin and contractManager. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getRoles(params: AccountGetRolesParams, context: CallContext): Answer<AccountGetRolesResult>
+  /**
+   * The accounts that hold a role.
+   *
+   * Addresses (0x + lower case, ascending) holding the role; a role nobody holds gives an empty list, a role that does not exist -32602. Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns accounts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getAccountsByRole(params: AccountGetAccountsByRoleParams, context: CallContext): Answer<AccountGetAccountsByRoleResult>
+  /**
+   * Whether an account may send transactions.
+   *
+   * `normal`; `frozen` (Cert.CertFreeze by an admin, until CertUnfreeze) or `abandoned` (Account.Abandon, for good): their transactions are refused at admission (-32008) and, if already pooled, discarded at execution with INVALID_PERMISSION. An address never seen is `normal`. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getStatus(params: AccountGetStatusParams, context: CallContext): Answer<AccountGetStatusResult>
 }
 
 /** Handlers of the `sub_` service. */
@@ -1049,6 +1132,60 @@ export interface ConfigHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   config_getVSet(params: ConfigGetVSetParams, context: CallContext): Answer<ConfigGetVSetResult>
+  /**
+   * Every role and its vote weight.
+   *
+   * Role name -> weight (1 for every role: each voter counts once). Built-in roles: admin, contractManager, nodeOfVP, audit; PERMISSION proposals add and delete others. Governance is described in docs/governance.md.
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getRoles(params: ConfigGetRolesParams, context: CallContext): Answer<ConfigGetRolesResult>
+  /**
+   * Whether a role exists.
+   *
+   * true for a built-in role or one a PERMISSION proposal created (and did not delete). Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns exists
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_isRoleExist(params: ConfigIsRoleExistParams, context: CallContext): Answer<ConfigIsRoleExistResult>
+  /**
+   * The latest proposal.
+   *
+   * The chain's latest proposal (only the latest can be open) in the SDK's shape: `code` is its operations as JSON `[{"Params":[…],"MethodName":…}]`, `timestamp` and `timeout` ns, `status` VOTING, REJECT, WAITING_EXE, CANCEL, COMPLETED or TIMEOUT (an open proposal whose timeout is past the latest block's time shows TIMEOUT), the votes with their transactions, `completed`/`cancel` the hash of the executing/cancelling transaction. -32001 while the chain has none. Governance is described in docs/governance.md.
+   * @returns proposal
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getProposal(params: ConfigGetProposalParams, context: CallContext): Answer<ConfigGetProposalResult>
+  /**
+   * Every contract name.
+   *
+   * Contract address -> name, for every name CNS proposals set (SetCName); an empty object when there is none. Governance is described in docs/governance.md.
+   * @returns names
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getAllCNS(params: ConfigGetAllCNSParams, context: CallContext): Answer<ConfigGetAllCNSResult>
+  /**
+   * The address a contract name stands for.
+   *
+   * -32001 for a name no CNS proposal set. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns address
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getAddressByCName(params: ConfigGetAddressByCNameParams, context: CallContext): Answer<ConfigGetAddressByCNameResult>
+  /**
+   * The name of a contract.
+   *
+   * -32001 for an address without a name. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns name
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getCNameByAddress(params: ConfigGetCNameByAddressParams, context: CallContext): Answer<ConfigGetCNameByAddressResult>
 }
 
 /** Handlers of the `cert_` service. */

@@ -146,11 +146,12 @@ export const schemas = {
   },
   "EngineType": {
     "title": "EngineType",
-    "description": "engine that executed the transaction",
+    "description": "engine that executed the transaction (BVM: a built-in contract, docs/governance.md)",
     "type": "string",
     "enum": [
       "EVM",
-      "JVM"
+      "JVM",
+      "BVM"
     ]
   },
   "NormalOpcode": {
@@ -192,7 +193,7 @@ export const schemas = {
   },
   "ContractName": {
     "title": "ContractName",
-    "description": "contract name (CNS); accepted and ignored by Keel",
+    "description": "contract name (CNS): a transaction may name its contract by `cname` with `to` the zero address; names are set by CNS proposals (docs/governance.md)",
     "type": "string"
   },
   "ExtraIdInt64List": {
@@ -2409,6 +2410,172 @@ export const schemas = {
         }
       }
     }
+  },
+  "RoleName": {
+    "title": "RoleName",
+    "description": "a role: admin, contractManager, nodeOfVP, audit, or one a PERMISSION proposal created",
+    "type": "string",
+    "minLength": 1
+  },
+  "RoleExists": {
+    "title": "RoleExists",
+    "type": "boolean"
+  },
+  "RoleList": {
+    "title": "RoleList",
+    "type": "array",
+    "items": {
+      "$ref": "RoleName"
+    }
+  },
+  "RoleWeights": {
+    "title": "RoleWeights",
+    "description": "role name -> vote weight",
+    "type": "object",
+    "additionalProperties": {
+      "type": "integer",
+      "title": "RoleWeight"
+    }
+  },
+  "AccountStatus": {
+    "title": "AccountStatus",
+    "type": "string",
+    "enum": [
+      "normal",
+      "frozen",
+      "abandoned"
+    ]
+  },
+  "ContractNames": {
+    "title": "ContractNames",
+    "description": "contract address -> name",
+    "type": "object",
+    "additionalProperties": {
+      "$ref": "ContractName"
+    }
+  },
+  "ProposalVote": {
+    "title": "ProposalVote",
+    "type": "object",
+    "required": [
+      "addr",
+      "txHash",
+      "weight"
+    ],
+    "properties": {
+      "addr": {
+        "$ref": "Address"
+      },
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "weight": {
+        "type": "integer",
+        "title": "VoteWeight"
+      }
+    }
+  },
+  "Proposal": {
+    "title": "Proposal",
+    "type": "object",
+    "required": [
+      "id",
+      "code",
+      "timestamp",
+      "timeout",
+      "status",
+      "assentor",
+      "objector",
+      "threshold",
+      "score",
+      "creator",
+      "version",
+      "type",
+      "completed",
+      "cancel"
+    ],
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "ProposalId",
+        "minimum": 1
+      },
+      "code": {
+        "type": "string",
+        "title": "ProposalCode",
+        "description": "the operations as JSON [{\"Params\":[…],\"MethodName\":…}]"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "timeout": {
+        "$ref": "TimestampNs"
+      },
+      "status": {
+        "type": "string",
+        "title": "ProposalStatus",
+        "enum": [
+          "VOTING",
+          "REJECT",
+          "WAITING_EXE",
+          "CANCEL",
+          "COMPLETED",
+          "TIMEOUT"
+        ]
+      },
+      "assentor": {
+        "type": "array",
+        "title": "Assentors",
+        "items": {
+          "$ref": "ProposalVote"
+        }
+      },
+      "objector": {
+        "type": "array",
+        "title": "Objectors",
+        "items": {
+          "$ref": "ProposalVote"
+        }
+      },
+      "threshold": {
+        "type": "integer",
+        "title": "ProposalThreshold"
+      },
+      "score": {
+        "type": "integer",
+        "title": "ProposalScore"
+      },
+      "creator": {
+        "$ref": "Address"
+      },
+      "version": {
+        "type": "string",
+        "title": "ProposalVersion"
+      },
+      "type": {
+        "type": "string",
+        "title": "ProposalType",
+        "enum": [
+          "CONFIG",
+          "PERMISSION",
+          "NODE",
+          "CNS",
+          "CONTRACT",
+          "CA",
+          "SYSTEM"
+        ]
+      },
+      "completed": {
+        "type": "string",
+        "title": "ProposalCompleted",
+        "description": "hash of the executing transaction, or empty"
+      },
+      "cancel": {
+        "type": "string",
+        "title": "ProposalCancel",
+        "description": "hash of the cancelling transaction, or empty"
+      }
+    }
   }
 } as const
 
@@ -3527,6 +3694,80 @@ export const methods = {
       -32602
     ]
   },
+  contract_getStatusByCName: {
+    "service": "contract",
+    "summary": "contract_getStatus of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "ContractStatus"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  contract_getCreatorByCName: {
+    "service": "contract",
+    "summary": "contract_getCreator of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "creator",
+      "schema": {
+        "$ref": "Address"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32009
+    ]
+  },
+  contract_getCreateTimeByCName: {
+    "service": "contract",
+    "summary": "contract_getCreateTime of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "createTime",
+      "schema": {
+        "$ref": "ContractCreateTime"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32009
+    ]
+  },
   simulate_invokeContract: {
     "service": "simulate",
     "summary": "Run a signed contract call without ordering it, and answer with its receipt.",
@@ -3831,6 +4072,75 @@ export const methods = {
     "errors": [
       -32602,
       -32009
+    ]
+  },
+  account_getRoles: {
+    "service": "account",
+    "summary": "The roles an account holds.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "roles",
+      "schema": {
+        "$ref": "RoleList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  account_getAccountsByRole: {
+    "service": "account",
+    "summary": "The accounts that hold a role.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "role",
+        "required": true,
+        "schema": {
+          "$ref": "RoleName"
+        }
+      }
+    ],
+    "result": {
+      "name": "accounts",
+      "schema": {
+        "$ref": "AddressList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  account_getStatus: {
+    "service": "account",
+    "summary": "Whether an account may send transactions.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "AccountStatus"
+      }
+    },
+    "errors": [
+      -32602
     ]
   },
   sub_newBlockSubscription: {
@@ -4306,6 +4616,123 @@ export const methods = {
     },
     "errors": [
       -32602
+    ]
+  },
+  config_getRoles: {
+    "service": "config",
+    "summary": "Every role and its vote weight.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "roles",
+      "schema": {
+        "$ref": "RoleWeights"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_isRoleExist: {
+    "service": "config",
+    "summary": "Whether a role exists.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "role",
+        "required": true,
+        "schema": {
+          "$ref": "RoleName"
+        }
+      }
+    ],
+    "result": {
+      "name": "exists",
+      "schema": {
+        "$ref": "RoleExists"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getProposal: {
+    "service": "config",
+    "summary": "The latest proposal.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "proposal",
+      "schema": {
+        "$ref": "Proposal"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  config_getAllCNS: {
+    "service": "config",
+    "summary": "Every contract name.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "names",
+      "schema": {
+        "$ref": "ContractNames"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getAddressByCName: {
+    "service": "config",
+    "summary": "The address a contract name stands for.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "address",
+      "schema": {
+        "$ref": "Address"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  config_getCNameByAddress: {
+    "service": "config",
+    "summary": "The name of a contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "name",
+      "schema": {
+        "$ref": "ContractName"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
     ]
   },
   cert_getTCert: {

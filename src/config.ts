@@ -81,6 +81,19 @@ export interface KeelConfig {
   genesis: {
     /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
     accounts: { address: string; balance: string | number }[]
+    /**
+     * the chain's first administrators (docs/governance.md); empty: every genesis account, or the
+     * generated account when none is configured. Written into the genesis state: every VP of a
+     * network must list the same.
+     */
+    admins: string[]
+    /** votes a proposal needs; 0 (the default): every admin's (Hyperchain's default) */
+    adminThreshold: number
+    /**
+     * proposals' timeout, seconds (Hyperchain: 5 minutes, also the least a SetProposalTimeout
+     * proposal may set); a shorter genesis value is for tests that watch a proposal expire
+     */
+    proposalTimeoutSeconds: number
   }
   /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
   tcert: {
@@ -148,7 +161,7 @@ export const defaultConfig: KeelConfig = {
   },
   jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
-  genesis: { accounts: [] },
+  genesis: { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300 },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
   log: { level: 'info', format: 'text' },
@@ -196,6 +209,13 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     new Set(genesisVps).size !== genesisVps.length
   )
     throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
+  const { admins, adminThreshold, proposalTimeoutSeconds } = resolved.genesis
+  if (!Array.isArray(admins) || admins.some((admin) => typeof admin !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(admin)))
+    throw new Error(`config: genesis.admins must be a list of 20-byte hex addresses, got ${JSON.stringify(admins)}`)
+  if (!Number.isSafeInteger(adminThreshold) || adminThreshold < 0)
+    throw new Error(`config: genesis.adminThreshold must be 0 (every admin) or more, got ${adminThreshold}`)
+  if (!Number.isSafeInteger(proposalTimeoutSeconds) || proposalTimeoutSeconds < 1)
+    throw new Error(`config: genesis.proposalTimeoutSeconds must be a whole number of seconds, at least 1, got ${proposalTimeoutSeconds}`)
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
     throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
   if (resolved.log.format !== 'text' && resolved.log.format !== 'json')

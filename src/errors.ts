@@ -96,6 +96,14 @@ export class DuplicateTransaction extends RpcError {
   }
 }
 
+/** -32008 INVALID_PERMISSION: the sender's account or role may not do this (docs/governance.md). */
+export class InvalidPermission extends RpcError {
+  static readonly code = ErrorCode.INVALID_PERMISSION
+  constructor(message: string) {
+    super(ErrorCode.INVALID_PERMISSION, message)
+  }
+}
+
 /** -32009 ACCOUNT_NOT_EXIST. */
 export class AccountNotExist extends RpcError {
   static readonly code = ErrorCode.ACCOUNT_NOT_EXIST

@@ -19,7 +19,7 @@ import type { NodeDirectory, NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
-import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
+import { type DevAccount, devAccount, type GenesisAccount, genesisGovernanceOf, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
 import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
@@ -29,7 +29,7 @@ import { createVerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
 import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
+import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
@@ -170,6 +170,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   const ledgerPath = join(dataDir, 'ledger')
   const store = await openStore(ledgerPath)
   await store.initGenesis(genesis)
+  const governance = genesisGovernanceOf(config, genesis)
   // the workers load in parallel: each bootstraps its own module graph
   const [verifyPool, stateHasher] = await Promise.all([
     createVerifyPool({
@@ -200,7 +201,12 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
   // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
   const jvmLog = log.child('jvm')
   const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
-  const executor = createExecutor({ txGasLimit: BigInt(config.chain.txGasLimit), blockGasLimit: BigInt(config.chain.blockGasLimit), jvm })
+  const executor = createExecutor({
+    txGasLimit: BigInt(config.chain.txGasLimit),
+    blockGasLimit: BigInt(config.chain.blockGasLimit),
+    jvm,
+    governance,
+  })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
   const chainMetrics = createChainRegistry({
@@ -228,6 +234,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     log: log.child('chain'),
     ordering: inNetwork === undefined ? 'solo' : 'consensus',
     onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
+    governance,
   })
   const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
   // simulated transactions are not in the store; their outcomes answer receipt queries too
@@ -254,6 +261,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     archive.onBlock(block)
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
+    for (const status of governanceStatuses(block)) events.publishStatus(status)
   })
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
   const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
@@ -275,6 +283,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions): Promi
     receiptWaitMs: options.receiptWaitMs,
     selfState,
     versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
     config: {
       configText: () => stringifyToml(config),
       genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },

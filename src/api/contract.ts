@@ -22,7 +22,9 @@ export function goTimeString(ns: bigint): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`
 }
 
-export function createContractHandlers(modules: ContractModules): ContractHandlers {
+export function createContractHandlers(
+  modules: ContractModules,
+): Omit<ContractHandlers, 'contract_getStatusByCName' | 'contract_getCreatorByCName' | 'contract_getCreateTimeByCName'> {
   const { submitter } = modules
 
   /** An address some account holds; -32009 otherwise. */

@@ -15,6 +15,7 @@ import type { ChainReader } from './chain-reader.ts'
 import { type ConfigModules, createConfigHandlers } from './config.ts'
 import { createContractHandlers } from './contract.ts'
 import { createDidHandlers } from './did.ts'
+import { createGovernanceHandlers, GOVERNANCE_METHODS, type GovernanceModules } from './governance.ts'
 import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
@@ -48,6 +49,8 @@ export interface ApiModules {
   selfState(): NodeStateReport
   versions: Omit<VersionModules, 'hostname' | 'directory'>
   config: Omit<ConfigModules, 'directory'>
+  /** the governance records' genesis defaults and the latest block time (chain thread only) */
+  governance: Omit<GovernanceModules, 'state'>
   /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
 }
@@ -67,7 +70,8 @@ export function isChainThreadMethod(name: string): boolean {
     name.startsWith('version_') ||
     (name.startsWith('sub_') && name !== 'sub_getLogs') ||
     (name.startsWith('node_') && name !== 'node_getNodeHash') ||
-    name === 'tx_getTransactionReceiptWithSignature'
+    name === 'tx_getTransactionReceiptWithSignature' ||
+    (GOVERNANCE_METHODS as readonly string[]).includes(name)
   )
 }
 
@@ -93,6 +97,7 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createDidHandlers({ namespace: modules.identity.namespace }),
     ...createVersionHandlers({ ...modules.versions, hostname: modules.identity.hostname, directory }),
     ...createConfigHandlers({ ...modules.config, directory }),
+    ...createGovernanceHandlers({ ...modules.governance, state }),
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),

@@ -16,7 +16,8 @@ import {
   type TxSubmitter,
   ZERO_HASH,
 } from '../domain.ts'
-import { SystemBusy } from '../errors.ts'
+import { InvalidPermission, SystemBusy } from '../errors.ts'
+import { type GenesisGovernance, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import type { Logger } from '../log.ts'
 import type { ChainMetrics } from '../metrics/registry.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
@@ -51,6 +52,8 @@ export interface ChainOptions {
   ordering?: 'solo' | 'consensus'
   /** told once when ordering stops for good (see Chain.halt) */
   onHalt?: (reason: string) => void
+  /** the genesis governance (src/governance/state.ts): account statuses are checked at admission */
+  governance?: GenesisGovernance
   /** told of each client's admission outcome and of each committed block (src/metrics/registry.ts) */
   metrics?: Pick<ChainMetrics, 'observeAdmission' | 'observeBlock'>
 }
@@ -166,6 +169,15 @@ export function createChain(options: ChainOptions): Chain {
       )
   }
 
+  /**
+   * An abandoned or frozen account's transactions are refused here, against the committed state;
+   * one pooled before its account changed is discarded at execution (src/exec/executor.ts).
+   */
+  const refuseBarredSender = (from: Hex): void => {
+    const status = new GovernanceView(store.state, options.governance ?? NO_GOVERNANCE).accountStatus(from.toLowerCase())
+    if (status !== 'normal') throw new InvalidPermission(`account ${from} is ${status}: its transactions are refused (account_getStatus)`)
+  }
+
   return {
     pool,
     verifier,
@@ -173,6 +185,7 @@ export function createChain(options: ChainOptions): Chain {
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
+        refuseBarredSender(tx.from)
         if (tx.simulate) {
           await simulate(tx)
           return tx.hash
@@ -183,6 +196,7 @@ export function createChain(options: ChainOptions): Chain {
       },
       async admit({ tx, signatureValid, record }) {
         refuseWhenHalted()
+        refuseBarredSender(tx.from)
         await pool.add(tx, { signatureValid, record })
         return tx.hash
       },

@@ -87,6 +87,7 @@ const handlers: Record<string, unknown> = createHandlers({
   selfState: onChainThread('the node state'),
   versions: onChainThread('the versions'),
   config: onChainThread('the configuration'),
+  governance: onChainThread('the governance records'),
 })
 for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
 const tcert = config.tcert.check

@@ -93,6 +93,12 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  ContractGetStatusByCNameParams,
+  ContractGetStatusByCNameResult,
+  ContractGetCreatorByCNameParams,
+  ContractGetCreatorByCNameResult,
+  ContractGetCreateTimeByCNameParams,
+  ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
   BlockLatestBlockParams,
@@ -119,6 +125,12 @@ import type {
   BlockGetBlocksWithLimitResult,
   AccountGetBalanceParams,
   AccountGetBalanceResult,
+  AccountGetRolesParams,
+  AccountGetRolesResult,
+  AccountGetAccountsByRoleParams,
+  AccountGetAccountsByRoleResult,
+  AccountGetStatusParams,
+  AccountGetStatusResult,
   SubNewBlockSubscriptionParams,
   SubNewBlockSubscriptionResult,
   SubNewEventSubscriptionParams,
@@ -165,6 +177,18 @@ import type {
   ConfigGetHostsResult,
   ConfigGetVSetParams,
   ConfigGetVSetResult,
+  ConfigGetRolesParams,
+  ConfigGetRolesResult,
+  ConfigIsRoleExistParams,
+  ConfigIsRoleExistResult,
+  ConfigGetProposalParams,
+  ConfigGetProposalResult,
+  ConfigGetAllCNSParams,
+  ConfigGetAllCNSResult,
+  ConfigGetAddressByCNameParams,
+  ConfigGetAddressByCNameResult,
+  ConfigGetCNameByAddressParams,
+  ConfigGetCNameByAddressResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -872,6 +896,50 @@ export interface KeelClientMethods {
    */
   contract_getDeployedList(...params: ContractGetDeployedListParams): Promise<ContractGetDeployedListResult>
   /**
+   * contract_getStatus of a named contract.
+   *
+   * The name resolves through the CNS (config_getAddressByCName); -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.contract_getStatusByCName("KeyValue")
+   * ```
+   */
+  contract_getStatusByCName(...params: ContractGetStatusByCNameParams): Promise<ContractGetStatusByCNameResult>
+  /**
+   * contract_getCreator of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns creator
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   * @example
+   * ```ts
+   * await client.contract_getCreatorByCName("KeyValue")
+   * ```
+   */
+  contract_getCreatorByCName(...params: ContractGetCreatorByCNameParams): Promise<ContractGetCreatorByCNameResult>
+  /**
+   * contract_getCreateTime of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns createTime
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   * @example
+   * ```ts
+   * await client.contract_getCreateTimeByCName("KeyValue")
+   * ```
+   */
+  contract_getCreateTimeByCName(...params: ContractGetCreateTimeByCNameParams): Promise<ContractGetCreateTimeByCNameResult>
+  /**
    * Run a signed contract call without ordering it, and answer with its receipt.
    *
    * contract_invokeContract with `simulate` true (whatever the params say): the call runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (the SDK's `.simulate()` sends this method and reads the receipt from the reply). The receipt names the next block number and the zero block hash; tx_getTransactionReceipt finds it too, for a while. A failed call answers its failure as tx_getTransactionReceipt does (-32003 `SIGFAILED`, -32005 `INVOKE_CONTRACT_FAILED`). The submission checks of contract_invokeContract apply (-32602).
@@ -1056,6 +1124,45 @@ export interface KeelClientMethods {
    * ```
    */
   account_getBalance(...params: AccountGetBalanceParams): Promise<AccountGetBalanceResult>
+  /**
+   * The roles an account holds.
+   *
+   * The built-in roles (admin, contractManager, nodeOfVP, audit) and the user-defined ones granted by PERMISSION proposals, in name order; an account with none (a plain account) gives an empty list. The genesis admins hold admin and contractManager. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getRoles("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc")
+   * ```
+   */
+  account_getRoles(...params: AccountGetRolesParams): Promise<AccountGetRolesResult>
+  /**
+   * The accounts that hold a role.
+   *
+   * Addresses (0x + lower case, ascending) holding the role; a role nobody holds gives an empty list, a role that does not exist -32602. Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns accounts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getAccountsByRole("admin")
+   * ```
+   */
+  account_getAccountsByRole(...params: AccountGetAccountsByRoleParams): Promise<AccountGetAccountsByRoleResult>
+  /**
+   * Whether an account may send transactions.
+   *
+   * `normal`; `frozen` (Cert.CertFreeze by an admin, until CertUnfreeze) or `abandoned` (Account.Abandon, for good): their transactions are refused at admission (-32008) and, if already pooled, discarded at execution with INVALID_PERMISSION. An address never seen is `normal`. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getStatus("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc")
+   * ```
+   */
+  account_getStatus(...params: AccountGetStatusParams): Promise<AccountGetStatusResult>
   /**
    * Subscribe to new blocks (polled).
    *
@@ -1363,6 +1470,84 @@ export interface KeelClientMethods {
    * ```
    */
   config_getVSet(...params: ConfigGetVSetParams): Promise<ConfigGetVSetResult>
+  /**
+   * Every role and its vote weight.
+   *
+   * Role name -> weight (1 for every role: each voter counts once). Built-in roles: admin, contractManager, nodeOfVP, audit; PERMISSION proposals add and delete others. Governance is described in docs/governance.md.
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_getRoles()
+   * ```
+   */
+  config_getRoles(...params: ConfigGetRolesParams): Promise<ConfigGetRolesResult>
+  /**
+   * Whether a role exists.
+   *
+   * true for a built-in role or one a PERMISSION proposal created (and did not delete). Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns exists
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_isRoleExist("admin")
+   * ```
+   */
+  config_isRoleExist(...params: ConfigIsRoleExistParams): Promise<ConfigIsRoleExistResult>
+  /**
+   * The latest proposal.
+   *
+   * The chain's latest proposal (only the latest can be open) in the SDK's shape: `code` is its operations as JSON `[{"Params":[…],"MethodName":…}]`, `timestamp` and `timeout` ns, `status` VOTING, REJECT, WAITING_EXE, CANCEL, COMPLETED or TIMEOUT (an open proposal whose timeout is past the latest block's time shows TIMEOUT), the votes with their transactions, `completed`/`cancel` the hash of the executing/cancelling transaction. -32001 while the chain has none. Governance is described in docs/governance.md.
+   * @returns proposal
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getProposal()
+   * ```
+   */
+  config_getProposal(...params: ConfigGetProposalParams): Promise<ConfigGetProposalResult>
+  /**
+   * Every contract name.
+   *
+   * Contract address -> name, for every name CNS proposals set (SetCName); an empty object when there is none. Governance is described in docs/governance.md.
+   * @returns names
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_getAllCNS()
+   * ```
+   */
+  config_getAllCNS(...params: ConfigGetAllCNSParams): Promise<ConfigGetAllCNSResult>
+  /**
+   * The address a contract name stands for.
+   *
+   * -32001 for a name no CNS proposal set. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns address
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getAddressByCName("KeyValue")
+   * ```
+   */
+  config_getAddressByCName(...params: ConfigGetAddressByCNameParams): Promise<ConfigGetAddressByCNameResult>
+  /**
+   * The name of a contract.
+   *
+   * -32001 for an address without a name. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns name
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getCNameByAddress("0xaeccd2fd1118334402c5de1cb014a9c192c498df")
+   * ```
+   */
+  config_getCNameByAddress(...params: ConfigGetCNameByAddressParams): Promise<ConfigGetCNameByAddressResult>
   /**
    * Issue a transaction certificate for a public key.
    *
