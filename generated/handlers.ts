@@ -87,6 +87,8 @@ import type {
   ContractGetContractCountByAddrResult,
   ContractMaintainContractParams,
   ContractMaintainContractResult,
+  ContractManageContractByVoteParams,
+  ContractManageContractByVoteResult,
   ContractGetStatusParams,
   ContractGetStatusResult,
   ContractGetCreatorParams,
@@ -103,6 +105,8 @@ import type {
   ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
+  SimulateManageContractByVoteParams,
+  SimulateManageContractByVoteResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -678,6 +682,18 @@ export interface ContractHandlers {
    */
   contract_maintainContract(params: ContractMaintainContractParams, context: CallContext): Answer<ContractMaintainContractResult>
   /**
+   * Propose a contract deployment, upgrade or freeze for a vote.
+   *
+   * A signed BVM transaction to the Proposal contract (`…ffff02`), as the SDK's ContractService.manageContractByVote sends it: Create of a CONTRACT proposal (DeployContract, UpgradeContract, MaintainContract) or a Vote, Cancel or Execute of one. Answers the transaction hash; the receipt's `ret` is the BVM result (for Create, `Ret` is the proposal id; for Execute, one result per operation, a deployment's `msg` being the new address). Contract managers create and vote on CONTRACT proposals. The checks of contract_invokeContract apply; another type or `to` is -32602. Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  contract_manageContractByVote(params: ContractManageContractByVoteParams, context: CallContext): Answer<ContractManageContractByVoteResult>
+  /**
    * Status of a contract: normal, frozen or non-contract.
    *
    * `non-contract` when the account holds no code (e.g. an ordinary account). An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
@@ -763,6 +779,18 @@ export interface SimulateHandlers {
    * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
    */
   simulate_invokeContract(params: SimulateInvokeContractParams, context: CallContext): Answer<SimulateInvokeContractResult>
+  /**
+   * Run a contract proposal transaction without ordering it.
+   *
+   * contract_manageContractByVote with `simulate` true: the BVM transaction runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (`ret`: the BVM result). Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  simulate_manageContractByVote(params: SimulateManageContractByVoteParams, context: CallContext): Answer<SimulateManageContractByVoteResult>
 }
 
 /** Handlers of the `block_` service. */

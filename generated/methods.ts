@@ -3599,6 +3599,32 @@ export const methods = {
       -32007
     ]
   },
+  contract_manageContractByVote: {
+    "service": "contract",
+    "summary": "Propose a contract deployment, upgrade or freeze for a vote.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007,
+      -32008
+    ]
+  },
   contract_getStatus: {
     "service": "contract",
     "summary": "Status of a contract: normal, frozen or non-contract.",
@@ -3791,6 +3817,32 @@ export const methods = {
       -32602,
       -32003,
       -32005
+    ]
+  },
+  simulate_manageContractByVote: {
+    "service": "simulate",
+    "summary": "Run a contract proposal transaction without ordering it.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32003,
+      -32005,
+      -32008
     ]
   },
   block_latestBlock: {

@@ -5,7 +5,7 @@
  * meeting an unknown method. README "The official SDK" lists them.
  */
 const DID = 'DID documents and credentials (did_ accounts, documents and verifiable credentials)'
-const PROPOSALS = 'governance proposals (votes on configuration, contracts and system upgrades)'
+const VERSIONS = 'chain version upgrades (the Version contract and SYSTEM proposals)'
 
 export const MISSING_FEATURES: Readonly<Record<string, string>> = {
   did_getDIDDocument: DID,
@@ -13,7 +13,5 @@ export const MISSING_FEATURES: Readonly<Record<string, string>> = {
   did_checkCredentialValid: DID,
   did_checkCredentialAbandoned: DID,
   did_sendDIDTransaction: DID,
-  contract_manageContractByVote: PROPOSALS,
-  simulate_manageContractByVote: PROPOSALS,
-  version_setSupportedVersion: PROPOSALS,
+  version_setSupportedVersion: VERSIONS,
 }

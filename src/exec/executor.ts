@@ -39,7 +39,8 @@ import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader } from '../domain.ts'
 import { Opcode, ZERO_ADDRESS } from '../domain.ts'
 import { type BvmHooks, executeBvm } from '../governance/execute.ts'
-import { type GenesisGovernance, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
+import { permissionRefusal } from '../governance/permission.ts'
+import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { WorldChanges } from './changes.ts'
@@ -212,6 +213,8 @@ class Engine {
   remaining = 0n
   /** gas limit of the EVM run in progress (charged in full when a frozen contract stops it) */
   private runLimit = 0n
+  /** the governance settings while no BVM transaction of the block has run since they were read */
+  private govConfig: GovernanceConfig | undefined
   /** the run's turns (src/turns.ts): between transactions, and at JUMPDESTs inside one EVM call */
   turn: () => Promise<void> | undefined = () => undefined
 
@@ -244,6 +247,7 @@ class Engine {
 
   attach(state: BlockState, context: BlockContext): void {
     this.turn = turnBudget()
+    this.govConfig = undefined
     this.state = state
     this.block = evmBlock(context, this.blockGasLimit)
     this.remaining = this.blockGasLimit
@@ -324,9 +328,18 @@ class Engine {
     if (!signatureValid) return failure('SIGFAILED', 'invalid signature', 0n, t0)
     const from = tx.from.toLowerCase()
     // an account abandoned or frozen after its transaction was pooled: refused here, on every VP alike
-    const status = new GovernanceView(this.s, this.governance).accountStatus(from)
+    const view = new GovernanceView(this.s, this.governance)
+    const status = view.accountStatus(from)
     if (status !== 'normal') return failure('INVALID_PERMISSION', `account ${from} is ${status}: its transactions are refused`, 0n, t0)
-    if (tx.vmType === 'BVM') return this.guard(() => this.bvm(tx, from, context, t0), 'INVOKE_CONTRACT_FAILED', t0)
+    this.govConfig ??= view.config()
+    const destination = tx.kind === 'invoke' || tx.kind === 'maintain' ? this.destination(tx) : undefined
+    const refusal = permissionRefusal(view, this.govConfig, tx, typeof destination === 'string' ? destination : undefined)
+    if (refusal !== undefined) return failure('INVALID_PERMISSION', refusal, 0n, t0)
+    if (tx.vmType === 'BVM') {
+      // a BVM transaction may change the settings: read them again for the next transaction
+      this.govConfig = undefined
+      return this.guard(() => this.bvm(tx, from, context, t0), 'INVOKE_CONTRACT_FAILED', t0)
+    }
     switch (tx.kind) {
       case 'transfer':
         return this.transfer(tx, from, t0)

@@ -7,12 +7,16 @@
  *
  *   npx tsx test/rpc/governance.test.ts
  */
+import { createRequire } from 'node:module'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { KeelNode } from '../../src/node.ts'
 import {
   BvmOperation,
+  Cns,
   Config,
+  ContractOp,
+  DecodeUtil,
   type GovClient,
   govClient,
   newAccount,
@@ -25,6 +29,7 @@ import {
 import { envelope, post, startTestNode, waitForReceipt } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
+const require = createRequire(import.meta.url)
 const [a, b, c] = [newAccount(), newAccount(), newAccount()]
 /** a funded account that holds no role */
 const user = newAccount()
@@ -282,6 +287,349 @@ test('an abandoned account: Account.Abandon by itself; its transactions are refu
     assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008)
     assert.match((error as Error).message, /is abandoned: its transactions are refused/)
   }
+})
+
+const COUNTER = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Counter {
+    uint256 public count;
+    function add() public { count += 1; }
+}
+contract CounterV2 {
+    uint256 public count;
+    function add() public { count += 2; }
+}
+`
+const compiled = (() => {
+  const solc = require('solc') as { compile(input: string): string }
+  const input = {
+    language: 'Solidity',
+    sources: { 'counter.sol': { content: COUNTER } },
+    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>>
+  }
+  const counter = output.contracts['counter.sol'].Counter
+  return {
+    abi: JSON.stringify(counter.abi),
+    bin: counter.evm.bytecode.object,
+    binV2: output.contracts['counter.sol'].CounterV2.evm.bytecode.object,
+  }
+})()
+let counterAddress = ''
+
+/** a signed transaction (built with the SDK's builder) as the SDK sends it */
+function signedBy<T extends { build(): InstanceType<typeof Transaction> }>(builder: T, account: ReturnType<typeof newAccount>['account']) {
+  const tx = builder.build()
+  tx.sign(account)
+  return tx
+}
+
+async function proposalPasses(
+  id: number,
+  voters: ReturnType<typeof newAccount>[],
+  creator: ReturnType<typeof newAccount>,
+): Promise<unknown> {
+  for (const voter of voters) await gov.ok(voter.account, Proposal().vote(id, true).build(), `vote by ${voter.address}`)
+  return (await gov.ok(creator.account, Proposal().execute(id).build(), 'Execute')).Ret
+}
+
+test('a CONTRACT proposal sent with contract_manageContractByVote (and simulated first) deploys a contract when the contract managers agree', async () => {
+  const operation = Proposal()
+    .createForContract(
+      ContractOp()
+        .deploy(COUNTER, compiled.bin, 'EVM' as never, {})
+        .build(),
+    )
+    .build()
+  const bvm = () =>
+    new Transaction.BVMBuilder(a.account.getAddress(), gov.pm) as unknown as {
+      invoke(op: unknown): { simulate(): { build(): InstanceType<typeof Transaction> }; build(): InstanceType<typeof Transaction> }
+    }
+  const latestBefore = (await gov.proposal()).id
+  const simulated = bvm().invoke(operation).simulate().build()
+  simulated.sign(a.account)
+  const simulation = await gov.contracts.manageContractByVote(simulated).send()
+  assert.is(simulation.code, 0, simulation.message)
+  const simulatedResult = DecodeUtil.decodeBvmResultRet((simulation.result as unknown as { ret: string }).ret) as { Success: boolean }
+  assert.ok(simulatedResult.Success, 'the simulation creates the proposal')
+  assert.is((await gov.proposal()).id, latestBefore, 'a simulation changes nothing')
+
+  const tx = bvm().invoke(operation).build()
+  tx.sign(a.account)
+  const sent = await gov.contracts.manageContractByVote(tx).send()
+  assert.is(sent.code, 0, sent.message)
+  for (let i = 0; i < 200 && (await rpc('tx_getTransactionReceipt', [sent.result])).code !== 0; i++)
+    await new Promise((r) => setTimeout(r, 25))
+  const proposal = await gov.proposal()
+  assert.is(proposal.type, 'CONTRACT')
+  assert.is(proposal.threshold, 3, 'every contract manager (the three genesis admins)')
+  await gov.refused(
+    user.account,
+    Proposal().vote(proposal.id, true).build(),
+    /needs the contractManager role/,
+    'a vote by an admin who is no contract manager',
+  )
+  const results = (await proposalPasses(proposal.id, [b, c], a)) as { code: number; msg: string }[]
+  assert.is(results[0].code, 200)
+  counterAddress = results[0].msg
+  assert.match(counterAddress, /^0x[0-9a-f]{40}$/)
+  assert.is((await gov.contracts.getStatus(counterAddress).send()).result, 'normal')
+  assert.is((await gov.contracts.getCreator(counterAddress).send()).result, a.address, 'the proposal creator deploys')
+})
+
+test('CNS: a name set by proposal; invoke by cname; the ByCName queries; rename and removal', async () => {
+  const created = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Counter').build()).build(), 'Create CNS')
+  await proposalPasses(created.Ret as number, [b], a)
+  assert.equal(plain((await gov.config.getAllCNS().send()).result), { [counterAddress]: 'Counter' })
+  assert.is((await gov.config.getAddressByName('Counter').send()).result, counterAddress)
+  assert.is((await gov.config.getNameByAddress(counterAddress).send()).result, 'Counter')
+  assert.is((await gov.contracts.getStatusByCName('Counter').send()).result, 'normal')
+  assert.is((await gov.contracts.getCreatorByCName('Counter').send()).result, a.address)
+  assert.match((await gov.contracts.getCreateTimeByCName('Counter').send()).result, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
+
+  // invoke by name: the SDK's Builder.contractName sets `to` to the zero address and signs `cname`
+  const byName = signedBy(
+    new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []).contractName('Counter'),
+    user.account,
+  )
+  assert.is((byName.commonParam() as { to: string }).to, '0x0000000000000000000000000000000000000000')
+  const invoked = await (await gov.contracts.invoke(byName).send()).poll()
+  assert.is(invoked.code, 0)
+  const read = await (
+    await gov.contracts
+      .invoke(
+        signedBy(
+          new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'count()', compiled.abi, []),
+          user.account,
+        ),
+      )
+      .send()
+  ).poll()
+  assert.equal(DecodeUtil.decodeEvmResult(read as never, compiled.abi, 'count()').map(String), ['1'])
+  const unknown = signedBy(
+    new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []).contractName('Nobody'),
+    user.account,
+  )
+  try {
+    await (await gov.contracts.invoke(unknown).send()).poll()
+    assert.unreachable('an unknown name')
+  } catch (error) {
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32005)
+  }
+
+  const renamed = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Tally').build()).build(), 'rename')
+  await proposalPasses(renamed.Ret as number, [b], a)
+  assert.is((await gov.config.getNameByAddress(counterAddress).send()).result, 'Tally')
+  assert.is((await rpc('config_getAddressByCName', ['Counter'])).code, -32001, 'the old name is free')
+  const removed = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, '').build()).build(), 'remove')
+  await proposalPasses(removed.Ret as number, [b], a)
+  assert.equal(plain((await gov.config.getAllCNS().send()).result), {})
+  const named = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Counter').build()).build(), 'name again')
+  await proposalPasses(named.Ret as number, [b], a)
+})
+
+test('CONTRACT proposals freeze and unfreeze by name and upgrade by address; with contract votes on, a plain deployment is refused', async () => {
+  const freeze = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .maintainByName('EVM' as never, 'Counter', 2)
+          .build(),
+      )
+      .build(),
+    'freeze',
+  )
+  await proposalPasses(freeze.Ret as number, [b, c], a)
+  assert.is((await gov.contracts.getStatusByCName('Counter').send()).result, 'frozen')
+  const unfreeze = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .maintain('EVM' as never, counterAddress, 3)
+          .build(),
+      )
+      .build(),
+    'unfreeze',
+  )
+  await proposalPasses(unfreeze.Ret as number, [b, c], a)
+  assert.is((await gov.contracts.getStatus(counterAddress).send()).result, 'normal')
+
+  const upgrade = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .upgrade(COUNTER, compiled.binV2, 'EVM' as never, counterAddress, {})
+          .build(),
+      )
+      .build(),
+    'upgrade',
+  )
+  await proposalPasses(upgrade.Ret as number, [b, c], a)
+  const count = async () => {
+    const read = await (
+      await gov.contracts
+        .invoke(
+          signedBy(
+            new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'count()', compiled.abi, []),
+            user.account,
+          ),
+        )
+        .send()
+    ).poll()
+    return DecodeUtil.decodeEvmResult(read as never, compiled.abi, 'count()').map(String)[0]
+  }
+  const before = Number(await count())
+  await (
+    await gov.contracts
+      .invoke(
+        signedBy(
+          new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []),
+          user.account,
+        ),
+      )
+      .send()
+  ).poll()
+  assert.is(Number(await count()), before + 2, 'the upgraded code runs on the kept storage')
+
+  const on = await gov.ok(a.account, Proposal().createForConfig(Config().setContractVoteEnable(true).build()).build(), 'contract votes on')
+  await proposalPasses(on.Ret as number, [b], a)
+  const deploy = signedBy(new Transaction.EVMBuilder(a.account.getAddress(), gov.pm).deploy(compiled.bin), a.account)
+  try {
+    await gov.contracts.deploy(deploy).send()
+    assert.unreachable('a plain deployment')
+  } catch (error) {
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008)
+    assert.match((error as Error).message, /by vote on this chain \(proposal\.contract\.vote\.enable\)/)
+  }
+  const off = await gov.ok(
+    a.account,
+    Proposal().createForConfig(Config().setContractVoteEnable(false).build()).build(),
+    'contract votes off',
+  )
+  await proposalPasses(off.Ret as number, [b], a)
+})
+
+test('filter rules: each transaction kind refused by the rule that names it (-32008 naming the rule), then allowed by a role', async () => {
+  const rules = [
+    {
+      id: 1,
+      name: 'deployers',
+      to: ['0x0000000000000000000000000000000000000000'],
+      vm: ['evm'],
+      allow_anyone: false,
+      authorized_roles: ['deployer'],
+      forbidden_roles: [],
+    },
+    {
+      id: 2,
+      name: 'no auditor transfers',
+      to: ['*'],
+      vm: ['transfer'],
+      allow_anyone: true,
+      authorized_roles: [],
+      forbidden_roles: ['auditor'],
+    },
+    { id: 3, name: 'no java', to: ['*'], vm: ['jvm'], allow_anyone: false, authorized_roles: [], forbidden_roles: [] },
+    {
+      id: 4,
+      name: 'hash for admins',
+      to: ['0x0000000000000000000000000000000000ffff01'],
+      vm: ['bvm'],
+      allow_anyone: false,
+      authorized_roles: ['admin'],
+      forbidden_roles: [],
+    },
+    {
+      id: 5,
+      name: 'counter callers',
+      to: [counterAddress],
+      vm: ['evm'],
+      allow_anyone: false,
+      authorized_roles: ['caller'],
+      forbidden_roles: [],
+    },
+  ]
+  const created = await gov.ok(
+    a.account,
+    Proposal()
+      .createForConfig(
+        Config()
+          .setFilterRules(rules as never)
+          .build(),
+        Config().setFilterEnable(true).build(),
+      )
+      .build(),
+    'rules',
+  )
+  await proposalPasses(created.Ret as number, [b], a)
+  const refused = async (label: string, send: () => Promise<unknown>, rule: RegExp) => {
+    try {
+      await send()
+      assert.unreachable(`${label}: expected -32008`)
+    } catch (error) {
+      assert.instance(error, RequestError, `${label}: ${String(error)}`)
+      assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008, `${label}: ${(error as Error).message}`)
+      assert.match((error as Error).message, rule, label)
+    }
+  }
+  const evm = () => new Transaction.EVMBuilder(user.account.getAddress(), gov.pm)
+  await refused(
+    'transfer',
+    () => gov.tx.sendTx(signedBy(evm().transfer(a.address, 1), user.account)).send(),
+    /filter rule 2 "no auditor transfers" forbids the role auditor/,
+  )
+  await refused(
+    'deploy',
+    () => gov.contracts.deploy(signedBy(evm().deploy(compiled.bin), user.account)).send(),
+    /filter rule 1 "deployers" admits only the roles deployer/,
+  )
+  await refused(
+    'invoke',
+    () => gov.contracts.invoke(signedBy(evm().invoke(counterAddress, 'add()', compiled.abi, []), user.account)).send(),
+    /filter rule 5 "counter callers"/,
+  )
+  await refused(
+    'maintain',
+    () => gov.contracts.maintain(signedBy(evm().freeze(counterAddress), user.account)).send(),
+    /filter rule 5 "counter callers"/,
+  )
+  await refused(
+    'BVM',
+    () => gov.bvm(user.account, new BvmOperation.Hash.Builder().set('k', 'v').build()),
+    /filter rule 4 "hash for admins" admits only the roles admin/,
+  )
+  const jvm = wallet()
+  const java = await rpc('contract_deployContract', [jvm.deploy('0xfefffbcd00', { type: 'JVM' })])
+  assert.is(java.code, -32008, `JVM: ${java.message}`)
+  assert.match(java.message, /filter rule 3 "no java" admits nobody/)
+
+  const granted = await gov.ok(
+    a.account,
+    Proposal()
+      .createForPermission(
+        Permission().createRole('deployer').build(),
+        Permission().createRole('caller').build(),
+        Permission().grant('deployer', user.address).build(),
+        Permission().grant('caller', user.address).build(),
+      )
+      .build(),
+    'grant deployer and caller',
+  )
+  await proposalPasses(granted.Ret as number, [b], a)
+  const deployed = await (await gov.contracts.deploy(signedBy(evm().deploy(compiled.bin), user.account)).send()).poll()
+  assert.match(deployed.result.contractAddress, /^0x[0-9a-f]{40}$/, 'a deployer deploys')
+  const invoked = await (
+    await gov.contracts.invoke(signedBy(evm().invoke(counterAddress, 'add()', compiled.abi, []), user.account)).send()
+  ).poll()
+  assert.is(invoked.code, 0, 'a caller invokes')
+  // an admin can always reach the Proposal contract: the rules are turned off again
+  const off = await gov.ok(a.account, Proposal().createForConfig(Config().setFilterEnable(false).build()).build(), 'rules off')
+  await proposalPasses(off.Ret as number, [b], a)
 })
 
 test('config_getProposal before any proposal, and expiry against block time (a node whose proposals time out after 2 s)', async () => {

@@ -85,6 +85,8 @@ import type {
   ContractGetContractCountByAddrResult,
   ContractMaintainContractParams,
   ContractMaintainContractResult,
+  ContractManageContractByVoteParams,
+  ContractManageContractByVoteResult,
   ContractGetStatusParams,
   ContractGetStatusResult,
   ContractGetCreatorParams,
@@ -101,6 +103,8 @@ import type {
   ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
+  SimulateManageContractByVoteParams,
+  SimulateManageContractByVoteResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -841,6 +845,22 @@ export interface KeelClientMethods {
    */
   contract_maintainContract(...params: ContractMaintainContractParams): Promise<ContractMaintainContractResult>
   /**
+   * Propose a contract deployment, upgrade or freeze for a vote.
+   *
+   * A signed BVM transaction to the Proposal contract (`…ffff02`), as the SDK's ContractService.manageContractByVote sends it: Create of a CONTRACT proposal (DeployContract, UpgradeContract, MaintainContract) or a Vote, Cancel or Execute of one. Answers the transaction hash; the receipt's `ret` is the BVM result (for Create, `Ret` is the proposal id; for Execute, one result per operation, a deployment's `msg` being the new address). Contract managers create and vote on CONTRACT proposals. The checks of contract_invokeContract apply; another type or `to` is -32602. Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.contract_manageContractByVote({"from":"0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc","to":"0x0000000000000000000000000000000000ffff02","payload":"0x00000006437265617465000000020000009b000000010000000e4465706c6f79436f6e7472616374000000010000007d7b22766d54797065223a2245564d222c22736f75726365223a225932397564484a68593351675179423766513d3d222c2262696e223a22594942675146493067425667443164674149443957314267506f4267485741414f574141382f356767474241556d41416750332b6f57527a6232786a517741494a51414b227d00000008434f4e5452414354","timestamp":1510000003600000000,"nonce":7300000000000001,"type":"BVM","signature":"0x00a2dc2db69d1eb8ed1364d0a5ad5847c3887abaa4d3b1810ecd6da0683f5f96f347920b6f2197cf046ebe978e59ab78782204d4002b25665c91e3c64ece0a7da600"})
+   * ```
+   */
+  contract_manageContractByVote(...params: ContractManageContractByVoteParams): Promise<ContractManageContractByVoteResult>
+  /**
    * Status of a contract: normal, frozen or non-contract.
    *
    * `non-contract` when the account holds no code (e.g. an ordinary account). An address that no account holds gives -32009 `The account does not exist '<0x address>'` (lower case, 0x added).
@@ -954,6 +974,22 @@ export interface KeelClientMethods {
    * ```
    */
   simulate_invokeContract(...params: SimulateInvokeContractParams): Promise<SimulateInvokeContractResult>
+  /**
+   * Run a contract proposal transaction without ordering it.
+   *
+   * contract_manageContractByVote with `simulate` true: the BVM transaction runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (`ret`: the BVM result). Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.simulate_manageContractByVote({"from":"0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc","to":"0x0000000000000000000000000000000000ffff02","payload":"0x00000006437265617465000000020000009b000000010000000e4465706c6f79436f6e7472616374000000010000007d7b22766d54797065223a2245564d222c22736f75726365223a225932397564484a68593351675179423766513d3d222c2262696e223a22594942675146493067425667443164674149443957314267506f4267485741414f574141382f356767474241556d41416750332b6f57527a6232786a517741494a51414b227d00000008434f4e5452414354","timestamp":1510000003600000000,"nonce":7300000000000001,"type":"BVM","signature":"0x00a2dc2db69d1eb8ed1364d0a5ad5847c3887abaa4d3b1810ecd6da0683f5f96f347920b6f2197cf046ebe978e59ab78782204d4002b25665c91e3c64ece0a7da600"})
+   * ```
+   */
+  simulate_manageContractByVote(...params: SimulateManageContractByVoteParams): Promise<SimulateManageContractByVoteResult>
   /**
    * The latest block, with its transactions.
    *

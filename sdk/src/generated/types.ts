@@ -1099,6 +1099,13 @@ export type ContractMaintainContractResult = Hash
 /** Codes `contract_maintainContract` can answer besides 0. */
 export type ContractMaintainContractError = -32602 | -32006 | -32007
 
+/** Positional params of `contract_manageContractByVote`. */
+export type ContractManageContractByVoteParams = [transaction: InvokeTransaction]
+/** Result of `contract_manageContractByVote`. */
+export type ContractManageContractByVoteResult = Hash
+/** Codes `contract_manageContractByVote` can answer besides 0. */
+export type ContractManageContractByVoteError = -32602 | -32006 | -32007 | -32008
+
 /** Positional params of `contract_getStatus`. */
 export type ContractGetStatusParams = [address: Address]
 /** Result of `contract_getStatus`. */
@@ -1154,6 +1161,13 @@ export type SimulateInvokeContractParams = [transaction: InvokeTransaction]
 export type SimulateInvokeContractResult = Receipt
 /** Codes `simulate_invokeContract` can answer besides 0. */
 export type SimulateInvokeContractError = -32602 | -32003 | -32005
+
+/** Positional params of `simulate_manageContractByVote`. */
+export type SimulateManageContractByVoteParams = [transaction: InvokeTransaction]
+/** Result of `simulate_manageContractByVote`. */
+export type SimulateManageContractByVoteResult = Receipt
+/** Codes `simulate_manageContractByVote` can answer besides 0. */
+export type SimulateManageContractByVoteError = -32602 | -32003 | -32005 | -32008
 
 /** Positional params of `block_latestBlock`. */
 export type BlockLatestBlockParams = []
@@ -1584,6 +1598,7 @@ export interface Methods {
   contract_getCode: { params: ContractGetCodeParams; result: ContractGetCodeResult; error: ContractGetCodeError }
   contract_getContractCountByAddr: { params: ContractGetContractCountByAddrParams; result: ContractGetContractCountByAddrResult; error: ContractGetContractCountByAddrError }
   contract_maintainContract: { params: ContractMaintainContractParams; result: ContractMaintainContractResult; error: ContractMaintainContractError }
+  contract_manageContractByVote: { params: ContractManageContractByVoteParams; result: ContractManageContractByVoteResult; error: ContractManageContractByVoteError }
   contract_getStatus: { params: ContractGetStatusParams; result: ContractGetStatusResult; error: ContractGetStatusError }
   contract_getCreator: { params: ContractGetCreatorParams; result: ContractGetCreatorResult; error: ContractGetCreatorError }
   contract_getCreateTime: { params: ContractGetCreateTimeParams; result: ContractGetCreateTimeResult; error: ContractGetCreateTimeError }
@@ -1592,6 +1607,7 @@ export interface Methods {
   contract_getCreatorByCName: { params: ContractGetCreatorByCNameParams; result: ContractGetCreatorByCNameResult; error: ContractGetCreatorByCNameError }
   contract_getCreateTimeByCName: { params: ContractGetCreateTimeByCNameParams; result: ContractGetCreateTimeByCNameResult; error: ContractGetCreateTimeByCNameError }
   simulate_invokeContract: { params: SimulateInvokeContractParams; result: SimulateInvokeContractResult; error: SimulateInvokeContractError }
+  simulate_manageContractByVote: { params: SimulateManageContractByVoteParams; result: SimulateManageContractByVoteResult; error: SimulateManageContractByVoteError }
   block_latestBlock: { params: BlockLatestBlockParams; result: BlockLatestBlockResult; error: BlockLatestBlockError }
   block_getBlocks: { params: BlockGetBlocksParams; result: BlockGetBlocksResult; error: BlockGetBlocksError }
   block_getBlockByHash: { params: BlockGetBlockByHashParams; result: BlockGetBlockByHashResult; error: BlockGetBlockByHashError }
