@@ -15,12 +15,14 @@ export interface ExampleOptions {
   /** reads the private key (0x hex) from the key file, or ends the example saying why it cannot */
   privateKey(): string
   values: Record<string, string | boolean | (string | boolean)[] | undefined>
+  /** the arguments that are not options (only when asked for) */
+  positionals: string[]
 }
 
-export function exampleOptions(extra: ParseArgsConfig['options'] = {}): ExampleOptions {
+export function exampleOptions(extra: ParseArgsConfig['options'] = {}, allowPositionals = false): ExampleOptions {
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ options: { url: { type: 'string' }, 'key-file': { type: 'string' }, ...extra } })
+    parsed = parseArgs({ options: { url: { type: 'string' }, 'key-file': { type: 'string' }, ...extra }, allowPositionals })
   } catch (error) {
     fail(`${(error as Error).message.split('. To specify')[0]}; the examples take --url <node> and --key-file <file>`)
   }
@@ -35,6 +37,7 @@ export function exampleOptions(extra: ParseArgsConfig['options'] = {}): ExampleO
   return {
     url,
     values,
+    positionals: parsed.positionals,
     privateKey() {
       let text: string
       try {

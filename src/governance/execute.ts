@@ -509,7 +509,9 @@ class Contracts {
         return
       case 'NODE':
         arity(op, op.method === 'AddNode' ? 4 : 2)
-        if (this.bvm.hooks.node === undefined) refuse('this node runs alone: NODE proposals need a network of VPs')
+        refuse(
+          `Keel does not run NODE proposals yet (${op.method}): add a VP with \`npm run network -- add-vp\` and remove one with node_deleteVP (docs/governance.md §11)`,
+        )
         return
       default:
         return
