@@ -31,8 +31,15 @@ function slotAt(base: bigint, offset: number): Hex {
   return `0x${((base + BigInt(offset)) % TWO_256).toString(16).padStart(64, '0')}`
 }
 
+/** the slots of the fixed keys ('config', 'barred', …), hashed once: they are read for every transaction */
+const fixedBases = new Map<string, bigint>()
+
 function baseOf(key: string): bigint {
-  return BigInt(`0x${bytesToHex(keccak256(utf8ToBytes(key)))}`)
+  const fixed = fixedBases.get(key)
+  if (fixed !== undefined) return fixed
+  const base = BigInt(`0x${bytesToHex(keccak256(utf8ToBytes(key)))}`)
+  if (!key.includes(':')) fixedBases.set(key, base)
+  return base
 }
 
 function wordValue(word: Hex): bigint {
@@ -232,6 +239,8 @@ export class GovernanceView {
   }
 
   accountStatus(address: Hex): AccountStatus {
+    // every transaction asks, and almost no account is barred: one fixed slot answers for most
+    if ((readRecord<number>(this.state, A, 'barred') ?? 0) === 0) return 'normal'
     return readRecord<AccountStatus>(this.state, A, `status:${address}`) ?? 'normal'
   }
 
@@ -309,6 +318,10 @@ export class GovernanceWriter extends GovernanceView {
   }
 
   setAccountStatus(address: Hex, status: AccountStatus): void {
+    const was = readRecord<AccountStatus>(this.state, A, `status:${address}`) ?? 'normal'
+    const barred = readRecord<number>(this.state, A, 'barred') ?? 0
+    if (was === 'normal' && status !== 'normal') writeRecord(this.state, A, 'barred', barred + 1)
+    if (was !== 'normal' && status === 'normal') writeRecord(this.state, A, 'barred', barred - 1)
     writeRecord(this.state, A, `status:${address}`, status === 'normal' ? undefined : status)
   }
 
