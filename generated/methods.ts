@@ -3316,6 +3316,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3495,6 +3496,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3520,6 +3522,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3594,6 +3597,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007

@@ -1013,7 +1013,7 @@ export type TxSendTransactionParams = [transaction: TransferTransaction]
 /** Result of `tx_sendTransaction`. */
 export type TxSendTransactionResult = Hash
 /** Codes `tx_sendTransaction` can answer besides 0. */
-export type TxSendTransactionError = -32602 | -32006 | -32007
+export type TxSendTransactionError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `tx_sendTransactionReturnReceipt`. */
 export type TxSendTransactionReturnReceiptParams = [transaction: TransferTransaction]
@@ -1069,14 +1069,14 @@ export type ContractDeployContractParams = [transaction: DeployTransaction]
 /** Result of `contract_deployContract`. */
 export type ContractDeployContractResult = Hash
 /** Codes `contract_deployContract` can answer besides 0. */
-export type ContractDeployContractError = -32602 | -32006 | -32007
+export type ContractDeployContractError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `contract_invokeContract`. */
 export type ContractInvokeContractParams = [transaction: InvokeTransaction]
 /** Result of `contract_invokeContract`. */
 export type ContractInvokeContractResult = Hash
 /** Codes `contract_invokeContract` can answer besides 0. */
-export type ContractInvokeContractError = -32602 | -32006 | -32007
+export type ContractInvokeContractError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `contract_getCode`. */
 export type ContractGetCodeParams = [contractAddress: Address]
@@ -1097,7 +1097,7 @@ export type ContractMaintainContractParams = [transaction: MaintainTransaction]
 /** Result of `contract_maintainContract`. */
 export type ContractMaintainContractResult = Hash
 /** Codes `contract_maintainContract` can answer besides 0. */
-export type ContractMaintainContractError = -32602 | -32006 | -32007
+export type ContractMaintainContractError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `contract_manageContractByVote`. */
 export type ContractManageContractByVoteParams = [transaction: InvokeTransaction]
