@@ -8,9 +8,13 @@
  *   npx tsx test/rpc/governance.test.ts
  */
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { readEntries } from '../../src/archive/file.ts'
+import { BuiltinAddress } from '../../src/governance/wire.ts'
 import type { KeelNode } from '../../src/node.ts'
+import { Keyspace } from '../../src/store/keyspace.ts'
 import {
   BvmOperation,
   Cns,
@@ -630,6 +634,22 @@ test('filter rules: each transaction kind refused by the rule that names it (-32
   // an admin can always reach the Proposal contract: the rules are turned off again
   const off = await gov.ok(a.account, Proposal().createForConfig(Config().setFilterEnable(false).build()).build(), 'rules off')
   await proposalPasses(off.Ret as number, [b], a)
+})
+
+test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal and Account contracts', async () => {
+  const id = (await rpc('archive_snapshot', [0])).result as string
+  assert.match(id, /^0x[0-9a-f]+$/)
+  for (let i = 0; (await rpc('archive_querySnapshotExist', [id])).result !== true; i++) {
+    assert.ok(i < 400, 'the snapshot was not made in 20 s')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const file = join(node.config.node.dataDir, node.config.node.namespace, 'snapshots', `${id}.snap`)
+  const holders = new Set<string>()
+  for await (const entry of readEntries(file))
+    if (entry.space === Keyspace.storage) holders.add(`0x${entry.key.subarray(0, 20).toString('hex')}`)
+  assert.ok(holders.has(BuiltinAddress.proposal), 'roles, proposals, settings and names')
+  assert.ok(holders.has(BuiltinAddress.account), 'account statuses')
+  assert.ok(holders.has(BuiltinAddress.hash), 'Hash values')
 })
 
 test('config_getProposal before any proposal, and expiry against block time (a node whose proposals time out after 2 s)', async () => {
