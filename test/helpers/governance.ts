@@ -63,7 +63,18 @@ export async function govClient(url: string): Promise<GovClient> {
         .invoke(operation)
         .build()
       tx.sign(account)
-      const sent = await contracts.invoke(tx).send()
+      // a VP in a view change or recovering refuses with -32006 (nothing admitted): send again shortly
+      const deadline = Date.now() + 60_000
+      let sent: Awaited<ReturnType<ReturnType<typeof contracts.invoke>['send']>>
+      for (;;) {
+        try {
+          sent = await contracts.invoke(tx).send()
+          break
+        } catch (error) {
+          if (!(error instanceof RequestError) || error.getCode() !== -32006 || Date.now() > deadline) throw error
+          await new Promise((resolve) => setTimeout(resolve, 200))
+        }
+      }
       assert.is(sent.code, 0, `submission: ${sent.message}`)
       const polled = await sent.poll()
       const receipt = polled.result

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
+import { waitCommitted } from '../helpers/client-load.ts'
 import {
   Algo,
   type GovClient,
@@ -40,6 +41,8 @@ test.before(async () => {
   const account = ServiceManager.getAccountService(ProviderManager.emptyManager()).fromPrivateKey(privateKey.replace(/^0x/, ''), Algo.ECRAW)
   admin = { account, address: wallet(privateKey).address.toLowerCase() }
   for (const vp of vps) clients.set(vp, await govClient(net.urlOf(vp)))
+  // the VPs agree on a view before the first case: a few transfers committed everywhere
+  await waitCommitted(await net.send(4, vps), vps.map(net.urlOf), 120_000)
 })
 
 test.after(async () => {
