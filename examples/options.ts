@@ -43,15 +43,18 @@ export interface ExampleOptions {
   /** reads the private key (0x hex) from the key file, or ends the example saying why it cannot */
   privateKey(): string
   values: Record<string, string | boolean | (string | boolean)[] | undefined>
+  /** the arguments that are not options (only when asked for) */
+  positionals: string[]
 }
 
-/** `about`: what the example does, for --help */
-export function exampleOptions(extra: Record<string, ExampleOption>, about: string): ExampleOptions {
+/** `about`: what the example does, for --help; `allowPositionals`: it takes words besides its options (examples/governance.ts) */
+export function exampleOptions(extra: Record<string, ExampleOption>, about: string, allowPositionals = false): ExampleOptions {
   const all = { ...COMMON, ...extra }
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({
       options: Object.fromEntries(Object.entries(all).map(([name, { type, default: fallback }]) => [name, { type, default: fallback }])),
+      allowPositionals,
     })
   } catch (error) {
     fail(`${(error as Error).message.split('. To specify')[0]}\n\n${usage(about, all)}`)
@@ -71,6 +74,7 @@ export function exampleOptions(extra: Record<string, ExampleOption>, about: stri
   return {
     url,
     values,
+    positionals: parsed.positionals,
     privateKey() {
       let text: string
       try {

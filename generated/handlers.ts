@@ -87,6 +87,8 @@ import type {
   ContractGetContractCountByAddrResult,
   ContractMaintainContractParams,
   ContractMaintainContractResult,
+  ContractManageContractByVoteParams,
+  ContractManageContractByVoteResult,
   ContractGetStatusParams,
   ContractGetStatusResult,
   ContractGetCreatorParams,
@@ -95,8 +97,16 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  ContractGetStatusByCNameParams,
+  ContractGetStatusByCNameResult,
+  ContractGetCreatorByCNameParams,
+  ContractGetCreatorByCNameResult,
+  ContractGetCreateTimeByCNameParams,
+  ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
+  SimulateManageContractByVoteParams,
+  SimulateManageContractByVoteResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -121,6 +131,12 @@ import type {
   BlockGetBlocksWithLimitResult,
   AccountGetBalanceParams,
   AccountGetBalanceResult,
+  AccountGetRolesParams,
+  AccountGetRolesResult,
+  AccountGetAccountsByRoleParams,
+  AccountGetAccountsByRoleResult,
+  AccountGetStatusParams,
+  AccountGetStatusResult,
   SubNewBlockSubscriptionParams,
   SubNewBlockSubscriptionResult,
   SubNewEventSubscriptionParams,
@@ -167,6 +183,18 @@ import type {
   ConfigGetHostsResult,
   ConfigGetVSetParams,
   ConfigGetVSetResult,
+  ConfigGetRolesParams,
+  ConfigGetRolesResult,
+  ConfigIsRoleExistParams,
+  ConfigIsRoleExistResult,
+  ConfigGetProposalParams,
+  ConfigGetProposalResult,
+  ConfigGetAllCNSParams,
+  ConfigGetAllCNSResult,
+  ConfigGetAddressByCNameParams,
+  ConfigGetAddressByCNameResult,
+  ConfigGetCNameByAddressParams,
+  ConfigGetCNameByAddressResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -588,6 +616,7 @@ export interface TxHandlers {
    * Transfers `value` from `from` to `to`; any payload or opcode is ignored. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too. The receipt of a transfer has the zero contract address and `ret` `0x0`.
    * @param transaction TransferTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -673,6 +702,7 @@ export interface ContractHandlers {
    * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the contract's class files and main class as a tar.gz with contract.properties, optionally inside a protobuf InvokeArgs, as a jar, or as an HVM class stream `FEFFFBCD…`, see docs/jvm.md) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction DeployTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -681,9 +711,10 @@ export interface ContractHandlers {
   /**
    * Submit a signed contract call.
    *
-   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments; JVM: an HVM method call `FEFFFBCE…` or a protobuf InvokeArgs with the method name and string arguments). `type` must name the contract's engine. `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
+   * `type` BVM calls a built-in contract (governance: docs/governance.md; `to` must be one of …ffff01 to …ffff0e, else -32602); `cname` with the zero address as `to` names the contract by its CNS name, resolved when the transaction runs. A sender whose account is frozen or abandoned, or whom a filter rule refuses, gets -32008 naming why. Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments; JVM: an HVM method call `FEFFFBCE…` or a protobuf InvokeArgs with the method name and string arguments). `type` must name the contract's engine. `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction InvokeTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -716,11 +747,24 @@ export interface ContractHandlers {
    * Also reachable as `contarct_maintainContract`.
    * @param transaction MaintainTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
    */
   contract_maintainContract(params: ContractMaintainContractParams, context: CallContext): Answer<ContractMaintainContractResult>
+  /**
+   * Propose a contract deployment, upgrade or freeze for a vote.
+   *
+   * A signed BVM transaction to the Proposal contract (`…ffff02`), as the SDK's ContractService.manageContractByVote sends it: Create of a CONTRACT proposal (DeployContract, UpgradeContract, MaintainContract) or a Vote, Cancel or Execute of one. Answers the transaction hash; the receipt's `ret` is the BVM result (for Create, `Ret` is the proposal id; for Execute, one result per operation, a deployment's `msg` being the new address). Contract managers create and vote on CONTRACT proposals. The checks of contract_invokeContract apply; another type or `to` is -32602. Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  contract_manageContractByVote(params: ContractManageContractByVoteParams, context: CallContext): Answer<ContractManageContractByVoteResult>
   /**
    * Status of a contract: normal, frozen or non-contract.
    *
@@ -760,6 +804,38 @@ export interface ContractHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   contract_getDeployedList(params: ContractGetDeployedListParams, context: CallContext): Answer<ContractGetDeployedListResult>
+  /**
+   * contract_getStatus of a named contract.
+   *
+   * The name resolves through the CNS (config_getAddressByCName); -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  contract_getStatusByCName(params: ContractGetStatusByCNameParams, context: CallContext): Answer<ContractGetStatusByCNameResult>
+  /**
+   * contract_getCreator of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns creator
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreatorByCName(params: ContractGetCreatorByCNameParams, context: CallContext): Answer<ContractGetCreatorByCNameResult>
+  /**
+   * contract_getCreateTime of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns createTime
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   */
+  contract_getCreateTimeByCName(params: ContractGetCreateTimeByCNameParams, context: CallContext): Answer<ContractGetCreateTimeByCNameResult>
 }
 
 /** Handlers of the `simulate_` service. */
@@ -775,6 +851,18 @@ export interface SimulateHandlers {
    * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
    */
   simulate_invokeContract(params: SimulateInvokeContractParams, context: CallContext): Answer<SimulateInvokeContractResult>
+  /**
+   * Run a contract proposal transaction without ordering it.
+   *
+   * contract_manageContractByVote with `simulate` true: the BVM transaction runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (`ret`: the BVM result). Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   */
+  simulate_manageContractByVote(params: SimulateManageContractByVoteParams, context: CallContext): Answer<SimulateManageContractByVoteResult>
 }
 
 /** Handlers of the `block_` service. */
@@ -905,6 +993,33 @@ export interface AccountHandlers {
    * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
    */
   account_getBalance(params: AccountGetBalanceParams, context: CallContext): Answer<AccountGetBalanceResult>
+  /**
+   * The roles an account holds.
+   *
+   * The built-in roles (admin, contractManager, nodeOfVP, audit) and the user-defined ones granted by PERMISSION proposals, in name order; an account with none (a plain account) gives an empty list. The genesis admins hold admin and contractManager. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getRoles(params: AccountGetRolesParams, context: CallContext): Answer<AccountGetRolesResult>
+  /**
+   * The accounts that hold a role.
+   *
+   * Addresses (0x + lower case, ascending) holding the role; a role nobody holds gives an empty list, a role that does not exist -32602. Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns accounts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getAccountsByRole(params: AccountGetAccountsByRoleParams, context: CallContext): Answer<AccountGetAccountsByRoleResult>
+  /**
+   * Whether an account may send transactions.
+   *
+   * `normal`; `frozen` (Cert.CertFreeze by an admin, until CertUnfreeze) or `abandoned` (Account.Abandon, for good): their transactions are refused at admission (-32008) and, if already pooled, discarded at execution with INVALID_PERMISSION. An address never seen is `normal`. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  account_getStatus(params: AccountGetStatusParams, context: CallContext): Answer<AccountGetStatusResult>
 }
 
 /** Handlers of the `sub_` service. */
@@ -1123,6 +1238,60 @@ export interface ConfigHandlers {
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    */
   config_getVSet(params: ConfigGetVSetParams, context: CallContext): Answer<ConfigGetVSetResult>
+  /**
+   * Every role and its vote weight.
+   *
+   * Role name -> weight (1 for every role: each voter counts once). Built-in roles: admin, contractManager, nodeOfVP, audit; PERMISSION proposals add and delete others. Governance is described in docs/governance.md.
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getRoles(params: ConfigGetRolesParams, context: CallContext): Answer<ConfigGetRolesResult>
+  /**
+   * Whether a role exists.
+   *
+   * true for a built-in role or one a PERMISSION proposal created (and did not delete). Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns exists
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_isRoleExist(params: ConfigIsRoleExistParams, context: CallContext): Answer<ConfigIsRoleExistResult>
+  /**
+   * The latest proposal.
+   *
+   * The chain's latest proposal (only the latest can be open) in the SDK's shape: `code` is its operations as JSON `[{"Params":[…],"MethodName":…}]`, `timestamp` and `timeout` ns, `status` VOTING, REJECT, WAITING_EXE, CANCEL, COMPLETED or TIMEOUT (an open proposal whose timeout is past the latest block's time shows TIMEOUT), the votes with their transactions, `completed`/`cancel` the hash of the executing/cancelling transaction. -32001 while the chain has none. Governance is described in docs/governance.md.
+   * @returns proposal
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getProposal(params: ConfigGetProposalParams, context: CallContext): Answer<ConfigGetProposalResult>
+  /**
+   * Every contract name.
+   *
+   * Contract address -> name, for every name CNS proposals set (SetCName); an empty object when there is none. Governance is described in docs/governance.md.
+   * @returns names
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   */
+  config_getAllCNS(params: ConfigGetAllCNSParams, context: CallContext): Answer<ConfigGetAllCNSResult>
+  /**
+   * The address a contract name stands for.
+   *
+   * -32001 for a name no CNS proposal set. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns address
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getAddressByCName(params: ConfigGetAddressByCNameParams, context: CallContext): Answer<ConfigGetAddressByCNameResult>
+  /**
+   * The name of a contract.
+   *
+   * -32001 for an address without a name. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns name
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   */
+  config_getCNameByAddress(params: ConfigGetCNameByAddressParams, context: CallContext): Answer<ConfigGetCNameByAddressResult>
 }
 
 /** Handlers of the `cert_` service. */

@@ -222,11 +222,12 @@ export const schemas = {
   },
   "EngineType": {
     "title": "EngineType",
-    "description": "engine that executed the transaction",
+    "description": "engine that executed the transaction (BVM: a built-in contract, docs/governance.md)",
     "type": "string",
     "enum": [
       "EVM",
-      "JVM"
+      "JVM",
+      "BVM"
     ]
   },
   "NormalOpcode": {
@@ -268,7 +269,7 @@ export const schemas = {
   },
   "ContractName": {
     "title": "ContractName",
-    "description": "contract name (CNS); accepted and ignored by Keel",
+    "description": "contract name (CNS): a transaction may name its contract by `cname` with `to` the zero address; names are set by CNS proposals (docs/governance.md)",
     "type": "string"
   },
   "ExtraIdInt64List": {
@@ -2485,6 +2486,172 @@ export const schemas = {
         }
       }
     }
+  },
+  "RoleName": {
+    "title": "RoleName",
+    "description": "a role: admin, contractManager, nodeOfVP, audit, or one a PERMISSION proposal created",
+    "type": "string",
+    "minLength": 1
+  },
+  "RoleExists": {
+    "title": "RoleExists",
+    "type": "boolean"
+  },
+  "RoleList": {
+    "title": "RoleList",
+    "type": "array",
+    "items": {
+      "$ref": "RoleName"
+    }
+  },
+  "RoleWeights": {
+    "title": "RoleWeights",
+    "description": "role name -> vote weight",
+    "type": "object",
+    "additionalProperties": {
+      "type": "integer",
+      "title": "RoleWeight"
+    }
+  },
+  "AccountStatus": {
+    "title": "AccountStatus",
+    "type": "string",
+    "enum": [
+      "normal",
+      "frozen",
+      "abandoned"
+    ]
+  },
+  "ContractNames": {
+    "title": "ContractNames",
+    "description": "contract address -> name",
+    "type": "object",
+    "additionalProperties": {
+      "$ref": "ContractName"
+    }
+  },
+  "ProposalVote": {
+    "title": "ProposalVote",
+    "type": "object",
+    "required": [
+      "addr",
+      "txHash",
+      "weight"
+    ],
+    "properties": {
+      "addr": {
+        "$ref": "Address"
+      },
+      "txHash": {
+        "$ref": "Hash"
+      },
+      "weight": {
+        "type": "integer",
+        "title": "VoteWeight"
+      }
+    }
+  },
+  "Proposal": {
+    "title": "Proposal",
+    "type": "object",
+    "required": [
+      "id",
+      "code",
+      "timestamp",
+      "timeout",
+      "status",
+      "assentor",
+      "objector",
+      "threshold",
+      "score",
+      "creator",
+      "version",
+      "type",
+      "completed",
+      "cancel"
+    ],
+    "properties": {
+      "id": {
+        "type": "integer",
+        "title": "ProposalId",
+        "minimum": 1
+      },
+      "code": {
+        "type": "string",
+        "title": "ProposalCode",
+        "description": "the operations as JSON [{\"Params\":[…],\"MethodName\":…}]"
+      },
+      "timestamp": {
+        "$ref": "TimestampNs"
+      },
+      "timeout": {
+        "$ref": "TimestampNs"
+      },
+      "status": {
+        "type": "string",
+        "title": "ProposalStatus",
+        "enum": [
+          "VOTING",
+          "REJECT",
+          "WAITING_EXE",
+          "CANCEL",
+          "COMPLETED",
+          "TIMEOUT"
+        ]
+      },
+      "assentor": {
+        "type": "array",
+        "title": "Assentors",
+        "items": {
+          "$ref": "ProposalVote"
+        }
+      },
+      "objector": {
+        "type": "array",
+        "title": "Objectors",
+        "items": {
+          "$ref": "ProposalVote"
+        }
+      },
+      "threshold": {
+        "type": "integer",
+        "title": "ProposalThreshold"
+      },
+      "score": {
+        "type": "integer",
+        "title": "ProposalScore"
+      },
+      "creator": {
+        "$ref": "Address"
+      },
+      "version": {
+        "type": "string",
+        "title": "ProposalVersion"
+      },
+      "type": {
+        "type": "string",
+        "title": "ProposalType",
+        "enum": [
+          "CONFIG",
+          "PERMISSION",
+          "NODE",
+          "CNS",
+          "CONTRACT",
+          "CA",
+          "SYSTEM"
+        ]
+      },
+      "completed": {
+        "type": "string",
+        "title": "ProposalCompleted",
+        "description": "hash of the executing transaction, or empty"
+      },
+      "cancel": {
+        "type": "string",
+        "title": "ProposalCancel",
+        "description": "hash of the cancelling transaction, or empty"
+      }
+    }
   }
 } as const
 
@@ -3225,6 +3392,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3404,6 +3572,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3429,6 +3598,7 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
@@ -3503,9 +3673,36 @@ export const methods = {
       }
     },
     "errors": [
+      -32008,
       -32602,
       -32006,
       -32007
+    ]
+  },
+  contract_manageContractByVote: {
+    "service": "contract",
+    "summary": "Propose a contract deployment, upgrade or freeze for a vote.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32006,
+      -32007,
+      -32008
     ]
   },
   contract_getStatus: {
@@ -3603,6 +3800,80 @@ export const methods = {
       -32602
     ]
   },
+  contract_getStatusByCName: {
+    "service": "contract",
+    "summary": "contract_getStatus of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "ContractStatus"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  contract_getCreatorByCName: {
+    "service": "contract",
+    "summary": "contract_getCreator of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "creator",
+      "schema": {
+        "$ref": "Address"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32009
+    ]
+  },
+  contract_getCreateTimeByCName: {
+    "service": "contract",
+    "summary": "contract_getCreateTime of a named contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "createTime",
+      "schema": {
+        "$ref": "ContractCreateTime"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001,
+      -32009
+    ]
+  },
   simulate_invokeContract: {
     "service": "simulate",
     "summary": "Run a signed contract call without ordering it, and answer with its receipt.",
@@ -3626,6 +3897,32 @@ export const methods = {
       -32602,
       -32003,
       -32005
+    ]
+  },
+  simulate_manageContractByVote: {
+    "service": "simulate",
+    "summary": "Run a contract proposal transaction without ordering it.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "transaction",
+        "required": true,
+        "schema": {
+          "$ref": "InvokeTransaction"
+        }
+      }
+    ],
+    "result": {
+      "name": "receipt",
+      "schema": {
+        "$ref": "Receipt"
+      }
+    },
+    "errors": [
+      -32602,
+      -32003,
+      -32005,
+      -32008
     ]
   },
   block_latestBlock: {
@@ -3907,6 +4204,75 @@ export const methods = {
     "errors": [
       -32602,
       -32009
+    ]
+  },
+  account_getRoles: {
+    "service": "account",
+    "summary": "The roles an account holds.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "roles",
+      "schema": {
+        "$ref": "RoleList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  account_getAccountsByRole: {
+    "service": "account",
+    "summary": "The accounts that hold a role.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "role",
+        "required": true,
+        "schema": {
+          "$ref": "RoleName"
+        }
+      }
+    ],
+    "result": {
+      "name": "accounts",
+      "schema": {
+        "$ref": "AddressList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  account_getStatus: {
+    "service": "account",
+    "summary": "Whether an account may send transactions.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "AccountStatus"
+      }
+    },
+    "errors": [
+      -32602
     ]
   },
   sub_newBlockSubscription: {
@@ -4386,6 +4752,123 @@ export const methods = {
     },
     "errors": [
       -32602
+    ]
+  },
+  config_getRoles: {
+    "service": "config",
+    "summary": "Every role and its vote weight.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "roles",
+      "schema": {
+        "$ref": "RoleWeights"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_isRoleExist: {
+    "service": "config",
+    "summary": "Whether a role exists.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "role",
+        "required": true,
+        "schema": {
+          "$ref": "RoleName"
+        }
+      }
+    ],
+    "result": {
+      "name": "exists",
+      "schema": {
+        "$ref": "RoleExists"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getProposal: {
+    "service": "config",
+    "summary": "The latest proposal.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "proposal",
+      "schema": {
+        "$ref": "Proposal"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  config_getAllCNS: {
+    "service": "config",
+    "summary": "Every contract name.",
+    "aliases": [],
+    "params": [],
+    "result": {
+      "name": "names",
+      "schema": {
+        "$ref": "ContractNames"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  config_getAddressByCName: {
+    "service": "config",
+    "summary": "The address a contract name stands for.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "name",
+        "required": true,
+        "schema": {
+          "$ref": "ContractName"
+        }
+      }
+    ],
+    "result": {
+      "name": "address",
+      "schema": {
+        "$ref": "Address"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
+    ]
+  },
+  config_getCNameByAddress: {
+    "service": "config",
+    "summary": "The name of a contract.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "address",
+        "required": true,
+        "schema": {
+          "$ref": "Address"
+        }
+      }
+    ],
+    "result": {
+      "name": "name",
+      "schema": {
+        "$ref": "ContractName"
+      }
+    },
+    "errors": [
+      -32602,
+      -32001
     ]
   },
   cert_getTCert: {

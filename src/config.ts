@@ -87,11 +87,19 @@ export interface KeelConfig {
     /** funded accounts of a new chain; empty: one account is generated and its key kept in the data directory */
     accounts: { address: string; balance: string | number }[]
     /**
-     * the chain's administrators (20-byte hex addresses); empty (the default): every genesis account
-     * is one, so a fresh `npm start` makes its generated account the single admin. Operator methods
-     * (node_deleteVP, archive_snapshot, …) need a request signed by one (src/rpc/operator-auth.ts).
+     * the chain's first administrators (docs/governance.md); empty: every genesis account, or the
+     * generated account when none is configured. Written into the genesis state: every VP of a
+     * network must list the same. Operator methods (node_deleteVP, archive_snapshot, …) need a request
+     * signed by one (src/rpc/operator-auth.ts).
      */
     admins: string[]
+    /** votes a proposal needs; 0 (the default): every admin's (Hyperchain's default) */
+    adminThreshold: number
+    /**
+     * proposals' timeout, seconds (Hyperchain: 5 minutes, also the least a SetProposalTimeout
+     * proposal may set); a shorter genesis value is for tests that watch a proposal expire
+     */
+    proposalTimeoutSeconds: number
   }
   /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
   tcert: {
@@ -161,7 +169,7 @@ export const defaultConfig: KeelConfig = {
   },
   jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
-  genesis: { accounts: [], admins: [] },
+  genesis: { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300 },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
   log: { level: 'info', format: 'text' },
@@ -202,9 +210,6 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     throw new Error('config: tcert.enrollmentCaFiles must be a list of file paths')
   if (resolved.network.timers !== 'default' && resolved.network.timers !== 'test')
     throw new Error(`config: network.timers must be "default" or "test", got ${JSON.stringify(resolved.network.timers)}`)
-  const admins = resolved.genesis.admins
-  if (!Array.isArray(admins) || admins.some((address) => typeof address !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(address)))
-    throw new Error(`config: genesis.admins must be a list of 20-byte hex addresses (0x optional), got ${JSON.stringify(admins)}`)
   const genesisVps = resolved.network.genesisVps
   if (
     !Array.isArray(genesisVps) ||
@@ -212,6 +217,13 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
     new Set(genesisVps).size !== genesisVps.length
   )
     throw new Error(`config: network.genesisVps must be a list of distinct VP ids (1, 2, …), got ${JSON.stringify(genesisVps)}`)
+  const { admins, adminThreshold, proposalTimeoutSeconds } = resolved.genesis
+  if (!Array.isArray(admins) || admins.some((admin) => typeof admin !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(admin)))
+    throw new Error(`config: genesis.admins must be a list of 20-byte hex addresses, got ${JSON.stringify(admins)}`)
+  if (!Number.isSafeInteger(adminThreshold) || adminThreshold < 0)
+    throw new Error(`config: genesis.adminThreshold must be 0 (every admin) or more, got ${adminThreshold}`)
+  if (!Number.isSafeInteger(proposalTimeoutSeconds) || proposalTimeoutSeconds < 1)
+    throw new Error(`config: genesis.proposalTimeoutSeconds must be a whole number of seconds, at least 1, got ${proposalTimeoutSeconds}`)
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(resolved.log.level))
     throw new Error(`config: log.level must be debug, info, warn, error or silent, got ${JSON.stringify(resolved.log.level)}`)
   if (resolved.log.format !== 'text' && resolved.log.format !== 'json')

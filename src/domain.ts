@@ -27,7 +27,8 @@ export type TxKind = 'transfer' | 'deploy' | 'invoke' | 'maintain'
 export const Opcode = { normal: 0, upgrade: 1, freeze: 2, unfreeze: 3 } as const
 export type OpcodeValue = (typeof Opcode)[keyof typeof Opcode]
 
-export type VmType = 'EVM' | 'JVM'
+/** BVM: Hyperchain's built-in contracts (src/governance/); never a deployed contract's engine */
+export type VmType = 'EVM' | 'JVM' | 'BVM'
 
 /** A signed transaction as accepted by the API, before any outcome. */
 export interface SignedTx {

@@ -99,6 +99,17 @@ export class DuplicateTransaction extends RpcError {
   }
 }
 
+/**
+ * -32008 INVALID_PERMISSION: the sender's account or role may not do this, or an operator method came
+ * without an admin's signed request (docs/governance.md, src/rpc/operator-auth.ts).
+ */
+export class InvalidPermission extends RpcError {
+  static readonly code = ErrorCode.INVALID_PERMISSION
+  constructor(message: string) {
+    super(ErrorCode.INVALID_PERMISSION, message)
+  }
+}
+
 /** -32009 ACCOUNT_NOT_EXIST. */
 export class AccountNotExist extends RpcError {
   static readonly code = ErrorCode.ACCOUNT_NOT_EXIST
@@ -128,17 +139,6 @@ export class SubscriptionNotExist extends RpcError {
   static readonly code = ErrorCode.SUBSCRIPTION_NOT_EXIST
   constructor(message = 'required subscription does not existed or has expired') {
     super(ErrorCode.SUBSCRIPTION_NOT_EXIST, message)
-  }
-}
-
-/**
- * -32008 INVALID_PERMISSION: the caller may not do this, e.g. an operator method without an
- * admin's signed request (src/rpc/operator-auth.ts).
- */
-export class InvalidPermission extends RpcError {
-  static readonly code = ErrorCode.INVALID_PERMISSION
-  constructor(message: string) {
-    super(ErrorCode.INVALID_PERMISSION, message)
   }
 }
 

@@ -19,7 +19,7 @@ import type { NodeDirectory, NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
 import { createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
-import { type DevAccount, devAccount, type GenesisAccount, parseGenesisAccounts } from './chain/genesis.ts'
+import { type DevAccount, devAccount, type GenesisAccount, genesisGovernanceOf, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
 import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
@@ -31,7 +31,7 @@ import { RECORD_VERSION } from './domain.ts'
 import { ethereumSettingsOf } from './eth/handlers.ts'
 import { createEthereumPush } from './eth/push.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { consensusStatus, executorStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
+import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
@@ -39,6 +39,7 @@ import { createJvmEngine } from './exec/jvm/engine.ts'
 import { jobs as admissionJobs } from './front/admission-job.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
+import { GovernanceView } from './governance/state.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
 import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
@@ -87,16 +88,6 @@ function stateReport(store: Pick<Store, 'height' | 'getBlock'>, consensus: { sta
     hash: store.getBlock(height)?.hash ?? ZERO_HASH,
     versions: { ...CHAIN_VERSION },
   }
-}
-
-/**
- * The administrators operator methods answer (rpc/operator-auth.ts): `[genesis] admins`, or with
- * none listed every genesis account, so a fresh `npm start` makes its generated account the one
- * admin (issue 25). TODO(#25): the on-chain admin set once governance executes BVM proposals.
- */
-function adminsOf(config: KeelConfig, genesis: readonly GenesisAccount[]): Set<string> {
-  const listed = config.genesis.admins.map((address) => `0x${address.replace(/^0x/i, '').toLowerCase()}`)
-  return new Set(listed.length > 0 ? listed : genesis.map((account) => account.address))
 }
 
 /** A node running alone signs receipts with its TCert CA key (tcert-ca.crt holds the certificate). */
@@ -209,6 +200,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   const ledgerPath = join(dataDir, 'ledger')
   const store = await openStore(ledgerPath)
   await store.initGenesis(genesis)
+  const governance = genesisGovernanceOf(config, genesis)
   // the workers load in parallel: each bootstraps its own module graph
   const [verifyPool, stateHasher] = await Promise.all([
     createVerifyPool({
@@ -245,6 +237,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     blockGasLimit: BigInt(config.chain.blockGasLimit),
     chainId: BigInt(config.chain.chainId),
     jvm,
+    governance,
   })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
@@ -274,6 +267,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     log: log.child('chain'),
     ordering: inNetwork === undefined ? 'solo' : 'consensus',
     onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
+    governance,
   })
   const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
   // simulated transactions are not in the store; their outcomes answer receipt queries too
@@ -300,13 +294,14 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     archive.onBlock(block)
     events.publishBlock(block)
     for (const status of executorStatuses(block)) events.publishStatus(status)
+    for (const status of governanceStatuses(block)) events.publishStatus(status)
   })
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
   const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
   const submitter = network?.submitter ?? chain.submitter
-  const admins = adminsOf(config, genesis)
   const handlers = createHandlers({
-    operators: { isAdmin: (address) => admins.has(address) },
+    // the chain's administrators as this node's committed state holds them: genesis admins, then whoever PERMISSION proposals add
+    operators: { isAdmin: (address) => new GovernanceView(reader.state, governance).isAdmin(address) },
     identity: { hostname: config.node.hostname, namespace: config.node.namespace },
     directory: network?.directory,
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
@@ -325,6 +320,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     receiptWaitMs: options.receiptWaitMs,
     selfState,
     versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
     config: {
       configText: () => stringifyToml(config),
       genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },

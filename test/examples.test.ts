@@ -4,6 +4,7 @@
  * file is missing or no node answers.
  */
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { test } from 'uvu'
@@ -137,6 +138,37 @@ test("the client package's other examples: an SM2 account, a contract call, TCer
   )
 })
 
+test('governance.ts (README "Governance"): --help, a second admin, a role voted and granted, a named contract, an abandoned account', async () => {
+  const help = await example('governance.ts', ['--help'])
+  assert.is(help.code, 0, help.stderr)
+  assert.match(help.stdout, /^usage: npx tsx examples\/governance\.ts <command>/)
+  const dir = node.config.node.dataDir
+  const g = (args: string[], key = keyFile) => example('governance.ts', [...args, '--url', node.url, '--key-file', key])
+  const bob = join(dir, 'bob.json')
+  const carol = join(dir, 'carol.json')
+  for (const out of [bob, carol]) assert.is((await g(['new-account', '--out', out])).code, 0)
+  const address = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { address: string }).address
+  const granted = await g(['grant', 'admin', address(bob)])
+  assert.is(granted.code, 0, granted.stderr)
+  assert.match(granted.stdout, /^proposal (\d+) \(PERMISSION\): WAITING_EXE, 1 of 1 votes\n[\s\S]*executed\n$/)
+  const role = await g(['grant', 'auditor', address(carol)])
+  const id = /^proposal (\d+) \(PERMISSION\): VOTING, 1 of 2 votes/.exec(role.stdout)?.[1]
+  assert.ok(id, role.stdout + role.stderr)
+  assert.match((await g(['vote', id, '--key-file', bob], bob)).stdout, new RegExp(`^proposal ${id}: WAITING_EXE, 2 of 2 votes`))
+  assert.is((await g(['execute', id])).code, 0)
+  assert.match((await g(['roles', address(carol)])).stdout, /"auditor"/)
+  const deployed = await g(['deploy'])
+  const contract = /^contract (0x[0-9a-f]{40})$/m.exec(deployed.stdout)?.[1]
+  assert.ok(contract, deployed.stdout + deployed.stderr)
+  const named = /^proposal (\d+) \(CNS\)/.exec((await g(['name', contract, 'Counter'])).stdout)?.[1]
+  assert.ok(named)
+  await g(['vote', named], bob)
+  assert.is((await g(['execute', named])).code, 0)
+  assert.match((await g(['names'])).stdout, new RegExp(`"${contract}": "Counter"`))
+  assert.is((await g(['abandon', address(carol)], carol)).code, 0)
+  assert.is((await g(['status', address(carol)])).stdout, 'abandoned\n')
+})
+
 test('a missing key file or a node that does not answer: one line saying what to do, exit 1', async () => {
   const noKey = await example('sign-transfer.ts', ['--url', node.url, '--key-file', join(repoRoot, 'no-such-key.json')])
   assert.is(noKey.code, 1)
@@ -151,7 +183,7 @@ test('a missing key file or a node that does not answer: one line saying what to
   assert.is(printed.stdout, '')
   const [closedPort] = await freePorts(1)
   const refusedLine = `no Keel node answers at http://127.0.0.1:${closedPort} (ECONNREFUSED): start one with \`npm start\`, or pass --url`
-  for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts', 'jvm/run.ts']) {
+  for (const file of ['sign-transfer.ts', 'client.ts', 'sdk-transfer.ts', 'jvm/run.ts', 'governance.ts']) {
     const refused = await example(file, ['--url', `http://127.0.0.1:${closedPort}`, '--key-file', keyFile])
     assert.is(refused.code, 1, file)
     assert.ok(refused.stderr.startsWith(refusedLine), `${file}: ${refused.stderr}`)

@@ -14,7 +14,9 @@ export function accountNotExist(address: Hex): AccountNotExist {
   return new AccountNotExist(`The account does not exist '${address}'`)
 }
 
-export function createAccountHandlers(modules: { state: () => StateReader }): AccountHandlers {
+export function createAccountHandlers(modules: {
+  state: () => StateReader
+}): Omit<AccountHandlers, 'account_getRoles' | 'account_getAccountsByRole' | 'account_getStatus'> {
   return {
     account_getBalance: ([raw]) => {
       const address = normaliseAddress(raw)

@@ -17,7 +17,17 @@ export interface ConfigModules {
 
 const ROLES = ['vp', 'nvp'] as const
 
-export function createConfigHandlers(modules: ConfigModules): ConfigHandlers {
+export function createConfigHandlers(
+  modules: ConfigModules,
+): Omit<
+  ConfigHandlers,
+  | 'config_getRoles'
+  | 'config_isRoleExist'
+  | 'config_getProposal'
+  | 'config_getAllCNS'
+  | 'config_getAddressByCName'
+  | 'config_getCNameByAddress'
+> {
   const { directory } = modules
   return {
     config_getConfig: () => modules.configText(),

@@ -3,6 +3,8 @@ import type { ContractHandlers } from '../../generated/handlers.ts'
 import type { Compiler } from '../compile/solc-pool.ts'
 import type { Hex, StateReader, TxSubmitter } from '../domain.ts'
 import { ZERO_ADDRESS } from '../domain.ts'
+import { InvalidParams } from '../errors.ts'
+import { BuiltinAddress } from '../governance/wire.ts'
 import { toHex, wireBytes } from '../wire/format.ts'
 import { accountNotExist, normaliseAddress } from './account.ts'
 
@@ -22,7 +24,21 @@ export function goTimeString(ns: bigint): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction === '' ? '' : `.${fraction}`} +0000 UTC`
 }
 
-export function createContractHandlers(modules: ContractModules): ContractHandlers {
+/** contract_manageContractByVote and its simulate form carry a BVM transaction to the Proposal contract (docs/governance.md §9). */
+export function proposalTransaction<T extends object>(method: string, tx: T): T {
+  const fields = tx as { type?: unknown; to?: unknown }
+  const type = typeof fields.type === 'string' ? fields.type.toUpperCase() : String(fields.type)
+  const to = typeof fields.to === 'string' ? normaliseAddress(fields.to) : String(fields.to)
+  if (type !== 'BVM' || to !== BuiltinAddress.proposal)
+    throw new InvalidParams(
+      `${method} sends a BVM transaction to the Proposal contract (type BVM, to ${BuiltinAddress.proposal}); got type ${String(fields.type)} to ${to}`,
+    )
+  return tx
+}
+
+export function createContractHandlers(
+  modules: ContractModules,
+): Omit<ContractHandlers, 'contract_getStatusByCName' | 'contract_getCreatorByCName' | 'contract_getCreateTimeByCName'> {
   const { submitter } = modules
 
   /** An address some account holds; -32009 otherwise. */
@@ -38,6 +54,7 @@ export function createContractHandlers(modules: ContractModules): ContractHandle
     contract_deployContract: ([tx]) => submitter.submit('deploy', tx),
     contract_invokeContract: ([tx]) => submitter.submit('invoke', tx),
     contract_maintainContract: ([tx]) => submitter.submit('maintain', tx),
+    contract_manageContractByVote: ([tx]) => submitter.submit('invoke', proposalTransaction('contract_manageContractByVote', tx)),
     contract_getCode: ([raw]) => {
       const { address, state } = existing(raw)
       return wireBytes(state.getCode(address))

@@ -20,6 +20,7 @@ import type { ChainReader } from './chain-reader.ts'
 import { type ConfigModules, createConfigHandlers } from './config.ts'
 import { createContractHandlers } from './contract.ts'
 import { createDidHandlers } from './did.ts'
+import { createGovernanceHandlers, GOVERNANCE_METHODS, type GovernanceModules } from './governance.ts'
 import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
@@ -55,6 +56,8 @@ export interface ApiModules {
   config: Omit<ConfigModules, 'directory'>
   /** who may call the operator methods (openrpc.json `x-operator`; rpc/operator-auth.ts) */
   operators: OperatorGuardOptions
+  /** the governance records' genesis defaults and the latest block time (chain thread only) */
+  governance: Omit<GovernanceModules, 'state'>
   /** committed records' texts, made once; one per thread (a request thread shares its own with its WebSocket push); made here when absent */
   answers?: AnswerCache
   /** issue 28: the Ethereum dialect's settings (src/eth/); without them its methods answer -32601 */
@@ -78,7 +81,8 @@ export function isChainThreadMethod(name: string): boolean {
     (name.startsWith('node_') && name !== 'node_getNodeHash') ||
     name === 'tx_getTransactionReceiptWithSignature' ||
     // one replay memory per node: operator methods all run here (rpc/operator-auth.ts)
-    (Object.hasOwn(methods, name) && (methods as Record<string, MethodSpec>)[name].operator === true)
+    (Object.hasOwn(methods, name) && (methods as Record<string, MethodSpec>)[name].operator === true) ||
+    (GOVERNANCE_METHODS as readonly string[]).includes(name)
   )
 }
 
@@ -104,6 +108,7 @@ export function createHandlers(modules: ApiModules): Record<string, unknown> {
     ...createDidHandlers({ namespace: modules.identity.namespace }),
     ...createVersionHandlers({ ...modules.versions, hostname: modules.identity.hostname, directory }),
     ...createConfigHandlers({ ...modules.config, directory }),
+    ...createGovernanceHandlers({ ...modules.governance, state }),
     ...createSubHandlers(modules),
     ...createCertHandlers(modules.cert),
     ...createArchiveHandlers(modules),

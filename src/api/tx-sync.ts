@@ -7,6 +7,7 @@ import type { SimulateHandlers, TxHandlers } from '../../generated/handlers.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import { DataNotFound } from '../errors.ts'
 import type { ChainReader } from './chain-reader.ts'
+import { proposalTransaction } from './contract.ts'
 import { receiptOf } from './tx-records.ts'
 
 export type SyncTxHandlers = Pick<TxHandlers, 'tx_sendTransactionReturnReceipt'>
@@ -60,5 +61,7 @@ export function createSyncTxHandlers(modules: SyncTxModules): SyncTxHandlers & S
       return receiptOf(chain, hash)
     },
     simulate_invokeContract: async ([tx]) => receiptOf(chain, await submitter.submit('invoke', { ...tx, simulate: true })),
+    simulate_manageContractByVote: async ([tx]) =>
+      receiptOf(chain, await submitter.submit('invoke', { ...proposalTransaction('simulate_manageContractByVote', tx), simulate: true })),
   }
 }

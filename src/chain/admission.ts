@@ -6,8 +6,9 @@
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
 import { transactionHash } from '../crypto/tx-hash.ts'
-import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType } from '../domain.ts'
+import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType, ZERO_ADDRESS } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
+import { BUILTIN_ADDRESSES } from '../governance/wire.ts'
 
 const ZERO_ADDRESS_HEX = /^(0x)?0{40}$/i
 const FIVE_MINUTES_NS = 5n * 60n * 1_000_000_000n
@@ -46,7 +47,14 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
     )
   const from = address(params.from)
   if (from === undefined) throw new InvalidParams('address `from` is invalid')
-  const to = kind === 'deploy' ? null : address(params.to)
+  // a contract named by `cname` (the SDK's Builder.contractName) has the zero address as `to`; the
+  // executor resolves the name when the transaction runs (docs/governance.md §8)
+  const named =
+    (kind === 'invoke' || kind === 'maintain') &&
+    typeof params.cname === 'string' &&
+    params.cname !== '' &&
+    ZERO_ADDRESS_HEX.test(String(params.to ?? ''))
+  const to = kind === 'deploy' ? null : named ? ZERO_ADDRESS : address(params.to)
   if (to === undefined) throw new InvalidParams('address `to` is invalid')
 
   const timestamp = BigInt(params.timestamp as number | bigint)
@@ -74,6 +82,8 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
   const value = kind === 'transfer' ? amountOf(fields) : 0n
   const extra = typeof params.extra === 'string' ? params.extra : ''
   const vmType = vmTypeOf(kind, params.type)
+  if (vmType === 'BVM' && (to === null || !BUILTIN_ADDRESSES.has(to)))
+    throw new InvalidParams(`a BVM transaction goes to a built-in contract (${[...BUILTIN_ADDRESSES].join(', ')}); got \`to\` ${to}`)
   // Hyperchain hashes contract calls with their payload, op, extra and vmType, and transfers with the amount only
   const hashFields: TxFields & { signature: string } = {
     ...fields,
@@ -108,7 +118,8 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
 /**
  * The engine a transaction names: `type` EVM (the default) or JVM, any case (Hyperchain 1.x's CLI
  * sends "jvm"); HVM, which the official SDK's Java contract builder (`Transaction.HVMBuilder`)
- * sends, is the same Java engine (docs/jvm.md); a transfer may also say TRANSFER, as the SDK does.
+ * sends, is the same Java engine (docs/jvm.md); BVM calls a built-in contract (docs/governance.md);
+ * a transfer may also say TRANSFER, as the SDK does.
  * Anything else is refused rather than silently run as EVM.
  */
 function vmTypeOf(kind: TxKind, raw: unknown): VmType {
@@ -116,8 +127,12 @@ function vmTypeOf(kind: TxKind, raw: unknown): VmType {
   const type = typeof raw === 'string' ? raw.toUpperCase() : undefined
   if (type === 'EVM' || type === 'JVM') return type
   if (type === 'HVM' && kind !== 'transfer') return 'JVM'
+  if (type === 'BVM') {
+    if (kind === 'invoke') return type
+    throw new InvalidParams(`\`type\` BVM calls a built-in contract: send it with contract_invokeContract (got a ${kind} transaction)`)
+  }
   if (type === 'TRANSFER' && kind === 'transfer') return 'EVM'
-  throw new InvalidParams(`\`type\` ${JSON.stringify(raw)} is not supported: EVM (the default), JVM or HVM`)
+  throw new InvalidParams(`\`type\` ${JSON.stringify(raw)} is not supported: EVM (the default), JVM, HVM or BVM`)
 }
 
 /** tx_getSignHash: the 2017 string's hash, with the same `from`/`timestamp` checks but no time window. */

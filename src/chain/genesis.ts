@@ -9,6 +9,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex } from '../domain.ts'
 import { writeFileAtomically } from '../fs-atomic.ts'
+import type { GenesisGovernance } from '../governance/state.ts'
 
 /** What the generated account starts with: 10^15, well inside int64. */
 export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n
@@ -44,4 +45,23 @@ export function devAccount(keyFile: string): DevAccount {
   mkdirSync(dirname(keyFile), { recursive: true })
   writeFileAtomically(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, 0o600)
   return account
+}
+
+/**
+ * The genesis governance (docs/governance.md §3): the configured admins, or else every genesis
+ * account (Hyperchain's genesis accounts are its first admins), so a fresh `npm start` makes its
+ * generated account the single admin.
+ */
+export function genesisGovernanceOf(
+  config: { genesis: { admins: string[]; adminThreshold: number; proposalTimeoutSeconds: number } },
+  accounts: readonly GenesisAccount[],
+): GenesisGovernance {
+  const configured = config.genesis.admins.map((admin) => {
+    const lower = admin.toLowerCase()
+    return lower.startsWith('0x') ? lower : `0x${lower}`
+  })
+  const admins = [...new Set(configured.length > 0 ? configured : accounts.map((account) => account.address))].sort()
+  const threshold = config.genesis.adminThreshold
+  if (threshold > admins.length) throw new Error(`config: genesis.adminThreshold ${threshold} exceeds the ${admins.length} admins`)
+  return { admins, adminThreshold: threshold, proposalTimeoutNs: BigInt(config.genesis.proposalTimeoutSeconds) * 1_000_000_000n }
 }

@@ -14,11 +14,14 @@ import {
   type SignedTx,
   type StateReader,
   type TxSubmitter,
+  ZERO_ADDRESS,
   ZERO_HASH,
 } from '../domain.ts'
-import { SystemBusy } from '../errors.ts'
+import { InvalidPermission, SystemBusy } from '../errors.ts'
 import { createNonceGate } from '../eth/nonce-gate.ts'
 import { isEthereumTx } from '../eth/transaction.ts'
+import { permissionRefusal } from '../governance/permission.ts'
+import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import type { Logger } from '../log.ts'
 import type { ChainMetrics } from '../metrics/registry.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
@@ -53,6 +56,8 @@ export interface ChainOptions {
   ordering?: 'solo' | 'consensus'
   /** told once when ordering stops for good (see Chain.halt) */
   onHalt?: (reason: string) => void
+  /** the genesis governance (src/governance/state.ts): account statuses are checked at admission */
+  governance?: GenesisGovernance
   /** told of each client's admission outcome and of each committed block (src/metrics/registry.ts) */
   metrics?: Pick<ChainMetrics, 'observeAdmission' | 'observeBlock'>
 }
@@ -180,6 +185,25 @@ export function createChain(options: ChainOptions): Chain {
       )
   }
 
+  /**
+   * An abandoned or frozen account's transactions are refused here, against the committed state;
+   * one pooled before its account changed is discarded at execution (src/exec/executor.ts).
+   */
+  let settings: { height: number; config: GovernanceConfig } | undefined
+  const refuseUnpermitted = (tx: SignedTx): void => {
+    const view = new GovernanceView(store.state, options.governance ?? NO_GOVERNANCE)
+    const status = view.accountStatus(tx.from.toLowerCase())
+    if (status !== 'normal')
+      throw new InvalidPermission(`account ${tx.from} is ${status}: its transactions are refused (account_getStatus)`)
+    // the settings change only in blocks: read once per height
+    const height = store.height()
+    if (settings?.height !== height) settings = { height, config: view.config() }
+    const cname = tx.signed.cname
+    const named = tx.to === ZERO_ADDRESS && typeof cname === 'string' && cname !== '' ? view.addressOfName(cname) : undefined
+    const refusal = permissionRefusal(view, settings.config, tx, named)
+    if (refusal !== undefined) throw new InvalidPermission(refusal)
+  }
+
   return {
     pool,
     verifier,
@@ -187,6 +211,7 @@ export function createChain(options: ChainOptions): Chain {
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
+        refuseUnpermitted(tx)
         if (tx.simulate) {
           await simulate(tx)
           return tx.hash
@@ -197,6 +222,7 @@ export function createChain(options: ChainOptions): Chain {
       },
       async admit({ tx, signatureValid, record }) {
         refuseWhenHalted()
+        refuseUnpermitted(tx)
         await pool.add(tx, { signatureValid, record })
         return tx.hash
       },

@@ -15,12 +15,16 @@
  * | consensus | false | `recovery`     | -1                            | this VP is recovering (restart, lag, or a checkpoint it disagrees with) |
  * | consensus | true  | `recovery`     | 0                             | recovery finished; the VP takes part again |
  * | consensus | false | `stopped`      | -32006                        | ordering stopped for good (a block could not be committed, consensus records could not be written); new transactions are refused until a restart |
+ * | governance | true | `proposal`     | 0                             | a proposal was created, voted, rejected, cancelled or executed (docs/governance.md) |
  * | p2p      | true   | `connected`    | 0                             | a peer connected and proved its identity |
  * | p2p      | false  | `lost`         | -1                            | a peer stopped answering or disconnected |
  */
 import type { CommittedBlock } from '../domain.ts'
 import { InvalidReason } from '../domain.ts'
 import { BUDGET_EXHAUSTED } from '../exec/executor.ts'
+import { PROPOSAL_TOPIC } from '../governance/execute.ts'
+import type { ProposalRecord } from '../governance/state.ts'
+import { BuiltinAddress } from '../governance/wire.ts'
 import type { StatusEvent } from './types.ts'
 
 /** RFC 3339 in UTC with nanoseconds, e.g. 2017-11-06T20:27:10.123456789Z. */
@@ -43,6 +47,24 @@ export function executorStatuses(block: CommittedBlock): StatusEvent[] {
       message: `transaction ${invalid.tx.hash} discarded in block ${block.header.number}: ${invalid.invalidMsg} (${invalid.detail})`,
     }
   })
+}
+
+/** One governance event per proposal change a block made (the Proposal contract's logs), in block order. */
+export function governanceStatuses(block: CommittedBlock): StatusEvent[] {
+  const events: StatusEvent[] = []
+  for (const receipt of block.receipts)
+    for (const log of receipt.logs) {
+      if (log.address !== BuiltinAddress.proposal || log.topics[0] !== PROPOSAL_TOPIC) continue
+      const proposal = JSON.parse(Buffer.from(log.data.replace(/^0x/, ''), 'hex').toString('utf8')) as ProposalRecord
+      events.push({
+        module: 'governance',
+        status: true,
+        subType: 'proposal',
+        errorCode: 0,
+        message: `proposal ${proposal.id} (${proposal.type}) is ${proposal.status} after transaction ${receipt.txHash} in block ${block.header.number}: ${proposal.score} of ${proposal.threshold} votes for, ${proposal.objector.length} against`,
+      })
+    }
+  return events
 }
 
 export const consensusStatus = {

@@ -37,8 +37,11 @@ import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecR
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes, type PrefixedHexString } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
-import { Opcode } from '../domain.ts'
+import { Opcode, ZERO_ADDRESS } from '../domain.ts'
 import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
+import { type BvmHooks, executeBvm } from '../governance/execute.ts'
+import { permissionRefusal } from '../governance/permission.ts'
+import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
@@ -75,6 +78,8 @@ export interface ExecutorOptions {
   chainId?: bigint
   /** runs vmType JVM transactions; without it they fail */
   jvm?: JvmEngine
+  /** the genesis admins and settings (src/governance/state.ts); without them: none */
+  governance?: GenesisGovernance
 }
 
 export interface BlockContext {
@@ -231,6 +236,8 @@ class Engine {
   remaining = 0n
   /** gas limit of the EVM run in progress (charged in full when a frozen contract stops it) */
   private runLimit = 0n
+  /** the governance settings while no BVM transaction of the block has run since they were read */
+  private govConfig: GovernanceConfig | undefined
   /** the run's turns (src/turns.ts): between transactions, and at JUMPDESTs inside one EVM call */
   turn: () => Promise<void> | undefined = () => undefined
 
@@ -240,6 +247,7 @@ class Engine {
     txGasLimit: bigint,
     blockGasLimit: bigint,
     private readonly jvmEngine: JvmEngine | undefined,
+    private readonly governance: GenesisGovernance,
   ) {
     this.evm = evm
     this.sm = sm
@@ -262,6 +270,7 @@ class Engine {
 
   attach(state: BlockState, context: BlockContext): void {
     this.turn = turnBudget()
+    this.govConfig = undefined
     this.state = state
     this.block = evmBlock(context, this.blockGasLimit)
     this.remaining = this.blockGasLimit
@@ -341,6 +350,14 @@ class Engine {
     const t0 = process.hrtime.bigint()
     if (!signatureValid) return failure('SIGFAILED', 'invalid signature', 0n, t0)
     const from = tx.from.toLowerCase()
+    // an account abandoned or frozen after its transaction was pooled: refused here, on every VP alike
+    const view = new GovernanceView(this.s, this.governance)
+    const status = view.accountStatus(from)
+    if (status !== 'normal') return failure('INVALID_PERMISSION', `account ${from} is ${status}: its transactions are refused`, 0n, t0)
+    this.govConfig ??= view.config()
+    const destination = tx.kind === 'invoke' || tx.kind === 'maintain' ? this.destination(tx) : undefined
+    const refusal = permissionRefusal(view, this.govConfig, tx, typeof destination === 'string' ? destination : undefined)
+    if (refusal !== undefined) return failure('INVALID_PERMISSION', refusal, 0n, t0)
     // issue 28: a transaction sent through eth_sendRawTransaction runs with Ethereum's rules (src/eth/)
     if (isEthereumTx(tx))
       return this.guard(
@@ -348,6 +365,11 @@ class Engine {
         tx.to === null ? 'DEPLOY_CONTRACT_FAILED' : 'INVOKE_CONTRACT_FAILED',
         t0,
       )
+    if (tx.vmType === 'BVM') {
+      // a BVM transaction may change the settings: read them again for the next transaction
+      this.govConfig = undefined
+      return this.guard(() => this.bvm(tx, from, context, t0), 'INVOKE_CONTRACT_FAILED', t0)
+    }
     switch (tx.kind) {
       case 'transfer':
         return this.transfer(tx, from, t0)
@@ -448,9 +470,23 @@ class Engine {
     return { ok: true, contractAddress: address, gasUsed: Number(used), ret: runtime, logs: toLogs(exec), executeTimeNs: elapsed(t0) }
   }
 
+  /**
+   * The contract a transaction addresses: `to`, or the contract its `cname` names now (the zero
+   * address with a name; docs/governance.md §8); a detail when the name is unknown.
+   */
+  private destination(tx: SignedTx): Hex | { unknown: string } | undefined {
+    const to = tx.to?.toLowerCase()
+    const cname = tx.signed.cname
+    if (to !== ZERO_ADDRESS || typeof cname !== 'string' || cname === '') return to
+    const address = new GovernanceView(this.s, this.governance).addressOfName(cname)
+    return address ?? { unknown: `no contract is named ${JSON.stringify(cname)} (config_getAllCNS lists the names)` }
+  }
+
   private async invoke(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
     const F = 'INVOKE_CONTRACT_FAILED'
-    const to = tx.to?.toLowerCase()
+    const destination = this.destination(tx)
+    if (typeof destination === 'object') return failure(F, destination.unknown, 0n, t0)
+    const to = destination
     if (to === undefined || !ADDRESS.test(to)) return failure(F, NOT_A_CONTRACT, 0n, t0)
     if (!ADDRESS.test(from)) return failure(F, 'invalid from address', 0n, t0)
     const s = this.s
@@ -502,7 +538,9 @@ class Engine {
    */
   private async maintain(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
     const F = 'INVOKE_CONTRACT_FAILED'
-    const to = tx.to?.toLowerCase()
+    const destination = this.destination(tx)
+    if (typeof destination === 'object') return failure(F, destination.unknown, 0n, t0)
+    const to = destination
     if (to === undefined || !ADDRESS.test(to)) return failure(F, NOT_A_CONTRACT, 0n, t0)
     const s = this.s
     const meta = s.getContractMeta(to)
@@ -587,6 +625,65 @@ class Engine {
     s.putCode(to, bytesToHex(runtime))
     this.charge(used)
     return { ok: true, contractAddress: null, gasUsed: Number(used), ret: '0x', logs: [], executeTimeNs: elapsed(t0) }
+  }
+
+  /** A BVM transaction (src/governance/): the built-in contracts, with this engine lent for CONTRACT proposals. */
+  private bvm(tx: SignedTx, from: Hex, context: BlockContext, t0: bigint): Promise<ExecutionOutcome> {
+    return executeBvm({
+      txHash: tx.hash,
+      from,
+      to: tx.to?.toLowerCase() ?? '',
+      payload: tx.payload,
+      blockTime: context.timestamp,
+      state: this.s,
+      genesis: this.governance,
+      hooks: this.bvmHooks(tx, context, t0),
+    })
+  }
+
+  private bvmHooks(tx: SignedTx, context: BlockContext, t0: bigint): BvmHooks {
+    const s = this.s
+    const as = (payload: Hex, vmType: 'EVM' | 'JVM', to: Hex | null): SignedTx => ({
+      ...tx,
+      kind: to === null ? 'deploy' : 'maintain',
+      to,
+      payload,
+      vmType,
+      opcode: to === null ? Opcode.normal : Opcode.upgrade,
+    })
+    return {
+      deploy: async (code, vmType, deployer) => {
+        const outcome = await this.deploy(as(code, vmType, null), deployer, context, t0)
+        return outcome.ok && outcome.contractAddress !== null
+          ? { address: outcome.contractAddress }
+          : { error: outcome.ok ? 'no contract was created' : outcome.detail }
+      },
+      upgrade: async (address, code, vmType) => {
+        const meta = s.getContractMeta(address)
+        if (meta === undefined) return `${address} is not a contract`
+        if (meta.vmType !== vmType)
+          return `${address} is a${meta.vmType === 'EVM' ? 'n' : ''} ${meta.vmType} contract, the option says ${vmType}`
+        const tx = as(code, vmType, address)
+        const outcome =
+          vmType === 'JVM'
+            ? await this.jvm('INVOKE_CONTRACT_FAILED', meta.creator, context, t0, (jvm, run) => jvm.upgrade(tx, address, run))
+            : await this.upgrade(tx, meta.creator, address, t0)
+        return outcome.ok ? undefined : outcome.detail
+      },
+      maintain: (address, opCode) => {
+        const meta = s.getContractMeta(address)
+        if (meta === undefined) return `${address} is not a contract`
+        if (opCode === Opcode.freeze) {
+          if (meta.status === 'frozen') return 'the contract is already frozen'
+          s.putContractMeta(address, { ...meta, status: 'frozen' })
+        } else {
+          if (meta.status !== 'frozen') return 'the contract is not frozen'
+          s.putContractMeta(address, { ...meta, status: 'normal' })
+        }
+        return undefined
+      },
+      isContract: (address) => s.getCode(address) !== '0x',
+    }
   }
 
   /** A JVM transaction on this block's overlay, within the transaction's and the block's gas budget. */
@@ -816,7 +913,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
-      engineOfRun = new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm)
+      engineOfRun = new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm, options.governance ?? NO_GOVERNANCE)
       return engineOfRun
     })()
     return engine

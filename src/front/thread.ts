@@ -95,6 +95,7 @@ const handlers: Record<string, unknown> = createHandlers({
   versions: onChainThread('the versions'),
   config: onChainThread('the configuration'),
   operators: onChainThread('the admin set'),
+  governance: onChainThread('the governance records'),
 })
 for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
 const tcert = config.tcert.check

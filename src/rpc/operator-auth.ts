@@ -128,7 +128,7 @@ export function createOperatorGuard(options: OperatorGuardOptions): OperatorGuar
     if ('refusal' in proof) throw new InvalidPermission(`${what}: ${proof.refusal}`)
     if (!options.isAdmin(proof.address))
       throw new InvalidPermission(
-        `${what}, and ${proof.address}, whose key signed this request, is not one ([genesis] admins; with none listed, the genesis accounts are)`,
+        `${what}, and ${proof.address}, whose key signed this request, is not one (account_getAccountsByRole ["admin"] lists them: the genesis admins and whoever PERMISSION proposals added)`,
       )
     const now = nowMs()
     for (const [key, until] of accepted) if (until < now) accepted.delete(key)

@@ -75,7 +75,7 @@ function checkedTx(value: unknown): SignedTx {
                     ? 'extra'
                     : typeof tx.opcode !== 'number'
                       ? 'opcode'
-                      : tx.vmType !== 'EVM' && tx.vmType !== 'JVM'
+                      : tx.vmType !== 'EVM' && tx.vmType !== 'JVM' && tx.vmType !== 'BVM'
                         ? 'vmType'
                         : !isHex(tx.signature)
                           ? 'signature'

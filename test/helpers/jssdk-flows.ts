@@ -743,9 +743,12 @@ export function sdkFlows(options: SdkFlowOptions): SdkFlows {
         assert.match((await configService.getConfig().send()).result, /\[node\]\nhostname = "/)
 
         await refusedCall(didService.getDIDDocument('did:hpc:global:someone'), -32601, /Keel has no DID documents and credentials/)
-        await refusedCall(accountService.getRoles(addr0x(ecdsa)), -32601, /Keel has no account roles/)
-        await refusedCall(contractService.getStatusByCName('store'), -32601, /Keel has no contract name service/)
-        await refusedCall(configService.getProposal(), -32601, /Keel has no governance proposals/)
+        // governance (docs/governance.md): an account outside the genesis holds no role; no name and no proposal exist yet
+        assert.equal([...(await accountService.getRoles(`0x${'56'.repeat(20)}`).send()).result], [])
+        assert.is((await accountService.getStatus(addr0x(ecdsa)).send()).result, 'normal')
+        assert.is((await configService.isRoleExist('admin').send()).result, true)
+        await refusedCall(contractService.getStatusByCName('store'), -32001, /no contract is named "store"/)
+        await refusedCall(configService.getProposal(), -32001, /no proposal has been created/)
       },
     },
   ]

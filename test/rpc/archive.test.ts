@@ -128,7 +128,7 @@ test('operator methods: unsigned, or signed by a key that is no admin, each is r
   ]
   for (const [method, params] of calls) {
     await failsAs(url, method, params, -32008, new RegExp(`^${method} is an operator method`))
-    await failsAs(url, method, params, -32008, /is not one \(\[genesis\] admins/, { operator: stranger.privateKey })
+    await failsAs(url, method, params, -32008, /is not one \(account_getAccountsByRole/, { operator: stranger.privateKey })
   }
 })
 

@@ -52,7 +52,7 @@ test('node_deleteVP, its alias node_delNode and node_deleteNVP: operator methods
   const hash = '34d299742260716bab353995fe98727004b5c27bde52489f61de093176e82088'
   for (const method of ['node_deleteVP', 'node_delNode', 'node_deleteNVP']) {
     await fails(url(), method, [{ nodehash: hash }], -32008, /is an operator method .*operator-timestamp.*operator-signature/)
-    await fails(url(), method, [{ nodehash: hash }], -32008, /is not one \(\[genesis\] admins/, { operator: wallet().privateKey })
+    await fails(url(), method, [{ nodehash: hash }], -32008, /is not one \(account_getAccountsByRole/, { operator: wallet().privateKey })
   }
 })
 

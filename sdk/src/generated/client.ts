@@ -85,6 +85,8 @@ import type {
   ContractGetContractCountByAddrResult,
   ContractMaintainContractParams,
   ContractMaintainContractResult,
+  ContractManageContractByVoteParams,
+  ContractManageContractByVoteResult,
   ContractGetStatusParams,
   ContractGetStatusResult,
   ContractGetCreatorParams,
@@ -93,8 +95,16 @@ import type {
   ContractGetCreateTimeResult,
   ContractGetDeployedListParams,
   ContractGetDeployedListResult,
+  ContractGetStatusByCNameParams,
+  ContractGetStatusByCNameResult,
+  ContractGetCreatorByCNameParams,
+  ContractGetCreatorByCNameResult,
+  ContractGetCreateTimeByCNameParams,
+  ContractGetCreateTimeByCNameResult,
   SimulateInvokeContractParams,
   SimulateInvokeContractResult,
+  SimulateManageContractByVoteParams,
+  SimulateManageContractByVoteResult,
   BlockLatestBlockParams,
   BlockLatestBlockResult,
   BlockGetBlocksParams,
@@ -119,6 +129,12 @@ import type {
   BlockGetBlocksWithLimitResult,
   AccountGetBalanceParams,
   AccountGetBalanceResult,
+  AccountGetRolesParams,
+  AccountGetRolesResult,
+  AccountGetAccountsByRoleParams,
+  AccountGetAccountsByRoleResult,
+  AccountGetStatusParams,
+  AccountGetStatusResult,
   SubNewBlockSubscriptionParams,
   SubNewBlockSubscriptionResult,
   SubNewEventSubscriptionParams,
@@ -165,6 +181,18 @@ import type {
   ConfigGetHostsResult,
   ConfigGetVSetParams,
   ConfigGetVSetResult,
+  ConfigGetRolesParams,
+  ConfigGetRolesResult,
+  ConfigIsRoleExistParams,
+  ConfigIsRoleExistResult,
+  ConfigGetProposalParams,
+  ConfigGetProposalResult,
+  ConfigGetAllCNSParams,
+  ConfigGetAllCNSResult,
+  ConfigGetAddressByCNameParams,
+  ConfigGetAddressByCNameResult,
+  ConfigGetCNameByAddressParams,
+  ConfigGetCNameByAddressResult,
   CertGetTCertParams,
   CertGetTCertResult,
   ArchiveSnapshotParams,
@@ -703,6 +731,7 @@ export interface KeelClientMethods {
    * Transfers `value` from `from` to `to`; any payload or opcode is ignored. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too. The receipt of a transfer has the zero contract address and `ret` `0x0`.
    * @param transaction TransferTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -816,6 +845,7 @@ export interface KeelClientMethods {
    * Deploys `payload` (EVM: the compiled code followed by the ABI-encoded constructor arguments; JVM: the contract's class files and main class as a tar.gz with contract.properties, optionally inside a protobuf InvokeArgs, as a jar, or as an HVM class stream `FEFFFBCD…`, see docs/jvm.md) on the engine named by `type` (EVM by default). There is no `to` (it is signed as `0x0`). The new contract's address is the receipt's `contractAddress`. Besides the checks below, an empty payload gives -32602 `contract code is empty`. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction DeployTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -828,9 +858,10 @@ export interface KeelClientMethods {
   /**
    * Submit a signed contract call.
    *
-   * Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments; JVM: an HVM method call `FEFFFBCE…` or a protobuf InvokeArgs with the method name and string arguments). `type` must name the contract's engine. `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
+   * `type` BVM calls a built-in contract (governance: docs/governance.md; `to` must be one of …ffff01 to …ffff0e, else -32602); `cname` with the zero address as `to` names the contract by its CNS name, resolved when the transaction runs. A sender whose account is frozen or abandoned, or whom a filter rule refuses, gets -32008 naming why. Calls the contract at `to` with `payload` (EVM: 4-byte method selector plus ABI-encoded arguments; JVM: an HVM method call `FEFFFBCE…` or a protobuf InvokeArgs with the method name and string arguments). `type` must name the contract's engine. `simulate` true (default false) executes on this node only, without consensus; the hash is still returned and the receipt stored. The receipt's `ret` holds the return value. Calling a frozen contract fails in the receipt with -32005. The call returns the transaction hash at once (code 0); the outcome is read later with tx_getTransactionReceipt. Signature, balance, permission and execution are NOT checked here: such failures make the transaction invalid, and its receipt query returns -32002/-32003/-32004/-32005/-32008. Checked here, each -32602: the schema; ``address `from` is invalid`` (zero address); ``address `to` is invalid`` (zero `to` where a target is needed); `` `timestamp` is invalid`` (0, or more than 5 minutes ahead); `transaction out of date` (older than 24 hours); ``missing params `signature` `` (empty signature). A full pool, the rate limit, a view change or recovery gives -32006 `System is too busy to response.`; a transaction whose hash, or whose sender and 2017 sign hash (tx_getSignHash: from, to, value or payload, timestamp, nonce), is already pending, committed or discarded gives -32007 `Repeated transaction 0x<hash>`, so a copy with a changed unsigned field or a flipped `s` is refused too.
    * @param transaction InvokeTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -875,6 +906,7 @@ export interface KeelClientMethods {
    * Also reachable as `contarct_maintainContract`.
    * @param transaction MaintainTransaction
    * @returns txHash
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32006 SYSTEM_BUSY: System is too busy to response.
    * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
@@ -884,6 +916,22 @@ export interface KeelClientMethods {
    * ```
    */
   contract_maintainContract(...params: ContractMaintainContractParams): Promise<ContractMaintainContractResult>
+  /**
+   * Propose a contract deployment, upgrade or freeze for a vote.
+   *
+   * A signed BVM transaction to the Proposal contract (`…ffff02`), as the SDK's ContractService.manageContractByVote sends it: Create of a CONTRACT proposal (DeployContract, UpgradeContract, MaintainContract) or a Vote, Cancel or Execute of one. Answers the transaction hash; the receipt's `ret` is the BVM result (for Create, `Ret` is the proposal id; for Execute, one result per operation, a deployment's `msg` being the new address). Contract managers create and vote on CONTRACT proposals. The checks of contract_invokeContract apply; another type or `to` is -32602. Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32006 SYSTEM_BUSY: System is too busy to response.
+   * @throws -32007 DUPLICATE_TRANSACTION: duplicate transaction received
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.contract_manageContractByVote({"from":"0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc","to":"0x0000000000000000000000000000000000ffff02","payload":"0x00000006437265617465000000020000009b000000010000000e4465706c6f79436f6e7472616374000000010000007d7b22766d54797065223a2245564d222c22736f75726365223a225932397564484a68593351675179423766513d3d222c2262696e223a22594942675146493067425667443164674149443957314267506f4267485741414f574141382f356767474241556d41416750332b6f57527a6232786a517741494a51414b227d00000008434f4e5452414354","timestamp":1510000003600000000,"nonce":7300000000000001,"type":"BVM","signature":"0x00a2dc2db69d1eb8ed1364d0a5ad5847c3887abaa4d3b1810ecd6da0683f5f96f347920b6f2197cf046ebe978e59ab78782204d4002b25665c91e3c64ece0a7da600"})
+   * ```
+   */
+  contract_manageContractByVote(...params: ContractManageContractByVoteParams): Promise<ContractManageContractByVoteResult>
   /**
    * Status of a contract: normal, frozen or non-contract.
    *
@@ -940,6 +988,50 @@ export interface KeelClientMethods {
    */
   contract_getDeployedList(...params: ContractGetDeployedListParams): Promise<ContractGetDeployedListResult>
   /**
+   * contract_getStatus of a named contract.
+   *
+   * The name resolves through the CNS (config_getAddressByCName); -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.contract_getStatusByCName("KeyValue")
+   * ```
+   */
+  contract_getStatusByCName(...params: ContractGetStatusByCNameParams): Promise<ContractGetStatusByCNameResult>
+  /**
+   * contract_getCreator of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns creator
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   * @example
+   * ```ts
+   * await client.contract_getCreatorByCName("KeyValue")
+   * ```
+   */
+  contract_getCreatorByCName(...params: ContractGetCreatorByCNameParams): Promise<ContractGetCreatorByCNameResult>
+  /**
+   * contract_getCreateTime of a named contract.
+   *
+   * The name resolves through the CNS; -32001 for an unknown name. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns createTime
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @throws -32009 ACCOUNT_NOT_EXIST: the (contract) account does not exist
+   * @example
+   * ```ts
+   * await client.contract_getCreateTimeByCName("KeyValue")
+   * ```
+   */
+  contract_getCreateTimeByCName(...params: ContractGetCreateTimeByCNameParams): Promise<ContractGetCreateTimeByCNameResult>
+  /**
    * Run a signed contract call without ordering it, and answer with its receipt.
    *
    * contract_invokeContract with `simulate` true (whatever the params say): the call runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (the SDK's `.simulate()` sends this method and reads the receipt from the reply). The receipt names the next block number and the zero block hash; tx_getTransactionReceipt finds it too, for a while. A failed call answers its failure as tx_getTransactionReceipt does (-32003 `SIGFAILED`, -32005 `INVOKE_CONTRACT_FAILED`). The submission checks of contract_invokeContract apply (-32602).
@@ -954,6 +1046,22 @@ export interface KeelClientMethods {
    * ```
    */
   simulate_invokeContract(...params: SimulateInvokeContractParams): Promise<SimulateInvokeContractResult>
+  /**
+   * Run a contract proposal transaction without ordering it.
+   *
+   * contract_manageContractByVote with `simulate` true: the BVM transaction runs at once against the latest state, changes nothing, is never ordered, and the answer is its receipt (`ret`: the BVM result). Governance is described in docs/governance.md.
+   * @param transaction InvokeTransaction
+   * @returns receipt
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32003 SIGNATURE_INVALID: SIGFAILED
+   * @throws -32005 INVOKE_CONTRACT_FAILED: INVOKE_CONTRACT_FAILED
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.simulate_manageContractByVote({"from":"0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc","to":"0x0000000000000000000000000000000000ffff02","payload":"0x00000006437265617465000000020000009b000000010000000e4465706c6f79436f6e7472616374000000010000007d7b22766d54797065223a2245564d222c22736f75726365223a225932397564484a68593351675179423766513d3d222c2262696e223a22594942675146493067425667443164674149443957314267506f4267485741414f574141382f356767474241556d41416750332b6f57527a6232786a517741494a51414b227d00000008434f4e5452414354","timestamp":1510000003600000000,"nonce":7300000000000001,"type":"BVM","signature":"0x00a2dc2db69d1eb8ed1364d0a5ad5847c3887abaa4d3b1810ecd6da0683f5f96f347920b6f2197cf046ebe978e59ab78782204d4002b25665c91e3c64ece0a7da600"})
+   * ```
+   */
+  simulate_manageContractByVote(...params: SimulateManageContractByVoteParams): Promise<SimulateManageContractByVoteResult>
   /**
    * The latest block, with its transactions.
    *
@@ -1124,6 +1232,45 @@ export interface KeelClientMethods {
    * ```
    */
   account_getBalance(...params: AccountGetBalanceParams): Promise<AccountGetBalanceResult>
+  /**
+   * The roles an account holds.
+   *
+   * The built-in roles (admin, contractManager, nodeOfVP, audit) and the user-defined ones granted by PERMISSION proposals, in name order; an account with none (a plain account) gives an empty list. The genesis admins hold admin and contractManager. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getRoles("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc")
+   * ```
+   */
+  account_getRoles(...params: AccountGetRolesParams): Promise<AccountGetRolesResult>
+  /**
+   * The accounts that hold a role.
+   *
+   * Addresses (0x + lower case, ascending) holding the role; a role nobody holds gives an empty list, a role that does not exist -32602. Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns accounts
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getAccountsByRole("admin")
+   * ```
+   */
+  account_getAccountsByRole(...params: AccountGetAccountsByRoleParams): Promise<AccountGetAccountsByRoleResult>
+  /**
+   * Whether an account may send transactions.
+   *
+   * `normal`; `frozen` (Cert.CertFreeze by an admin, until CertUnfreeze) or `abandoned` (Account.Abandon, for good): their transactions are refused at admission (-32008) and, if already pooled, discarded at execution with INVALID_PERMISSION. An address never seen is `normal`. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.account_getStatus("0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc")
+   * ```
+   */
+  account_getStatus(...params: AccountGetStatusParams): Promise<AccountGetStatusResult>
   /**
    * Subscribe to new blocks (polled).
    *
@@ -1437,6 +1584,84 @@ export interface KeelClientMethods {
    * ```
    */
   config_getVSet(...params: ConfigGetVSetParams): Promise<ConfigGetVSetResult>
+  /**
+   * Every role and its vote weight.
+   *
+   * Role name -> weight (1 for every role: each voter counts once). Built-in roles: admin, contractManager, nodeOfVP, audit; PERMISSION proposals add and delete others. Governance is described in docs/governance.md.
+   * @returns roles
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_getRoles()
+   * ```
+   */
+  config_getRoles(...params: ConfigGetRolesParams): Promise<ConfigGetRolesResult>
+  /**
+   * Whether a role exists.
+   *
+   * true for a built-in role or one a PERMISSION proposal created (and did not delete). Governance is described in docs/governance.md.
+   * @param role RoleName
+   * @returns exists
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_isRoleExist("admin")
+   * ```
+   */
+  config_isRoleExist(...params: ConfigIsRoleExistParams): Promise<ConfigIsRoleExistResult>
+  /**
+   * The latest proposal.
+   *
+   * The chain's latest proposal (only the latest can be open) in the SDK's shape: `code` is its operations as JSON `[{"Params":[…],"MethodName":…}]`, `timestamp` and `timeout` ns, `status` VOTING, REJECT, WAITING_EXE, CANCEL, COMPLETED or TIMEOUT (an open proposal whose timeout is past the latest block's time shows TIMEOUT), the votes with their transactions, `completed`/`cancel` the hash of the executing/cancelling transaction. -32001 while the chain has none. Governance is described in docs/governance.md.
+   * @returns proposal
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getProposal()
+   * ```
+   */
+  config_getProposal(...params: ConfigGetProposalParams): Promise<ConfigGetProposalResult>
+  /**
+   * Every contract name.
+   *
+   * Contract address -> name, for every name CNS proposals set (SetCName); an empty object when there is none. Governance is described in docs/governance.md.
+   * @returns names
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.config_getAllCNS()
+   * ```
+   */
+  config_getAllCNS(...params: ConfigGetAllCNSParams): Promise<ConfigGetAllCNSResult>
+  /**
+   * The address a contract name stands for.
+   *
+   * -32001 for a name no CNS proposal set. Governance is described in docs/governance.md.
+   * @param name ContractName
+   * @returns address
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getAddressByCName("KeyValue")
+   * ```
+   */
+  config_getAddressByCName(...params: ConfigGetAddressByCNameParams): Promise<ConfigGetAddressByCNameResult>
+  /**
+   * The name of a contract.
+   *
+   * -32001 for an address without a name. Governance is described in docs/governance.md.
+   * @param address Address
+   * @returns name
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32001 DATA_NOT_FOUND: queried data does not exist
+   * @example
+   * ```ts
+   * await client.config_getCNameByAddress("0xaeccd2fd1118334402c5de1cb014a9c192c498df")
+   * ```
+   */
+  config_getCNameByAddress(...params: ConfigGetCNameByAddressParams): Promise<ConfigGetCNameByAddressResult>
   /**
    * Issue a transaction certificate for a public key.
    *

@@ -87,8 +87,8 @@ export type TxVersion = string
 /** execution engine: EVM (default) or JVM, any case; HVM (what the SDK's Java contract builder sends) is the same Java engine; the SDK also sends TRANSFER for plain transfers. The other values pass the schema but are refused with -32602 naming them */
 export type VmType = "EVM" | "JVM" | "evm" | "jvm" | "TRANSFER" | "HVM" | "BVM" | "KVSQL" | "FVM"
 
-/** engine that executed the transaction */
-export type EngineType = "EVM" | "JVM"
+/** engine that executed the transaction (BVM: a built-in contract, docs/governance.md) */
+export type EngineType = "EVM" | "JVM" | "BVM"
 
 /** 0 for a normal transaction (transfer, deploy, invoke); maintenance goes through contract_maintainContract */
 export type NormalOpcode = 0
@@ -105,7 +105,7 @@ export type GasPrice = number | bigint
 /** gas limit as a JSON integer */
 export type GasLimit = number | bigint
 
-/** contract name (CNS); accepted and ignored by Keel */
+/** contract name (CNS): a transaction may name its contract by `cname` with `to` the zero address; names are set by CNS proposals (docs/governance.md) */
 export type ContractName = string
 
 /** integer extra ids (signed, not interpreted) */
@@ -803,6 +803,47 @@ export interface PagedIndexResult {
   data: Array<TransactionSummary | Transaction>
 }
 
+/** a role: admin, contractManager, nodeOfVP, audit, or one a PERMISSION proposal created */
+export type RoleName = string
+
+export type RoleExists = boolean
+
+export type RoleList = Array<RoleName>
+
+/** role name -> vote weight */
+export type RoleWeights = Record<string, number | bigint>
+
+export type AccountStatus = "normal" | "frozen" | "abandoned"
+
+/** contract address -> name */
+export type ContractNames = Record<string, ContractName>
+
+export interface ProposalVote {
+  addr: Address
+  txHash: Hash
+  weight: number | bigint
+}
+
+export interface Proposal {
+  id: number | bigint
+  /** the operations as JSON [{"Params":[…],"MethodName":…}] */
+  code: string
+  timestamp: TimestampNs
+  timeout: TimestampNs
+  status: "VOTING" | "REJECT" | "WAITING_EXE" | "CANCEL" | "COMPLETED" | "TIMEOUT"
+  assentor: Array<ProposalVote>
+  objector: Array<ProposalVote>
+  threshold: number | bigint
+  score: number | bigint
+  creator: Address
+  version: string
+  type: "CONFIG" | "PERMISSION" | "NODE" | "CNS" | "CONTRACT" | "CA" | "SYSTEM"
+  /** hash of the executing transaction, or empty */
+  completed: string
+  /** hash of the cancelling transaction, or empty */
+  cancel: string
+}
+
 /** Positional params of `tx_getTransactions`. */
 export type TxGetTransactionsParams = [range: RangeQuery]
 /** Result of `tx_getTransactions`. */
@@ -1011,7 +1052,7 @@ export type TxSendTransactionParams = [transaction: TransferTransaction]
 /** Result of `tx_sendTransaction`. */
 export type TxSendTransactionResult = Hash
 /** Codes `tx_sendTransaction` can answer besides 0. */
-export type TxSendTransactionError = -32602 | -32006 | -32007
+export type TxSendTransactionError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `tx_sendTransactionReturnReceipt`. */
 export type TxSendTransactionReturnReceiptParams = [transaction: TransferTransaction]
@@ -1067,14 +1108,14 @@ export type ContractDeployContractParams = [transaction: DeployTransaction]
 /** Result of `contract_deployContract`. */
 export type ContractDeployContractResult = Hash
 /** Codes `contract_deployContract` can answer besides 0. */
-export type ContractDeployContractError = -32602 | -32006 | -32007
+export type ContractDeployContractError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `contract_invokeContract`. */
 export type ContractInvokeContractParams = [transaction: InvokeTransaction]
 /** Result of `contract_invokeContract`. */
 export type ContractInvokeContractResult = Hash
 /** Codes `contract_invokeContract` can answer besides 0. */
-export type ContractInvokeContractError = -32602 | -32006 | -32007
+export type ContractInvokeContractError = -32008 | -32602 | -32006 | -32007
 
 /** Positional params of `contract_getCode`. */
 export type ContractGetCodeParams = [contractAddress: Address]
@@ -1095,7 +1136,14 @@ export type ContractMaintainContractParams = [transaction: MaintainTransaction]
 /** Result of `contract_maintainContract`. */
 export type ContractMaintainContractResult = Hash
 /** Codes `contract_maintainContract` can answer besides 0. */
-export type ContractMaintainContractError = -32602 | -32006 | -32007
+export type ContractMaintainContractError = -32008 | -32602 | -32006 | -32007
+
+/** Positional params of `contract_manageContractByVote`. */
+export type ContractManageContractByVoteParams = [transaction: InvokeTransaction]
+/** Result of `contract_manageContractByVote`. */
+export type ContractManageContractByVoteResult = Hash
+/** Codes `contract_manageContractByVote` can answer besides 0. */
+export type ContractManageContractByVoteError = -32602 | -32006 | -32007 | -32008
 
 /** Positional params of `contract_getStatus`. */
 export type ContractGetStatusParams = [address: Address]
@@ -1125,12 +1173,40 @@ export type ContractGetDeployedListResult = AddressList
 /** Codes `contract_getDeployedList` can answer besides 0. */
 export type ContractGetDeployedListError = -32602
 
+/** Positional params of `contract_getStatusByCName`. */
+export type ContractGetStatusByCNameParams = [name: ContractName]
+/** Result of `contract_getStatusByCName`. */
+export type ContractGetStatusByCNameResult = ContractStatus
+/** Codes `contract_getStatusByCName` can answer besides 0. */
+export type ContractGetStatusByCNameError = -32602 | -32001
+
+/** Positional params of `contract_getCreatorByCName`. */
+export type ContractGetCreatorByCNameParams = [name: ContractName]
+/** Result of `contract_getCreatorByCName`. */
+export type ContractGetCreatorByCNameResult = Address
+/** Codes `contract_getCreatorByCName` can answer besides 0. */
+export type ContractGetCreatorByCNameError = -32602 | -32001 | -32009
+
+/** Positional params of `contract_getCreateTimeByCName`. */
+export type ContractGetCreateTimeByCNameParams = [name: ContractName]
+/** Result of `contract_getCreateTimeByCName`. */
+export type ContractGetCreateTimeByCNameResult = ContractCreateTime
+/** Codes `contract_getCreateTimeByCName` can answer besides 0. */
+export type ContractGetCreateTimeByCNameError = -32602 | -32001 | -32009
+
 /** Positional params of `simulate_invokeContract`. */
 export type SimulateInvokeContractParams = [transaction: InvokeTransaction]
 /** Result of `simulate_invokeContract`. */
 export type SimulateInvokeContractResult = Receipt
 /** Codes `simulate_invokeContract` can answer besides 0. */
 export type SimulateInvokeContractError = -32602 | -32003 | -32005
+
+/** Positional params of `simulate_manageContractByVote`. */
+export type SimulateManageContractByVoteParams = [transaction: InvokeTransaction]
+/** Result of `simulate_manageContractByVote`. */
+export type SimulateManageContractByVoteResult = Receipt
+/** Codes `simulate_manageContractByVote` can answer besides 0. */
+export type SimulateManageContractByVoteError = -32602 | -32003 | -32005 | -32008
 
 /** Positional params of `block_latestBlock`. */
 export type BlockLatestBlockParams = []
@@ -1215,6 +1291,27 @@ export type AccountGetBalanceParams = [address: Address]
 export type AccountGetBalanceResult = HexQuantity
 /** Codes `account_getBalance` can answer besides 0. */
 export type AccountGetBalanceError = -32602 | -32009
+
+/** Positional params of `account_getRoles`. */
+export type AccountGetRolesParams = [address: Address]
+/** Result of `account_getRoles`. */
+export type AccountGetRolesResult = RoleList
+/** Codes `account_getRoles` can answer besides 0. */
+export type AccountGetRolesError = -32602
+
+/** Positional params of `account_getAccountsByRole`. */
+export type AccountGetAccountsByRoleParams = [role: RoleName]
+/** Result of `account_getAccountsByRole`. */
+export type AccountGetAccountsByRoleResult = AddressList
+/** Codes `account_getAccountsByRole` can answer besides 0. */
+export type AccountGetAccountsByRoleError = -32602
+
+/** Positional params of `account_getStatus`. */
+export type AccountGetStatusParams = [address: Address]
+/** Result of `account_getStatus`. */
+export type AccountGetStatusResult = AccountStatus
+/** Codes `account_getStatus` can answer besides 0. */
+export type AccountGetStatusError = -32602
 
 /** Positional params of `sub_newBlockSubscription`. */
 export type SubNewBlockSubscriptionParams = [full: FullBlocks]
@@ -1376,6 +1473,48 @@ export type ConfigGetVSetParams = []
 export type ConfigGetVSetResult = ValidatorSetText
 /** Codes `config_getVSet` can answer besides 0. */
 export type ConfigGetVSetError = -32602
+
+/** Positional params of `config_getRoles`. */
+export type ConfigGetRolesParams = []
+/** Result of `config_getRoles`. */
+export type ConfigGetRolesResult = RoleWeights
+/** Codes `config_getRoles` can answer besides 0. */
+export type ConfigGetRolesError = -32602
+
+/** Positional params of `config_isRoleExist`. */
+export type ConfigIsRoleExistParams = [role: RoleName]
+/** Result of `config_isRoleExist`. */
+export type ConfigIsRoleExistResult = RoleExists
+/** Codes `config_isRoleExist` can answer besides 0. */
+export type ConfigIsRoleExistError = -32602
+
+/** Positional params of `config_getProposal`. */
+export type ConfigGetProposalParams = []
+/** Result of `config_getProposal`. */
+export type ConfigGetProposalResult = Proposal
+/** Codes `config_getProposal` can answer besides 0. */
+export type ConfigGetProposalError = -32602 | -32001
+
+/** Positional params of `config_getAllCNS`. */
+export type ConfigGetAllCNSParams = []
+/** Result of `config_getAllCNS`. */
+export type ConfigGetAllCNSResult = ContractNames
+/** Codes `config_getAllCNS` can answer besides 0. */
+export type ConfigGetAllCNSError = -32602
+
+/** Positional params of `config_getAddressByCName`. */
+export type ConfigGetAddressByCNameParams = [name: ContractName]
+/** Result of `config_getAddressByCName`. */
+export type ConfigGetAddressByCNameResult = Address
+/** Codes `config_getAddressByCName` can answer besides 0. */
+export type ConfigGetAddressByCNameError = -32602 | -32001
+
+/** Positional params of `config_getCNameByAddress`. */
+export type ConfigGetCNameByAddressParams = [address: Address]
+/** Result of `config_getCNameByAddress`. */
+export type ConfigGetCNameByAddressResult = ContractName
+/** Codes `config_getCNameByAddress` can answer besides 0. */
+export type ConfigGetCNameByAddressError = -32602 | -32001
 
 /** Positional params of `cert_getTCert`. */
 export type CertGetTCertParams = [request: TCertRequest]
@@ -1736,11 +1875,16 @@ export interface Methods {
   contract_getCode: { params: ContractGetCodeParams; result: ContractGetCodeResult; error: ContractGetCodeError }
   contract_getContractCountByAddr: { params: ContractGetContractCountByAddrParams; result: ContractGetContractCountByAddrResult; error: ContractGetContractCountByAddrError }
   contract_maintainContract: { params: ContractMaintainContractParams; result: ContractMaintainContractResult; error: ContractMaintainContractError }
+  contract_manageContractByVote: { params: ContractManageContractByVoteParams; result: ContractManageContractByVoteResult; error: ContractManageContractByVoteError }
   contract_getStatus: { params: ContractGetStatusParams; result: ContractGetStatusResult; error: ContractGetStatusError }
   contract_getCreator: { params: ContractGetCreatorParams; result: ContractGetCreatorResult; error: ContractGetCreatorError }
   contract_getCreateTime: { params: ContractGetCreateTimeParams; result: ContractGetCreateTimeResult; error: ContractGetCreateTimeError }
   contract_getDeployedList: { params: ContractGetDeployedListParams; result: ContractGetDeployedListResult; error: ContractGetDeployedListError }
+  contract_getStatusByCName: { params: ContractGetStatusByCNameParams; result: ContractGetStatusByCNameResult; error: ContractGetStatusByCNameError }
+  contract_getCreatorByCName: { params: ContractGetCreatorByCNameParams; result: ContractGetCreatorByCNameResult; error: ContractGetCreatorByCNameError }
+  contract_getCreateTimeByCName: { params: ContractGetCreateTimeByCNameParams; result: ContractGetCreateTimeByCNameResult; error: ContractGetCreateTimeByCNameError }
   simulate_invokeContract: { params: SimulateInvokeContractParams; result: SimulateInvokeContractResult; error: SimulateInvokeContractError }
+  simulate_manageContractByVote: { params: SimulateManageContractByVoteParams; result: SimulateManageContractByVoteResult; error: SimulateManageContractByVoteError }
   block_latestBlock: { params: BlockLatestBlockParams; result: BlockLatestBlockResult; error: BlockLatestBlockError }
   block_getBlocks: { params: BlockGetBlocksParams; result: BlockGetBlocksResult; error: BlockGetBlocksError }
   block_getBlockByHash: { params: BlockGetBlockByHashParams; result: BlockGetBlockByHashResult; error: BlockGetBlockByHashError }
@@ -1753,6 +1897,9 @@ export interface Methods {
   block_getBatchBlocksByNumber: { params: BlockGetBatchBlocksByNumberParams; result: BlockGetBatchBlocksByNumberResult; error: BlockGetBatchBlocksByNumberError }
   block_getBlocksWithLimit: { params: BlockGetBlocksWithLimitParams; result: BlockGetBlocksWithLimitResult; error: BlockGetBlocksWithLimitError }
   account_getBalance: { params: AccountGetBalanceParams; result: AccountGetBalanceResult; error: AccountGetBalanceError }
+  account_getRoles: { params: AccountGetRolesParams; result: AccountGetRolesResult; error: AccountGetRolesError }
+  account_getAccountsByRole: { params: AccountGetAccountsByRoleParams; result: AccountGetAccountsByRoleResult; error: AccountGetAccountsByRoleError }
+  account_getStatus: { params: AccountGetStatusParams; result: AccountGetStatusResult; error: AccountGetStatusError }
   sub_newBlockSubscription: { params: SubNewBlockSubscriptionParams; result: SubNewBlockSubscriptionResult; error: SubNewBlockSubscriptionError }
   sub_newEventSubscription: { params: SubNewEventSubscriptionParams; result: SubNewEventSubscriptionResult; error: SubNewEventSubscriptionError }
   sub_getLogs: { params: SubGetLogsParams; result: SubGetLogsResult; error: SubGetLogsError }
@@ -1776,6 +1923,12 @@ export interface Methods {
   config_getGenesisInfo: { params: ConfigGetGenesisInfoParams; result: ConfigGetGenesisInfoResult; error: ConfigGetGenesisInfoError }
   config_getHosts: { params: ConfigGetHostsParams; result: ConfigGetHostsResult; error: ConfigGetHostsError }
   config_getVSet: { params: ConfigGetVSetParams; result: ConfigGetVSetResult; error: ConfigGetVSetError }
+  config_getRoles: { params: ConfigGetRolesParams; result: ConfigGetRolesResult; error: ConfigGetRolesError }
+  config_isRoleExist: { params: ConfigIsRoleExistParams; result: ConfigIsRoleExistResult; error: ConfigIsRoleExistError }
+  config_getProposal: { params: ConfigGetProposalParams; result: ConfigGetProposalResult; error: ConfigGetProposalError }
+  config_getAllCNS: { params: ConfigGetAllCNSParams; result: ConfigGetAllCNSResult; error: ConfigGetAllCNSError }
+  config_getAddressByCName: { params: ConfigGetAddressByCNameParams; result: ConfigGetAddressByCNameResult; error: ConfigGetAddressByCNameError }
+  config_getCNameByAddress: { params: ConfigGetCNameByAddressParams; result: ConfigGetCNameByAddressResult; error: ConfigGetCNameByAddressError }
   cert_getTCert: { params: CertGetTCertParams; result: CertGetTCertResult; error: CertGetTCertError }
   archive_snapshot: { params: ArchiveSnapshotParams; result: ArchiveSnapshotResult; error: ArchiveSnapshotError }
   archive_querySnapshotExist: { params: ArchiveQuerySnapshotExistParams; result: ArchiveQuerySnapshotExistResult; error: ArchiveQuerySnapshotExistError }

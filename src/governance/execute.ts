@@ -1,0 +1,772 @@
+/**
+ * BVM transactions: Hyperchain's built-in contracts as state transitions over a block's overlay
+ * (docs/governance.md). Deterministic: every input is the transaction, the block's time and number,
+ * and the state; every VP executing the same block writes the same records and the same receipt.
+ *
+ * Outcomes:
+ * - a payload that does not decode, or a `to` that is no built-in contract: the transaction is
+ *   discarded (INVOKE_CONTRACT_FAILED) with the reason; the block goes on;
+ * - every decoded operation: a receipt whose `ret` is the SDK's BVM result
+ *   `{"Success", "Ret", "Err"}`; a refusal (not an admin, a proposal in the wrong state, bad
+ *   arguments) is `Success: false` with `Err` saying why, and changes nothing.
+ */
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import type { ExecutionOutcome, Hex, Log } from '../domain.ts'
+import {
+  BUILTIN_ROLES,
+  type FilterRule,
+  type GenesisGovernance,
+  GovernanceWriter,
+  MIN_PROPOSAL_TIMEOUT_NS,
+  PROPOSAL_TYPES,
+  type ProposalRecord,
+  type ProposalType,
+  type SlotWriter,
+} from './state.ts'
+import {
+  argText,
+  BuiltinAddress,
+  BvmDecodeError,
+  type BvmResult,
+  base64Of,
+  decodeContents,
+  decodeOperation,
+  encodeResult,
+  OpCode,
+  type Operation,
+  type OperationResult,
+} from './wire.ts'
+
+/** What the executor lends a BVM run: contract lifecycle for CONTRACT proposals, the network for NODE ones. */
+export interface BvmHooks {
+  /** deploys `code` (hex init code) as `deployer`; the new address, or why not */
+  deploy(code: Hex, vmType: 'EVM' | 'JVM', deployer: Hex): Promise<{ address: Hex } | { error: string }>
+  /** replaces a contract's code by what `code` (init code) returns; undefined or why not */
+  upgrade(address: Hex, code: Hex, vmType: 'EVM' | 'JVM'): Promise<string | undefined>
+  /** freezes (2) or unfreezes (3) a contract; undefined or why not */
+  maintain(address: Hex, opCode: number): string | undefined
+  /** whether `address` holds a contract */
+  isContract(address: Hex): boolean
+  /** NODE proposal operations; absent on a node that runs alone */
+  node?: NodeHooks
+}
+
+export interface NodeHooks {
+  /** the hostnames of the namespace's VPs now */
+  vps(): string[]
+  /** a node's name is known to the network (it has a certificate and an address in its files) */
+  knows(hostname: string): boolean
+}
+
+/** A block's overlay as a BVM run uses it: storage, and checkpoints so a refusal changes nothing. */
+export interface BvmState extends SlotWriter {
+  checkpoint(): void
+  commit(): void
+  revert(): void
+}
+
+export interface BvmRun {
+  txHash: Hex
+  from: Hex
+  to: Hex
+  payload: Hex
+  blockTime: bigint
+  state: BvmState
+  genesis: GenesisGovernance
+  hooks: BvmHooks
+}
+
+export const PROPOSAL_TOPIC: Hex = `0x${bytesToHex(utf8ToBytes('proposal contract')).padStart(64, '0')}`
+
+/** What DID, MPC, root CA, version and hash-algorithm contracts answer: Keel has no such feature. */
+const MISSING: Readonly<Record<string, string>> = {
+  [BuiltinAddress.did]: 'DID documents and credentials (the DID contract)',
+  [BuiltinAddress.mpc]: 'multi-party computation (the MPC contract)',
+  [BuiltinAddress.rootCa]: 'root CA management (the RootCA contract)',
+  [BuiltinAddress.version]: 'chain version management (the Version contract)',
+  [BuiltinAddress.hashChange]: 'hash algorithm changes (the HashChange contract)',
+}
+
+class Refusal extends Error {
+  constructor(
+    message: string,
+    readonly ret: string | null = null,
+  ) {
+    super(message)
+  }
+}
+
+function refuse(message: string, ret: string | null = null): never {
+  throw new Refusal(message, ret)
+}
+
+function ok(ret: string | null, logs: Log[] = []): { result: BvmResult; logs: Log[] } {
+  return { result: { Success: true, Ret: ret, Err: '' }, logs }
+}
+
+const ADDRESS = /^0x[0-9a-f]{40}$/
+
+function addressArg(operation: Operation, index: number): Hex {
+  const raw = argText(operation, index).trim().toLowerCase()
+  const address = raw.startsWith('0x') ? raw : `0x${raw}`
+  if (!ADDRESS.test(address))
+    throw new BvmDecodeError(`${operation.method}: argument ${index} is not a 20-byte hex address: ${JSON.stringify(raw)}`)
+  return address
+}
+
+function arity(operation: Operation, count: number): void {
+  if (operation.args.length !== count)
+    throw new ParamsMismatch(`${operation.method} takes ${count} argument${count === 1 ? '' : 's'}, got ${operation.args.length}`)
+}
+
+class ParamsMismatch extends Error {}
+
+function jsonArg<T>(operation: Operation, index: number): T {
+  const text = argText(operation, index)
+  try {
+    return JSON.parse(text) as T
+  } catch {
+    throw new BvmDecodeError(`${operation.method}: argument ${index} is not JSON: ${JSON.stringify(text.slice(0, 80))}`)
+  }
+}
+
+function intArg(operation: Operation, index: number, min: number): number {
+  const value = jsonArg<unknown>(operation, index)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+    throw new BvmDecodeError(`${operation.method}: argument ${index} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`)
+  return value
+}
+
+function boolArg(operation: Operation, index: number): boolean {
+  const value = jsonArg<unknown>(operation, index)
+  if (typeof value !== 'boolean')
+    throw new BvmDecodeError(`${operation.method}: argument ${index} must be true or false, got ${JSON.stringify(value)}`)
+  return value
+}
+
+/** Runs one BVM transaction; the overlay changes only when the result is a success. */
+export async function executeBvm(run: BvmRun): Promise<ExecutionOutcome> {
+  const t0 = process.hrtime.bigint()
+  const elapsed = () => Number(process.hrtime.bigint() - t0)
+  const discard = (detail: string): ExecutionOutcome => ({
+    ok: false,
+    invalidMsg: 'INVOKE_CONTRACT_FAILED',
+    detail,
+    gasUsed: 0,
+    executeTimeNs: elapsed(),
+  })
+  let operation: Operation
+  try {
+    operation = decodeOperation(hexToBytes(run.payload.slice(2)))
+  } catch (error) {
+    return discard(`malformed BVM operation: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (!BUILTIN_ADDRESSES_LIST.includes(run.to)) return discard(`${run.to} is not a built-in contract`)
+  const contract = new Contracts(run)
+  let answer: { result: BvmResult; logs: Log[] }
+  run.state.checkpoint()
+  try {
+    answer = await contract.call(operation)
+    run.state.commit()
+  } catch (error) {
+    run.state.revert()
+    if (error instanceof Refusal) answer = { result: { Success: false, Ret: error.ret, Err: error.message }, logs: [] }
+    else if (error instanceof BvmDecodeError || error instanceof ParamsMismatch)
+      answer = { result: { Success: false, Ret: null, Err: error.message }, logs: [] }
+    else throw error
+  }
+  return { ok: true, contractAddress: null, gasUsed: 0, ret: encodeResult(answer.result), logs: answer.logs, executeTimeNs: elapsed() }
+}
+
+/** Methods each proposal type may hold. */
+const METHODS_OF: Readonly<Record<ProposalType, readonly string[]>> = {
+  CONFIG: [
+    'SetFilterEnable',
+    'SetFilterRules',
+    'SetProposalTimeout',
+    'SetProposalThreshold',
+    'SetContractVoteEnable',
+    'SetContractVoteThreshold',
+    'SetConsensusAlgo',
+    'UpdateConsensusAlgo',
+    'SetConsensusSetSize',
+    'SetConsensusBatchSize',
+    'SetConsensusPoolSize',
+    'SetExecutorBaseGasPrice',
+  ],
+  PERMISSION: ['CreateRole', 'DeleteRole', 'Grant', 'Revoke'],
+  NODE: ['AddNode', 'AddVP', 'RemoveVP'],
+  CNS: ['SetCName'],
+  CONTRACT: ['DeployContract', 'UpgradeContract', 'MaintainContract'],
+  CA: ['SetCAMode', 'GetCAMode'],
+  SYSTEM: ['SystemUpgrade'],
+}
+
+/** CONFIG settings Keel leaves to its configuration files (the consensus runs with what they say). */
+const CONFIG_NOT_BY_PROPOSAL: Readonly<Record<string, string>> = {
+  SetConsensusAlgo: 'the consensus algorithm (Keel runs RBFT only)',
+  UpdateConsensusAlgo: 'the consensus algorithm (Keel runs RBFT only)',
+  SetConsensusSetSize: 'consensus.set.set_size (set in keel.toml)',
+  SetConsensusBatchSize: 'consensus.pool.batch_size ([chain] batchSize in keel.toml)',
+  SetConsensusPoolSize: 'consensus.pool.pool_size ([chain] poolCapacity in keel.toml)',
+  SetExecutorBaseGasPrice: 'the base gas price (Keel charges no gas)',
+}
+
+interface ContractOption {
+  vmType?: string
+  source?: string
+  bin?: string
+  addr?: string
+  name?: string
+  opCode?: number
+}
+
+class Contracts {
+  readonly gov: GovernanceWriter
+
+  constructor(private readonly bvm: BvmRun) {
+    this.gov = new GovernanceWriter(bvm.state, bvm.genesis)
+  }
+
+  async call(operation: Operation): Promise<{ result: BvmResult; logs: Log[] }> {
+    const to = this.bvm.to
+    switch (to) {
+      case BuiltinAddress.hash:
+        return this.hash(operation)
+      case BuiltinAddress.proposal:
+        return this.proposal(operation)
+      case BuiltinAddress.account:
+        return this.account(operation)
+      case BuiltinAddress.cert:
+        return this.cert(operation)
+      case BuiltinAddress.balance:
+        return refuse(
+          'Balance.Issue is refused: Keel keeps no issuable balance; genesis funds the accounts and transfers move value (docs/governance.md)',
+        )
+      default:
+        return refuse(`Keel has no ${MISSING[to] ?? `contract at ${to}`}; ${operation.method} is not available`)
+    }
+  }
+
+  // ---- Hash: a key-value store anyone may write (the SDK's HashOperation) ----
+
+  private hash(operation: Operation): { result: BvmResult; logs: Log[] } {
+    switch (operation.method) {
+      case 'Set': {
+        arity(operation, 2)
+        this.gov.setHash(argText(operation, 0), argText(operation, 1))
+        return ok(null)
+      }
+      case 'Get': {
+        arity(operation, 1)
+        const key = argText(operation, 0)
+        const value = this.gov.hashValue(key)
+        if (value === undefined) refuse(`no value is set for key ${JSON.stringify(key)}`)
+        return ok(base64Of(value))
+      }
+      default:
+        return refuse(`the Hash contract has no method ${operation.method} (Set, Get)`)
+    }
+  }
+
+  // ---- Account: register a certificate for an account, abandon an account ----
+
+  private account(operation: Operation): { result: BvmResult; logs: Log[] } {
+    const from = this.bvm.from
+    switch (operation.method) {
+      case 'Register': {
+        arity(operation, 2)
+        const address = addressArg(operation, 0)
+        const cert = argText(operation, 1)
+        if (from !== address && !this.gov.isAdmin(from)) refuse(`only ${address} itself or an admin may register a certificate for it`)
+        if (this.gov.accountStatus(address) === 'abandoned') refuse(`account ${address} is abandoned`)
+        const owner = this.gov.accountOfCert(cert)
+        if (owner !== undefined && owner !== address) refuse(`this certificate is registered for ${owner} already`)
+        this.gov.registerCert(address, cert)
+        return ok(null)
+      }
+      case 'Abandon': {
+        arity(operation, 2)
+        const address = addressArg(operation, 0)
+        if (from !== address && !this.gov.isAdmin(from)) refuse(`only ${address} itself or an admin may abandon it`)
+        if (this.gov.accountStatus(address) === 'abandoned') refuse(`account ${address} is abandoned already`)
+        if (this.gov.isAdmin(address) && this.gov.membersOf('admin').length === 1)
+          refuse(`${address} is the last admin: grant another admin first`)
+        this.gov.setAccountStatus(address, 'abandoned')
+        return ok(null)
+      }
+      default:
+        return refuse(`the Account contract has no method ${operation.method} (Register, Abandon)`)
+    }
+  }
+
+  // ---- Cert: freeze and unfreeze the account a certificate was registered for (admins) ----
+
+  private cert(operation: Operation): { result: BvmResult; logs: Log[] } {
+    const method = operation.method
+    if (method === 'CertCheck') {
+      arity(operation, 1)
+      const owner = this.gov.accountOfCert(argText(operation, 0))
+      if (owner === undefined) refuse('this certificate is not registered for any account (Account.Register)')
+      return ok(base64Of(JSON.stringify({ address: owner, status: this.gov.accountStatus(owner) })))
+    }
+    if (method !== 'CertFreeze' && method !== 'CertUnfreeze' && method !== 'CertRevoke')
+      refuse(`the Cert contract has no method ${method} (CertFreeze, CertUnfreeze, CertRevoke, CertCheck)`)
+    arity(operation, 3)
+    if (!this.gov.isAdmin(this.bvm.from)) refuse(`${method} needs an admin; ${this.bvm.from} is not one`)
+    const owner = this.gov.accountOfCert(argText(operation, 0))
+    if (owner === undefined) refuse('this certificate is not registered for any account (Account.Register)')
+    const status = this.gov.accountStatus(owner)
+    if (status === 'abandoned') refuse(`account ${owner} is abandoned`)
+    if (method === 'CertFreeze') {
+      if (status === 'frozen') refuse(`account ${owner} is frozen already`)
+      if (this.gov.isAdmin(owner) && this.gov.membersOf('admin').length === 1) refuse(`${owner} is the last admin`)
+      this.gov.setAccountStatus(owner, 'frozen')
+    } else if (method === 'CertUnfreeze') {
+      if (status !== 'frozen') refuse(`account ${owner} is not frozen`)
+      this.gov.setAccountStatus(owner, 'normal')
+    } else {
+      if (this.gov.isAdmin(owner) && this.gov.membersOf('admin').length === 1) refuse(`${owner} is the last admin`)
+      this.gov.setAccountStatus(owner, 'abandoned')
+    }
+    return ok(null)
+  }
+
+  // ---- Proposal ----
+
+  private proposalLog(proposal: ProposalRecord): Log {
+    return {
+      address: BuiltinAddress.proposal,
+      topics: [PROPOSAL_TOPIC],
+      // the record without its contents' bytes (`code` shows them): timestamps stay decimal text
+      data: `0x${bytesToHex(utf8ToBytes(JSON.stringify({ ...proposal, contents: undefined })))}`,
+    }
+  }
+
+  /** The latest proposal with Hyperchain's timeout rule applied: open past its timeout → TIMEOUT (written). */
+  private latest(): ProposalRecord | undefined {
+    const id = this.gov.latestProposalId()
+    if (id === 0) return undefined
+    const proposal = this.gov.proposal(id)
+    if (proposal === undefined) return undefined
+    if ((proposal.status === 'VOTING' || proposal.status === 'WAITING_EXE') && this.bvm.blockTime > BigInt(proposal.timeout)) {
+      const timedOut: ProposalRecord = { ...proposal, status: 'TIMEOUT' }
+      this.gov.putProposal(timedOut)
+      return timedOut
+    }
+    return proposal
+  }
+
+  private async proposal(operation: Operation): Promise<{ result: BvmResult; logs: Log[] }> {
+    const from = this.bvm.from
+    switch (operation.method) {
+      case 'Create':
+        return this.create(operation)
+      case 'Vote': {
+        arity(operation, 2)
+        const id = intArg(operation, 0, 1)
+        const assent = boolArg(operation, 1)
+        const proposal = this.current(id)
+        if (proposal.status !== 'VOTING') refuse(`proposal ${id} is ${proposal.status}, votes are taken while it is VOTING`)
+        const role = this.gov.voterRole(proposal.type)
+        if (!this.gov.hasRole(from, role)) refuse(`${from} may not vote on a ${proposal.type} proposal: it needs the ${role} role`)
+        if ([...proposal.assentor, ...proposal.objector].some((vote) => vote.addr === from))
+          refuse(`${from} has voted on proposal ${id} already`)
+        const vote = { addr: from, txHash: this.bvm.txHash, weight: 1 }
+        const next: ProposalRecord = assent
+          ? { ...proposal, assentor: [...proposal.assentor, vote], score: proposal.score + 1 }
+          : { ...proposal, objector: [...proposal.objector, vote] }
+        const voters = this.gov.membersOf(role).length
+        if (next.score >= next.threshold) next.status = 'WAITING_EXE'
+        else if (voters - next.objector.length < next.threshold) next.status = 'REJECT'
+        this.gov.putProposal(next)
+        return ok(null, [this.proposalLog(next)])
+      }
+      case 'Cancel': {
+        arity(operation, 1)
+        const id = intArg(operation, 0, 1)
+        const proposal = this.current(id)
+        if (proposal.creator !== from) refuse(`only the creator ${proposal.creator} may cancel proposal ${id}`)
+        if (proposal.status !== 'VOTING' && proposal.status !== 'WAITING_EXE')
+          refuse(`proposal ${id} is ${proposal.status}: only an open proposal can be cancelled`)
+        const next: ProposalRecord = { ...proposal, status: 'CANCEL', cancel: this.bvm.txHash }
+        this.gov.putProposal(next)
+        return ok(null, [this.proposalLog(next)])
+      }
+      case 'Execute': {
+        arity(operation, 1)
+        const id = intArg(operation, 0, 1)
+        const proposal = this.current(id)
+        if (proposal.creator !== from) refuse(`only the creator ${proposal.creator} may execute proposal ${id}`)
+        if (proposal.status !== 'WAITING_EXE')
+          refuse(`proposal ${id} is ${proposal.status}: it runs once it is WAITING_EXE (${proposal.score} of ${proposal.threshold} votes)`)
+        const operations = decodeContents(Buffer.from(proposal.contents, 'base64'))
+        const results: OperationResult[] = []
+        for (const op of operations) results.push(await this.perform(proposal.type, op, proposal.creator))
+        const next: ProposalRecord = { ...proposal, status: 'COMPLETED', completed: this.bvm.txHash, results }
+        this.gov.putProposal(next)
+        return ok(base64Of(JSON.stringify(results)), [this.proposalLog(next)])
+      }
+      case 'Direct':
+        return refuse(
+          'Proposal.Direct is not available: Keel runs NODE and CA contents only through a voted proposal (Create, Vote, Execute)',
+        )
+      default:
+        return refuse(`the Proposal contract has no method ${operation.method} (Create, Vote, Cancel, Execute)`)
+    }
+  }
+
+  /** The proposal `id` when it is the latest (only the latest one is ever open). */
+  private current(id: number): ProposalRecord {
+    const latest = this.latest()
+    if (latest === undefined || id > latest.id) refuse(`there is no proposal ${id}`)
+    if (id !== latest.id) refuse(`proposal ${id} is closed: ${this.gov.proposal(id)?.status ?? 'unknown'}; the latest is ${latest.id}`)
+    return latest
+  }
+
+  private create(operation: Operation): { result: BvmResult; logs: Log[] } {
+    arity(operation, 2)
+    const type = argText(operation, 1) as ProposalType
+    if (!PROPOSAL_TYPES.includes(type)) refuse(`unknown proposal type ${JSON.stringify(type)} (${PROPOSAL_TYPES.join(', ')})`)
+    if (type === 'CA') refuse('Keel has no CA mode proposals (certificates are issued by the node CA; docs/governance.md)')
+    if (type === 'SYSTEM') refuse('Keel has no system upgrade proposals')
+    const from = this.bvm.from
+    const role = this.gov.voterRole(type)
+    if (!this.gov.hasRole(from, role)) refuse(`${from} may not create a ${type} proposal: it needs the ${role} role`)
+    const latest = this.latest()
+    if (latest !== undefined && (latest.status === 'VOTING' || latest.status === 'WAITING_EXE'))
+      refuse(`proposal ${latest.id} is still open (${latest.status}): cancel it, execute it or wait for its timeout`)
+    const contentBytes = operation.args[0]
+    const operations = decodeContents(contentBytes)
+    if (operations.length === 0) refuse('a proposal holds at least one operation')
+    const checks = operations.map((op) => this.check(type, op))
+    if (checks.some((check) => check.code !== OpCode.success))
+      refuse(
+        `the proposal's operations are not valid: ${checks
+          .map((check, i) => (check.code === OpCode.success ? undefined : `${i} ${operations[i].method}: ${check.msg}`))
+          .filter((line) => line !== undefined)
+          .join('; ')}`,
+        base64Of(JSON.stringify(checks)),
+      )
+    const id = (latest?.id ?? 0) + 1
+    const config = this.gov.config()
+    const threshold = this.gov.thresholdFor(type)
+    const proposal: ProposalRecord = {
+      id,
+      contents: Buffer.from(contentBytes).toString('base64'),
+      code: JSON.stringify(
+        operations.map((op) => ({ Params: op.args.map((arg) => Buffer.from(arg).toString('utf8')), MethodName: op.method })),
+      ),
+      timestamp: this.bvm.blockTime.toString(),
+      timeout: (this.bvm.blockTime + BigInt(config.proposalTimeoutNs)).toString(),
+      status: 'VOTING',
+      assentor: [{ addr: from, txHash: this.bvm.txHash, weight: 1 }],
+      objector: [],
+      threshold,
+      score: 1,
+      creator: from,
+      type,
+      completed: '',
+      cancel: '',
+    }
+    if (proposal.score >= threshold) proposal.status = 'WAITING_EXE'
+    this.gov.putProposal(proposal)
+    return ok(base64Of(JSON.stringify(id)), [this.proposalLog(proposal)])
+  }
+
+  /** Whether an operation may be part of a proposal of `type`, judged on the state at creation. */
+  private check(type: ProposalType, op: Operation): OperationResult {
+    if (!METHODS_OF[type].includes(op.method))
+      return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
+    try {
+      this.validate(type, op)
+      return { code: OpCode.success }
+    } catch (error) {
+      if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
+      if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
+      if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
+      throw error
+    }
+  }
+
+  private validate(type: ProposalType, op: Operation): void {
+    switch (type) {
+      case 'CONFIG':
+        this.configOp(op, false)
+        return
+      case 'PERMISSION':
+        arity(op, op.method === 'CreateRole' || op.method === 'DeleteRole' ? 1 : 2)
+        if (op.method === 'Grant' || op.method === 'Revoke') addressArg(op, 1)
+        if (argText(op, 0).trim() === '') throw new BvmDecodeError(`${op.method}: the role name is empty`)
+        return
+      case 'CNS':
+        arity(op, 2)
+        addressArg(op, 0)
+        return
+      case 'CONTRACT':
+        arity(op, 1)
+        contractOption(op)
+        return
+      case 'NODE':
+        arity(op, op.method === 'AddNode' ? 4 : 2)
+        refuse(
+          `Keel does not run NODE proposals yet (${op.method}): add a VP with \`npm run network -- add-vp\` and remove one with node_deleteVP (docs/governance.md §11)`,
+        )
+        return
+      default:
+        return
+    }
+  }
+
+  /** Runs one operation of an executed proposal; its result (200, or the code and why). */
+  private async perform(type: ProposalType, op: Operation, creator: Hex): Promise<OperationResult> {
+    const state = this.bvm.state
+    state.checkpoint()
+    try {
+      let msg: string | undefined
+      switch (type) {
+        case 'CONFIG':
+          this.configOp(op, true)
+          break
+        case 'PERMISSION':
+          this.permissionOp(op)
+          break
+        case 'CNS':
+          this.cnsOp(op)
+          break
+        case 'CONTRACT':
+          msg = await this.contractOp(op, creator)
+          break
+        case 'NODE':
+          refuse('NODE operations are applied by the network layer')
+          break
+        default:
+          refuse(`Keel has no ${type} proposals`)
+      }
+      state.commit()
+      return msg === undefined ? { code: OpCode.success } : { code: OpCode.success, msg }
+    } catch (error) {
+      state.revert()
+      if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
+      if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
+      if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
+      throw error
+    }
+  }
+
+  private configOp(op: Operation, apply: boolean): void {
+    const notHere = CONFIG_NOT_BY_PROPOSAL[op.method]
+    if (notHere !== undefined) refuse(`Keel does not change ${notHere} by proposal`)
+    arity(op, 1)
+    const config = this.gov.config()
+    switch (op.method) {
+      case 'SetFilterEnable':
+        config.filterEnable = boolArg(op, 0)
+        break
+      case 'SetFilterRules':
+        config.filterRules = filterRules(op)
+        break
+      case 'SetProposalTimeout': {
+        const ns = BigInt(intArg(op, 0, 0))
+        config.proposalTimeoutNs = (ns < MIN_PROPOSAL_TIMEOUT_NS ? MIN_PROPOSAL_TIMEOUT_NS : ns).toString()
+        break
+      }
+      case 'SetProposalThreshold': {
+        const threshold = intArg(op, 0, 1)
+        const admins = this.gov.membersOf('admin').length
+        if (threshold > admins) refuse(`threshold ${threshold} exceeds the ${admins} admins: no proposal could pass`)
+        config.proposalThreshold = threshold
+        break
+      }
+      case 'SetContractVoteEnable':
+        config.contractVoteEnable = boolArg(op, 0)
+        break
+      case 'SetContractVoteThreshold': {
+        const threshold = intArg(op, 0, 1)
+        const managers = this.gov.membersOf('contractManager').length
+        if (threshold > managers)
+          refuse(`threshold ${threshold} exceeds the ${managers} contract managers: no contract proposal could pass`)
+        config.contractVoteThreshold = threshold
+        break
+      }
+      default:
+        refuse(`a CONFIG proposal has no method ${op.method}`)
+    }
+    if (apply) this.gov.setConfig(config)
+  }
+
+  private permissionOp(op: Operation): void {
+    const role = argText(op, 0).trim()
+    const roles = this.gov.roles()
+    const builtin = (BUILTIN_ROLES as readonly string[]).includes(role)
+    switch (op.method) {
+      case 'CreateRole':
+        arity(op, 1)
+        if (roles[role] !== undefined) refuse(`role ${role} exists already`)
+        this.gov.setRoles({ ...roles, [role]: 1 })
+        return
+      case 'DeleteRole': {
+        arity(op, 1)
+        if (builtin) refuse(`${role} is a built-in role and cannot be deleted`)
+        if (roles[role] === undefined) refuse(`there is no role ${role}`)
+        for (const member of this.gov.membersOf(role)) this.gov.revoke(member, role)
+        const { [role]: _deleted, ...rest } = roles
+        this.gov.setRoles(rest)
+        return
+      }
+      case 'Grant': {
+        arity(op, 2)
+        const address = addressArg(op, 1)
+        if (roles[role] === undefined) refuse(`there is no role ${role}: create it first (CreateRole)`)
+        if (this.gov.hasRole(address, role)) refuse(`${address} has the role ${role} already`)
+        if (this.gov.accountStatus(address) === 'abandoned') refuse(`account ${address} is abandoned`)
+        this.gov.grant(address, role)
+        return
+      }
+      case 'Revoke': {
+        arity(op, 2)
+        const address = addressArg(op, 1)
+        if (!this.gov.hasRole(address, role)) refuse(`${address} does not have the role ${role}`)
+        const config = this.gov.config()
+        const left = this.gov.membersOf(role).length - 1
+        if (role === 'admin' && left < Math.max(1, config.proposalThreshold))
+          refuse(`revoking ${address} would leave ${left} admins, below the threshold ${Math.max(1, config.proposalThreshold)}`)
+        if (role === 'contractManager' && config.contractVoteThreshold > left)
+          refuse(
+            `revoking ${address} would leave ${left} contract managers, below the contract vote threshold ${config.contractVoteThreshold}`,
+          )
+        this.gov.revoke(address, role)
+        return
+      }
+      default:
+        refuse(`a PERMISSION proposal has no method ${op.method}`)
+    }
+  }
+
+  private cnsOp(op: Operation): void {
+    arity(op, 2)
+    const address = addressArg(op, 0)
+    const name = argText(op, 1).trim()
+    if (name === '') {
+      if (this.gov.nameOfAddress(address) === undefined) refuse(`${address} has no name to remove`)
+      this.gov.setName(address, undefined)
+      return
+    }
+    if (/^0x/i.test(name) || name.length > 128)
+      refuse(`a contract name is 1 to 128 characters and does not start with 0x; got ${JSON.stringify(name)}`)
+    const holder = this.gov.addressOfName(name)
+    if (holder !== undefined && holder !== address) refuse(`the name ${name} belongs to ${holder}`)
+    if (!this.bvm.hooks.isContract(address) && !BUILTIN_ADDRESSES_LIST.includes(address)) refuse(`${address} is not a contract`)
+    this.gov.setName(address, name)
+  }
+
+  private target(option: ContractOption, op: Operation): Hex {
+    if (option.addr !== undefined && option.addr !== '') {
+      const raw = option.addr.toLowerCase()
+      const address = raw.startsWith('0x') ? raw : `0x${raw}`
+      if (!ADDRESS.test(address)) throw new BvmDecodeError(`${op.method}: addr is not a 20-byte hex address`)
+      return address
+    }
+    if (option.name !== undefined && option.name !== '') {
+      const address = this.gov.addressOfName(option.name)
+      if (address === undefined) refuse(`no contract is named ${option.name}`)
+      return address
+    }
+    throw new BvmDecodeError(`${op.method}: the option names no contract (addr or name)`)
+  }
+
+  private async contractOp(op: Operation, creator: Hex): Promise<string | undefined> {
+    arity(op, 1)
+    const option = contractOption(op)
+    const vmType = option.vmType === 'HVM' || option.vmType === 'JVM' ? 'JVM' : 'EVM'
+    const hooks = this.bvm.hooks
+    switch (op.method) {
+      case 'DeployContract': {
+        const deployed = await hooks.deploy(binHex(option, op), vmType, creator)
+        if ('error' in deployed) refuse(deployed.error)
+        return deployed.address
+      }
+      case 'UpgradeContract': {
+        const address = this.target(option, op)
+        const error = await hooks.upgrade(address, binHex(option, op), vmType)
+        if (error !== undefined) refuse(error)
+        return undefined
+      }
+      case 'MaintainContract': {
+        const address = this.target(option, op)
+        if (option.opCode === 5) refuse('Keel does not destroy contracts (opCode 5); freeze it instead (opCode 2)')
+        if (option.opCode !== 2 && option.opCode !== 3)
+          throw new BvmDecodeError(`MaintainContract: opCode must be 2 (freeze) or 3 (unfreeze), got ${option.opCode}`)
+        const error = hooks.maintain(address, option.opCode)
+        if (error !== undefined) refuse(error)
+        return undefined
+      }
+      default:
+        return refuse(`a CONTRACT proposal has no method ${op.method}`)
+    }
+  }
+}
+
+const BUILTIN_ADDRESSES_LIST: readonly string[] = Object.values(BuiltinAddress)
+
+function contractOption(op: Operation): ContractOption {
+  const option = jsonArg<ContractOption>(op, 0)
+  if (option === null || typeof option !== 'object' || Array.isArray(option))
+    throw new BvmDecodeError(`${op.method}: the option is not a JSON object`)
+  if (op.method !== 'MaintainContract' && (typeof option.bin !== 'string' || option.bin === ''))
+    throw new BvmDecodeError(`${op.method}: bin is missing`)
+  return option
+}
+
+function binHex(option: ContractOption, op: Operation): Hex {
+  const bytes = Buffer.from(option.bin ?? '', 'base64')
+  if (bytes.length === 0) throw new BvmDecodeError(`${op.method}: bin is not base64 of the contract's bytes`)
+  return `0x${bytes.toString('hex')}`
+}
+
+function filterRules(op: Operation): FilterRule[] {
+  const raw = jsonArg<unknown>(op, 0)
+  if (!Array.isArray(raw)) throw new BvmDecodeError('SetFilterRules: the rules are not a JSON list')
+  const strings = (value: unknown, field: string, i: number): string[] => {
+    if (value === undefined || value === null) return []
+    if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+      throw new BvmDecodeError(`SetFilterRules: rule ${i}'s ${field} is not a list of strings`)
+    return value as string[]
+  }
+  return raw.map((rule, i) => {
+    if (rule === null || typeof rule !== 'object' || Array.isArray(rule))
+      throw new BvmDecodeError(`SetFilterRules: rule ${i} is not an object`)
+    const r = rule as Record<string, unknown>
+    return {
+      id: typeof r.id === 'number' ? r.id : i,
+      name: typeof r.name === 'string' ? r.name : '',
+      to: strings(r.to, 'to', i).map((to) => to.toLowerCase()),
+      vm: strings(r.vm, 'vm', i).map((vm) => vm.toLowerCase()),
+      allow_anyone: r.allow_anyone === true,
+      authorized_roles: strings(r.authorized_roles, 'authorized_roles', i),
+      forbidden_roles: strings(r.forbidden_roles, 'forbidden_roles', i),
+    }
+  })
+}
+
+/** A proposal as config_getProposal shows it (the SDK's Proposal type); `status` applies the timeout rule at `now`. */
+export function proposalView(proposal: ProposalRecord, now?: bigint): Record<string, unknown> {
+  const open = proposal.status === 'VOTING' || proposal.status === 'WAITING_EXE'
+  const status = open && now !== undefined && now > BigInt(proposal.timeout) ? 'TIMEOUT' : proposal.status
+  return {
+    id: proposal.id,
+    code: proposal.code,
+    timestamp: BigInt(proposal.timestamp),
+    timeout: BigInt(proposal.timeout),
+    status,
+    assentor: proposal.assentor,
+    objector: proposal.objector,
+    threshold: proposal.threshold,
+    score: proposal.score,
+    creator: proposal.creator,
+    version: '1.0',
+    type: proposal.type,
+    completed: proposal.completed,
+    cancel: proposal.cancel,
+  }
+}

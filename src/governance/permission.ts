@@ -1,0 +1,49 @@
+/**
+ * Who may send what (docs/governance.md §10): the contract lifecycle by vote
+ * (`proposal.contract.vote.enable`) and Hyperchain's namespace filter rules (`filter.enable`,
+ * `filter.rules`), both set by CONFIG proposals. Checked at admission against the committed state
+ * and again at execution against the block's state, so every VP decides alike.
+ */
+import type { Hex, SignedTx } from '../domain.ts'
+import { ZERO_ADDRESS } from '../domain.ts'
+import type { GovernanceConfig, GovernanceView } from './state.ts'
+import { BuiltinAddress } from './wire.ts'
+
+/** The engine name a filter rule's `vm` list matches (lower case; `hvm` is Hyperchain's name for Java contracts). */
+export function vmOf(tx: SignedTx): string[] {
+  if (tx.kind === 'transfer') return ['transfer']
+  if (tx.vmType === 'JVM') return ['jvm', 'hvm']
+  return [tx.vmType.toLowerCase()]
+}
+
+/**
+ * Why `tx` may not run, or undefined. `config` is `view`'s, passed in so a caller can keep it for a
+ * block; `named` is the contract a `cname` resolves to (the zero address stands for a deployment).
+ */
+export function permissionRefusal(view: GovernanceView, config: GovernanceConfig, tx: SignedTx, named?: Hex): string | undefined {
+  const from = tx.from.toLowerCase()
+  if (tx.vmType === 'BVM') {
+    // admins and contract managers can always reach the Proposal contract, so no rule locks governance out
+    if (tx.to === BuiltinAddress.proposal && (view.isAdmin(from) || view.hasRole(from, 'contractManager'))) return undefined
+  } else if (config.contractVoteEnable && (tx.kind === 'deploy' || tx.kind === 'maintain')) {
+    return 'contracts are deployed, upgraded and frozen by vote on this chain (proposal.contract.vote.enable): send a CONTRACT proposal (contract_manageContractByVote)'
+  }
+  if (!config.filterEnable || config.filterRules.length === 0) return undefined
+  const destination: Hex = tx.kind === 'deploy' ? ZERO_ADDRESS : (named ?? tx.to ?? ZERO_ADDRESS)
+  const engines = vmOf(tx)
+  for (const rule of config.filterRules) {
+    const toMatches = rule.to.length === 0 || rule.to.includes('*') || rule.to.includes(destination)
+    const vmMatches = rule.vm.length === 0 || rule.vm.includes('*') || engines.some((engine) => rule.vm.includes(engine))
+    if (!toMatches || !vmMatches) continue
+    const named = `filter rule ${rule.id}${rule.name === '' ? '' : ` "${rule.name}"`}`
+    const roles = view.rolesOf(from)
+    const forbidden = rule.forbidden_roles.find((role) => roles.includes(role))
+    if (forbidden !== undefined) return `${named} forbids the role ${forbidden}, which ${from} holds`
+    if (rule.allow_anyone) return undefined
+    if (rule.authorized_roles.some((role) => roles.includes(role))) return undefined
+    return rule.authorized_roles.length === 0
+      ? `${named} admits nobody to this ${engines[0]} transaction`
+      : `${named} admits only the roles ${rule.authorized_roles.join(', ')}; ${from} holds ${roles.length === 0 ? 'none' : roles.join(', ')}`
+  }
+  return undefined
+}

@@ -1,0 +1,682 @@
+/**
+ * Governance on one node (docs/governance.md), driven through the official SDK's BVMBuilder, its
+ * operation builders, its ContractService and its decoders: BVM transactions and their receipts,
+ * roles and their queries, proposals from creation to execution (and every way one is refused),
+ * account status. One node shared by every case, with three genesis admins (threshold: all three),
+ * plus a second small node whose proposals time out after two seconds.
+ *
+ *   npx tsx test/rpc/governance.test.ts
+ */
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { readEntries } from '../../src/archive/file.ts'
+import { BuiltinAddress } from '../../src/governance/wire.ts'
+import type { KeelNode } from '../../src/node.ts'
+import { Keyspace } from '../../src/store/keyspace.ts'
+import {
+  BvmOperation,
+  Cns,
+  Config,
+  ContractOp,
+  DecodeUtil,
+  type GovClient,
+  govClient,
+  newAccount,
+  Permission,
+  Proposal,
+  plain,
+  RequestError,
+  Transaction,
+} from '../helpers/governance.ts'
+import { envelope, post, startTestNode, waitForReceipt } from '../helpers/node.ts'
+import { wallet } from '../helpers/wallet.ts'
+
+const require = createRequire(import.meta.url)
+const [a, b, c] = [newAccount(), newAccount(), newAccount()]
+/** a funded account that holds no role */
+const user = newAccount()
+/** an account that abandons itself */
+const leaver = newAccount()
+const admins = [a, b, c].map((x) => x.address).sort()
+const funded = [a, b, c, user, leaver].map(({ address }) => ({ address, balance: '1000000' }))
+
+let node: KeelNode
+let gov: GovClient
+
+test.before(async () => {
+  node = await startTestNode({ genesis: { accounts: funded, admins } })
+  gov = await govClient(node.url)
+})
+
+test.after(async () => {
+  await node?.stop()
+})
+
+const rpc = async (method: string, params: unknown[] = [], url = node.url) =>
+  (await post(url, envelope(method, params))).body as { code: number; message: string; result?: unknown }
+
+test('a BVM transaction: Hash Set and Get through the SDK, its receipt decoded by the SDK', async () => {
+  const set = await gov.ok(user.account, new BvmOperation.Hash.Builder().set('key-1', 'value-1').build(), 'Hash.Set')
+  assert.is(set.Ret, null)
+  assert.is(set.receipt.gasUsed, 0, 'a built-in contract charges nothing')
+  const get = await gov.ok(user.account, new BvmOperation.Hash.Builder().get('key-1').build(), 'Hash.Get')
+  assert.is(get.Ret, 'value-1')
+  await gov.refused(user.account, new BvmOperation.Hash.Builder().get('key-2').build(), /no value is set for key "key-2"/, 'Hash.Get unset')
+})
+
+test('a system operation is signed with gasPrice and expirationTimestamp 2^63-1, accepted and charged nothing', async () => {
+  const tx = (
+    new Transaction.BVMBuilder(user.account.getAddress(), gov.pm) as unknown as {
+      invoke(op: unknown): { build(): ReturnType<InstanceType<typeof Transaction.Builder>['build']> }
+    }
+  )
+    .invoke(Proposal().vote(99, true).build())
+    .build()
+  tx.sign(user.account)
+  const params = tx.commonParam() as Record<string, unknown>
+  assert.is(BigInt(params.gasPrice as bigint), 2n ** 63n - 1n)
+  assert.is(BigInt(params.expirationTimestamp as bigint), 2n ** 63n - 1n)
+  const sent = await gov.contracts.invoke(tx).send()
+  const receipt = (await sent.poll()).result
+  assert.is(receipt.gasUsed, 0)
+  const balance = await rpc('account_getBalance', [user.address])
+  assert.is(balance.result, '0xf4240', 'the balance is untouched')
+})
+
+test('a malformed operation fails its transaction with the reason; a BVM transaction to another address is refused at admission', async () => {
+  const raw = wallet()
+  const garbage = raw.invoke('0x0000000000000000000000000000000000ffff01', '0x0000000953657400', { type: 'BVM' })
+  const sent = await rpc('contract_invokeContract', [garbage])
+  assert.is(sent.code, 0, sent.message)
+  const receipt = await waitForReceipt(node.url, sent.result as string)
+  assert.is(receipt.code, -32005)
+  const elsewhere = raw.invoke('0x3434343434343434343434343434343434343434', '0x00', { type: 'BVM' })
+  const refused = await rpc('contract_invokeContract', [elsewhere])
+  assert.is(refused.code, -32602)
+  assert.match(refused.message, /a BVM transaction goes to a built-in contract/)
+  // the chain goes on
+  await gov.ok(user.account, new BvmOperation.Hash.Builder().set('after', 'garbage').build(), 'a later BVM transaction')
+})
+
+test('genesis roles: the configured admins are admins and contract managers; the role queries answer the SDK', async () => {
+  assert.equal((await gov.accounts.getRoles(a.address).send()).result, ['admin', 'contractManager'])
+  assert.equal((await gov.accounts.getRoles(user.address).send()).result, [])
+  assert.equal((await gov.accounts.getAccountsByRole('admin').send()).result, admins)
+  assert.equal((await gov.accounts.getAccountsByRole('audit').send()).result, [])
+  assert.equal(plain((await gov.config.getAllRoles().send()).result), { admin: 1, contractManager: 1, nodeOfVP: 1, audit: 1 })
+  assert.is((await gov.config.isRoleExist('nodeOfVP').send()).result, true)
+  assert.is((await gov.config.isRoleExist('auditor').send()).result, false)
+  assert.is((await gov.accounts.getStatus(user.address).send()).result, 'normal')
+  try {
+    await gov.accounts.getAccountsByRole('auditor').send()
+    assert.unreachable('an unknown role')
+  } catch (error) {
+    assert.instance(error, RequestError)
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32602)
+  }
+})
+
+let permissionId = 0
+
+test('a PERMISSION proposal: created by an admin, refused votes, execution only at the threshold and by its creator', async () => {
+  const created = await gov.ok(
+    a.account,
+    Proposal()
+      .createForPermission(
+        Permission().createRole('auditor').build(),
+        Permission().grant('auditor', user.address).build(),
+        Permission().grant('admin', user.address).build(),
+      )
+      .build(),
+    'Create',
+  )
+  permissionId = created.Ret as number
+  assert.type(permissionId, 'number')
+  let proposal = await gov.proposal()
+  assert.is(proposal.id, permissionId)
+  assert.is(proposal.status, 'VOTING')
+  assert.is(proposal.type, 'PERMISSION')
+  assert.is(proposal.threshold, 3, 'every admin by default')
+  assert.is(proposal.score, 1, "the creator's vote counts")
+  assert.is(proposal.creator, a.address)
+  assert.equal(
+    JSON.parse(proposal.code).map((op: { MethodName: string }) => op.MethodName),
+    ['CreateRole', 'Grant', 'Grant'],
+  )
+  assert.equal(plain(proposal.assentor), [{ addr: a.address, txHash: created.txHash, weight: 1 }])
+
+  await gov.refused(
+    user.account,
+    Proposal().vote(permissionId, true).build(),
+    /may not vote on a PERMISSION proposal: it needs the admin role/,
+    'a vote by a non-admin',
+  )
+  await gov.refused(
+    a.account,
+    Proposal().vote(permissionId, true).build(),
+    /has voted on proposal \d+ already/,
+    'a second vote by the same admin',
+  )
+  await gov.refused(
+    a.account,
+    Proposal().execute(permissionId).build(),
+    /it runs once it is WAITING_EXE \(1 of 3 votes\)/,
+    'execute below the threshold',
+  )
+  await gov.refused(
+    user.account,
+    Proposal().createForPermission(Permission().createRole('other').build()).build(),
+    /may not create a PERMISSION proposal: it needs the admin role/,
+    'a proposal by a non-admin',
+  )
+  await gov.refused(
+    b.account,
+    Proposal().createForConfig(Config().setProposalThreshold(2).build()).build(),
+    /proposal \d+ is still open \(VOTING\)/,
+    'a second open proposal',
+  )
+
+  await gov.ok(b.account, Proposal().vote(permissionId, true).build(), 'vote 2')
+  proposal = await gov.proposal()
+  assert.is(proposal.status, 'VOTING')
+  assert.is(proposal.score, 2)
+  await gov.ok(c.account, Proposal().vote(permissionId, true).build(), 'vote 3')
+  proposal = await gov.proposal()
+  assert.is(proposal.status, 'WAITING_EXE')
+  await gov.refused(
+    c.account,
+    Proposal().vote(permissionId, true).build(),
+    /is WAITING_EXE, votes are taken while it is VOTING/,
+    'a vote after the threshold',
+  )
+  await gov.refused(b.account, Proposal().execute(permissionId).build(), /only the creator .* may execute/, 'execute by another admin')
+
+  const executed = await gov.ok(a.account, Proposal().execute(permissionId).build(), 'Execute')
+  assert.equal(executed.Ret, [{ code: 200 }, { code: 200 }, { code: 200 }])
+  proposal = await gov.proposal()
+  assert.is(proposal.status, 'COMPLETED')
+  assert.is(proposal.completed, executed.txHash)
+  assert.equal((await gov.accounts.getRoles(user.address).send()).result, ['admin', 'auditor'])
+  assert.is((await gov.config.isRoleExist('auditor').send()).result, true)
+  assert.equal((await gov.accounts.getAccountsByRole('admin').send()).result, [...admins, user.address].sort())
+})
+
+test('a proposal voted down is REJECT; a cancelled one is CANCEL; only the creator cancels', async () => {
+  // four admins now (threshold: all four): one objection rejects
+  const created = await gov.ok(b.account, Proposal().createForPermission(Permission().createRole('temporary').build()).build(), 'Create')
+  const id = created.Ret as number
+  assert.is(id, permissionId + 1)
+  await gov.ok(c.account, Proposal().vote(id, false).build(), 'vote against')
+  let proposal = await gov.proposal()
+  assert.is(proposal.status, 'REJECT')
+  assert.equal(
+    proposal.objector.map((vote) => vote.addr),
+    [c.address],
+  )
+  await gov.refused(b.account, Proposal().execute(id).build(), /proposal \d+ is REJECT/, 'execute a rejected proposal')
+
+  const again = await gov.ok(
+    b.account,
+    Proposal().createForPermission(Permission().createRole('temporary').build()).build(),
+    'Create again',
+  )
+  const againId = again.Ret as number
+  await gov.refused(a.account, Proposal().cancel(againId).build(), /only the creator .* may cancel/, 'cancel by another admin')
+  const cancelled = await gov.ok(b.account, Proposal().cancel(againId).build(), 'Cancel')
+  proposal = await gov.proposal()
+  assert.is(proposal.status, 'CANCEL')
+  assert.is(proposal.cancel, cancelled.txHash)
+  assert.is((await gov.config.isRoleExist('temporary').send()).result, false)
+  await gov.refused(
+    b.account,
+    Proposal().vote(permissionId, true).build(),
+    /proposal \d+ is closed: COMPLETED/,
+    'a vote on an old proposal',
+  )
+})
+
+test('a CONFIG proposal: settings Keel does not take by proposal are refused at creation, per operation; the threshold changes', async () => {
+  const refused = await gov.refused(
+    a.account,
+    Proposal().createForConfig(Config().setConsensusBatchSize(100).build(), Config().setProposalThreshold(2).build()).build(),
+    /the proposal's operations are not valid: 0 SetConsensusBatchSize/,
+    'consensus settings',
+  )
+  assert.equal(refused.Ret, [
+    { code: -30004, msg: 'Keel does not change consensus.pool.batch_size ([chain] batchSize in keel.toml) by proposal' },
+    { code: 200 },
+  ])
+  const created = await gov.ok(a.account, Proposal().createForConfig(Config().setProposalThreshold(2).build()).build(), 'Create')
+  const id = created.Ret as number
+  for (const voter of [b, c, user]) await gov.ok(voter.account, Proposal().vote(id, true).build(), 'vote')
+  await gov.ok(a.account, Proposal().execute(id).build(), 'Execute')
+  // two votes now pass a proposal
+  const next = await gov.ok(a.account, Proposal().createForPermission(Permission().revoke('admin', user.address).build()).build(), 'Create')
+  await gov.ok(
+    b.account,
+    Proposal()
+      .vote(next.Ret as number, true)
+      .build(),
+    'vote',
+  )
+  assert.is((await gov.proposal()).status, 'WAITING_EXE')
+  await gov.ok(
+    a.account,
+    Proposal()
+      .execute(next.Ret as number)
+      .build(),
+    'Execute',
+  )
+  assert.equal((await gov.accounts.getRoles(user.address).send()).result, ['auditor'])
+})
+
+test('an abandoned account: Account.Abandon by itself; its transactions are refused at admission with -32008', async () => {
+  await gov.refused(
+    user.account,
+    new BvmOperation.Account.Builder().abandon(leaver.address, '').build(),
+    /only 0x[0-9a-f]+ itself or an admin may abandon it/,
+    'abandon by someone else',
+  )
+  await gov.ok(leaver.account, new BvmOperation.Account.Builder().abandon(leaver.address, '').build(), 'Abandon')
+  assert.is((await gov.accounts.getStatus(leaver.address).send()).result, 'abandoned')
+  const transfer = new Transaction.EVMBuilder(leaver.account.getAddress(), gov.pm).transfer(user.address, 1).build()
+  transfer.sign(leaver.account)
+  try {
+    await gov.tx.sendTx(transfer).send()
+    assert.unreachable('a transfer by an abandoned account')
+  } catch (error) {
+    assert.instance(error, RequestError)
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008)
+    assert.match((error as Error).message, /is abandoned: its transactions are refused/)
+  }
+})
+
+const COUNTER = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Counter {
+    uint256 public count;
+    function add() public { count += 1; }
+}
+contract CounterV2 {
+    uint256 public count;
+    function add() public { count += 2; }
+}
+`
+const compiled = (() => {
+  const solc = require('solc') as { compile(input: string): string }
+  const input = {
+    language: 'Solidity',
+    sources: { 'counter.sol': { content: COUNTER } },
+    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>>
+  }
+  const counter = output.contracts['counter.sol'].Counter
+  return {
+    abi: JSON.stringify(counter.abi),
+    bin: counter.evm.bytecode.object,
+    binV2: output.contracts['counter.sol'].CounterV2.evm.bytecode.object,
+  }
+})()
+let counterAddress = ''
+
+/** a signed transaction (built with the SDK's builder) as the SDK sends it */
+function signedBy<T extends { build(): InstanceType<typeof Transaction> }>(builder: T, account: ReturnType<typeof newAccount>['account']) {
+  const tx = builder.build()
+  tx.sign(account)
+  return tx
+}
+
+async function proposalPasses(
+  id: number,
+  voters: ReturnType<typeof newAccount>[],
+  creator: ReturnType<typeof newAccount>,
+): Promise<unknown> {
+  for (const voter of voters) await gov.ok(voter.account, Proposal().vote(id, true).build(), `vote by ${voter.address}`)
+  return (await gov.ok(creator.account, Proposal().execute(id).build(), 'Execute')).Ret
+}
+
+test('a CONTRACT proposal sent with contract_manageContractByVote (and simulated first) deploys a contract when the contract managers agree', async () => {
+  const operation = Proposal()
+    .createForContract(
+      ContractOp()
+        .deploy(COUNTER, compiled.bin, 'EVM' as never, {})
+        .build(),
+    )
+    .build()
+  const bvm = () =>
+    new Transaction.BVMBuilder(a.account.getAddress(), gov.pm) as unknown as {
+      invoke(op: unknown): { simulate(): { build(): InstanceType<typeof Transaction> }; build(): InstanceType<typeof Transaction> }
+    }
+  const latestBefore = (await gov.proposal()).id
+  const simulated = bvm().invoke(operation).simulate().build()
+  simulated.sign(a.account)
+  const simulation = await gov.contracts.manageContractByVote(simulated).send()
+  assert.is(simulation.code, 0, simulation.message)
+  const simulatedResult = DecodeUtil.decodeBvmResultRet((simulation.result as unknown as { ret: string }).ret) as { Success: boolean }
+  assert.ok(simulatedResult.Success, 'the simulation creates the proposal')
+  assert.is((await gov.proposal()).id, latestBefore, 'a simulation changes nothing')
+
+  const tx = bvm().invoke(operation).build()
+  tx.sign(a.account)
+  const sent = await gov.contracts.manageContractByVote(tx).send()
+  assert.is(sent.code, 0, sent.message)
+  for (let i = 0; i < 200 && (await rpc('tx_getTransactionReceipt', [sent.result])).code !== 0; i++)
+    await new Promise((r) => setTimeout(r, 25))
+  const proposal = await gov.proposal()
+  assert.is(proposal.type, 'CONTRACT')
+  assert.is(proposal.threshold, 3, 'every contract manager (the three genesis admins)')
+  await gov.refused(
+    user.account,
+    Proposal().vote(proposal.id, true).build(),
+    /needs the contractManager role/,
+    'a vote by an admin who is no contract manager',
+  )
+  const results = (await proposalPasses(proposal.id, [b, c], a)) as { code: number; msg: string }[]
+  assert.is(results[0].code, 200)
+  counterAddress = results[0].msg
+  assert.match(counterAddress, /^0x[0-9a-f]{40}$/)
+  assert.is((await gov.contracts.getStatus(counterAddress).send()).result, 'normal')
+  assert.is((await gov.contracts.getCreator(counterAddress).send()).result, a.address, 'the proposal creator deploys')
+})
+
+test('CNS: a name set by proposal; invoke by cname; the ByCName queries; rename and removal', async () => {
+  const created = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Counter').build()).build(), 'Create CNS')
+  await proposalPasses(created.Ret as number, [b], a)
+  assert.equal(plain((await gov.config.getAllCNS().send()).result), { [counterAddress]: 'Counter' })
+  assert.is((await gov.config.getAddressByName('Counter').send()).result, counterAddress)
+  assert.is((await gov.config.getNameByAddress(counterAddress).send()).result, 'Counter')
+  assert.is((await gov.contracts.getStatusByCName('Counter').send()).result, 'normal')
+  assert.is((await gov.contracts.getCreatorByCName('Counter').send()).result, a.address)
+  assert.match((await gov.contracts.getCreateTimeByCName('Counter').send()).result, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/)
+
+  // invoke by name: the SDK's Builder.contractName sets `to` to the zero address and signs `cname`
+  const byName = signedBy(
+    new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []).contractName('Counter'),
+    user.account,
+  )
+  assert.is((byName.commonParam() as { to: string }).to, '0x0000000000000000000000000000000000000000')
+  const invoked = await (await gov.contracts.invoke(byName).send()).poll()
+  assert.is(invoked.code, 0)
+  const read = await (
+    await gov.contracts
+      .invoke(
+        signedBy(
+          new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'count()', compiled.abi, []),
+          user.account,
+        ),
+      )
+      .send()
+  ).poll()
+  assert.equal(DecodeUtil.decodeEvmResult(read as never, compiled.abi, 'count()').map(String), ['1'])
+  const unknown = signedBy(
+    new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []).contractName('Nobody'),
+    user.account,
+  )
+  try {
+    await (await gov.contracts.invoke(unknown).send()).poll()
+    assert.unreachable('an unknown name')
+  } catch (error) {
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32005)
+  }
+
+  const renamed = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Tally').build()).build(), 'rename')
+  await proposalPasses(renamed.Ret as number, [b], a)
+  assert.is((await gov.config.getNameByAddress(counterAddress).send()).result, 'Tally')
+  assert.is((await rpc('config_getAddressByCName', ['Counter'])).code, -32001, 'the old name is free')
+  const removed = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, '').build()).build(), 'remove')
+  await proposalPasses(removed.Ret as number, [b], a)
+  assert.equal(plain((await gov.config.getAllCNS().send()).result), {})
+  const named = await gov.ok(a.account, Proposal().createForCNS(Cns().setCName(counterAddress, 'Counter').build()).build(), 'name again')
+  await proposalPasses(named.Ret as number, [b], a)
+})
+
+test('CONTRACT proposals freeze and unfreeze by name and upgrade by address; with contract votes on, a plain deployment is refused', async () => {
+  const freeze = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .maintainByName('EVM' as never, 'Counter', 2)
+          .build(),
+      )
+      .build(),
+    'freeze',
+  )
+  await proposalPasses(freeze.Ret as number, [b, c], a)
+  assert.is((await gov.contracts.getStatusByCName('Counter').send()).result, 'frozen')
+  const unfreeze = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .maintain('EVM' as never, counterAddress, 3)
+          .build(),
+      )
+      .build(),
+    'unfreeze',
+  )
+  await proposalPasses(unfreeze.Ret as number, [b, c], a)
+  assert.is((await gov.contracts.getStatus(counterAddress).send()).result, 'normal')
+
+  const upgrade = await gov.ok(
+    a.account,
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .upgrade(COUNTER, compiled.binV2, 'EVM' as never, counterAddress, {})
+          .build(),
+      )
+      .build(),
+    'upgrade',
+  )
+  await proposalPasses(upgrade.Ret as number, [b, c], a)
+  const count = async () => {
+    const read = await (
+      await gov.contracts
+        .invoke(
+          signedBy(
+            new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'count()', compiled.abi, []),
+            user.account,
+          ),
+        )
+        .send()
+    ).poll()
+    return DecodeUtil.decodeEvmResult(read as never, compiled.abi, 'count()').map(String)[0]
+  }
+  const before = Number(await count())
+  await (
+    await gov.contracts
+      .invoke(
+        signedBy(
+          new Transaction.EVMBuilder(user.account.getAddress(), gov.pm).invoke(counterAddress, 'add()', compiled.abi, []),
+          user.account,
+        ),
+      )
+      .send()
+  ).poll()
+  assert.is(Number(await count()), before + 2, 'the upgraded code runs on the kept storage')
+
+  const on = await gov.ok(a.account, Proposal().createForConfig(Config().setContractVoteEnable(true).build()).build(), 'contract votes on')
+  await proposalPasses(on.Ret as number, [b], a)
+  const deploy = signedBy(new Transaction.EVMBuilder(a.account.getAddress(), gov.pm).deploy(compiled.bin), a.account)
+  try {
+    await gov.contracts.deploy(deploy).send()
+    assert.unreachable('a plain deployment')
+  } catch (error) {
+    assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008)
+    assert.match((error as Error).message, /by vote on this chain \(proposal\.contract\.vote\.enable\)/)
+  }
+  const off = await gov.ok(
+    a.account,
+    Proposal().createForConfig(Config().setContractVoteEnable(false).build()).build(),
+    'contract votes off',
+  )
+  await proposalPasses(off.Ret as number, [b], a)
+})
+
+test('filter rules: each transaction kind refused by the rule that names it (-32008 naming the rule), then allowed by a role', async () => {
+  const rules = [
+    {
+      id: 1,
+      name: 'deployers',
+      to: ['0x0000000000000000000000000000000000000000'],
+      vm: ['evm'],
+      allow_anyone: false,
+      authorized_roles: ['deployer'],
+      forbidden_roles: [],
+    },
+    {
+      id: 2,
+      name: 'no auditor transfers',
+      to: ['*'],
+      vm: ['transfer'],
+      allow_anyone: true,
+      authorized_roles: [],
+      forbidden_roles: ['auditor'],
+    },
+    { id: 3, name: 'no java', to: ['*'], vm: ['jvm'], allow_anyone: false, authorized_roles: [], forbidden_roles: [] },
+    {
+      id: 4,
+      name: 'hash for admins',
+      to: ['0x0000000000000000000000000000000000ffff01'],
+      vm: ['bvm'],
+      allow_anyone: false,
+      authorized_roles: ['admin'],
+      forbidden_roles: [],
+    },
+    {
+      id: 5,
+      name: 'counter callers',
+      to: [counterAddress],
+      vm: ['evm'],
+      allow_anyone: false,
+      authorized_roles: ['caller'],
+      forbidden_roles: [],
+    },
+  ]
+  const created = await gov.ok(
+    a.account,
+    Proposal()
+      .createForConfig(
+        Config()
+          .setFilterRules(rules as never)
+          .build(),
+        Config().setFilterEnable(true).build(),
+      )
+      .build(),
+    'rules',
+  )
+  await proposalPasses(created.Ret as number, [b], a)
+  const refused = async (label: string, send: () => Promise<unknown>, rule: RegExp) => {
+    try {
+      await send()
+      assert.unreachable(`${label}: expected -32008`)
+    } catch (error) {
+      assert.instance(error, RequestError, `${label}: ${String(error)}`)
+      assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008, `${label}: ${(error as Error).message}`)
+      assert.match((error as Error).message, rule, label)
+    }
+  }
+  const evm = () => new Transaction.EVMBuilder(user.account.getAddress(), gov.pm)
+  await refused(
+    'transfer',
+    () => gov.tx.sendTx(signedBy(evm().transfer(a.address, 1), user.account)).send(),
+    /filter rule 2 "no auditor transfers" forbids the role auditor/,
+  )
+  await refused(
+    'deploy',
+    () => gov.contracts.deploy(signedBy(evm().deploy(compiled.bin), user.account)).send(),
+    /filter rule 1 "deployers" admits only the roles deployer/,
+  )
+  await refused(
+    'invoke',
+    () => gov.contracts.invoke(signedBy(evm().invoke(counterAddress, 'add()', compiled.abi, []), user.account)).send(),
+    /filter rule 5 "counter callers"/,
+  )
+  await refused(
+    'maintain',
+    () => gov.contracts.maintain(signedBy(evm().freeze(counterAddress), user.account)).send(),
+    /filter rule 5 "counter callers"/,
+  )
+  await refused(
+    'BVM',
+    () => gov.bvm(user.account, new BvmOperation.Hash.Builder().set('k', 'v').build()),
+    /filter rule 4 "hash for admins" admits only the roles admin/,
+  )
+  const jvm = wallet()
+  const java = await rpc('contract_deployContract', [jvm.deploy('0xfefffbcd00', { type: 'JVM' })])
+  assert.is(java.code, -32008, `JVM: ${java.message}`)
+  assert.match(java.message, /filter rule 3 "no java" admits nobody/)
+
+  const granted = await gov.ok(
+    a.account,
+    Proposal()
+      .createForPermission(
+        Permission().createRole('deployer').build(),
+        Permission().createRole('caller').build(),
+        Permission().grant('deployer', user.address).build(),
+        Permission().grant('caller', user.address).build(),
+      )
+      .build(),
+    'grant deployer and caller',
+  )
+  await proposalPasses(granted.Ret as number, [b], a)
+  const deployed = await (await gov.contracts.deploy(signedBy(evm().deploy(compiled.bin), user.account)).send()).poll()
+  assert.match(deployed.result.contractAddress, /^0x[0-9a-f]{40}$/, 'a deployer deploys')
+  const invoked = await (
+    await gov.contracts.invoke(signedBy(evm().invoke(counterAddress, 'add()', compiled.abi, []), user.account)).send()
+  ).poll()
+  assert.is(invoked.code, 0, 'a caller invokes')
+  // an admin can always reach the Proposal contract: the rules are turned off again
+  const off = await gov.ok(a.account, Proposal().createForConfig(Config().setFilterEnable(false).build()).build(), 'rules off')
+  await proposalPasses(off.Ret as number, [b], a)
+})
+
+test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal and Account contracts', async () => {
+  const id = (await rpc('archive_snapshot', [0])).result as string
+  assert.match(id, /^0x[0-9a-f]+$/)
+  for (let i = 0; (await rpc('archive_querySnapshotExist', [id])).result !== true; i++) {
+    assert.ok(i < 400, 'the snapshot was not made in 20 s')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  const file = join(node.config.node.dataDir, node.config.node.namespace, 'snapshots', `${id}.snap`)
+  const holders = new Set<string>()
+  for await (const entry of readEntries(file))
+    if (entry.space === Keyspace.storage) holders.add(`0x${entry.key.subarray(0, 20).toString('hex')}`)
+  assert.ok(holders.has(BuiltinAddress.proposal), 'roles, proposals, settings and names')
+  assert.ok(holders.has(BuiltinAddress.account), 'account statuses')
+  assert.ok(holders.has(BuiltinAddress.hash), 'Hash values')
+})
+
+test('config_getProposal before any proposal, and expiry against block time (a node whose proposals time out after 2 s)', async () => {
+  const short = await startTestNode({ genesis: { accounts: funded, admins: [a.address, b.address], proposalTimeoutSeconds: 2 } })
+  try {
+    const empty = await rpc('config_getProposal', [], short.url)
+    assert.is(empty.code, -32001)
+    const client = await govClient(short.url)
+    const created = await client.ok(a.account, Proposal().createForPermission(Permission().createRole('late').build()).build(), 'Create')
+    const id = created.Ret as number
+    const proposal = await client.proposal()
+    assert.is(BigInt(proposal.timeout) - BigInt(proposal.timestamp), 2_000_000_000n)
+    // wait past the timeout; the next block's time decides
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    await client.ok(user.account, new BvmOperation.Hash.Builder().set('tick', 'tock').build(), 'a later block')
+    assert.is((await client.proposal()).status, 'TIMEOUT')
+    await client.refused(
+      b.account,
+      Proposal().vote(id, true).build(),
+      /is TIMEOUT, votes are taken while it is VOTING/,
+      'a vote after the timeout',
+    )
+    // a timed-out proposal is closed: a new one may be created
+    await client.ok(b.account, Proposal().createForPermission(Permission().createRole('early').build()).build(), 'Create after the timeout')
+  } finally {
+    await short.stop()
+  }
+})
+
+test.run()

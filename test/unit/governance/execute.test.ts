@@ -1,0 +1,102 @@
+/**
+ * BVM transactions in the executor (src/governance/, src/exec/executor.ts): the wire decoder, the
+ * deterministic outcome of a block, and an account abandoned in a block whose later transactions of
+ * the same block were pooled before: discarded at execution, the same on every node.
+ */
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { ExecutionOutcome, Hex } from '../../../src/domain.ts'
+import { createExecutor } from '../../../src/exec/executor.ts'
+import { GovernanceView } from '../../../src/governance/state.ts'
+import {
+  BuiltinAddress,
+  BvmDecodeError,
+  decodeContents,
+  decodeOperation,
+  encodeContents,
+  encodeOperation,
+} from '../../../src/governance/wire.ts'
+import { DEPLOYER, MapState, mkTx, OTHER, transferTx } from '../exec/helpers.ts'
+
+const hex = (bytes: Uint8Array): Hex => `0x${bytesToHex(bytes)}`
+const genesis = { admins: [DEPLOYER], adminThreshold: 0, proposalTimeoutNs: 300_000_000_000n }
+const bvmTx = (to: Hex, method: string, args: (string | Uint8Array)[], from = DEPLOYER) =>
+  mkTx({ kind: 'invoke', to, from, vmType: 'BVM', payload: hex(encodeOperation(method, args)) })
+const result = (outcome: ExecutionOutcome) => {
+  if (!outcome.ok) throw new Error(`discarded: ${outcome.detail}`)
+  return JSON.parse(Buffer.from(outcome.ret.slice(2), 'hex').toString('utf8')) as { Success: boolean; Ret: string | null; Err: string }
+}
+
+test('the wire: an operation and proposal contents round-trip; truncated or trailing bytes are refused with where', () => {
+  const op = encodeOperation('Grant', ['admin', '0x12'])
+  assert.equal(decodeOperation(op), { method: 'Grant', args: [new TextEncoder().encode('admin'), new TextEncoder().encode('0x12')] })
+  const contents = encodeContents([op, encodeOperation('CreateRole', ['x'])])
+  assert.equal(
+    decodeContents(contents).map((o) => o.method),
+    ['Grant', 'CreateRole'],
+  )
+  assert.throws(
+    () => decodeOperation(op.subarray(0, op.length - 1)),
+    (e: Error) => e instanceof BvmDecodeError && /argument 1 needs 4 bytes/.test(e.message),
+  )
+  assert.throws(
+    () => decodeOperation(new Uint8Array([...op, 0])),
+    (e: Error) => /1 bytes follow the end/.test(e.message),
+  )
+  assert.throws(
+    () => decodeOperation(new Uint8Array([0, 0, 0, 9])),
+    (e: Error) => /the method name needs 9 bytes/.test(e.message),
+  )
+})
+
+test('an account abandoned early in a block: its later transactions of the block are discarded with INVALID_PERMISSION', async () => {
+  const executor = createExecutor({ governance: genesis })
+  const state = new MapState().fund(DEPLOYER, 1000n).fund(OTHER, 1000n)
+  const block = [
+    bvmTx(BuiltinAddress.account, 'Abandon', [OTHER, ''], OTHER),
+    transferTx(OTHER, DEPLOYER, 5n),
+    bvmTx(BuiltinAddress.hash, 'Set', ['k', 'v'], OTHER),
+    transferTx(DEPLOYER, OTHER, 7n),
+  ].map((tx) => ({ tx, signatureValid: true }))
+  const { outcomes, changes } = await executor.executeBlock(state, block, { number: 1, timestamp: 1n })
+  assert.ok(result(outcomes[0]).Success)
+  for (const i of [1, 2]) {
+    const outcome = outcomes[i]
+    assert.ok(!outcome.ok && outcome.invalidMsg === 'INVALID_PERMISSION', JSON.stringify(outcome))
+    assert.match(!outcome.ok ? outcome.detail : '', /is abandoned: its transactions are refused/)
+  }
+  assert.ok(outcomes[3].ok, 'others go on')
+  state.apply(changes)
+  assert.is(new GovernanceView(state, genesis).accountStatus(OTHER), 'abandoned')
+  assert.is(state.getAccount(OTHER)?.balance, 1007n)
+})
+
+test('the same block on two executors gives the same outcomes and changes; a malformed payload is discarded, a refusal is a receipt', async () => {
+  const block = () =>
+    [
+      bvmTx(BuiltinAddress.proposal, 'Create', [encodeContents([encodeOperation('CreateRole', ['auditor'])]), 'PERMISSION']),
+      mkTx({ kind: 'invoke', to: BuiltinAddress.hash, vmType: 'BVM', payload: '0x00000009536574' }),
+      bvmTx(BuiltinAddress.proposal, 'Vote', ['1', 'true'], OTHER),
+      bvmTx(BuiltinAddress.proposal, 'Execute', ['1']),
+      bvmTx(BuiltinAddress.did, 'SetChainID', ['x']),
+    ].map((tx) => ({ tx: { ...tx, hash: `0x${'ab'.repeat(32)}` }, signatureValid: true }))
+  const run = () =>
+    createExecutor({ governance: genesis }).executeBlock(new MapState().fund(DEPLOYER, 1n), block(), { number: 1, timestamp: 5n })
+  const [first, second] = [await run(), await run()]
+  const strip = (outcomes: ExecutionOutcome[]) => outcomes.map(({ executeTimeNs: _, ...rest }) => rest)
+  assert.equal(strip(first.outcomes), strip(second.outcomes))
+  assert.equal(first.changes, second.changes)
+  const [create, malformed, vote, execute, did] = first.outcomes
+  assert.ok(result(create).Success)
+  assert.ok(!malformed.ok && malformed.invalidMsg === 'INVOKE_CONTRACT_FAILED' && /malformed BVM operation/.test(malformed.detail))
+  assert.match(result(vote).Err, /proposal 1 is WAITING_EXE, votes are taken while it is VOTING/)
+  assert.equal(JSON.parse(Buffer.from(result(execute).Ret ?? '', 'base64').toString()), [{ code: 200 }])
+  assert.equal(result(did), {
+    Success: false,
+    Ret: null,
+    Err: 'Keel has no DID documents and credentials (the DID contract); SetChainID is not available',
+  })
+})
+
+test.run()
