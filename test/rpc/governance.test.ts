@@ -15,6 +15,7 @@ import { readEntries } from '../../src/archive/file.ts'
 import { BuiltinAddress } from '../../src/governance/wire.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { Keyspace } from '../../src/store/keyspace.ts'
+import { call } from '../helpers/chain.ts'
 import {
   BvmOperation,
   Cns,
@@ -53,6 +54,9 @@ test.before(async () => {
 test.after(async () => {
   await node?.stop()
 })
+
+/** an SDK account's private key (its field is protected in the SDK's types) */
+const keyOf = (x: { account: unknown }): string => `0x${(x.account as { privateKey: string }).privateKey.replace(/^0x/, '')}`
 
 const rpc = async (method: string, params: unknown[] = [], url = node.url) =>
   (await post(url, envelope(method, params))).body as { code: number; message: string; result?: unknown }
@@ -192,6 +196,11 @@ test('a PERMISSION proposal: created by an admin, refused votes, execution only 
     'a vote after the threshold',
   )
   await gov.refused(b.account, Proposal().execute(permissionId).build(), /only the creator .* may execute/, 'execute by another admin')
+  // operator methods answer to the same admin set (rpc/operator-auth.ts): not yet an admin, refused
+  const operatorCall = () => call(node.url, 'archive_deleteSnapshot', ['0x00000000000000000000000000000000'], { operator: keyOf(user) })
+  const before = await operatorCall()
+  assert.is(before.code, -32008, before.message)
+  assert.match(before.message, /is not one \(account_getAccountsByRole/)
 
   const executed = await gov.ok(a.account, Proposal().execute(permissionId).build(), 'Execute')
   assert.equal(executed.Ret, [{ code: 200 }, { code: 200 }, { code: 200 }])
@@ -201,6 +210,8 @@ test('a PERMISSION proposal: created by an admin, refused votes, execution only 
   assert.equal((await gov.accounts.getRoles(user.address).send()).result, ['admin', 'auditor'])
   assert.is((await gov.config.isRoleExist('auditor').send()).result, true)
   assert.equal((await gov.accounts.getAccountsByRole('admin').send()).result, [...admins, user.address].sort())
+  const after = await operatorCall()
+  assert.is.not(after.code, -32008, `an admin by proposal may call an operator method: ${after.message}`)
 })
 
 test('a proposal voted down is REJECT; a cancelled one is CANCEL; only the creator cancels', async () => {
@@ -637,7 +648,7 @@ test('filter rules: each transaction kind refused by the rule that names it (-32
 })
 
 test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal and Account contracts', async () => {
-  const id = (await rpc('archive_snapshot', [0])).result as string
+  const id = (await call(node.url, 'archive_snapshot', [0], { operator: keyOf(a) })).result as string
   assert.match(id, /^0x[0-9a-f]+$/)
   for (let i = 0; (await rpc('archive_querySnapshotExist', [id])).result !== true; i++) {
     assert.ok(i < 400, 'the snapshot was not made in 20 s')
