@@ -82,7 +82,7 @@ export const PROPOSAL_TOPIC: Hex = `0x${bytesToHex(utf8ToBytes('proposal contrac
 const MISSING: Readonly<Record<string, string>> = {
   [BuiltinAddress.did]: 'DID documents and credentials (the DID contract)',
   [BuiltinAddress.mpc]: 'multi-party computation (the MPC contract)',
-  [BuiltinAddress.rootCa]: 'root CA management (the RootCA contract)',
+  [BuiltinAddress.rootCA]: 'root CA management (the RootCA contract)',
   [BuiltinAddress.version]: 'chain version management (the Version contract)',
   [BuiltinAddress.hashChange]: 'hash algorithm changes (the HashChange contract)',
 }

@@ -10,21 +10,11 @@
  * as a proposal's contents inside Create).
  */
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { BVM_ADDRESS } from '../../sdk/src/bvm.ts'
 import type { Hex } from '../domain.ts'
 
-/** The built-in contracts' addresses (the SDK's `BuiltinOperation.Builder`s). */
-export const BuiltinAddress = {
-  hash: '0x0000000000000000000000000000000000ffff01',
-  proposal: '0x0000000000000000000000000000000000ffff02',
-  account: '0x0000000000000000000000000000000000ffff04',
-  cert: '0x0000000000000000000000000000000000ffff05',
-  did: '0x0000000000000000000000000000000000ffff06',
-  mpc: '0x0000000000000000000000000000000000ffff09',
-  rootCa: '0x0000000000000000000000000000000000ffff0b',
-  version: '0x0000000000000000000000000000000000ffff0c',
-  hashChange: '0x0000000000000000000000000000000000ffff0d',
-  balance: '0x0000000000000000000000000000000000ffff0e',
-} as const
+/** The built-in contracts' addresses (the SDK's `BuiltinOperation.Builder`s), shared with keel-client's builders. */
+export const BuiltinAddress = BVM_ADDRESS
 
 export const BUILTIN_ADDRESSES: ReadonlySet<string> = new Set(Object.values(BuiltinAddress))
 

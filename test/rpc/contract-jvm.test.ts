@@ -332,14 +332,21 @@ test('payloads that are not JVM code or calls, a type that names the other engin
     SUBMIT.deploy,
     [owner.deploy(code, { type: 'BVM' })],
     -32602,
-    '`type` "BVM" is not supported: EVM (the default), JVM or HVM',
+    '`type` BVM calls a built-in contract: send it with contract_invokeContract (got a deploy transaction)',
+  )
+  await fails(
+    url,
+    SUBMIT.deploy,
+    [owner.deploy(code, { type: 'WASM' })],
+    -32602,
+    /at \/type: must be equal to one of the allowed values/,
   )
   await fails(
     url,
     SUBMIT.deploy,
     [owner.deploy(code, { type: 'TRANSFER' })],
     -32602,
-    '`type` "TRANSFER" is not supported: EVM (the default), JVM or HVM',
+    '`type` "TRANSFER" is not supported: EVM (the default), JVM, HVM or BVM',
   )
   await fails(url, SUBMIT.deploy, [owner.deploy(code, { type: 'wasm' })], -32602, /at \/type: must be equal to one of the allowed values/)
   assert.is(
