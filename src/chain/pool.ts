@@ -98,7 +98,7 @@ export interface TxPool {
 }
 
 /**
- * issue 28: whether a waiting transaction may be taken now. src/eth/nonce-gate.ts holds back an
+ * issue 28: whether a waiting transaction may be taken now. src/chain/eth-nonce-gate.ts holds back an
  * Ethereum transaction whose nonce is ahead of its sender's next one (a nonce gap waits, as on
  * Ethereum), until the transactions before it are taken.
  */

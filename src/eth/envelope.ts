@@ -7,6 +7,7 @@
  * `error`. The rest of a request is handled the same way in both dialects (src/rpc/dispatch.ts),
  * so a batch may mix them: each element gets its own dialect's envelope.
  */
+import type { Log } from '../domain.ts'
 
 const ETHEREUM_PREFIXES = ['eth_', 'net_', 'web3_', 'debug_'] as const
 
@@ -38,4 +39,14 @@ export function toEthereumReply(reply: DialectReply): EthereumReply {
   const error: { code: number; message: string; data?: unknown } = { code: reply.code, message: reply.message }
   if (reply.data !== undefined) error.data = reply.data
   return { jsonrpc: '2.0', id: reply.id, error }
+}
+
+/** The WebSocket push of eth_subscribe (made by api/eth/push.ts, used by the request threads' WebSocket server). */
+export interface EthereumPush {
+  /** checks eth_subscribe's params; the matcher of a `logs` subscription, or undefined for `newHeads` */
+  subscription(params: unknown[]): { kind: 'newHeads' } | { kind: 'logs'; matches(log: Log): boolean }
+  /** block `number`'s header as newHeads pushes it (a block without its transactions) */
+  head(number: number): unknown
+  /** block `number`'s logs in Ethereum's shape, each with its Keel log to match against */
+  logs(number: number): { log: Log; shaped: unknown }[]
 }

@@ -12,7 +12,7 @@ import type { InvalidTx, Receipt } from '../domain.ts'
 import type { StatusEvent, SystemStatusMessage } from '../events/types.ts'
 import type { LogLevel } from '../log.ts'
 import type { MetricsSnapshot } from '../metrics/registry.ts'
-import type { OperatorProof } from '../rpc/operator-auth.ts'
+import type { OperatorProof } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
 
 /** What a request thread starts with (its workerData). */

@@ -9,9 +9,8 @@ import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, Namespace
 import { type EthereumReply, isEthereumMethod, toEthereumReply } from '../eth/envelope.ts'
 import type { Logger } from '../log.ts'
 import { type JsonChunks, stringifyJson, stringifyJsonChunks } from '../wire/json.ts'
-import type { CallContext } from './context.ts'
+import type { CallContext, OperatorProof } from './context.ts'
 import type { MethodSpec } from './method-spec.ts'
-import type { OperatorProof } from './operator-auth.ts'
 import { compileParamChecker, type ParamChecker } from './params.ts'
 
 export interface DispatchLimits {

@@ -36,23 +36,11 @@ import { parseSignature } from '../crypto/signature.ts'
 import { sm2Address, sm2Verify } from '../crypto/sm2.ts'
 import { InvalidPermission } from '../errors.ts'
 import { stringifyJson } from '../wire/json.ts'
-import type { CallContext } from './context.ts'
+import type { CallContext, OperatorProof } from './context.ts'
 import { checkTimestamp, type Headers, hexHeaderBytes, MAX_CLOCK_SKEW_MS, signedBytes } from './tcert-check.ts'
 
 export const OPERATOR_TIMESTAMP_HEADER = 'operator-timestamp'
 export const OPERATOR_SIGNATURE_HEADER = 'operator-signature'
-
-/** What the transport found in a request's operator headers: who signed it, or why it proves nothing. */
-export type OperatorProof =
-  | {
-      /** the signer's address, `0x` + 40 lower-case hex digits */
-      address: string
-      /** the signed `operator-timestamp` */
-      timestampMs: number
-      /** the signature's hex, lower case, no 0x: names the signed request in the replay memory */
-      signature: string
-    }
-  | { refusal: string }
 
 const HOW_TO_SIGN =
   "sign the UTF-8 bytes of `<operator-timestamp>\\n` followed by the exact request body with an admin's account key, as a transaction is signed (secp256k1 00‖r‖s‖v or SM2 01‖pubkey‖DER), and send the hex in `operator-signature` (keel-client operatorSigner, or `keel operator`)"

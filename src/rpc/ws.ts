@@ -41,7 +41,7 @@ import {
   SubscriptionNotExist,
   SystemBusy,
 } from '../errors.ts'
-import type { EthereumPush } from '../eth/push.ts'
+import type { EthereumPush } from '../eth/envelope.ts'
 import { compileStatusFilter, type LogCriteria, matchLog, type StatusMatcher, subscriptionCriteria } from '../events/filters.ts'
 import type { EventHub } from '../events/hub.ts'
 import { jsonrpcStatus } from '../events/status.ts'
@@ -80,7 +80,7 @@ export interface WsServerOptions {
   log: Logger
   /** subscription ids; default 16 random bytes as hex (tests pin the first, as for polling ids) */
   newId?: () => string
-  /** issue 28: eth_subscribe's shapes (src/eth/push.ts); without it eth_subscribe answers -32601 */
+  /** issue 28: eth_subscribe's shapes (src/api/eth/push.ts); without it eth_subscribe answers -32601 */
   ethereum?: EthereumPush
 }
 

@@ -334,13 +334,7 @@ test('payloads that are not JVM code or calls, a type that names the other engin
     -32602,
     '`type` BVM calls a built-in contract: send it with contract_invokeContract (got a deploy transaction)',
   )
-  await fails(
-    url,
-    SUBMIT.deploy,
-    [owner.deploy(code, { type: 'WASM' })],
-    -32602,
-    /at \/type: must be equal to one of the allowed values/,
-  )
+  await fails(url, SUBMIT.deploy, [owner.deploy(code, { type: 'WASM' })], -32602, /at \/type: must be equal to one of the allowed values/)
   await fails(
     url,
     SUBMIT.deploy,

@@ -1,5 +1,5 @@
 /**
- * The pool's gate for Ethereum nonces (src/eth/nonce-gate.ts) in a real pool: a nonce gap waits
+ * The pool's gate for Ethereum nonces (src/chain/eth-nonce-gate.ts) in a real pool: a nonce gap waits
  * out of the batches until the transaction before it is taken, a given-back batch counts again
  * from the chain, and Hyperchain-dialect transactions pass straight through. Real store, pool log
  * and transaction decoding.
@@ -11,11 +11,11 @@ import { Wallet } from 'ethers'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
+import { createNonceGate } from '../../../src/chain/eth-nonce-gate.ts'
 import { signatureVerifier } from '../../../src/chain/index.ts'
 import { createTxPool, type TxPool } from '../../../src/chain/pool.ts'
 import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import type { SignedTx } from '../../../src/domain.ts'
-import { createNonceGate } from '../../../src/eth/nonce-gate.ts'
 import { decodeEthereumTx, ethereumSignedTx } from '../../../src/eth/transaction.ts'
 import { createLogger } from '../../../src/log.ts'
 import { openStore, type Store } from '../../../src/store/index.ts'

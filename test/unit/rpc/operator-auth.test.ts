@@ -7,8 +7,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { accountFromPrivateKey, generateAccount } from '../../../sdk/src/account.ts'
 import { operatorHeaders, operatorSignedText } from '../../../sdk/src/operator.ts'
-import type { CallContext } from '../../../src/rpc/context.ts'
-import { createOperatorGuard, type OperatorProof, readOperatorProof, signerOf } from '../../../src/rpc/operator-auth.ts'
+import type { CallContext, OperatorProof } from '../../../src/rpc/context.ts'
+import { createOperatorGuard, readOperatorProof, signerOf } from '../../../src/rpc/operator-auth.ts'
 
 const admin = generateAccount()
 const smAdmin = generateAccount('sm2')

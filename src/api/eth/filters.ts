@@ -5,10 +5,10 @@
  * connection that made the filter (an HTTP keep-alive or WebSocket connection stays on one thread).
  */
 import { randomBytes } from 'node:crypto'
-import type { ChainReader } from '../api/chain-reader.ts'
-import type { Hex } from '../domain.ts'
-import { InvalidParams } from '../errors.ts'
-import { TransactionRejected } from './errors.ts'
+import type { Hex } from '../../domain.ts'
+import { InvalidParams } from '../../errors.ts'
+import { TransactionRejected } from '../../eth/errors.ts'
+import type { ChainReader } from '../chain-reader.ts'
 import { type LogFilter, logQuery, logsIn } from './query.ts'
 
 const LAPSE_MS = 5 * 60_000

@@ -6,10 +6,11 @@
  * before its first (shapes.ts genesisHeader). Keel keeps the latest state only, so a state query
  * about an older block is refused with a message saying so rather than answered from newer state.
  */
-import type { ChainReader } from '../api/chain-reader.ts'
-import type { Hex, Log } from '../domain.ts'
-import { InvalidParams } from '../errors.ts'
-import { TransactionRejected } from './errors.ts'
+
+import type { Hex, Log } from '../../domain.ts'
+import { InvalidParams } from '../../errors.ts'
+import { TransactionRejected } from '../../eth/errors.ts'
+import type { ChainReader } from '../chain-reader.ts'
 import { ethLog, firstLogIndexes, placedTxs } from './shapes.ts'
 
 /** A block parameter: a tag, a 0x number, or EIP-1898's {blockNumber} / {blockHash}. */

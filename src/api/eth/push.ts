@@ -4,21 +4,13 @@
  * subscriptions with the Hyperchain dialect's, under the same per-connection limit; this module
  * gives it the Ethereum shapes, read from the store after each block.
  */
-import type { ChainReader } from '../api/chain-reader.ts'
-import type { Log } from '../domain.ts'
-import { InvalidParams } from '../errors.ts'
+
+import { InvalidParams } from '../../errors.ts'
+import type { EthereumPush } from '../../eth/envelope.ts'
+import type { ChainReader } from '../chain-reader.ts'
 import type { EthereumSettings } from './handlers.ts'
 import { type LogFilter, logMatches, logQuery } from './query.ts'
 import { ethBlock, ethLog, firstLogIndexes, placedTxs } from './shapes.ts'
-
-export interface EthereumPush {
-  /** checks eth_subscribe's params; the matcher of a `logs` subscription, or undefined for `newHeads` */
-  subscription(params: unknown[]): { kind: 'newHeads' } | { kind: 'logs'; matches(log: Log): boolean }
-  /** block `number`'s header as newHeads pushes it (a block without its transactions) */
-  head(number: number): unknown
-  /** block `number`'s logs in Ethereum's shape, each with its Keel log to match against */
-  logs(number: number): { log: Log; shaped: unknown }[]
-}
 
 export function createEthereumPush(chain: ChainReader, settings: EthereumSettings): EthereumPush {
   const chainId = BigInt(settings.chainId)

@@ -11,10 +11,10 @@
  */
 import { KECCAK256_RLP_ARRAY_S } from '@ethereumjs/util'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import type { ChainReader } from '../api/chain-reader.ts'
-import { BLOOM_BYTES, logsBloom } from '../crypto/log-bloom.ts'
-import { type BlockHeader, type Hex, type Log, type SignedTx, ZERO_ADDRESS, ZERO_HASH } from '../domain.ts'
-import { ethereumFieldsOf, isEthereumTx } from './transaction.ts'
+import { BLOOM_BYTES, logsBloom } from '../../crypto/log-bloom.ts'
+import { type BlockHeader, type Hex, type Log, type SignedTx, ZERO_ADDRESS, ZERO_HASH } from '../../domain.ts'
+import { ethereumFieldsOf, isEthereumTx } from '../../eth/transaction.ts'
+import type { ChainReader } from '../chain-reader.ts'
 
 export const quantity = (value: number | bigint): Hex => `0x${value.toString(16)}`
 const EMPTY_BLOOM: Hex = `0x${'00'.repeat(BLOOM_BYTES)}`

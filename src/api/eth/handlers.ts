@@ -5,17 +5,18 @@
  * and eth_estimateGas run on an EVM of their own, on a throw-away overlay of the latest state.
  */
 
-import { decodeRevertReason } from '../../sdk/src/abi.ts'
-import type { ChainReader } from '../api/chain-reader.ts'
-import { type BlockHeader, type Hex, type SignedTx, type TxSubmitter, ZERO_ADDRESS } from '../domain.ts'
-import { DuplicateTransaction, InvalidParams, type RpcError } from '../errors.ts'
-import { createExecutor, type EthereumCallRequest, type Executor } from '../exec/executor.ts'
-import { encodeAdmitted } from '../wire/tx-codec.ts'
-import { ExecutionFailed, ExecutionReverted, TransactionRejected } from './errors.ts'
+import { decodeRevertReason } from '../../../sdk/src/abi.ts'
+import { keccak256 } from '../../crypto/hash.ts'
+import { type BlockHeader, type Hex, type SignedTx, type TxSubmitter, ZERO_ADDRESS } from '../../domain.ts'
+import { DuplicateTransaction, InvalidParams, type RpcError } from '../../errors.ts'
+import { ExecutionFailed, ExecutionReverted, TransactionRejected } from '../../eth/errors.ts'
+import { decodeEthereumTx, ethereumSignedTx } from '../../eth/transaction.ts'
+import { createExecutor, type EthereumCallRequest, type Executor } from '../../exec/executor.ts'
+import { encodeAdmitted } from '../../wire/tx-codec.ts'
+import type { ChainReader } from '../chain-reader.ts'
 import { createEthFilters } from './filters.ts'
 import { type BlockSelector, blockOfTag, ethLogs, type LogFilter, stateBlock } from './query.ts'
 import { ethBlock, ethReceipt, ethTransaction, genesisHeader, type Placed, placedTxs, placeOf, quantity } from './shapes.ts'
-import { decodeEthereumTx, ethereumSignedTx } from './transaction.ts'
 
 export interface EthereumSettings {
   /** chain.chainId */
@@ -145,7 +146,6 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
     web3_clientVersion: () => settings.clientVersion,
     web3_sha3: async ([data]: [string]) => {
       if (typeof data !== 'string' || !DATA.test(data)) throw new InvalidParams('invalid argument 0: must be 0x hex bytes')
-      const { keccak256 } = await import('../crypto/hash.ts')
       return `0x${Buffer.from(keccak256(Buffer.from(data.slice(2), 'hex'))).toString('hex')}`
     },
     eth_blockNumber: () => quantity(chain.height()),

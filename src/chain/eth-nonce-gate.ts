@@ -6,9 +6,10 @@
  * once, and execution discards it (the executor checks the nonce again, on every node alike).
  * Transactions of the Hyperchain dialect pass straight through.
  */
-import type { TakeGate } from '../chain/pool.ts'
+
 import type { Hex, SignedTx } from '../domain.ts'
-import { isEthereumTx } from './transaction.ts'
+import { isEthereumTx } from '../eth/transaction.ts'
+import type { TakeGate } from './pool.ts'
 
 export function createNonceGate(committedNonce: (address: Hex) => bigint): TakeGate {
   /** per sender, the nonce after the highest one taken and not yet committed */
