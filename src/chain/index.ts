@@ -14,12 +14,11 @@ import {
   type SignedTx,
   type StateReader,
   type TxSubmitter,
-  ZERO_ADDRESS,
   ZERO_HASH,
 } from '../domain.ts'
 import { InvalidPermission, SystemBusy } from '../errors.ts'
 import { isEthereumTx } from '../eth/transaction.ts'
-import { permissionRefusal } from '../governance/permission.ts'
+import { refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import type { Logger } from '../log.ts'
 import type { ChainMetrics } from '../metrics/registry.ts'
@@ -192,15 +191,10 @@ export function createChain(options: ChainOptions): Chain {
   let settings: { height: number; config: GovernanceConfig } | undefined
   const refuseUnpermitted = (tx: SignedTx): void => {
     const view = new GovernanceView(store.state, options.governance ?? NO_GOVERNANCE)
-    const status = view.accountStatus(tx.from.toLowerCase())
-    if (status !== 'normal')
-      throw new InvalidPermission(`account ${tx.from} is ${status}: its transactions are refused (account_getStatus)`)
     // the settings change only in blocks: read once per height
     const height = store.height()
     if (settings?.height !== height) settings = { height, config: view.config() }
-    const cname = tx.signed.cname
-    const named = tx.to === ZERO_ADDRESS && typeof cname === 'string' && cname !== '' ? view.addressOfName(cname) : undefined
-    const refusal = permissionRefusal(view, settings.config, tx, named)
+    const refusal = refusalOf(view, settings.config, tx)
     if (refusal !== undefined) throw new InvalidPermission(refusal)
   }
 

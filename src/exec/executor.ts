@@ -37,10 +37,10 @@ import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecR
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes, type PrefixedHexString } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
-import { Opcode, ZERO_ADDRESS } from '../domain.ts'
+import { Opcode } from '../domain.ts'
 import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
 import { type BvmHooks, executeBvm } from '../governance/execute.ts'
-import { permissionRefusal } from '../governance/permission.ts'
+import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
@@ -350,13 +350,10 @@ class Engine {
     const t0 = process.hrtime.bigint()
     if (!signatureValid) return failure('SIGFAILED', 'invalid signature', 0n, t0)
     const from = tx.from.toLowerCase()
-    // an account abandoned or frozen after its transaction was pooled: refused here, on every VP alike
+    // an account abandoned or frozen, or a rule changed, after its transaction was pooled: refused here, on every VP alike
     const view = new GovernanceView(this.s, this.governance)
-    const status = view.accountStatus(from)
-    if (status !== 'normal') return failure('INVALID_PERMISSION', `account ${from} is ${status}: its transactions are refused`, 0n, t0)
     this.govConfig ??= view.config()
-    const destination = tx.kind === 'invoke' || tx.kind === 'maintain' ? this.destination(tx) : undefined
-    const refusal = permissionRefusal(view, this.govConfig, tx, typeof destination === 'string' ? destination : undefined)
+    const refusal = refusalOf(view, this.govConfig, tx)
     if (refusal !== undefined) return failure('INVALID_PERMISSION', refusal, 0n, t0)
     // issue 28: a transaction sent through eth_sendRawTransaction runs with Ethereum's rules (src/eth/)
     if (isEthereumTx(tx))
@@ -475,9 +472,8 @@ class Engine {
    * address with a name; docs/governance.md §8); a detail when the name is unknown.
    */
   private destination(tx: SignedTx): Hex | { unknown: string } | undefined {
-    const to = tx.to?.toLowerCase()
-    const cname = tx.signed.cname
-    if (to !== ZERO_ADDRESS || typeof cname !== 'string' || cname === '') return to
+    const cname = cnameOf(tx)
+    if (cname === undefined) return tx.to?.toLowerCase()
     const address = new GovernanceView(this.s, this.governance).addressOfName(cname)
     return address ?? { unknown: `no contract is named ${JSON.stringify(cname)} (config_getAllCNS lists the names)` }
   }

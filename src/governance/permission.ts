@@ -29,7 +29,7 @@ export function permissionRefusal(view: GovernanceView, config: GovernanceConfig
     return 'contracts are deployed, upgraded and frozen by vote on this chain (proposal.contract.vote.enable): send a CONTRACT proposal (contract_manageContractByVote)'
   }
   if (!config.filterEnable || config.filterRules.length === 0) return undefined
-  const destination: Hex = tx.kind === 'deploy' ? ZERO_ADDRESS : (named ?? tx.to ?? ZERO_ADDRESS)
+  const destination: Hex = tx.kind === 'deploy' ? ZERO_ADDRESS : (named ?? tx.to?.toLowerCase() ?? ZERO_ADDRESS)
   const engines = vmOf(tx)
   for (const rule of config.filterRules) {
     const toMatches = rule.to.length === 0 || rule.to.includes('*') || rule.to.includes(destination)
@@ -46,4 +46,23 @@ export function permissionRefusal(view: GovernanceView, config: GovernanceConfig
       : `${named} admits only the roles ${rule.authorized_roles.join(', ')}; ${from} holds ${roles.length === 0 ? 'none' : roles.join(', ')}`
   }
   return undefined
+}
+
+/** The name a transaction gives its contract instead of an address (`to` 0x0…0 and `cname`, as the SDK sends it). */
+export function cnameOf(tx: SignedTx): string | undefined {
+  const cname = tx.signed.cname
+  return tx.to?.toLowerCase() === ZERO_ADDRESS && typeof cname === 'string' && cname !== '' ? cname : undefined
+}
+
+/**
+ * Why `tx` may not run, or undefined: its account abandoned or frozen, then the contract-vote
+ * setting and the filter rules. Admission asks it of the committed state and execution of the
+ * block's, so a transaction pooled before a change is judged again, alike on every VP.
+ */
+export function refusalOf(view: GovernanceView, config: GovernanceConfig, tx: SignedTx): string | undefined {
+  const from = tx.from.toLowerCase()
+  const status = view.accountStatus(from)
+  if (status !== 'normal') return `account ${from} is ${status}: its transactions are refused (account_getStatus)`
+  const cname = cnameOf(tx)
+  return permissionRefusal(view, config, tx, cname === undefined ? undefined : view.addressOfName(cname))
 }

@@ -159,8 +159,8 @@ final class Instrumenter {
     return o.done();
   }
 
-  /** bytes of one element of the given field descriptor */
-  private static int elementSizeOf(String descriptor) {
+  /** bytes of one element of the given field descriptor (JdkCosts charges JDK-made arrays with it too) */
+  static int elementSizeOf(String descriptor) {
     switch (descriptor.charAt(0)) {
       case 'Z':
       case 'B':

@@ -183,23 +183,7 @@ final class JdkCosts {
   static int range(String owner, String name, String descriptor) {
     if (!owner.equals("java/util/Arrays") || !name.equals("copyOfRange") || !descriptor.endsWith("II)" + descriptor.substring(descriptor.indexOf(')') + 1)))
       return 0;
-    return elementSize(descriptor.charAt(2));
-  }
-
-  private static int elementSize(char c) {
-    switch (c) {
-      case 'Z':
-      case 'B':
-        return 1;
-      case 'C':
-      case 'S':
-        return 2;
-      case 'I':
-      case 'F':
-        return 4;
-      default:
-        return 8;
-    }
+    return Instrumenter.elementSizeOf(descriptor.substring(2));
   }
 
   /** capacity markers: a bit count (n / 8 bytes); a copy of n elements (steps, no memory) */
@@ -218,7 +202,7 @@ final class JdkCosts {
     }
     // a BitSet of n bits holds n / 8 bytes: charged as n / 8 one-byte elements by the Instrumenter (BITS)
     CAPACITY.put("java/util/BitSet.<init>(I)V", BITS);
-    for (char t : "ZBCSIFJD".toCharArray()) CAPACITY.put("java/util/Arrays.copyOf([" + t + "I)[" + t, elementSize(t));
+    for (char t : "ZBCSIFJD".toCharArray()) CAPACITY.put("java/util/Arrays.copyOf([" + t + "I)[" + t, Instrumenter.elementSizeOf(String.valueOf(t)));
     CAPACITY.put("java/util/Arrays.copyOf([Ljava/lang/Object;I)[Ljava/lang/Object;", 8);
     CAPACITY.put("java/lang/System.arraycopy(Ljava/lang/Object;ILjava/lang/Object;II)V", COPY);
   }
