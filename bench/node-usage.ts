@@ -39,6 +39,8 @@ export function residentOf(pid: number): { rss: number; anon: number; file: numb
 /** one thread over a window: lag p99 (ms) and the share of the window its event loop was busy */
 export interface ThreadLoad {
   thread: string
+  /** the thread's id in its process (worker_threads' threadId; 0 is the main thread), from the monitor's file name */
+  threadId?: number
   lagP99Ms: number
   busy: number
   /** the thread's own CPU seconds over the window (/proc/thread-self/stat), when the monitor could read it */
@@ -80,6 +82,7 @@ export function threadLoads(dir: string | undefined, pids: readonly number[], fr
       const prefix = pids.length > 1 ? `node ${index + 1} ` : ''
       loads.push({
         thread: `${prefix}${lines[0].name}`,
+        threadId: Number(file.slice(`${pid}-`.length, -'.jsonl'.length)),
         lagP99Ms: Math.round(Math.max(0, mergedPercentile(lines, 99) - MONITOR_RESOLUTION_NS) / 1e4) / 100,
         busy: Math.round((lines.reduce((sum, line) => sum + line.busy, 0) / lines.length) * 100) / 100,
         ...(lines.every((line) => line.cpuTicks !== undefined)

@@ -9,7 +9,12 @@
  *
  *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
  *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>]
- *                 [--node-repo <checkout>] [--label <name>]
+ *                 [--node-repo <checkout>] [--label <name>] [--ledger]
+ *
+ * `--ledger` (issue 27) profiles every thread of the node (--cpu-prof) and prints, per transaction
+ * workload, the node's CPU per committed transaction by stage of the pipeline (bench/ledger.ts),
+ * each stage beside its floor: the same code on the same kind of transaction measured alone in a
+ * process of its own, in the same run (bench/floors.ts).
  *
  * `--node-repo` runs the node of another checkout (its src/main.ts, its node_modules) under this
  * bench, so an older commit is measured side by side with this one on the same machine.
@@ -37,7 +42,7 @@
  *   KEEL_LOOP_STATS_DIR=/tmp/loops NODE_OPTIONS="--require $PWD/bench/loop-monitor.cjs" npm run network -- up …
  *   npm run bench -- --url … --pid … --loop-stats /tmp/loops
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import { type ChildProcess, execFileSync, fork } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -45,6 +50,7 @@ import { MAX_LOG_RANGE } from '../src/api/sub.ts'
 import { type CommandSpec, parseOrExit } from '../src/command-line.ts'
 import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devnet/node-process.ts'
 import { executorPidOf } from '../test/helpers/jvm.ts'
+import { buildLedger, type Floors, formatLedger, profileSamples } from './ledger.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
@@ -79,6 +85,12 @@ export const benchCommand = {
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     threads: { type: 'string', description: "the local node's jsonrpc.threads (request threads; its config's default when not given)" },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
+    ledger: {
+      type: 'boolean',
+      default: false,
+      description:
+        "the node's CPU per transaction by stage, beside each stage's floor (profiles the node: its figures are a separate run's)",
+    },
     'node-flags': {
       type: 'string',
       value: 'flags',
@@ -106,6 +118,8 @@ const CONCURRENCY = Number(values.concurrency)
 const SEED = `keel-bench-${Date.now()}`
 const repoRoot = join(import.meta.dirname, '..')
 const loopMonitor = join(import.meta.dirname, 'loop-monitor.cjs')
+const profiling = values['cpu-prof'] || values.ledger
+const profileDir = join(resolve(repoRoot, values.out), 'profiles')
 /** where the nodes' threads write their loop figures (bench/loop-monitor.cjs) */
 const loopStatsDir = values['loop-stats'] ?? (values.url === undefined ? scratchDir('keel-bench-loops-') : undefined)
 if (values.url === undefined && loopStatsDir !== undefined) process.env.KEEL_LOOP_STATS_DIR = loopStatsDir
@@ -145,8 +159,7 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
 
 /** The node of a config file (this checkout's, or --node-repo's), with the loop monitor and --cpu-prof. */
 async function launchNode(configFile: string): Promise<NodeProcess> {
-  const profileDir = join(resolve(repoRoot, values.out), 'profiles')
-  if (values['cpu-prof']) mkdirSync(profileDir, { recursive: true })
+  if (profiling) mkdirSync(profileDir, { recursive: true })
   // the node's log is kept beside its config: after a run that went wrong it is the first thing to read
   const logFile = join(dirname(configFile), 'node.log')
   const node: NodeProcess = await startNodeProcess({
@@ -156,7 +169,7 @@ async function launchNode(configFile: string): Promise<NodeProcess> {
     nodeArgs: [
       '--require',
       loopMonitor,
-      ...(values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
       ...(values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
     ],
     ...(values['node-repo'] === undefined ? {} : { repoRoot: values['node-repo'] }),
@@ -193,13 +206,18 @@ interface Usage {
   threads: ThreadLoad[]
   /** load average of the machine at the end (it is shared) */
   loadAverage: string
+  /** the window measured, CLOCK_MONOTONIC µs (the clock of the profiles' samples) */
+  windowUs: [number, number]
 }
+
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
 
 /** Samples the node from the workload's clock start (`begin`, when the load generator says so) to `stop`. */
 function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): string } {
   let startedCpu = 0
   let started = performance.now()
   let startedAt = Date.now()
+  let startedUs = monotonicUs()
   let peak = pids.length === 0 ? 0 : rssBytes(pids)
   let lastCpu = 0
   let lastAt = started
@@ -209,6 +227,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
     startedCpu = cpuSeconds(pids)
     started = performance.now()
     startedAt = Date.now()
+    startedUs = monotonicUs()
     lastCpu = startedCpu
     lastAt = started
   }
@@ -232,7 +251,9 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
         .loadavg()
         .map((load) => load.toFixed(2))
         .join(' ')
-      if (pids.length === 0) return { cpuPercent: null, cpuSeconds: null, coresBusy: null, peakRssMiB: null, threads: [], loadAverage }
+      const windowUs: [number, number] = [startedUs, monotonicUs()]
+      if (pids.length === 0)
+        return { cpuPercent: null, cpuSeconds: null, coresBusy: null, peakRssMiB: null, threads: [], loadAverage, windowUs }
       const used = cpuSeconds(pids) - startedCpu
       const wall = (performance.now() - started) / 1000
       return {
@@ -242,6 +263,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
         peakRssMiB: Math.round(peak / 2 ** 20),
         threads: threadLoads(loopStatsDir, pids, startedAt, Date.now()),
         loadAverage,
+        windowUs,
       }
     },
     line: () => (pids.length === 0 ? '' : ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`),
@@ -323,6 +345,8 @@ interface Row extends Usage {
   cpuPerOpUs: number | null
   /** committed transactions or requests: the per-thread CPU is divided by it */
   ops: number
+  /** a transaction workload of the local node: its ledger can be read from the profiles */
+  ledgerOf?: { workload: keyof typeof WORKLOAD_NAMES; pid: number }
 }
 
 const perOp = (usage: Usage, ops: number): number | null =>
@@ -368,6 +392,7 @@ async function measureTx(loadgen: ChildProcess, target: Target, name: keyof type
     cpuPerOpUs: perOp(used, result.committed),
     ops: result.committed,
     ...used,
+    ...(values.url === undefined ? { ledgerOf: { workload: name, pid: target.pids[0] } } : {}),
   })
   if (result.firstRejection !== undefined) console.error(`${name}: first rejection: ${result.firstRejection}`)
   return result
@@ -598,8 +623,39 @@ function report(): void {
     `${stem}.json`,
     `${JSON.stringify({ date, machine, command, label: values.label, concurrency: CONCURRENCY, accounts: ACCOUNTS, results }, null, 2)}\n`,
   )
-  writeFileSync(`${stem}.md`, `${table}\n`)
-  console.log(`\n${table}\n\nwritten: ${stem}.json, ${stem}.md`)
+  const ledgers = values.ledger ? ledgerTables() : ''
+  writeFileSync(`${stem}.md`, `${table}\n${ledgers}`)
+  console.log(`\n${table}\n${ledgers}\nwritten: ${stem}.json, ${stem}.md`)
+}
+
+/** Issue 27: each transaction workload's CPU by stage, beside its stages' floors (bench/ledger.ts, bench/floors.ts). */
+function ledgerTables(): string {
+  const tables: string[] = []
+  for (const r of rows) {
+    if (r.ledgerOf === undefined || r.cpuSeconds === null || r.ops === 0) continue
+    const samples = profileSamples(profileDir, r.ledgerOf.pid, r.windowUs[0], r.windowUs[1])
+    const ledger = buildLedger(samples, r.threads, r.cpuSeconds, r.ops)
+    tables.push(formatLedger(r.workload, ledger, floorsOf(r.ledgerOf.workload)))
+  }
+  return tables.length === 0 ? '' : `\n${tables.join('\n\n')}\n`
+}
+
+/** The floors of a workload's stages, measured by bench/floors.ts in a process of its own (no load generator, no other node threads). */
+function floorsOf(workload: string): Floors {
+  try {
+    const text = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', join(import.meta.dirname, 'floors.ts'), '--workload', workload, '--json'],
+      {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    return JSON.parse(text) as Floors
+  } catch (error) {
+    console.error(`floors of ${workload}: ${(error as Error).message}`)
+    return {}
+  }
 }
 
 main().catch((error: Error) => {

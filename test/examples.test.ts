@@ -84,7 +84,7 @@ test('every example and script answers --help with what it does and its options'
     assert.match(help.stdout, /--key-file <value>/, file)
     assert.match(help.stdout, says, file)
   }
-  for (const script of [['bench/solo-batch.ts'], ['scripts/run-tests.ts'], ['scripts/build-jvm.ts']]) {
+  for (const script of [['bench/solo-batch.ts'], ['bench/floors.ts'], ['scripts/run-tests.ts'], ['scripts/build-jvm.ts']]) {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', ...script, '--help'], { cwd: repoRoot, timeout: 60_000 })
     assert.match(stdout, /^usage: /, script[0])
   }

@@ -1,0 +1,260 @@
+/**
+ * The floor of each stage of the pipeline (issue 27): the node's own code for that stage, run alone
+ * in this process on the same kind of transaction the bench sends, with no other stage, thread hop,
+ * load generator or second thread beside it. `npm run bench -- --ledger` prints each stage of the
+ * node beside these.
+ *
+ *   npx tsx bench/floors.ts [--workload transfers] [--count 2000] [--json]
+ *
+ * CPU is read from /proc: this thread's own (/proc/thread-self/schedstat, ns) for the stages that
+ * run on one thread, and the process's (every thread) where a stage hands work to another thread
+ * of its own (LMDB's write transaction, the pool log's fdatasync on libuv's pool).
+ */
+import { readFileSync } from 'node:fs'
+import http from 'node:http'
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { aliases, methods, schemas } from '../generated/methods.ts'
+import { admitTransaction } from '../src/chain/admission.ts'
+import { createTxPool, type ReadyTx } from '../src/chain/pool.ts'
+import { createBlockProducer } from '../src/chain/producer.ts'
+import { type CommandSpec, parseOrExit } from '../src/command-line.ts'
+import type { TxFields } from '../src/crypto/sign-string.ts'
+import { checkTransactionSignature } from '../src/crypto/signature.ts'
+import type { SignedTx } from '../src/domain.ts'
+import { createExecutor } from '../src/exec/executor.ts'
+import { createLogger } from '../src/log.ts'
+import { compileParamChecker } from '../src/rpc/params.ts'
+import { openStore } from '../src/store/index.ts'
+import { openPoolLog } from '../src/store/pool-log.ts'
+import { createStateHasher } from '../src/store/state-hasher.ts'
+import { parseJson } from '../src/wire/json.ts'
+import { admittedRecord, decodeAdmitted, encodeTx } from '../src/wire/tx-codec.ts'
+import type { Floors } from './ledger.ts'
+import { scratchDir } from './scratch.ts'
+import { derivedAccount, sdkTransaction } from './sdk-tx.ts'
+
+export const floorsCommand = {
+  name: 'keel bench floors',
+  synopsis: '[options]',
+  summary: "Measures each pipeline stage's floor alone (the node's code on the bench's transactions) and prints them.",
+  options: {
+    workload: { type: 'string', value: 'name', default: 'transfers', description: 'transfers (the only workload with floors so far)' },
+    count: { type: 'string', value: 'n', default: '2000', description: 'transactions measured (blocks of 500)' },
+    json: { type: 'boolean', default: false, description: 'print the floors as JSON (what bench/run.ts reads)' },
+  },
+} satisfies CommandSpec
+
+const BLOCK = 500
+const ACCOUNTS = 1000
+const TX_VERSION = '4.1'
+
+/** CPU ns of this thread so far (the scheduler's own count, not ticks) */
+function threadNs(): number {
+  return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0])
+}
+
+/** CPU ns of every thread of this process so far */
+function processNs(): number {
+  const { user, system } = process.cpuUsage()
+  return (user + system) * 1000
+}
+
+/** µs of this thread's CPU per item, `run` called once per item, after a warm-up on the first fifth */
+function perItem<T>(items: readonly T[], run: (item: T) => unknown): number {
+  for (const item of items.slice(0, Math.ceil(items.length / 5))) run(item)
+  const started = threadNs()
+  for (const item of items) run(item)
+  return (threadNs() - started) / 1000 / items.length
+}
+
+function transactions(count: number): { bodies: string[]; params: Record<string, unknown>[] } {
+  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount('keel-floors', i))
+  const params = Array.from({ length: count }, (_, i) =>
+    sdkTransaction(accounts[i % ACCOUNTS], { kind: 'transfer', to: accounts[(i * 7 + 1) % ACCOUNTS].address, value: 1 }),
+  )
+  // the load generator's envelope (bench/loadgen.ts rpcOn), the SDK's JSON of the transaction
+  const bodies = params.map(
+    (tx, i) =>
+      `{"jsonrpc":"2.0","namespace":"global","id":${i + 1},"method":"tx_sendTransaction","params":[${JSON.stringify(tx, (_, v) => (typeof v === 'bigint' ? `__${v}__` : v)).replace(/"__(\d+)__"/g, '$1')}]}`,
+  )
+  return { bodies, params }
+}
+
+/**
+ * node:http's server for one small POST and its small reply, with a handler that does nothing
+ * else: the server thread's CPU per request while 64 keep-alive connections (a worker thread of
+ * this process, so its CPU is not the server's) send the bench's bodies.
+ */
+async function httpFloor(bodies: readonly string[]): Promise<number> {
+  const reply =
+    '{"jsonrpc":"2.0","namespace":"global","id":1,"code":0,"message":"SUCCESS","result":"0x0000000000000000000000000000000000000000000000000000000000000000"}'
+  const server = http.createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(reply) })
+      response.end(reply)
+    })
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as { port: number }).port
+  const requests = bodies.length * 4
+  // the client: raw keep-alive requests, one in flight per connection, each reply read whole by its known length
+  const client = new Worker(
+    `const net = require('node:net'); const { workerData, parentPort } = require('node:worker_threads');
+     const { port, bodies, requests, connections } = workerData; let sent = 0, done = 0;
+     const head = (b) => 'POST / HTTP/1.1\\r\\nhost: x\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(b) + '\\r\\n\\r\\n' + b;
+     for (let c = 0; c < connections; c++) {
+       const socket = net.connect(port, '127.0.0.1'); socket.setNoDelay(true); let buffered = '';
+       const next = () => { if (sent >= requests) { socket.end(); return } socket.write(head(bodies[sent++ % bodies.length])) };
+       socket.on('connect', next);
+       socket.on('data', (data) => { buffered += data.toString('latin1');
+         for (;;) { const end = buffered.indexOf('\\r\\n\\r\\n'); if (end < 0) return;
+           const length = Number(/content-length: (\\d+)/i.exec(buffered.slice(0, end))[1]);
+           if (buffered.length < end + 4 + length) return; buffered = buffered.slice(end + 4 + length);
+           if (++done === requests) parentPort.postMessage('done'); next() } });
+     }`,
+    { eval: true, workerData: { port, bodies, requests, connections: 64 } },
+  )
+  const started = threadNs()
+  await new Promise<void>((resolve, reject) => {
+    client.once('message', () => resolve())
+    client.once('error', reject)
+  })
+  const used = threadNs() - started
+  await client.terminate()
+  server.closeAllConnections()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return used / 1000 / requests
+}
+
+async function measureTransfers(count: number): Promise<Floors> {
+  const { bodies, params } = transactions(count)
+  const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
+  const floors: Floors = {}
+
+  floors.http = { us: await httpFloor(bodies), what: 'node:http request + its small reply, empty handler, 64 keep-alive connections' }
+  floors.envelope = { us: perItem(bodies, (body) => parseJson(body, { maxDepth: 64 })), what: 'parseJson of the request' }
+  const checker = compileParamChecker('tx_sendTransaction', methods[aliases.tx_sendTransaction ?? 'tx_sendTransaction'], schemas)
+  floors.params = { us: perItem(params, (tx) => checker.check([tx])), what: "tx_sendTransaction's params check" }
+
+  let txs: SignedTx[] = []
+  const decodeUs = perItem(params, (tx) => txs.push(admitTransaction('transfer', tx, { nowNs })))
+  txs = txs.slice(-count)
+  const records = txs.map((tx) => admittedRecord(encodeTx(tx), true))
+  const encodeUs = perItem(txs, (tx) => admittedRecord(encodeTx(tx), true))
+  const decodeRecordUs = perItem(records, (record) => decodeAdmitted(record))
+  floors.decode = {
+    us: decodeUs + encodeUs + decodeRecordUs,
+    what: `once each: decode + 2 hashes ${decodeUs.toFixed(1)}, record encode ${encodeUs.toFixed(1)}, record decode ${decodeRecordUs.toFixed(1)}`,
+  }
+  floors.signature = {
+    us: perItem(txs, (tx) => checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion: TX_VERSION })),
+    what: 'sign string + Keccak + secp256k1 recovery',
+  }
+  floors.hop = { us: 0, what: 'none where the two stages share a thread' }
+
+  // the pool log alone: records appended as the chain thread does, each group written and fsynced together
+  const logDir = scratchDir('keel-floors-log-')
+  const log = openPoolLog(logDir)
+  const logThread = threadNs()
+  const logProcess = processNs()
+  for (let i = 0; i < records.length; i += 32) await Promise.all(records.slice(i, i + 32).map((record) => log.append(record)))
+  const poolLogThreadUs = (threadNs() - logThread) / 1000 / records.length
+  const poolLogOffThreadUs = (processNs() - logProcess) / 1000 / records.length - poolLogThreadUs
+  await log.close()
+  floors.poolLog = { us: poolLogThreadUs, what: 'append in groups of 32, this thread' }
+
+  // a fresh ledger funded at genesis: admission (duplicate checks and the pool log), then blocks of 500
+  const store = await openStore(join(scratchDir('keel-floors-'), 'ledger'))
+  await store.initGenesis(
+    Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount('keel-floors', i).address, balance: 10n ** 15n })),
+  )
+  const quiet = createLogger({ level: 'silent' })
+  const pool = createTxPool({
+    store,
+    verifier: { verify: async () => Promise.reject(new Error('every transaction arrives verified')) },
+    capacity: count * 2,
+    verifyBatch: 512,
+    log: quiet,
+  })
+  const admitThread = threadNs()
+  for (let i = 0; i < txs.length; i += 32) {
+    await Promise.all(txs.slice(i, i + 32).map((tx, j) => pool.add(tx, { signatureValid: true, record: records[i + j] })))
+  }
+  const admitUs = (threadNs() - admitThread) / 1000 / txs.length
+  floors.admission = {
+    us: Math.max(0, admitUs - poolLogThreadUs),
+    what: "the pool's checks and reservations (pool.add less its log append)",
+  }
+
+  const executor = createExecutor({})
+  const hasher = await createStateHasher({ worker: false })
+  const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
+  const timed = async <T>(key: 'execution' | 'stateRoot', run: () => Promise<T>): Promise<T> => {
+    const started = threadNs()
+    const result = await run()
+    spent[key] += threadNs() - started
+    return result
+  }
+  const producer = createBlockProducer({
+    store: {
+      height: () => store.height(),
+      findBySignHash: (from, signHash) => store.findBySignHash(from, signHash),
+      getBlock: (number) => store.getBlock(number),
+      get state() {
+        return store.state
+      },
+      stateRootAfterOn: (on, changes) => timed('stateRoot', () => store.stateRootAfterOn(on, changes)),
+      async commitBlock(block) {
+        const thread = threadNs()
+        const whole = processNs()
+        await store.commitBlock(block)
+        spent.commitThread += threadNs() - thread
+        spent.commitProcess += processNs() - whole
+      },
+    },
+    executor: { executeBlock: (state, batch, context) => timed('execution', () => executor.executeBlock(state, batch, context)) },
+    hasher,
+    nowNs,
+    log: quiet,
+  })
+  let produced = 0
+  const produceThread = threadNs()
+  for (;;) {
+    const batch: ReadyTx[] = pool.take(BLOCK)
+    if (batch.length === 0) break
+    const block = await producer.produce(batch)
+    pool.settle(batch.map((item) => item.tx.hash))
+    produced += block.txs.length
+  }
+  const produceUs = (threadNs() - produceThread) / 1000 / produced
+  const perTx = (ns: number): number => ns / 1000 / produced
+  floors.execution = { us: perTx(spent.execution), what: `executeBlock, blocks of ${BLOCK}` }
+  floors.stateRoot = { us: perTx(spent.stateRoot), what: 'diff + lane hashes in one thread' }
+  floors.commitEncoding = {
+    us: produceUs - perTx(spent.execution) - perTx(spent.stateRoot),
+    what: "roots, bloom and commitBlock's keying, encoding and LMDB instructions, this thread",
+  }
+  floors.otherThreads = {
+    us: perTx(spent.commitProcess - spent.commitThread) + poolLogOffThreadUs,
+    what: "LMDB's write transactions and the pool log's writev + fdatasync, off this thread",
+  }
+  await hasher.close()
+  await store.close()
+  if (produced !== count) throw new Error(`floors: ${produced} of ${count} transactions committed`)
+  return floors
+}
+
+const { values } = parseOrExit(floorsCommand, process.argv.slice(2))
+if (values.workload !== 'transfers') {
+  console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers only)`)
+} else {
+  const floors = await measureTransfers(Number(values.count))
+  if (values.json) console.log(JSON.stringify(floors))
+  else
+    for (const [stage, floor] of Object.entries(floors))
+      console.log(`${stage.padEnd(16)} ${floor.us.toFixed(1).padStart(8)} µs  ${floor.what}`)
+}

@@ -1,0 +1,53 @@
+/**
+ * The cost ledger's split (bench/ledger.ts): a sample goes to the stage of the innermost frame a
+ * rule names, generic helpers take their caller's stage, idle samples and samples outside the
+ * window count for nothing, and each thread's /proc CPU is divided in its samples' proportion.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { buildLedger, profileSamples } from '../../../bench/ledger.ts'
+
+const frame = (functionName: string, url: string) => ({ functionName, url, scriptId: '0', lineNumber: 0, columnNumber: 0 })
+
+/** root → produce → commitBlock → keccak (generic); root → produce → executeBlock; root → admitOne → recover; idle; GC */
+function profile(): object {
+  const nodes = [
+    { id: 1, callFrame: frame('(root)', ''), children: [2, 6, 8, 9] },
+    { id: 2, callFrame: frame('produce', 'file:///keel/dist/src/chain/producer.js'), children: [3, 5] },
+    { id: 3, callFrame: frame('commitBlock', 'file:///keel/dist/src/store/index.js'), children: [4] },
+    { id: 4, callFrame: frame('keccak256', 'file:///keel/dist/src/crypto/hash.js'), children: [] },
+    { id: 5, callFrame: frame('executeBlock', 'file:///keel/dist/src/exec/executor.js'), children: [] },
+    { id: 6, callFrame: frame('admitOne', 'file:///keel/dist/src/front/admission-job.js'), children: [7] },
+    { id: 7, callFrame: frame('recover', 'file:///keel/dist/src/crypto/secp256k1.js'), children: [] },
+    { id: 8, callFrame: frame('(idle)', ''), children: [] },
+    { id: 9, callFrame: frame('(garbage collector)', ''), children: [] },
+  ]
+  // times: startTime 1,000 µs, one sample each 1,000 µs; the last two fall after the window
+  const samples = [4, 4, 5, 7, 7, 7, 8, 8, 9, 2, 5, 5]
+  return { nodes, startTime: 1_000, endTime: 13_000, samples, timeDeltas: samples.map(() => 1_000) }
+}
+
+test('samples go to the innermost named stage; idle and out-of-window samples count for nothing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-ledger-'))
+  writeFileSync(join(dir, 'CPU.20261128.100000.4242.0.001.cpuprofile'), JSON.stringify(profile()))
+  writeFileSync(join(dir, 'CPU.20261128.100000.9999.0.001.cpuprofile'), JSON.stringify(profile()))
+  // samples stamped 2,000 … 13,000: the window [2,000, 11,000] keeps the first ten
+  const [thread, ...others] = profileSamples(dir, 4242, 2_000, 11_000)
+  assert.is(others.length, 0, 'another process’s profile is not read')
+  assert.is(thread.threadId, 0)
+  assert.is(thread.samples, 8, 'ten in the window, two of them idle')
+  assert.equal(Object.fromEntries(thread.byStage), { commitEncoding: 3, execution: 1, signature: 3, gc: 1 })
+
+  const ledger = buildLedger([thread], [{ thread: 'main', threadId: 0, lagP99Ms: 0, busy: 1, cpuSeconds: 0.008 }], 0.01, 1000)
+  const us = Object.fromEntries(ledger.rows.filter((row) => row.total > 0).map((row) => [row.stage, row.total]))
+  // 8 µs of thread CPU per transaction split 3 : 1 : 3 : 1; the process's other 2 µs are the threads without a loop
+  assert.equal(us, { signature: 3, execution: 1, commitEncoding: 3, gc: 1 })
+  assert.is(ledger.threadsTotal, 8)
+  assert.is(ledger.otherThreads, 2)
+  assert.is(ledger.sampledUs, 8)
+})
+
+test.run()
