@@ -1,16 +1,21 @@
 /**
  * The binary form of an admitted transaction, made once where it is admitted and carried as is: in
- * the message from a request thread to the chain thread and in the pool log (src/store/pool-log.ts).
- * msgpack of the SignedTx (binary.ts: bigints kept as bigints and numbers as numbers, so the params
- * object the client signed comes back exactly); decoding checks the shape, so bytes from another
- * thread or a damaged log cannot become a malformed record. (Peers get the signed params, never
- * this record: each VP derives the hash itself, network/tx-relay.ts.)
+ * the message from a request thread to the chain thread, in the pool log (src/store/pool-log.ts),
+ * and since issue 27 inside the committed transaction's record too: the SignedTx in the record
+ * codec's form (record-codec.ts: bigints kept as bigints and numbers as numbers, so the params
+ * object the client signed comes back exactly; hashes as bytes), and the transaction decoded from
+ * it remembers those bytes, so the block commit writes them again instead of encoding it anew.
+ * Records of the plain msgpack form an earlier version wrote (binary.ts; a pool log left by it)
+ * still decode. Decoding checks the shape, so bytes from another thread or a damaged log cannot
+ * become a malformed record. (Peers get the signed params, never this record: each VP derives the
+ * hash itself, network/tx-relay.ts.)
  *
  * An admitted transaction travels with its signature check when it has had one:
  * `[flag byte][msgpack]`, flag 0 not checked yet, 1 valid, 2 invalid.
  */
 import type { SignedTx } from '../domain.ts'
-import { BinaryDecodeError, pack, packTagged, tagged, unpack } from './binary.ts'
+import { BinaryDecodeError, tagged, unpack } from './binary.ts'
+import { decodeRememberedRecord, encodeRecord, isRecordEncoding } from './record-codec.ts'
 
 const KINDS = new Set(['transfer', 'deploy', 'invoke', 'maintain'])
 const HEX = /^0x[0-9a-f]*$/
@@ -20,10 +25,19 @@ export class TxDecodeError extends Error {
 }
 
 export function encodeTx(tx: SignedTx): Uint8Array {
-  return pack(tx)
+  return encodeRecord(tx)
 }
 
 export function decodeTx(bytes: Uint8Array): SignedTx {
+  if (isRecordEncoding(bytes)) {
+    let value: unknown
+    try {
+      value = decodeRememberedRecord(bytes)
+    } catch (error) {
+      throw new TxDecodeError(`a transaction record is not readable: ${(error as Error).message}`)
+    }
+    return checkedTx(value)
+  }
   let value: unknown
   try {
     value = unpack(bytes, 'a transaction record')
@@ -35,7 +49,7 @@ export function decodeTx(bytes: Uint8Array): SignedTx {
 
 /** A checked transaction's bytes with its signature check: undefined (not checked yet), true or false. */
 export function encodeAdmitted(tx: SignedTx, signatureValid: boolean | undefined): Uint8Array {
-  return packTagged(signatureValid === undefined ? 0 : signatureValid ? 1 : 2, tx)
+  return tagged(signatureValid === undefined ? 0 : signatureValid ? 1 : 2, encodeTx(tx))
 }
 
 /** The same from a transaction's encodeTx bytes (a request thread has them already: it sent them to be verified). */

@@ -1,12 +1,14 @@
 /**
- * The record codec of keyspaces 6–8 (src/store/record-codec.ts): records read back exactly as
+ * The record codec of keyspaces 6–8 (src/wire/record-codec.ts): records read back exactly as
  * written, entries written before it (plain msgpack) still read, bytes written with the first
  * structure list read for ever, and a transfer's record is far smaller than before.
  */
 import { Packr } from 'msgpackr'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { decodeRecord, encodeRecord } from '../../../src/store/record-codec.ts'
+import type { SignedTx } from '../../../src/domain.ts'
+import { decodeRecord, encodeRecord } from '../../../src/wire/record-codec.ts'
+import { decodeAdmitted, encodeAdmitted, encodeTx } from '../../../src/wire/tx-codec.ts'
 
 // a plain transfer as the official SDK signs it, committed in block 708
 const committed = {
@@ -114,6 +116,32 @@ test('a transfer record is under half its plain msgpack size', () => {
   const before = plainMsgpack.pack(committed).length
   const after = encodeRecord(committed).length
   assert.ok(after * 2 < before, `${after} bytes against ${before}`)
+})
+
+test('a transaction decoded from its admission record is committed with those bytes, not encoded again', () => {
+  const record = encodeAdmitted(committed.tx as unknown as SignedTx, true)
+  const { tx } = decodeAdmitted(record)
+  // the admission record is the record codec's form of the transaction
+  assert.equal([...encodeTx(tx)], [...record.subarray(1)])
+  const stored = encodeRecord({ ...committed, tx })
+  // the admission bytes appear verbatim inside the committed record
+  assert.ok(Buffer.from(stored).includes(Buffer.from(record.subarray(2))), 'the transaction is embedded as it was admitted')
+  assert.is(exact(decodeRecord(stored)), exact(committed))
+  // embedding costs a few bytes against encoding it in place (the extension's header and the inner record's structure: 6 here)
+  const inPlace = encodeRecord(committed)
+  assert.ok(stored.length <= inPlace.length + 8, `${stored.length} bytes embedded, ${inPlace.length} in place`)
+})
+
+test('an admission record of the plain msgpack form an earlier version logged still decodes', () => {
+  const old = new Uint8Array([
+    1,
+    ...new Packr({ useRecords: false, useBigIntExtension: true, mapsAsObjects: true } as ConstructorParameters<typeof Packr>[0]).pack(
+      committed.tx,
+    ),
+  ])
+  const { tx, signatureValid } = decodeAdmitted(old)
+  assert.is(signatureValid, true)
+  assert.is(exact(tx), exact(committed.tx))
 })
 
 test.run()

@@ -14,6 +14,12 @@
  * The stored bytes are `0xc1 ‖ msgpack`: 0xc1 is the one byte msgpack never uses, so entries
  * written before this codec (plain msgpack maps, lmdb-js's default encoder) still read as they are.
  *
+ * A transaction is encoded once per node (issue 27): its admission record (wire/tx-codec.ts) is
+ * this codec's bytes, and the transaction decoded from them remembers them; a record that holds
+ * such a transaction (the CommittedTx, an InvalidTx) writes those bytes again inside an extension
+ * instead of walking and packing the transaction anew, which was the largest part of a block's
+ * commit on the chain thread. It reads back as the same object.
+ *
  * STRUCTURES is append-only like the keyspace list: an index, once written to a ledger, must keep
  * its keys for ever (test/unit/store/record-codec.test.ts decodes bytes written by the first list).
  */
@@ -23,6 +29,8 @@ const MARK = 0xc1
 /** msgpack extension types of this codec (msgpackr's own use 0x10–0x1f for typed arrays, 0x42, 0x52, 0x62, 0x65, 0x69, 0x70, 0x73, 0x74, 0x78) */
 const HEX_PREFIXED = 0x30
 const HEX_BARE = 0x31
+/** a record's msgpack body encoded earlier, embedded as it is */
+const ENCODED = 0x32
 
 /** hex text of at least 20 bytes, lower-case only, so that the text it gives back is exactly the one stored */
 const LONG_HEX = /^(?:0x)?(?:[0-9a-f]{2}){20,}$/
@@ -44,6 +52,24 @@ addExtension({
   read: (bytes: Uint8Array) => `0x${toHex(bytes)}`,
 })
 addExtension({ Class: BareHex, type: HEX_BARE, write: (hex: BareHex) => Buffer.from(hex.text, 'hex'), read: toHex })
+
+/** a value's bytes as this codec made them earlier (without the mark) */
+class EncodedBody {
+  constructor(readonly bytes: Uint8Array) {}
+}
+// msgpackr's unpack is re-entrant: the embedded body is read by the same codec inside the outer read
+addExtension({
+  Class: EncodedBody,
+  type: ENCODED,
+  write: (body: EncodedBody) => body.bytes,
+  read: (bytes: Uint8Array) => packr.unpack(bytes),
+})
+
+/**
+ * Values decoded from this codec's bytes, with those bytes: written again as they are. Only
+ * values nobody changes after decoding belong here (a SignedTx never changes once admitted).
+ */
+const encodedBodies = new WeakMap<object, Uint8Array>()
 
 const STRUCTURES: string[][] = [
   // 0 CommittedTx
@@ -115,6 +141,8 @@ function compact(value: unknown): unknown {
     return value.startsWith('0x') ? new PrefixedHex(value) : new BareHex(value)
   }
   if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value
+  const encoded = encodedBodies.get(value)
+  if (encoded !== undefined) return new EncodedBody(encoded)
   if (Array.isArray(value)) return value.map(compact)
   const out: Record<string, unknown> = {}
   for (const key in value) out[key] = compact((value as Record<string, unknown>)[key])
@@ -123,7 +151,8 @@ function compact(value: unknown): unknown {
 
 /** The stored bytes of a record. */
 export function encodeRecord(value: unknown): Buffer {
-  const body = packr.pack(compact(value))
+  const known = typeof value === 'object' && value !== null ? encodedBodies.get(value) : undefined
+  const body = known ?? packr.pack(compact(value))
   const out = Buffer.allocUnsafe(body.length + 1)
   out[0] = MARK
   out.set(body, 1)
@@ -134,6 +163,19 @@ export function encodeRecord(value: unknown): Buffer {
 export function decodeRecord(bytes: Uint8Array, end?: unknown): unknown {
   const view = typeof end === 'number' ? bytes.subarray(0, end) : bytes
   return view[0] === MARK ? packr.unpack(view.subarray(1)) : plain.unpack(view)
+}
+
+/** Whether `bytes` are this codec's (its mark) rather than plain msgpack written before it. */
+export const isRecordEncoding = (bytes: Uint8Array): boolean => bytes[0] === MARK
+
+/**
+ * A record decoded from this codec's `bytes` that remembers them: a record holding it later
+ * embeds them instead of encoding it again. The caller promises never to change the value.
+ */
+export function decodeRememberedRecord(bytes: Uint8Array): unknown {
+  const value = decodeRecord(bytes)
+  if (typeof value === 'object' && value !== null) encodedBodies.set(value, bytes.subarray(1))
+  return value
 }
 
 /** lmdb-js's custom-encoder option for the three keyspaces (db.ts openKeyspaces) */
