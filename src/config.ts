@@ -12,6 +12,12 @@ export interface KeelConfig {
     hostname: string
     namespace: string
     dataDir: string
+    /**
+     * the cores this node may use (0: all the machine has); the thread layout follows from it
+     * (src/thread-layout.ts): on one core everything runs on the chain thread, with no worker.
+     * `npm run network` gives each node of one machine its share.
+     */
+    cores: number
   }
   jsonrpc: {
     host: string
@@ -136,7 +142,7 @@ export interface KeelConfig {
 
 /** Limits follow reliability.md part B. */
 export const defaultConfig: KeelConfig = {
-  node: { hostname: 'node1', namespace: 'global', dataDir: './data' },
+  node: { hostname: 'node1', namespace: 'global', dataDir: './data', cores: 0 },
   jsonrpc: {
     host: '127.0.0.1',
     port: 8081,
@@ -197,6 +203,8 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
   if (!Number.isInteger(resolved.jsonrpc.port) || resolved.jsonrpc.port < 0 || resolved.jsonrpc.port > 65535) {
     throw new Error(`config: jsonrpc.port must be 0..65535, got ${resolved.jsonrpc.port}`)
   }
+  if (!Number.isInteger(resolved.node.cores) || resolved.node.cores < 0 || resolved.node.cores > 1024)
+    throw new Error(`config: node.cores must be 0 (all the machine's) or the cores this node may use, got ${resolved.node.cores}`)
   if (!Number.isInteger(resolved.jsonrpc.threads) || resolved.jsonrpc.threads < 0 || resolved.jsonrpc.threads > 64)
     throw new Error(`config: jsonrpc.threads must be 0..64, got ${resolved.jsonrpc.threads}`)
   for (const key of ['txRatePerSecond', 'txRateBurst'] as const) {

@@ -38,6 +38,7 @@ export function exampleConfig(port: number, dataDir: string): string {
 hostname = ${toml(d.node.hostname)}        # with the namespace, gives the node hash (node_getNodeHash)
 namespace = ${toml(d.node.namespace)}
 dataDir = ${toml(dataDir)}     # the ledger, the node CA, snapshots; one process per directory (it is locked)
+cores = ${d.node.cores}                      # the cores this node may use (0: all); on 1, no worker threads at all
 
 [jsonrpc]
 host = ${toml(d.jsonrpc.host)}      # "0.0.0.0" serves other machines

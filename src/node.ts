@@ -55,6 +55,7 @@ import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher } from './store/state-hasher.ts'
+import { threadLayout } from './thread-layout.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -183,9 +184,12 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
+  // the threads follow the cores this node may use; tests may ask for verify workers themselves
+  const layout = threadLayout({ cores: config.node.cores, requestThreads: config.jsonrpc.threads })
+  const verifyWorkers = options.verifyWorkers ?? layout.verifyWorkers
   // a pinned clock or pinned ids are functions of this thread: requests that use them are served here
   const requestThreads =
-    options.nowNs !== undefined || options.events?.newId !== undefined || options.verifyWorkers === 0 ? 0 : config.jsonrpc.threads
+    options.nowNs !== undefined || options.events?.newId !== undefined || verifyWorkers === 0 ? 0 : layout.requestThreads
 
   let dev: DevAccount | undefined
   let genesis: GenesisAccount[] = parseGenesisAccounts(config.genesis.accounts)
@@ -204,13 +208,13 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   // the workers load in parallel: each bootstraps its own module graph
   const [verifyPool, stateHasher] = await Promise.all([
     createVerifyPool({
-      workers: options.verifyWorkers,
+      workers: verifyWorkers,
       nodeVersion: TX_VERSION,
       // the request threads' admissions run there too (front/admission-job.ts)
       jobs: { module: new URL('./front/admission-job.ts', import.meta.url), handlers: admissionJobs },
       log: log.child('verify'),
     }),
-    createStateHasher({ worker: options.verifyWorkers !== 0, log: log.child('state-hash') }),
+    createStateHasher({ worker: verifyWorkers !== 0 && layout.stateHashWorker, log: log.child('state-hash') }),
   ])
   // request threads load their modules while this thread finishes its start; they listen once it has
   const loading =
@@ -377,6 +381,9 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     )
   log.info(
     `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+  )
+  log.info(
+    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
   )
   if (dev !== undefined)
     log.info(

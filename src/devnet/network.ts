@@ -30,6 +30,7 @@ import {
   writeNodeIdentity,
   writePeerCerts,
 } from '../p2p/identity.ts'
+import { coresPerNode } from '../thread-layout.ts'
 import { type NodeConfigFile, type NodeProcess, startNodeProcess, waitForExit, writeNodeConfig } from './node-process.ts'
 
 export const PLAN_FILE = 'network.json'
@@ -65,6 +66,11 @@ export interface CreateNetworkOptions {
   p2pPort?: number
   /** [chain] settings written into every node's keel.toml */
   chain?: { batchSize?: number; batchTimeoutMs?: number; poolCapacity?: number }
+  /**
+   * [node] cores of every node (its thread layout, src/thread-layout.ts); default this machine's
+   * cores shared equally among the nodes, at least one each: four VPs on two cores run one thread each
+   */
+  cores?: number
 }
 
 /**
@@ -189,6 +195,7 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
     writeNodeConfig(join(nodeDir, 'keel.toml'), {
       dataDir: join(nodeDir, 'data'),
       hostname,
+      cores: options.cores ?? coresPerNode(count),
       port: jsonrpcPorts[i],
       ...options.chain,
       network: { configDir: join(nodeDir, 'config'), timers: options.timers ?? 'default' },
@@ -561,6 +568,8 @@ export async function addVp(dir: string, options: { jsonrpcPort?: number; p2pPor
   const config: NodeConfigFile = {
     dataDir: join(nodeDir, 'data'),
     hostname,
+    // its share of this machine's cores, counting itself (the nodes started before keep theirs)
+    cores: coresPerNode(plan.nodes.length + 1),
     port: node.jsonrpcPort,
     ...model.chain,
     // its files list the VPs added before it too: the group of genesis is said here

@@ -209,6 +209,8 @@ export interface NodeConfigFile {
   archive?: { batchBlocks?: number; testBatchDelayMs?: number }
   /** [node] hostname (default node1) */
   hostname?: string
+  /** [node] cores: the cores this node may use (its thread layout, src/thread-layout.ts); all the machine's when absent */
+  cores?: number
   /** the [network] section: a node of a network of VPs and NVPs */
   network?: { configDir: string; timers: 'default' | 'test'; genesisVps?: readonly number[] }
 }
@@ -217,6 +219,7 @@ export interface NodeConfigFile {
 export function writeNodeConfig(path: string, config: NodeConfigFile): void {
   const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`]
   if (config.hostname !== undefined) lines.push(`hostname = ${JSON.stringify(config.hostname)}`)
+  if (config.cores !== undefined) lines.push(`cores = ${config.cores}`)
   lines.push('', '[jsonrpc]', `port = ${config.port ?? 0}`)
   if (config.threads !== undefined) lines.push(`threads = ${config.threads}`)
   lines.push('', '[chain]')

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { defaultConfig, readConfigFile, resolveConfig } from '../../src/config.ts'
+import { coresPerNode, threadLayout } from '../../src/thread-layout.ts'
 
 test('embedded defaults: port 8081, namespace global', () => {
   const config = resolveConfig()
@@ -28,6 +29,20 @@ test('unknown sections, keys and wrong types are refused at start', () => {
   assert.throws(() => resolveConfig({ jsonrpc: { port: '80' } } as never), /jsonrpc.port must be a number/)
   assert.throws(() => resolveConfig({ jsonrpc: { port: 70000 } }), /0..65535/)
   assert.throws(() => resolveConfig({ node: { namespace: '../x' } }), /namespace/)
+})
+
+test('[node] cores: all the machine has by default; the thread layout follows (src/thread-layout.ts)', () => {
+  assert.is(resolveConfig().node.cores, 0)
+  assert.throws(() => resolveConfig({ node: { cores: -1 } }), /node.cores must be 0/)
+  assert.throws(() => resolveConfig({ node: { cores: 1.5 } }), /node.cores must be 0/)
+  // two cores: a request thread, a verify worker per core, the state hasher; one core: the chain thread alone
+  assert.equal(threadLayout({ cores: 0, requestThreads: 1 }, 2), { cores: 2, requestThreads: 1, verifyWorkers: 2, stateHashWorker: true })
+  assert.equal(threadLayout({ cores: 1, requestThreads: 1 }, 2), { cores: 1, requestThreads: 0, verifyWorkers: 0, stateHashWorker: false })
+  // never more than the machine has
+  assert.equal(threadLayout({ cores: 8, requestThreads: 2 }, 4), { cores: 4, requestThreads: 2, verifyWorkers: 4, stateHashWorker: true })
+  // four VPs and an NVP on two cores: one each; on eight cores with four nodes, two each
+  assert.is(coresPerNode(5, 2), 1)
+  assert.is(coresPerNode(4, 8), 2)
 })
 
 test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be a list of paths', () => {

@@ -8,6 +8,7 @@ import { readConfigFile, resolveConfig } from '../../../src/config.ts'
 import { addVp, createNetwork, readNetwork } from '../../../src/devnet/network.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys } from '../../../src/p2p/identity.ts'
+import { coresPerNode } from '../../../src/thread-layout.ts'
 
 test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports distinct, one genesis', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'keel-devnet-')), 'network')
@@ -29,6 +30,8 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     const config = resolveConfig(readConfigFile(join(dir, node.hostname, 'keel.toml')))
     assert.is(config.node.hostname, node.hostname)
     assert.is(config.jsonrpc.port, node.jsonrpcPort)
+    // five nodes on this machine share its cores: at least one each (src/thread-layout.ts)
+    assert.is(config.node.cores, coresPerNode(5))
     assert.equal(config.network, { configDir: join(dir, node.hostname, 'config'), timers: 'test', genesisVps: [] })
     assert.equal(config.genesis.accounts, [{ address: plan.genesis.address, balance: plan.genesis.balance }])
     const peers = loadPeerConfig(config.network.configDir)
