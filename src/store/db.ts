@@ -1,7 +1,7 @@
 /** Opens the LMDB environment and one sub-database per keyspace entry. */
 import { asBinary, type Database, type DatabaseOptions, open, type RootDatabase } from 'lmdb'
-import { Keyspace, type KeyspaceName, keyspaceEncoding } from './keyspace.ts'
 import { recordEncoder } from '../wire/record-codec.ts'
+import { Keyspace, type KeyspaceName, keyspaceEncoding } from './keyspace.ts'
 
 // biome-ignore lint/suspicious/noExplicitAny: lmdb-js databases are typed per call site by the repos
 export type Db = Database<any, any>

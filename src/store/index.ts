@@ -41,7 +41,7 @@ import { EntryKind, type EntryKindValue, encodeAccount } from './state-codec.ts'
 import { addLanes, changeLanes, emptyLanes, lanesFromBytes, lanesRoot } from './state-hash.ts'
 import type { StateHasher } from './state-hasher.ts'
 import type { ArchivedBlock, BlockCommit, GenesisAccount, OpenStoreOptions, RawEntry, Store, WorldSnapshot } from './types.ts'
-import { applyDiffs, diffWorld, diffWorldInTurns, type EntryDiff, newContracts, sameDiffs } from './world.ts'
+import { applyDiffs, type ChangedEntry, diffWorld, diffWorldInTurns, type EntryDiff, newContracts, sameChanges } from './world.ts'
 
 export { ZERO_HASH } from './codec.ts'
 export { Keyspace } from './keyspace.ts'
@@ -100,6 +100,8 @@ interface RootPlan {
   stateVersion: number
   diffs: EntryDiff[]
   lanes: Uint16Array
+  /** every entry the changes named, to tell that commitBlock got the same changes */
+  entries: ChangedEntry[]
 }
 
 class LmdbStore extends LmdbReader implements Store {
@@ -199,18 +201,18 @@ class LmdbStore extends LmdbReader implements Store {
 
   stateRootAfter(changes: WorldChanges): Hex {
     this.assertRootable('stateRootAfter')
-    const diffs = diffWorld(this.world, changes)
-    return this.planRoot(diffs, changeLanes(diffs))
+    const { diffs, entries } = diffWorld(this.world, changes)
+    return this.planRoot(diffs, changeLanes(diffs), entries)
   }
 
   async stateRootAfterOn(hasher: StateHasher, changes: WorldChanges): Promise<Hex> {
     const version = this.stateVersion
     this.assertRootable('stateRootAfterOn')
-    const diffs = await diffWorldInTurns(this.world, changes, turnBudget())
+    const { diffs, entries } = await diffWorldInTurns(this.world, changes, turnBudget())
     if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its changes were being read')
     const delta = await hasher.changeLanes(diffs)
     if (this.stateVersion !== version) throw new Error('stateRootAfterOn: the state changed while its root was being hashed')
-    return this.planRoot(diffs, delta)
+    return this.planRoot(diffs, delta, entries)
   }
 
   /** The entries `changes` make differ from the latest committed state (read here, on this thread). */
@@ -223,16 +225,17 @@ class LmdbStore extends LmdbReader implements Store {
   }
 
   /** Keeps the lanes after `diffs` for the commitBlock that usually follows; returns their root. */
-  private planRoot(diffs: EntryDiff[], delta: Uint16Array): Hex {
+  private planRoot(diffs: EntryDiff[], delta: Uint16Array, entries: ChangedEntry[]): Hex {
     const lanes = addLanes(this.lanes, delta)
-    this.plan = { stateVersion: this.stateVersion, diffs, lanes }
+    this.plan = { stateVersion: this.stateVersion, diffs, lanes, entries }
     return lanesRoot(lanes)
   }
 
   /**
-   * The diffs of `changes` (read again: the caller may have changed them since) and the lanes after
-   * them: stateRootAfter's hashing is reused when it saw exactly the same old and new bytes from the
-   * same state (the usual case: the producer asked for the root just before).
+   * The diffs of `changes` and the lanes after them. The caller may have changed the changes since
+   * the root was planned, so they are checked again; when they still name the same entries with the
+   * same bytes and the state has not moved (the usual case: the producer asked for the root just
+   * before), the planned diffs and lanes are used as they are, without reading the state again.
    */
   private async diffsAndLanes(
     changes: WorldChanges,
@@ -240,8 +243,11 @@ class LmdbStore extends LmdbReader implements Store {
   ): Promise<{ diffs: EntryDiff[]; lanes: Uint16Array }> {
     const plan = this.plan
     this.plan = undefined
-    const diffs = await diffWorldInTurns(this.world, changes, turn)
-    if (plan !== undefined && plan.stateVersion === this.stateVersion && sameDiffs(plan.diffs, diffs)) return { diffs, lanes: plan.lanes }
+    if (plan !== undefined && plan.stateVersion === this.stateVersion) {
+      const version = this.stateVersion
+      if ((await sameChanges(changes, plan.entries, turn)) && this.stateVersion === version) return { diffs: plan.diffs, lanes: plan.lanes }
+    }
+    const { diffs } = await diffWorldInTurns(this.world, changes, turn)
     return { diffs, lanes: applyDiffs(this.lanes, diffs) }
   }
 
@@ -406,7 +412,7 @@ class LmdbStore extends LmdbReader implements Store {
         )
       }
       if (this.tip > 0) throw new Error(`initGenesis: the store already has ${this.tip} blocks and no genesis record`)
-      const diffs = diffWorld(this.world, { accounts, code: new Map(), storage: new Map(), contracts: new Map() })
+      const { diffs } = diffWorld(this.world, { accounts, code: new Map(), storage: new Map(), contracts: new Map() })
       const lanes = applyDiffs(this.lanes, diffs)
       const root = lanesRoot(lanes)
       const writes: Write[] = []

@@ -19,11 +19,28 @@ export interface EntryDiff {
   next: Buffer | undefined
 }
 
+/** One changed key as the changes give it: its canonical bytes after (undefined = deleted). */
+export interface ChangedEntry {
+  kind: EntryKindValue
+  key: Buffer
+  next: Buffer | undefined
+}
+
+/**
+ * Diffs of `changes` against the latest committed state, and every entry the changes name (the
+ * unchanged ones too), so that a later call with the same changes can tell cheaply that they are
+ * the same (sameChanges) and reuse the diffs instead of reading the state again.
+ */
+export interface WorldDiff {
+  diffs: EntryDiff[]
+  entries: ChangedEntry[]
+}
+
 /** Reads the current bytes of every changed key; drops changes that leave the bytes as they are. */
-export function diffWorld(world: WorldStateRepo, changes: WorldChanges): EntryDiff[] {
-  const diffs: EntryDiff[] = []
-  for (const _ of diffSteps(world, changes, diffs));
-  return diffs
+export function diffWorld(world: WorldStateRepo, changes: WorldChanges): WorldDiff {
+  const diff: WorldDiff = { diffs: [], entries: [] }
+  for (const _ of diffSteps(world, changes, diff));
+  return diff
 }
 
 /** The same, in turns (src/turns.ts): a block's thousands of changed keys are read between the thread's other work. */
@@ -31,33 +48,57 @@ export async function diffWorldInTurns(
   world: WorldStateRepo,
   changes: WorldChanges,
   turn: () => Promise<void> | undefined,
-): Promise<EntryDiff[]> {
-  const diffs: EntryDiff[] = []
-  for (const _ of diffSteps(world, changes, diffs)) await turn()
-  return diffs
+): Promise<WorldDiff> {
+  const diff: WorldDiff = { diffs: [], entries: [] }
+  for (const _ of diffSteps(world, changes, diff)) await turn()
+  return diff
 }
 
-/** Fills `diffs`, one changed key per step. */
-function* diffSteps(world: WorldStateRepo, changes: WorldChanges, diffs: EntryDiff[]): Generator<void, void, undefined> {
-  const seen = new Set<string>()
-  const push = (kind: EntryKindValue, key: Buffer, next: Buffer | undefined, what: string): void => {
-    const id = `${kind}:${key.toString('hex')}`
-    if (seen.has(id)) throw new TypeError(`changes: ${what} appears twice (keys differing only in case?)`)
-    seen.add(id)
-    const old = world.raw(kind, key)
-    if (old === undefined ? next === undefined : next !== undefined && old.equals(next)) return
-    diffs.push({ kind, key, old, next })
+/**
+ * Whether `changes` still name exactly `entries` (same kinds, keys and bytes, in order): then the
+ * diffs made from them then still hold, as long as the state has not moved. Encodes the changes
+ * again but reads nothing from the store (issue 27: a block's diff was computed twice, for its root
+ * and for its commit).
+ */
+export async function sameChanges(
+  changes: WorldChanges,
+  entries: readonly ChangedEntry[],
+  turn: () => Promise<void> | undefined,
+): Promise<boolean> {
+  let i = 0
+  for (const entry of changedEntries(changes)) {
+    const known = entries[i++]
+    if (known === undefined || known.kind !== entry.kind || !known.key.equals(entry.key) || !sameBytes(known.next, entry.next)) return false
+    await turn()
   }
+  return i === entries.length
+}
+
+/** Fills `diff`, one changed key per step. */
+function* diffSteps(world: WorldStateRepo, changes: WorldChanges, diff: WorldDiff): Generator<void, void, undefined> {
+  const seen = new Set<string>()
+  for (const entry of changedEntries(changes)) {
+    const { kind, key, next } = entry
+    const id = `${kind}:${key.toString('hex')}`
+    if (seen.has(id)) throw new TypeError(`changes: ${entry.what} appears twice (keys differing only in case?)`)
+    seen.add(id)
+    diff.entries.push({ kind, key, next })
+    const old = world.raw(kind, key)
+    if (!(old === undefined ? next === undefined : next !== undefined && old.equals(next))) diff.diffs.push({ kind, key, old, next })
+    yield
+  }
+}
+
+/** Every key `changes` name with its canonical bytes after, in a fixed order; malformed values throw here. */
+function* changedEntries(changes: WorldChanges): Generator<ChangedEntry & { what: string }, void, undefined> {
   for (const [address, account] of changes.accounts) {
     const what = `accounts[${address}]`
-    push(EntryKind.account, fixedBytes(address, 20, what), encodeAccount(account, what), what)
-    yield
+    yield { kind: EntryKind.account, key: fixedBytes(address, 20, what), next: encodeAccount(account, what), what }
   }
   for (const [address, code] of changes.code) {
     const what = `code[${address}]`
     const bytes = hexToBytes(code, what)
-    push(EntryKind.code, fixedBytes(address, 20, what), bytes.length === 0 ? undefined : bytes, what)
-    yield
+    yield { kind: EntryKind.code, key: fixedBytes(address, 20, what), next: bytes.length === 0 ? undefined : bytes, what }
   }
   for (const [address, slots] of changes.storage) {
     const addr = fixedBytes(address, 20, `storage[${address}]`)
@@ -65,14 +106,12 @@ function* diffSteps(world: WorldStateRepo, changes: WorldChanges, diffs: EntryDi
       const what = `storage[${address}][${slot}]`
       const key = Buffer.concat([addr, fixedBytes(slot, 32, `${what} slot`)])
       const word = fixedBytes(value, 32, `${what} value (ZERO_WORD deletes a slot)`)
-      push(EntryKind.storage, key, value.toLowerCase() === ZERO_WORD ? undefined : word, what)
-      yield
+      yield { kind: EntryKind.storage, key, next: value.toLowerCase() === ZERO_WORD ? undefined : word, what }
     }
   }
   for (const [address, meta] of changes.contracts) {
     const what = `contracts[${address}]`
-    push(EntryKind.contract, fixedBytes(address, 20, what), encodeContractMeta(meta, what), what)
-    yield
+    yield { kind: EntryKind.contract, key: fixedBytes(address, 20, what), next: encodeContractMeta(meta, what), what }
   }
 }
 
@@ -83,16 +122,6 @@ export function applyDiffs(base: Uint16Array, diffs: EntryDiff[]): Uint16Array {
 
 const sameBytes = (a: Buffer | undefined, b: Buffer | undefined): boolean =>
   a === undefined ? b === undefined : b !== undefined && a.equals(b)
-
-export function sameDiffs(a: EntryDiff[], b: EntryDiff[]): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]
-    const y = b[i]
-    if (x.kind !== y.kind || !x.key.equals(y.key) || !sameBytes(x.old, y.old) || !sameBytes(x.next, y.next)) return false
-  }
-  return true
-}
 
 /** Addresses of contracts that did not exist before these diffs. */
 export function newContracts(diffs: EntryDiff[]): Hex[] {

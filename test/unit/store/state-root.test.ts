@@ -4,6 +4,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Hex } from '../../../src/domain.ts'
 import { EMPTY_STATE_ROOT, hashedEntryCount, openStore, type Store } from '../../../src/store/index.ts'
+import { WorldStateRepo } from '../../../src/store/repos/world-state.ts'
 import { addr, changes, commitNext, nextBlock, tempDir, word } from './fixtures.ts'
 
 const opened: { store: Store; dir: string }[] = []
@@ -180,6 +181,30 @@ test('cost per block scales with changed keys, not with the size of the state', 
   s.stateRootAfter(many(100))
   assert.is(hashedEntryCount() - before, 10 * ten)
   assert.is(ten, 20)
+})
+
+test("commitBlock reads the state for a block's changes once: the root planned on the same changes is not diffed again", async () => {
+  const s = await fresh('diff-once')
+  const x = changes({
+    accounts: [
+      [a, { balance: 1n, nonce: 0n }],
+      [b, { balance: 2n, nonce: 0n }],
+    ],
+    storage: [[c, [[word(1), word(7)]]]],
+  })
+  const raw = WorldStateRepo.prototype.raw
+  let reads = 0
+  WorldStateRepo.prototype.raw = function (this: WorldStateRepo, ...args: Parameters<typeof raw>) {
+    reads++
+    return raw.apply(this, args)
+  }
+  try {
+    await commitNext(s, { changes: x })
+  } finally {
+    WorldStateRepo.prototype.raw = raw
+  }
+  assert.is(reads, 3, 'three changed keys, each read once (for the root), none again at the commit')
+  assert.is(s.state.getAccount(b)?.balance, 2n)
 })
 
 test('commitBlock does not trust a stale stateRootAfter: changes mutated after it are recomputed and refused', async () => {
