@@ -39,6 +39,7 @@ import { createJvmEngine } from './exec/jvm/engine.ts'
 import { jobs as admissionJobs } from './front/admission-job.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
+import type { NodeHooks } from './governance/execute.ts'
 import { GovernanceView } from './governance/state.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
@@ -77,6 +78,11 @@ const CHAIN_VERSION: ChainVersion = {
   consensus_version: '1',
   rbft_version: '1',
   noxbft_version: '',
+}
+
+/** CHAIN_VERSION's tags that name a version (the Version contract's runningVersions) */
+function runningVersions(): Record<string, string> {
+  return Object.fromEntries(Object.entries(CHAIN_VERSION).filter(([, version]) => version !== ''))
 }
 
 /** What this node says of itself (node_getNodeStates, and its peers' Channel.nodeState requests). */
@@ -242,6 +248,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     chainId: BigInt(config.chain.chainId),
     jvm,
     governance,
+    versions: { hostname: config.node.hostname, running: runningVersions() },
   })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
@@ -274,6 +281,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     governance,
   })
   const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
+  if (network !== undefined) executor.attachNetwork(network.nodeHooks)
   // simulated transactions are not in the store; their outcomes answer receipt queries too
   const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
     getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
@@ -440,6 +448,8 @@ function startNetworkRole(options: {
   log: Logger
 }): {
   submitter: TxSubmitter
+  /** the VP group NODE proposals change (docs/governance.md §11) */
+  nodeHooks: NodeHooks
   directory: NodeDirectory
   signer: ReceiptSigner
   /** peers linked now */
@@ -470,6 +480,7 @@ function startNetworkRole(options: {
     peerKeys: options.peerKeys,
     identity: options.identity,
     genesisVps: config.network.genesisVps,
+    namespace: config.node.namespace,
     store: options.store,
     chain: options.chain,
     nowNs: options.nowNs,
@@ -527,6 +538,7 @@ function startNetworkRole(options: {
   serveNodeState(network, selfState)
   return {
     submitter: (vp ?? nvp)!.submitter,
+    nodeHooks: (vp ?? nvp)!.nodeHooks,
     directory,
     selfState,
     signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },

@@ -205,6 +205,8 @@ export interface NodeConfigFile {
   /** [jsonrpc] threads: request threads (0 serves requests on the chain thread) */
   threads?: number
   genesis?: readonly { address: string; balance: bigint | string | number }[]
+  /** [genesis] admins: the chain's first administrators (default: the genesis accounts) */
+  admins?: readonly string[]
   /** the [archive] section (archive-crash.test.ts slows batches down to kill the node between them) */
   archive?: { batchBlocks?: number; testBatchDelayMs?: number }
   /** [node] hostname (default node1) */
@@ -246,6 +248,7 @@ export function writeNodeConfig(path: string, config: NodeConfigFile): void {
       lines.push(`  { address = ${JSON.stringify(account.address)}, balance = ${JSON.stringify(String(account.balance))} },`)
     }
     lines.push(']')
+    if (config.admins !== undefined) lines.push(`admins = [${config.admins.map((admin) => JSON.stringify(admin)).join(', ')}]`)
   }
   writeFileAtomically(path, `${lines.join('\n')}\n`)
 }

@@ -39,7 +39,7 @@ import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
 import { Opcode } from '../domain.ts'
 import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
-import { type BvmHooks, executeBvm } from '../governance/execute.ts'
+import { type BvmHooks, type ChainVersions, executeBvm, type NodeHooks } from '../governance/execute.ts'
 import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
@@ -80,6 +80,8 @@ export interface ExecutorOptions {
   jvm?: JvmEngine
   /** the genesis admins and settings (src/governance/state.ts); without them: none */
   governance?: GenesisGovernance
+  /** what the Version contract answers (governance/execute.ts ChainVersions); default: none known */
+  versions?: ChainVersions
 }
 
 export interface BlockContext {
@@ -146,6 +148,8 @@ export interface Executor {
   call(state: StateReader, request: CallRequest, context?: BlockContext): Promise<CallResult>
   /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay */
   ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext): Promise<EthereumCallResult>
+  /** the VP group NODE proposals change (a node in a network; a solo node has none and refuses them) */
+  attachNetwork(node: NodeHooks): void
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -248,6 +252,9 @@ class Engine {
     blockGasLimit: bigint,
     private readonly jvmEngine: JvmEngine | undefined,
     private readonly governance: GenesisGovernance,
+    /** the network's VP group for NODE proposals, once attached */
+    private readonly network: { node?: NodeHooks },
+    private readonly versions: ChainVersions,
   ) {
     this.evm = evm
     this.sm = sm
@@ -631,6 +638,7 @@ class Engine {
       to: tx.to?.toLowerCase() ?? '',
       payload: tx.payload,
       blockTime: context.timestamp,
+      blockNumber: context.number,
       state: this.s,
       genesis: this.governance,
       hooks: this.bvmHooks(tx, context, t0),
@@ -679,6 +687,8 @@ class Engine {
         return undefined
       },
       isContract: (address) => s.getCode(address) !== '0x',
+      node: this.network.node,
+      versions: this.versions,
     }
   }
 
@@ -902,6 +912,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   const chainId = options.chainId ?? DEFAULT_CHAIN_ID
   if (txGasLimit <= 0n || blockGasLimit <= 0n) throw new RangeError('gas limits must be positive')
 
+  const network: { node?: NodeHooks } = {}
   let engine: Promise<Engine> | undefined
   const getEngine = (): Promise<Engine> => {
     engine ??= (async () => {
@@ -909,7 +920,16 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
-      engineOfRun = new Engine(evm, sm, txGasLimit, blockGasLimit, options.jvm, options.governance ?? NO_GOVERNANCE)
+      engineOfRun = new Engine(
+        evm,
+        sm,
+        txGasLimit,
+        blockGasLimit,
+        options.jvm,
+        options.governance ?? NO_GOVERNANCE,
+        network,
+        options.versions ?? { hostname: '', running: {} },
+      )
       return engineOfRun
     })()
     return engine
@@ -969,6 +989,10 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
           e.detach()
         }
       })
+    },
+
+    attachNetwork(node) {
+      network.node = node
     },
 
     // issue 28

@@ -49,13 +49,42 @@ export interface BvmHooks {
   isContract(address: Hex): boolean
   /** NODE proposal operations; absent on a node that runs alone */
   node?: NodeHooks
+  /** what the Version contract answers: this build's format versions and the solo node's host name */
+  versions: ChainVersions
 }
 
+/**
+ * The format versions this build runs (version_getVersions' tags: tx_version, block_version, …) and
+ * the host name of a node that runs alone. Every node of a network runs one Keel release (Keel has
+ * no system upgrade), so every VP answers the Version contract alike (docs/governance.md §6).
+ */
+export interface ChainVersions {
+  hostname: string
+  running: Readonly<Record<string, string>>
+}
+
+/** The algorithms Keel hashes and encrypts with, as the HashChange contract names them (protocol.md §2). */
+export const HASH_ALGO = 'KECCAK_256'
+
+/**
+ * The VP group as the network layer knows it, for NODE proposals (docs/governance.md §11). Every
+ * answer depends on the chain alone (the group its blocks decided up to the block before the one
+ * executing, the genesis VPs of the peer files, the namespace CA), so every node executing a block
+ * answers alike.
+ */
 export interface NodeHooks {
-  /** the hostnames of the namespace's VPs now */
-  vps(): string[]
-  /** a node's name is known to the network (it has a certificate and an address in its files) */
-  knows(hostname: string): boolean
+  /** the namespace this network runs (keel.toml node.namespace) */
+  readonly namespace: string
+  /** the fewest VPs the group may have */
+  readonly minVps: number
+  /** the VP group once every change recorded before this block takes effect */
+  vps(): { id: number; hostname: string }[]
+  /** every VP the chain ever had, removed ones included */
+  everVps(): { id: number; hostname: string }[]
+  /** a VP's ECert (PEM text) checked against the namespace CA: its host name and base64 DER, or why not */
+  readCert(pem: string): { hostname: string; cert: string } | string
+  /** the first block a change decided at `block` applies to (membership.ts activationBoundary) */
+  effectiveFrom(block: number): number
 }
 
 /** A block's overlay as a BVM run uses it: storage, and checkpoints so a refusal changes nothing. */
@@ -71,6 +100,7 @@ export interface BvmRun {
   to: Hex
   payload: Hex
   blockTime: bigint
+  blockNumber: number
   state: BvmState
   genesis: GenesisGovernance
   hooks: BvmHooks
@@ -78,13 +108,11 @@ export interface BvmRun {
 
 export const PROPOSAL_TOPIC: Hex = `0x${bytesToHex(utf8ToBytes('proposal contract')).padStart(64, '0')}`
 
-/** What DID, MPC, root CA, version and hash-algorithm contracts answer: Keel has no such feature. */
+/** What the DID, MPC and root CA contracts answer: Keel has no such feature. */
 const MISSING: Readonly<Record<string, string>> = {
   [BuiltinAddress.did]: 'DID documents and credentials (the DID contract)',
   [BuiltinAddress.mpc]: 'multi-party computation (the MPC contract)',
   [BuiltinAddress.rootCA]: 'root CA management (the RootCA contract)',
-  [BuiltinAddress.version]: 'chain version management (the Version contract)',
-  [BuiltinAddress.hashChange]: 'hash algorithm changes (the HashChange contract)',
 }
 
 class Refusal extends Error {
@@ -239,6 +267,10 @@ class Contracts {
         return this.account(operation)
       case BuiltinAddress.cert:
         return this.cert(operation)
+      case BuiltinAddress.version:
+        return this.version(operation)
+      case BuiltinAddress.hashChange:
+        return this.hashChange(operation)
       case BuiltinAddress.balance:
         return refuse(
           'Balance.Issue is refused: Keel keeps no issuable balance; genesis funds the accounts and transfers move value (docs/governance.md)',
@@ -266,6 +298,61 @@ class Contracts {
       }
       default:
         return refuse(`the Hash contract has no method ${operation.method} (Set, Get)`)
+    }
+  }
+
+  // ---- Version: the format versions the chain's nodes run (read only; Keel has no system upgrade) ----
+
+  private version(operation: Operation): { result: BvmResult; logs: Log[] } {
+    const { running, hostname } = this.bvm.hooks.versions
+    const hostnames = this.bvm.hooks.node?.vps().map((vp) => vp.hostname) ?? [hostname]
+    switch (operation.method) {
+      case 'GetLatestVersions':
+        arity(operation, 0)
+        return ok(
+          base64Of(
+            JSON.stringify({
+              maxSupportedVersions: Object.fromEntries(hostnames.map((name) => [name, running])),
+              availableVersions: {},
+              runningVersions: running,
+            }),
+          ),
+        )
+      case 'GetSupportedVersionByHostname': {
+        arity(operation, 1)
+        const wanted = argText(operation, 0).trim()
+        if (!hostnames.includes(wanted))
+          refuse(`${JSON.stringify(wanted)} is no VP of this chain (${hostnames.join(', ')}): the Version contract knows the VPs' versions`)
+        return ok(base64Of(JSON.stringify(Object.fromEntries(Object.entries(running).map(([tag, version]) => [tag, [version]])))))
+      }
+      default:
+        return refuse(`the Version contract has no method ${operation.method} (GetLatestVersions, GetSupportedVersionByHostname)`)
+    }
+  }
+
+  // ---- HashChange: the chain's hash and encryption algorithms (fixed in Keel) ----
+
+  private hashChange(operation: Operation): { result: BvmResult; logs: Log[] } {
+    switch (operation.method) {
+      case 'GetSupportHashAlgo':
+        arity(operation, 0)
+        return ok(base64Of(JSON.stringify({ hash_algo: HASH_ALGO, encrypt_algo: '' })))
+      case 'GetHashAlgo':
+        // the changes the chain made: none, ever (ChangeHashAlgo is refused)
+        arity(operation, 0)
+        return ok(base64Of(JSON.stringify([])))
+      case 'ChangeHashAlgo': {
+        arity(operation, 1)
+        const set = jsonArg<{ hash_algo?: unknown; encrypt_algo?: unknown }>(operation, 0)
+        if (set === null || typeof set !== 'object' || typeof set.hash_algo !== 'string')
+          throw new BvmDecodeError('ChangeHashAlgo: the argument is not an AlgoSet {"hash_algo", "encrypt_algo"}')
+        if (!this.gov.isAdmin(this.bvm.from)) refuse(`ChangeHashAlgo needs an admin; ${this.bvm.from} is not one`)
+        return refuse(
+          `Keel does not change its hash algorithm (asked: ${set.hash_algo}${typeof set.encrypt_algo === 'string' && set.encrypt_algo !== '' ? `, ${set.encrypt_algo}` : ''}): transaction, block and contract hashes and addresses are ${HASH_ALGO} as Hyperchain's protocol fixes them (protocol.md §2), and Keel encrypts nothing on chain`,
+        )
+      }
+      default:
+        return refuse(`the HashChange contract has no method ${operation.method} (ChangeHashAlgo, GetHashAlgo, GetSupportHashAlgo)`)
     }
   }
 
@@ -439,7 +526,7 @@ class Contracts {
     const contentBytes = operation.args[0]
     const operations = decodeContents(contentBytes)
     if (operations.length === 0) refuse('a proposal holds at least one operation')
-    const checks = operations.map((op) => this.check(type, op))
+    const checks = type === 'NODE' ? this.dryRun(type, operations) : operations.map((op) => this.check(type, op))
     if (checks.some((check) => check.code !== OpCode.success))
       refuse(
         `the proposal's operations are not valid: ${checks
@@ -472,6 +559,32 @@ class Contracts {
     if (proposal.score >= threshold) proposal.status = 'WAITING_EXE'
     this.gov.putProposal(proposal)
     return ok(base64Of(JSON.stringify(id)), [this.proposalLog(proposal)])
+  }
+
+  /**
+   * The operations' results had the proposal run now, in order, each seeing what the earlier ones
+   * did (an AddNode before its AddVP, two removals); the state is left as it was.
+   */
+  private dryRun(type: ProposalType, operations: Operation[]): OperationResult[] {
+    const state = this.bvm.state
+    state.checkpoint()
+    try {
+      return operations.map((op) => {
+        if (!METHODS_OF[type].includes(op.method))
+          return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
+        try {
+          this.nodeOp(op)
+          return { code: OpCode.success }
+        } catch (error) {
+          if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
+          if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
+          if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
+          throw error
+        }
+      })
+    } finally {
+      state.revert()
+    }
   }
 
   /** Whether an operation may be part of a proposal of `type`, judged on the state at creation. */
@@ -508,10 +621,7 @@ class Contracts {
         contractOption(op)
         return
       case 'NODE':
-        arity(op, op.method === 'AddNode' ? 4 : 2)
-        refuse(
-          `Keel does not run NODE proposals yet (${op.method}): add a VP with \`npm run network -- add-vp\` and remove one with node_deleteVP (docs/governance.md §11)`,
-        )
+        // judged by a dry run of the whole proposal (create), each operation seeing the earlier ones
         return
       default:
         return
@@ -538,7 +648,7 @@ class Contracts {
           msg = await this.contractOp(op, creator)
           break
         case 'NODE':
-          refuse('NODE operations are applied by the network layer')
+          msg = this.nodeOp(op)
           break
         default:
           refuse(`Keel has no ${type} proposals`)
@@ -640,6 +750,78 @@ class Contracts {
       }
       default:
         refuse(`a PERMISSION proposal has no method ${op.method}`)
+    }
+  }
+
+  /**
+   * A NODE operation: AddNode registers a VP's ECert, AddVP and RemoveVP decide a change of the VP
+   * group, which the network layer records after the block and which takes effect at the first
+   * checkpoint boundary 40 blocks later (docs/governance.md §11, network.md).
+   */
+  private nodeOp(op: Operation): string {
+    const node = this.bvm.hooks.node
+    arity(op, op.method === 'AddNode' ? 4 : 2)
+    if (node === undefined)
+      refuse(
+        `this node runs alone (solo ordering): it has no VP group for ${op.method} to change; NODE proposals change the VP group of a network (docs/network.md)`,
+      )
+    const namespace = argText(op, op.method === 'AddNode' ? 3 : 1).trim()
+    if (namespace !== node.namespace) refuse(`this network runs the namespace ${node.namespace}, not ${JSON.stringify(namespace)}`)
+    const block = this.bvm.blockNumber
+    // the group and every VP ever, with the changes decided earlier in this block
+    let group = node.vps()
+    const ever = node.everVps()
+    for (const decision of this.gov.nodeDecisionsAt(block)) {
+      if (decision.action === 'add') {
+        group.push({ id: decision.id, hostname: decision.hostname })
+        ever.push({ id: decision.id, hostname: decision.hostname })
+      } else group = group.filter((vp) => vp.id !== decision.id)
+    }
+    const hostname = argText(op, op.method === 'AddNode' ? 1 : 0).trim()
+    if (hostname === '') throw new BvmDecodeError(`${op.method}: the host name is empty`)
+    const member = group.find((vp) => vp.hostname === hostname)
+    const former = ever.find((vp) => vp.hostname === hostname)
+    const notAgain = (): never =>
+      refuse(
+        member !== undefined
+          ? `${hostname} is VP ${member.id} of the group already`
+          : `${hostname} was VP ${former?.id} and left the group; Keel does not admit a removed VP again (give the node a new host name and ECert)`,
+      )
+    switch (op.method) {
+      case 'AddNode': {
+        const role = argText(op, 2).trim().toUpperCase()
+        if (role === 'NVP')
+          refuse(
+            'an NVP needs no proposal: a VP accepts the links of any NVP holding an ECert of the namespace CA (OU=NVP), and node_deleteNVP drops one',
+          )
+        if (role !== 'VP') throw new BvmDecodeError(`AddNode: the role is VP or NVP, got ${JSON.stringify(argText(op, 2))}`)
+        const read = node.readCert(argText(op, 0))
+        if (typeof read === 'string') refuse(`AddNode: ${read}`)
+        if (read.hostname !== hostname) refuse(`AddNode: the certificate is ${read.hostname}'s, not ${hostname}'s`)
+        if (former !== undefined) notAgain()
+        this.gov.putNodeRecord({ hostname, role: 'VP', cert: read.cert, block })
+        return `${hostname} is registered with its ECert; AddVP admits it`
+      }
+      case 'AddVP': {
+        const record = this.gov.nodeRecord(hostname)
+        if (record === undefined)
+          refuse(
+            `${hostname} is not registered: AddNode(its ECert, "${hostname}", "VP", "${node.namespace}") comes first, in this proposal or an earlier one`,
+          )
+        if (former !== undefined) notAgain()
+        const id = Math.max(0, ...ever.map((vp) => vp.id)) + 1
+        this.gov.addNodeDecision({ block, action: 'add', id, hostname, cert: record.cert })
+        return `${hostname} joins the VP group as replica ${id} from block ${node.effectiveFrom(block)} (its peerconfig.toml [self] says id = ${id})`
+      }
+      case 'RemoveVP': {
+        if (member === undefined) refuse(`${hostname} is no VP of the group (${group.map((vp) => vp.hostname).join(', ')})`)
+        if (group.length - 1 < node.minVps)
+          refuse(`the group has ${group.length} VPs; removing ${hostname} would leave fewer than ${node.minVps}, which BFT consensus needs`)
+        this.gov.addNodeDecision({ block, action: 'delete', id: member.id, hostname })
+        return `${hostname} (replica ${member.id}) leaves the VP group from block ${node.effectiveFrom(block)}`
+      }
+      default:
+        return refuse(`a NODE proposal has no method ${op.method}`)
     }
   }
 

@@ -148,6 +148,29 @@ export interface ProposalRecord {
 
 export type AccountStatus = 'normal' | 'frozen' | 'abandoned'
 
+/** A node AddNode registered: its ECert (base64 DER), issued by the namespace CA for a VP. */
+export interface NodeRecord {
+  hostname: string
+  role: 'VP'
+  cert: string
+  /** the block whose NODE proposal registered it */
+  block: number
+}
+
+/**
+ * A change of the VP group a NODE proposal decided (AddVP, RemoveVP), in block order. The network
+ * layer reads the decisions of each block it commits and records them in the group (membership.ts).
+ */
+export interface NodeDecision {
+  block: number
+  action: 'add' | 'delete'
+  /** the replica id */
+  id: number
+  hostname: string
+  /** an addition's ECert (base64 DER) */
+  cert?: string
+}
+
 /** Built-in roles, present from genesis and never deleted (Hyperchain's admin, contractManager, nodeOfVP; Keel adds audit). */
 export const BUILTIN_ROLES = ['admin', 'contractManager', 'nodeOfVP', 'audit'] as const
 
@@ -270,6 +293,26 @@ export class GovernanceView {
   hashValue(key: string): string | undefined {
     return readRecord<string>(this.state, H, `hash:${key}`)
   }
+
+  nodeRecord(hostname: string): NodeRecord | undefined {
+    return readRecord<NodeRecord>(this.state, P, `node:${hostname}`)
+  }
+
+  /** the block of the latest NODE decision (0: none): one fixed slot, read after every block */
+  lastNodeDecisionBlock(): number {
+    return readRecord<number>(this.state, P, 'node-decided-at') ?? 0
+  }
+
+  /** every change of the VP group NODE proposals decided, in block order */
+  nodeDecisions(): NodeDecision[] {
+    return readRecord<NodeDecision[]>(this.state, P, 'node-decisions') ?? []
+  }
+
+  /** the decisions of block `number` (cheap when it made none) */
+  nodeDecisionsAt(number: number): NodeDecision[] {
+    if (this.lastNodeDecisionBlock() !== number) return []
+    return this.nodeDecisions().filter((decision) => decision.block === number)
+  }
 }
 
 /** The same with the writes the state transitions make. */
@@ -347,5 +390,14 @@ export class GovernanceWriter extends GovernanceView {
 
   setHash(key: string, value: string): void {
     writeRecord(this.state, H, `hash:${key}`, value)
+  }
+
+  putNodeRecord(record: NodeRecord): void {
+    writeRecord(this.state, P, `node:${record.hostname}`, record)
+  }
+
+  addNodeDecision(decision: NodeDecision): void {
+    writeRecord(this.state, P, 'node-decisions', [...this.nodeDecisions(), decision])
+    writeRecord(this.state, P, 'node-decided-at', decision.block)
   }
 }

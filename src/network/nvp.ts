@@ -6,6 +6,7 @@
 import type { KeyObject } from 'node:crypto'
 import type { Chain } from '../chain/index.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
+import type { NodeHooks } from '../governance/execute.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
 import type { NodeIdentity } from '../p2p/identity.ts'
@@ -21,6 +22,7 @@ import {
   blockProofValid,
   genesisGroup,
   membershipFromChain,
+  nodeHooksOf,
   recordMembership,
   replicaVerifier,
   saveStartingGroup,
@@ -41,12 +43,16 @@ export interface NvpRoleOptions {
   hosts?(): ReadonlyMap<string, { ip: string; port: number }>
   /** forward.ts DEFAULT_REFORWARD_AFTER_MS unless given */
   reforwardAfterMs?: number
+  /** keel.toml node.namespace (NODE proposals name it) */
+  namespace: string
   nowNs(): bigint
   log: Logger
 }
 
 export interface NvpRole {
   submitter: TxSubmitter
+  /** the VP group as NODE proposals see it: an NVP executes them too */
+  readonly nodeHooks: NodeHooks
   start(): Promise<void>
   stop(): void
 }
@@ -128,6 +134,13 @@ export function createNvpRole(options: NvpRoleOptions): NvpRole {
   })
   return {
     submitter,
+    nodeHooks: nodeHooksOf({
+      membership,
+      genesisHostnames: new Map(peerConfig.nodes.map((node) => [node.id, node.hostname])),
+      addedKey,
+      ca: options.identity.ca,
+      namespace: options.namespace,
+    }),
     async start() {
       await saveStartingGroup(membership, store)
       dialAddedVps()

@@ -6,9 +6,17 @@
  * VP for: relayed and forwarded transactions, a batch's missing transactions, blocks; and pushes
  * each new block to the NVPs linked to it.
  */
-import type { KeyObject, X509Certificate } from 'node:crypto'
+import { type KeyObject, X509Certificate } from 'node:crypto'
 import type { Chain } from '../chain/index.ts'
-import { createMembership, type Membership, type MembershipOptions, type MembershipSnapshot, MIN_VPS } from '../consensus/bft/membership.ts'
+import {
+  activationBoundary,
+  createMembership,
+  type Membership,
+  type MembershipDecision,
+  type MembershipOptions,
+  type MembershipSnapshot,
+  MIN_VPS,
+} from '../consensus/bft/membership.ts'
 import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
@@ -21,9 +29,11 @@ import type { Hex, SignedTx, TxSubmitter } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
 import { consensusStatus } from '../events/status.ts'
 import type { StatusEvent } from '../events/types.ts'
+import type { NodeHooks } from '../governance/execute.ts'
+import { GovernanceView, NO_GOVERNANCE, type NodeDecision } from '../governance/state.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from '../p2p/config.ts'
-import { type NodeIdentity, readVoteCert, verifyWithKey } from '../p2p/identity.ts'
+import { type NodeIdentity, readVoteCert, verifyWithKey, voteCertOf } from '../p2p/identity.ts'
 import { type PeerIdentity, type PeerNetwork, refusedAsDeleted } from '../p2p/network.ts'
 import type { Store } from '../store/index.ts'
 import { BINARY_TAG, isBinary, packTagged, unpack } from '../wire/binary.ts'
@@ -54,6 +64,8 @@ export interface VpRoleOptions {
   log: Logger
   /** the chain's first VP group (keel.toml [network] genesisVps); default: see createVpRole */
   genesisVps?: readonly number[]
+  /** keel.toml node.namespace (NODE proposals name it) */
+  namespace: string
 }
 
 export interface VpRole {
@@ -69,6 +81,8 @@ export interface VpRole {
    * when the vote cannot change anything (not a member, or the group would drop below MIN_VPS)
    */
   voteToRemove(target: number): void
+  /** the VP group as NODE proposals see it (docs/governance.md §11) */
+  readonly nodeHooks: NodeHooks
   /** admission for this node's clients: -32006 while consensus is not running normally */
   submitter: TxSubmitter
   start(): Promise<void>
@@ -93,7 +107,58 @@ const MEMBERSHIP_KEY = 'membership'
 /** a new VP asks again this often until its addition is decided (an ATTEND is lost with its link) */
 const ATTEND_EVERY_MS = 5000
 
-type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' | 'writeConsensus'>
+type MembershipStore = Pick<Store, 'height' | 'getBlockBatch' | 'readConsensus' | 'writeConsensus' | 'state'>
+
+const asMembershipDecision = (decision: NodeDecision): MembershipDecision => ({
+  action: decision.action,
+  target: decision.id,
+  ...(decision.cert === undefined ? {} : { cert: decision.cert }),
+})
+
+/**
+ * The changes of the VP group the NODE proposals executed in block `number` decided, read from the
+ * committed state right after the block (docs/governance.md §11): one fixed slot when it made none.
+ */
+export function decisionsAt(store: Pick<Store, 'state'>, number: number): MembershipDecision[] {
+  return new GovernanceView(store.state, NO_GOVERNANCE).nodeDecisionsAt(number).map(asMembershipDecision)
+}
+
+/**
+ * The VP group as NODE proposals see it while a block executes: the group the blocks before it
+ * decided, the genesis VPs' host names from the peer files and the added ones' from the
+ * certificates the chain carried, the namespace CA. Nothing here depends on this node's own state
+ * beyond its chain, so every node executing a block answers alike.
+ */
+export function nodeHooksOf(options: {
+  membership: Membership
+  /** the genesis VPs' host names (peer files) */
+  genesisHostnames: ReadonlyMap<number, string>
+  addedKey(id: number): { hostname: string } | undefined
+  ca: X509Certificate
+  namespace: string
+}): NodeHooks {
+  const hostnameOf = (id: number): string => options.addedKey(id)?.hostname ?? options.genesisHostnames.get(id) ?? `replica ${id}`
+  return {
+    namespace: options.namespace,
+    minVps: MIN_VPS,
+    vps: () => options.membership.latest().map((id) => ({ id, hostname: hostnameOf(id) })),
+    everVps: () => options.membership.snapshot().known.map((id) => ({ id, hostname: hostnameOf(id) })),
+    readCert(pem) {
+      let cert: string
+      try {
+        cert = voteCertOf(new X509Certificate(pem))
+      } catch (error) {
+        return `the public key argument is no PEM certificate (${(error as Error).message}); send the node's ECert (config/certs)`
+      }
+      try {
+        return { hostname: readVoteCert(cert, options.ca).hostname, cert }
+      } catch (error) {
+        return (error as Error).message
+      }
+    },
+    effectiveFrom: (block) => activationBoundary(block) + 1,
+  }
+}
 
 /**
  * The group at each block: from the snapshot saved after the last block that ordered votes (keyspace
@@ -105,9 +170,16 @@ export function membershipFromChain(initial: readonly number[], store: Membershi
   let saved = savedMembership(store)
   if (saved !== undefined && saved.height > store.height()) saved = undefined
   const membership = createMembership(initial, saved, options)
+  // what NODE proposals decided after the snapshot, by block (the state holds them all)
+  const decided = new Map<number, MembershipDecision[]>()
+  for (const decision of new GovernanceView(store.state, NO_GOVERNANCE).nodeDecisions()) {
+    if (decision.block <= membership.height() || decision.block > store.height()) continue
+    decided.set(decision.block, [...(decided.get(decision.block) ?? []), asMembershipDecision(decision)])
+  }
   for (let number = membership.height() + 1; number <= store.height(); number++) {
     const votes = votesOf(store.getBlockBatch(number))
-    if (votes.length > 0) membership.record(number, votes)
+    const decisions = decided.get(number) ?? []
+    if (votes.length > 0 || decisions.length > 0) membership.record(number, votes, decisions)
   }
   return membership
 }
@@ -201,28 +273,35 @@ export function replicaVerifier(options: {
   }
 }
 
-/** records a block's votes and, when it had any, saves the group's snapshot (see membershipFromChain) */
+/**
+ * records what a committed block decided about the group (the NODE proposals it executed, then its
+ * batch's votes) and, when it decided anything, saves the group's snapshot (see membershipFromChain);
+ * true when it did
+ */
 export function recordMembership(
   membership: Membership,
   store: MembershipStore,
   number: number,
   votes: readonly Signed<MemberVote>[],
   log: Logger,
-): void {
-  if (votes.length === 0) return
-  for (const outcome of membership.record(number, votes)) {
+): boolean {
+  const decided = decisionsAt(store, number)
+  if (votes.length === 0 && decided.length === 0) return false
+  for (const outcome of membership.record(number, votes, decided)) {
+    const by = outcome.byProposal === true ? ' by a NODE proposal' : ''
     if (outcome.kind === 'refused')
       log.warn(
-        `${outcome.action === 'add' ? 'adding' : 'removing'} replica ${outcome.target} (decided at block ${outcome.decidedAt}) refused: ${outcome.reason}`,
+        `${outcome.action === 'add' ? 'adding' : 'removing'} replica ${outcome.target} (decided at block ${outcome.decidedAt}${by}) refused: ${outcome.reason}`,
       )
     else
       log.info(
-        `replica ${outcome.target} ${outcome.action === 'add' ? 'joins' : 'leaves'} the group (decided at block ${outcome.decidedAt}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
+        `replica ${outcome.target} ${outcome.action === 'add' ? 'joins' : 'leaves'} the group (decided at block ${outcome.decidedAt}${by}); from block ${outcome.from} the group is ${outcome.members.join(', ')}`,
       )
   }
   store
     .writeConsensus([{ key: MEMBERSHIP_KEY, value: Buffer.from(stringifyJson(membership.snapshot())) }])
     .catch((error: unknown) => log.warn(`the VP group's snapshot could not be saved; a restart reads the blocks again: ${error}`))
+  return true
 }
 
 /** true when `block`'s proof shows a quorum of the VP group of its seq committed its batch */
@@ -276,8 +355,7 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   learnAdded()
   /** records a block's votes (before the replica hears it is executed) and logs what they decide */
   const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void => {
-    recordMembership(membership, store, number, votes, log)
-    if (votes.length > 0) learnAdded()
+    if (recordMembership(membership, store, number, votes, log)) learnAdded()
   }
   const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)
   const verify = replicaVerifier({
@@ -507,6 +585,13 @@ export function createVpRole(options: VpRoleOptions): VpRole {
   return {
     replica,
     membership,
+    nodeHooks: nodeHooksOf({
+      membership,
+      genesisHostnames: new Map(peerConfig.nodes.map((node) => [node.id, node.hostname])),
+      addedKey,
+      ca,
+      namespace: options.namespace,
+    }),
     hostnameOf: (id) => hostnames.get(id),
     idOf: (hostname) => ids.get(hostname),
     voteToRemove(target) {

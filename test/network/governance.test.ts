@@ -2,7 +2,8 @@
  * Governance on a network of four VPs, each a process of its own (docs/governance.md): proposals
  * created on one VP and voted on others through the official SDK, the same proposal, roles and
  * receipts on every VP, a VP killed (SIGKILL) in the middle of a vote that restarts and catches up
- * with the governance state, and a NODE proposal answered with what Keel does not run yet.
+ * with the governance state, a VP added by a NODE proposal (AddNode, AddVP) and removed by one
+ * (RemoveVP).
  *
  *   npx tsx test/network/governance.test.ts
  */
@@ -10,6 +11,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { ECERT_FILE } from '../../src/p2p/identity.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
 import {
@@ -133,20 +135,111 @@ test('a proposal created on node1 and voted on node2 and node3, with node4 kille
   await assertNoFork(vps.map(net.urlOf))
 })
 
-test('a NODE proposal (AddVP) answers, on every VP alike, that Keel does not run NODE proposals yet, naming node_deleteVP and add-vp', async () => {
+/** sends transfers until `done` holds (blocks keep coming: a group change waits for a boundary 40 blocks on) */
+async function until(done: () => Promise<boolean>, what: string, among = vps, timeoutMs = 180_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await done())) {
+    assert.ok(Date.now() < deadline, `${what}: not after ${timeoutMs / 1000} s`)
+    await net.send(3, among)
+  }
+}
+
+/** creates a proposal on node1 as the admin, x and y vote for it on node2 and node3, the admin executes it on node4 */
+async function passed(operation: Parameters<GovClient['ok']>[1], label: string): Promise<unknown> {
+  const created = await on('node1').ok(admin.account, operation, `${label}: Create on node1`)
+  const id = created.Ret as number
+  const votes = [
+    await on('node2').ok(x.account, Proposal().vote(id, true).build(), `${label}: vote on node2`),
+    await on('node3').ok(y.account, Proposal().vote(id, true).build(), `${label}: vote on node3`),
+  ]
+  const executed = await on('node4').ok(admin.account, Proposal().execute(id).build(), `${label}: Execute on node4`)
+  governance.push(created.txHash, ...votes.map((vote) => vote.txHash), executed.txHash)
+  return executed.Ret
+}
+
+const five = [...vps, 'node5']
+
+/** waits (at most 60 s) until `hostname` lists exactly `expected` as VPs in node_getNodes */
+async function listsWithin(hostname: string, expected: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const listed = await net.vpsListedBy(hostname)
+    if (JSON.stringify(listed) === JSON.stringify(expected)) return
+    assert.ok(Date.now() < deadline, `${hostname} lists ${listed.join(', ')}, not ${expected.join(', ')}, after 60 s`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+}
+
+test('a VP added by proposal: AddNode (its ECert) and AddVP, voted by the admins on other VPs; node5, started afterwards, is admitted by the proposal alone (no VP votes it in) and the group of 5 commits', async () => {
+  // a NODE proposal of a host the chain has no certificate for is refused at creation, on every VP alike
   const refused = await on('node2').refused(
     admin.account,
     Proposal().createForNode(NodeOp().addVP('node5', 'global').build()).build(),
-    /the proposal's operations are not valid/,
-    'AddVP',
-  )
-  assert.match(
-    JSON.stringify(refused.Ret),
-    /Keel does not run NODE proposals yet \(AddVP\): add a VP with `npm run network -- add-vp` and remove one with node_deleteVP/,
+    /the proposal's operations are not valid: 0 AddVP: node5 is not registered: AddNode\(its ECert, "node5", "VP", "global"\) comes first/,
+    'AddVP before AddNode',
   )
   governance.push(refused.txHash)
+  const node5 = await net.addVp()
+  assert.is(node5.id, 5)
+  const ecert = readFileSync(join(net.dir, 'node5', 'config', 'certs', ECERT_FILE))
+  const results = (await passed(
+    Proposal()
+      .createForNode(NodeOp().addNode(ecert, 'node5', 'VP', 'global').build(), NodeOp().addVP('node5', 'global').build())
+      .build(),
+    'AddNode + AddVP',
+  )) as { code: number; msg: string }[]
+  assert.is(results[0].code, 200)
+  assert.is(results[1].code, 200)
+  assert.match(results[1].msg, /^node5 joins the VP group as replica 5 from block \d+ \(its peerconfig.toml \[self\] says id = 5\)$/)
+  const from = Number(/from block (\d+)/.exec(results[1].msg)?.[1])
+  await net.start('node5')
+  await until(
+    async () => (await net.vpsListedBy('node1')).includes('node5') && (await net.consensusOf('node5')).state === 'normal',
+    'node5 in the group and normal',
+  )
+  assert.ok((await height(net.urlOf('node1'))) >= from, `the group changed at block ${from}`)
+  const log1 = readFileSync(join(net.dir, 'node1', 'node.log'), 'utf8')
+  assert.match(log1, /replica 5 joins the group \(decided at block \d+ by a NODE proposal\)/)
+  assert.not.match(log1, /asks to join as VP 5: this VP votes to add it/, 'no VP voted node5 in: the proposal did')
+  clients.set('node5', await govClient(net.urlOf('node5')))
+  // the group of 5 needs node5 for a quorum of 4 with node4 down
+  await net.processes.get('node4')?.kill('SIGKILL')
+  const live = ['node1', 'node2', 'node3', 'node5']
+  await waitCommitted(await net.send(10, live), live.map(net.urlOf), 90_000)
+  await net.start('node4')
+  clients.set('node4', await govClient(net.urlOf('node4')))
+  await until(async () => (await height(net.urlOf('node4'))) >= (await height(net.urlOf('node1'))), 'node4 caught up', ['node1', 'node2'])
+  await level(five)
+  assert.equal(await sameEverywhere('config_getProposal', [], five), await sameEverywhere('config_getProposal', [], vps))
+  // node_getNodes lists the linked members: node5 dials the restarted node4 again after its back-off
+  for (const hostname of five) await listsWithin(hostname, five)
+  await assertSameOutcomes(five.map(net.urlOf), governance)
+  await assertNoFork(five.map(net.urlOf))
+})
+
+test('RemoveVP by proposal: node5 leaves the group at the boundary on every VP; the four go on; a removal below 4 VPs is refused at creation', async () => {
+  const results = (await passed(Proposal().createForNode(NodeOp().removeVP('node5', 'global').build()).build(), 'RemoveVP')) as {
+    code: number
+    msg: string
+  }[]
+  assert.match(results[0].msg, /^node5 \(replica 5\) leaves the VP group from block \d+$/)
+  await until(async () => !(await net.vpsListedBy('node1')).includes('node5'), 'node5 out of the group')
+  for (const hostname of vps) await listsWithin(hostname, vps)
+  assert.match(
+    readFileSync(join(net.dir, 'node1', 'node.log'), 'utf8'),
+    /replica 5 leaves the group \(decided at block \d+ by a NODE proposal\)/,
+  )
+  const refused = await on('node1').refused(
+    admin.account,
+    Proposal().createForNode(NodeOp().removeVP('node4', 'global').build()).build(),
+    /the group has 4 VPs; removing node4 would leave fewer than 4/,
+    'RemoveVP of a group of 4',
+  )
+  governance.push(refused.txHash)
+  await waitCommitted(await net.send(10, vps), vps.map(net.urlOf), 90_000)
   await level()
   await assertSameOutcomes(vps.map(net.urlOf), governance)
+  await assertNoFork(vps.map(net.urlOf))
 })
 
 test.run()

@@ -2,16 +2,21 @@
  * Governance on one node (docs/governance.md), driven through the official SDK's BVMBuilder, its
  * operation builders, its ContractService and its decoders: BVM transactions and their receipts,
  * roles and their queries, proposals from creation to execution (and every way one is refused),
- * account status. One node shared by every case, with three genesis admins (threshold: all three),
- * plus a second small node whose proposals time out after two seconds.
+ * account status, the Version and HashChange contracts, the records through a snapshot and an
+ * archive. One node shared by every case, with three genesis admins (threshold: all three), plus a
+ * node process killed with SIGKILL in the middle of a vote and restarted, and a second small node
+ * whose proposals time out after two seconds.
  *
  *   npx tsx test/rpc/governance.test.ts
  */
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readEntries } from '../../src/archive/file.ts'
+import { startNodeProcess, writeNodeConfig } from '../../src/devnet/node-process.ts'
 import { BuiltinAddress } from '../../src/governance/wire.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { Keyspace } from '../../src/store/keyspace.ts'
@@ -61,8 +66,12 @@ const keyOf = (x: { account: unknown }): string => `0x${(x.account as { privateK
 const rpc = async (method: string, params: unknown[] = [], url = node.url) =>
   (await post(url, envelope(method, params))).body as { code: number; message: string; result?: unknown }
 
+/** the first BVM transaction of the run: its block is archived in the archive case */
+let firstHashSet = ''
+
 test('a BVM transaction: Hash Set and Get through the SDK, its receipt decoded by the SDK', async () => {
   const set = await gov.ok(user.account, new BvmOperation.Hash.Builder().set('key-1', 'value-1').build(), 'Hash.Set')
+  firstHashSet = set.txHash
   assert.is(set.Ret, null)
   assert.is(set.receipt.gasUsed, 0, 'a built-in contract charges nothing')
   const get = await gov.ok(user.account, new BvmOperation.Hash.Builder().get('key-1').build(), 'Hash.Get')
@@ -102,6 +111,49 @@ test('a malformed operation fails its transaction with the reason; a BVM transac
   assert.match(refused.message, /a BVM transaction goes to a built-in contract/)
   // the chain goes on
   await gov.ok(user.account, new BvmOperation.Hash.Builder().set('after', 'garbage').build(), 'a later BVM transaction')
+})
+
+test('the Version contract answers the versions this node runs; HashChange answers Keccak-256 and refuses a change, naming why', async () => {
+  const chain = Object.values(
+    ((await rpc('version_getVersions')).result as { runningHyperchainVersions: Record<string, Record<string, string>> })
+      .runningHyperchainVersions,
+  )[0]
+  const tags = Object.fromEntries(Object.entries(chain).filter(([, version]) => version !== ''))
+  const hostname = node.config.node.hostname
+  const latest = await gov.ok(user.account, new BvmOperation.Version.Builder().getLatestVersions().build(), 'GetLatestVersions')
+  assert.equal(plain(latest.Ret), { maxSupportedVersions: { [hostname]: tags }, availableVersions: {}, runningVersions: tags })
+  const supported = await gov.ok(
+    user.account,
+    new BvmOperation.Version.Builder().getSupportedVersionByHostname(hostname).build(),
+    'GetSupportedVersionByHostname',
+  )
+  const byRpc = (await rpc('version_getSupportedVersionByHostname', [hostname])).result as Record<string, string[]>
+  assert.equal(
+    plain(supported.Ret),
+    Object.fromEntries(Object.entries(byRpc).filter(([, list]) => list.length > 0)),
+    'as version_getSupportedVersionByHostname says',
+  )
+  await gov.refused(
+    user.account,
+    new BvmOperation.Version.Builder().getSupportedVersionByHostname('node9').build(),
+    /"node9" is no VP of this chain \(node1\)/,
+    'an unknown host',
+  )
+  const hashChange = () => new BvmOperation.HashChange.Builder()
+  const support = await gov.ok(user.account, hashChange().getSupportHashAlgo().build(), 'GetSupportHashAlgo')
+  assert.equal(plain(support.Ret), { hash_algo: 'KECCAK_256', encrypt_algo: '' })
+  const history = await gov.ok(user.account, hashChange().getHashAlgo().build(), 'GetHashAlgo')
+  assert.equal(plain(history.Ret), [])
+  const change = { hash_algo: 'KECCAK_224', encrypt_algo: '3DES_CBC' } as unknown as Parameters<
+    ReturnType<typeof hashChange>['changeHashAlgo']
+  >[0]
+  await gov.refused(user.account, hashChange().changeHashAlgo(change).build(), /ChangeHashAlgo needs an admin/, 'a change by a non-admin')
+  await gov.refused(
+    a.account,
+    hashChange().changeHashAlgo(change).build(),
+    /Keel does not change its hash algorithm \(asked: KECCAK_224, 3DES_CBC\): transaction, block and contract hashes and addresses are KECCAK_256/,
+    'a change by an admin',
+  )
 })
 
 test('genesis roles: the configured admins are admins and contract managers; the role queries answer the SDK', async () => {
@@ -647,9 +699,12 @@ test('filter rules: each transaction kind refused by the rule that names it (-32
   await proposalPasses(off.Ret as number, [b], a)
 })
 
+let snapshotId = ''
+
 test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal and Account contracts', async () => {
   const id = (await call(node.url, 'archive_snapshot', [0], { operator: keyOf(a) })).result as string
   assert.match(id, /^0x[0-9a-f]+$/)
+  snapshotId = id
   for (let i = 0; (await rpc('archive_querySnapshotExist', [id])).result !== true; i++) {
     assert.ok(i < 400, 'the snapshot was not made in 20 s')
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -661,6 +716,108 @@ test('the governance records are world state: a snapshot (archive_snapshot) hold
   assert.ok(holders.has(BuiltinAddress.proposal), 'roles, proposals, settings and names')
   assert.ok(holders.has(BuiltinAddress.account), 'account statuses')
   assert.ok(holders.has(BuiltinAddress.hash), 'Hash values')
+})
+
+/** what the governance queries answer on `url`: the latest proposal, roles, names and account statuses */
+async function governanceState(url: string, accounts: string[]): Promise<unknown> {
+  const answers: Record<string, unknown> = {}
+  for (const [method, params] of [
+    ['config_getProposal', []],
+    ['config_getRoles', []],
+    ['config_getAllCNS', []],
+    ['account_getAccountsByRole', ['admin']],
+    ...accounts.flatMap((address) => [
+      ['account_getRoles', [address]],
+      ['account_getStatus', [address]],
+    ]),
+  ] as [string, unknown[]][]) {
+    const reply = await rpc(method, params, url)
+    assert.is(reply.code, 0, `${method}: ${reply.message}`)
+    answers[`${method}(${params.join(', ')})`] = reply.result
+  }
+  return answers
+}
+
+test('archive_archive, then archive_restore: the governance records read back the same throughout; the receipts of the archived governance blocks are gone, then back unchanged', async () => {
+  const accounts = [a, b, c, user, leaver].map(({ address }) => address)
+  const before = await governanceState(node.url, accounts)
+  assert.ok(snapshotId !== '', 'the snapshot case made one')
+  // the first Hash.Set of the first case is in a block the snapshot covers
+  const receipt = await rpc('tx_getTransactionReceipt', [firstHashSet])
+  assert.is(receipt.code, 0, receipt.message)
+  assert.is((await call(node.url, 'archive_archive', [snapshotId, true], { operator: keyOf(a) })).result, true)
+  assert.is((await rpc('tx_getTransactionReceipt', [firstHashSet])).code, -32001, 'its block is archived')
+  assert.equal(await governanceState(node.url, accounts), before, 'the records are world state, not blocks')
+  const hash = await gov.ok(user.account, new BvmOperation.Hash.Builder().get('key-1').build(), 'Hash.Get after the archive')
+  assert.is(hash.Ret, 'value-1', 'a Hash value set in an archived block')
+  assert.is((await call(node.url, 'archive_restore', [snapshotId, true], { operator: keyOf(a) })).result, true)
+  assert.equal((await rpc('tx_getTransactionReceipt', [firstHashSet])).result, receipt.result, 'the receipt reads back unchanged')
+  assert.equal(await governanceState(node.url, accounts), before)
+})
+
+test('governance state survives kill -9: a proposal mid-vote (its last vote sent, not yet answered), roles, a contract name and an abandoned account, after a SIGKILL and a restart on the same data directory', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-gov-kill-'))
+  const configFile = join(dir, 'keel.toml')
+  writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis: funded, admins })
+  let child = await startNodeProcess({ configFile, timeoutMs: 120_000 })
+  try {
+    const client = await govClient(child.url)
+    const passes = async (operation: Parameters<GovClient['ok']>[1], label: string): Promise<void> => {
+      const id = (await client.ok(a.account, operation, `${label}: Create`)).Ret as number
+      for (const voter of [b, c]) await client.ok(voter.account, Proposal().vote(id, true).build(), `${label}: vote`)
+      await client.ok(a.account, Proposal().execute(id).build(), `${label}: Execute`)
+    }
+    await passes(
+      Proposal().createForPermission(Permission().createRole('keeper').build(), Permission().grant('keeper', user.address).build()).build(),
+      'a role',
+    )
+    const deployed = await (
+      await client.contracts
+        .deploy(signedBy(new Transaction.EVMBuilder(a.account.getAddress(), client.pm).deploy(compiled.bin), a.account))
+        .send()
+    ).poll()
+    const kept = deployed.result.contractAddress.toLowerCase()
+    await passes(Proposal().createForCNS(Cns().setCName(kept, 'Kept').build()).build(), 'a name')
+    await client.ok(leaver.account, new BvmOperation.Account.Builder().abandon(leaver.address, '').build(), 'Abandon')
+    const id = (
+      await client.ok(a.account, Proposal().createForPermission(Permission().grant('admin', user.address).build()).build(), 'Create')
+    ).Ret as number
+    await client.ok(b.account, Proposal().vote(id, true).build(), 'vote by b')
+    // the last vote: its hash is answered, then the node is killed before it is polled
+    const lastVote = new Transaction.BVMBuilder(c.account.getAddress(), client.pm) as unknown as {
+      invoke(op: unknown): { build(): InstanceType<typeof Transaction> }
+    }
+    const voteTx = lastVote.invoke(Proposal().vote(id, true).build()).build()
+    voteTx.sign(c.account)
+    const voteHash = (await client.contracts.invoke(voteTx).send()).result as string
+    const accounts = [a, b, c, user, leaver].map(({ address }) => address)
+    const before = (await governanceState(child.url, accounts)) as Record<string, unknown>
+    await child.kill('SIGKILL')
+    child = await startNodeProcess({ configFile, timeoutMs: 120_000 })
+    const voted = await waitForReceipt(child.url, voteHash, 30_000)
+    assert.is(voted.code, 0, `the last vote has its outcome after the restart: ${voted.message}`)
+    const after = (await governanceState(child.url, accounts)) as Record<string, unknown>
+    const proposal = after['config_getProposal()'] as { status: string; assentor: { addr: string }[] }
+    assert.is(proposal.status, 'WAITING_EXE', 'the vote sent before the kill counted once')
+    assert.equal(
+      proposal.assentor.map((vote) => vote.addr),
+      [a.address, b.address, c.address],
+    )
+    assert.equal(
+      { ...after, 'config_getProposal()': undefined },
+      { ...before, 'config_getProposal()': undefined },
+      'roles, names and statuses as before the kill',
+    )
+    assert.equal(after[`account_getRoles(${user.address})`], ['keeper'])
+    assert.equal(after['config_getAllCNS()'], { [kept]: 'Kept' })
+    assert.is(after[`account_getStatus(${leaver.address})`], 'abandoned')
+    const restarted = await govClient(child.url)
+    await restarted.ok(a.account, Proposal().execute(id).build(), 'Execute after the restart')
+    assert.equal((await restarted.accounts.getRoles(user.address).send()).result, ['admin', 'keeper'])
+  } finally {
+    await child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('config_getProposal before any proposal, and expiry against block time (a node whose proposals time out after 2 s)', async () => {

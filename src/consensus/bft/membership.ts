@@ -8,7 +8,8 @@
  *
  * Rules (Hyperchain's, made deterministic):
  * - a VP leaves only once the votes of ALL the members current at the ordering seq are ordered,
- *   its own included: one operator call, or a Byzantine minority, cannot remove anybody;
+ *   its own included: one operator call, or a Byzantine minority, cannot remove anybody; or once a
+ *   NODE proposal the admins voted executes in a block (MembershipDecision, docs/governance.md §11);
  * - the group never drops below MIN_VPS;
  * - a change decided at seq s takes effect after the first checkpoint boundary c ≥ s + L. A
  *   replica only handles slots h < seq ≤ h + L with h ≤ its executed height, so it has always
@@ -35,8 +36,20 @@ export interface Epoch {
 }
 
 export type MembershipOutcome =
-  | { kind: 'scheduled'; action: 'delete' | 'add'; target: number; decidedAt: number; from: number; members: number[] }
-  | { kind: 'refused'; action: 'delete' | 'add'; target: number; decidedAt: number; reason: string }
+  | { kind: 'scheduled'; action: 'delete' | 'add'; target: number; decidedAt: number; from: number; members: number[]; byProposal?: true }
+  | { kind: 'refused'; action: 'delete' | 'add'; target: number; decidedAt: number; reason: string; byProposal?: true }
+
+/**
+ * A change the chain's governance decided at a block: a NODE proposal executed there
+ * (docs/governance.md §11). It needs no member votes: the admins' votes decided it, and every node
+ * executing the block wrote the same decision into the state, so every node records it alike.
+ */
+export interface MembershipDecision {
+  action: 'delete' | 'add'
+  target: number
+  /** an addition's ECert (base64 DER), as an add vote carries it */
+  cert?: string
+}
 
 /** everything the log knows after block `height`, to start from after a restart (blocks may be archived away) */
 export interface MembershipSnapshot {
@@ -72,8 +85,12 @@ export interface Membership {
   height(): number
   /** true when this vote needs no resending: it is ordered, or its change is decided or moot */
   settled(vote: MemberVote & { from: number }): boolean
-  /** applies the votes ordered in block `seq` (seqs in increasing order; blocks without votes may be skipped) */
-  record(seq: number, votes: readonly Signed<MemberVote>[]): MembershipOutcome[]
+  /**
+   * applies what block `seq` decided: first the governance decisions its execution made (they were
+   * judged against the group before the block), then the votes its batch ordered (seqs in
+   * increasing order; blocks with neither may be skipped)
+   */
+  record(seq: number, votes: readonly Signed<MemberVote>[], decided?: readonly MembershipDecision[]): MembershipOutcome[]
   snapshot(): MembershipSnapshot
 }
 
@@ -98,7 +115,7 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
   /** "delete/<id>" or "add/<id>" → voters whose votes are ordered */
   const pending = new Map<string, Set<number>>((from?.pending ?? []).map(([change, voters]) => [change, new Set(voters)]))
   /** the vote asks for something still to do: remove a member, or add one that is not */
-  const open = (vote: MemberVote): boolean => (vote.action === 'delete') === latest().includes(vote.target)
+  const open = (vote: Pick<MemberVote, 'action' | 'target'>): boolean => (vote.action === 'delete') === latest().includes(vote.target)
   let recordedTo = from?.height ?? 0
   const certs = new Map<number, string>(from?.certs ?? [])
 
@@ -119,10 +136,44 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
       if (!open(vote)) return true
       return pending.get(changeOf(vote))?.has(vote.from) === true
     },
-    record(seq, votes) {
+    record(seq, votes, decided = []) {
       if (seq <= recordedTo) return []
       recordedTo = seq
       const outcomes: MembershipOutcome[] = []
+      /** schedules a change at the boundary after `seq`, or says why it cannot be */
+      const schedule = (action: 'delete' | 'add', target: number, cert: string | undefined, byProposal: boolean): void => {
+        const by = byProposal ? { byProposal: true as const } : {}
+        const next = action === 'add' ? [...latest(), target].sort((a, b) => a - b) : latest().filter((member) => member !== target)
+        if (next.length < MIN_VPS) {
+          outcomes.push({ kind: 'refused', action, target, decidedAt: seq, reason: `the group would drop below ${MIN_VPS} VPs`, ...by })
+          return
+        }
+        const boundary = activationBoundary(seq)
+        const last = epochs[epochs.length - 1]
+        if (last.from === boundary + 1) last.members = next
+        else epochs.push({ from: boundary + 1, members: next })
+        // its signatures are checked from now on (it signs nothing before it is a member)
+        everMember.add(target)
+        if (action === 'add' && cert !== undefined) certs.set(target, cert)
+        // votes for the same change still waiting are moot now
+        for (const change of [...pending.keys()])
+          if (change === `${action}/${target}` || change.startsWith(`${action}/${target}/`)) pending.delete(change)
+        outcomes.push({ kind: 'scheduled', action, target, decidedAt: seq, from: boundary + 1, members: next, ...by })
+      }
+      for (const decision of decided) {
+        if (!open(decision)) {
+          outcomes.push({
+            kind: 'refused',
+            action: decision.action,
+            target: decision.target,
+            decidedAt: seq,
+            reason: decision.action === 'add' ? 'it is a member already' : 'it is no member',
+            byProposal: true,
+          })
+          continue
+        }
+        schedule(decision.action, decision.target, decision.cert, true)
+      }
       for (const { from, body } of votes) {
         const current = at(seq)
         // a vote counts only from a member, and only for a change still to do
@@ -144,26 +195,7 @@ export function createMembership(initial: readonly number[], from?: MembershipSn
         pending.set(change, voters)
         if (!current.every((member) => voters.has(member))) continue
         pending.delete(change)
-        const next =
-          body.action === 'add' ? [...latest(), body.target].sort((a, b) => a - b) : latest().filter((member) => member !== body.target)
-        if (next.length < MIN_VPS) {
-          outcomes.push({
-            kind: 'refused',
-            action: body.action,
-            target: body.target,
-            decidedAt: seq,
-            reason: `the group would drop below ${MIN_VPS} VPs`,
-          })
-          continue
-        }
-        const boundary = activationBoundary(seq)
-        const last = epochs[epochs.length - 1]
-        if (last.from === boundary + 1) last.members = next
-        else epochs.push({ from: boundary + 1, members: next })
-        // its signatures are checked from now on (it signs nothing before it is a member)
-        everMember.add(body.target)
-        if (body.action === 'add' && body.cert !== undefined) certs.set(body.target, body.cert)
-        outcomes.push({ kind: 'scheduled', action: body.action, target: body.target, decidedAt: seq, from: boundary + 1, members: next })
+        schedule(body.action, body.target, body.cert, false)
       }
       return outcomes
     },

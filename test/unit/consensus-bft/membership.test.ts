@@ -57,6 +57,42 @@ test('the membership log: all current members must vote; the change waits for th
   assert.equal(four.at(1000), [1, 2, 3, 4])
 })
 
+test("a NODE proposal decision needs no votes: recorded before the block's votes, scheduled at the boundary, its certificate kept; pending votes for it are moot", () => {
+  const four = createMembership([1, 2, 3, 4])
+  const add = (from: number): Signed<MemberVote> => ({
+    from,
+    sig: '00',
+    body: { type: 'member-vote', action: 'add', target: 5, cert: 'b' },
+  })
+  assert.equal(four.record(2, [add(1), add(2)]), [], 'two of four add votes (another certificate) wait')
+  const outcomes = four.record(5, [add(3), add(4)], [{ action: 'add', target: 5, cert: 'a' }])
+  assert.equal(outcomes, [
+    { kind: 'scheduled', action: 'add', target: 5, decidedAt: 5, from: 51, members: [1, 2, 3, 4, 5], byProposal: true },
+  ])
+  assert.is(four.certOf(5), 'a', "the proposal's certificate, not the votes'")
+  assert.equal(four.snapshot().pending, [], 'the votes for the same change are dropped')
+  assert.ok(four.known(5))
+  const [removal, again] = four.record(
+    7,
+    [],
+    [
+      { action: 'delete', target: 1 },
+      { action: 'delete', target: 1 },
+    ],
+  )
+  assert.equal(removal, { kind: 'scheduled', action: 'delete', target: 1, decidedAt: 7, from: 51, members: [2, 3, 4, 5], byProposal: true })
+  assert.equal(again, { kind: 'refused', action: 'delete', target: 1, decidedAt: 7, reason: 'it is no member', byProposal: true })
+  const [tooFew] = four.record(8, [], [{ action: 'delete', target: 2 }])
+  assert.equal(tooFew, {
+    kind: 'refused',
+    action: 'delete',
+    target: 2,
+    decidedAt: 8,
+    reason: 'the group would drop below 4 VPs',
+    byProposal: true,
+  })
+})
+
 test('all five vote to remove the primary: every replica switches at the same seq, the next primary takes over, 4 go on (and tolerate f = 1 of them down)', () => {
   const sim = createSim({ n: 5, seed: 51 })
   sim.run(500)

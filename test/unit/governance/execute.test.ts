@@ -8,6 +8,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ExecutionOutcome, Hex } from '../../../src/domain.ts'
 import { createExecutor } from '../../../src/exec/executor.ts'
+import type { NodeHooks } from '../../../src/governance/execute.ts'
 import { GovernanceView } from '../../../src/governance/state.ts'
 import {
   BuiltinAddress,
@@ -97,6 +98,92 @@ test('the same block on two executors gives the same outcomes and changes; a mal
     Ret: null,
     Err: 'Keel has no DID documents and credentials (the DID contract); SetChainID is not available',
   })
+})
+
+/** a network of node1…node4 (then `group`) for NODE proposals; a "certificate" is `cert:<hostname>` */
+const fourVps = (group = [1, 2, 3, 4]): NodeHooks => ({
+  namespace: 'global',
+  minVps: 4,
+  vps: () => group.map((id) => ({ id, hostname: `node${id}` })),
+  everVps: () => group.map((id) => ({ id, hostname: `node${id}` })),
+  readCert: (pem) =>
+    pem.startsWith('cert:') ? { hostname: pem.slice(5), cert: Buffer.from(pem).toString('base64') } : 'not a certificate',
+  effectiveFrom: (block) => 10 * Math.ceil((block + 40) / 10) + 1,
+})
+
+const nodeProposal = (...ops: [string, string[]][]) =>
+  bvmTx(BuiltinAddress.proposal, 'Create', [encodeContents(ops.map(([method, args]) => encodeOperation(method, args))), 'NODE'])
+
+test('NODE proposals: AddNode then AddVP decide an addition with the next id; RemoveVP never below 4; a solo node refuses them', async () => {
+  const solo = await createExecutor({ governance: genesis }).executeBlock(
+    new MapState(),
+    [{ tx: nodeProposal(['AddVP', ['node5', 'global']]), signatureValid: true }],
+    { number: 1, timestamp: 1n },
+  )
+  assert.match(result(solo.outcomes[0]).Err, /this node runs alone \(solo ordering\): it has no VP group for AddVP to change/)
+
+  const executor = createExecutor({ governance: genesis })
+  const group = [1, 2, 3, 4]
+  executor.attachNetwork(fourVps(group))
+  const state = new MapState()
+  const run = async (number: number, ...txs: ReturnType<typeof bvmTx>[]) => {
+    const { outcomes, changes } = await executor.executeBlock(
+      state,
+      txs.map((tx, i) => ({
+        tx: { ...tx, hash: `0x${number.toString(16).padStart(2, '0')}${i.toString(16).padStart(62, '0')}` },
+        signatureValid: true,
+      })),
+      { number, timestamp: BigInt(number) },
+    )
+    state.apply(changes)
+    return outcomes.map(result)
+  }
+  const refusedAtCreation = await run(
+    2,
+    nodeProposal(['AddVP', ['node6', 'global']]),
+    nodeProposal(['RemoveVP', ['node9', 'global']]),
+    nodeProposal(['AddNode', ['cert:node7', 'node6', 'VP', 'global']]),
+    nodeProposal(['AddNode', ['cert:node6', 'node6', 'NVP', 'global']]),
+    nodeProposal(['AddVP', ['node6', 'other']]),
+    nodeProposal(['RemoveVP', ['node1', 'global']]),
+  )
+  for (const refused of refusedAtCreation) assert.not.ok(refused.Success)
+  const errs = refusedAtCreation.map((refused) => refused.Err)
+  assert.match(errs[0], /node6 is not registered: AddNode\(its ECert, "node6", "VP", "global"\) comes first/)
+  assert.match(errs[1], /node9 is no VP of the group \(node1, node2, node3, node4\)/)
+  assert.match(errs[2], /AddNode: the certificate is node7's, not node6's/)
+  assert.match(errs[3], /an NVP needs no proposal/)
+  assert.match(errs[4], /this network runs the namespace global, not "other"/)
+  assert.match(errs[5], /the group has 4 VPs; removing node1 would leave fewer than 4/)
+
+  const [created, executed] = await run(
+    3,
+    nodeProposal(['AddNode', ['cert:node5', 'node5', 'VP', 'global']], ['AddVP', ['node5', 'global']]),
+    bvmTx(BuiltinAddress.proposal, 'Execute', ['1']),
+  )
+  assert.ok(created.Success, created.Err)
+  assert.equal(JSON.parse(Buffer.from(executed.Ret ?? '', 'base64').toString()), [
+    { code: 200, msg: 'node5 is registered with its ECert; AddVP admits it' },
+    { code: 200, msg: 'node5 joins the VP group as replica 5 from block 51 (its peerconfig.toml [self] says id = 5)' },
+  ])
+  const view = new GovernanceView(state, genesis)
+  assert.equal(view.nodeDecisionsAt(3), [
+    { block: 3, action: 'add', id: 5, hostname: 'node5', cert: Buffer.from('cert:node5').toString('base64') },
+  ])
+  assert.equal(view.nodeDecisionsAt(2), [], 'no decision at another block')
+  // what the network layer records after the block (membership.ts)
+  group.push(5)
+  // in the same block, the group counts the addition: node5 and then one more of the five may go, not two
+  const [two, twoExecuted, again] = await run(
+    4,
+    nodeProposal(['RemoveVP', ['node5', 'global']], ['RemoveVP', ['node1', 'global']]),
+    bvmTx(BuiltinAddress.proposal, 'Execute', ['2']),
+    nodeProposal(['AddNode', ['cert:node5', 'node5', 'VP', 'global']]),
+  )
+  assert.not.ok(two.Success)
+  assert.match(two.Err, /1 RemoveVP: the group has 4 VPs; removing node1 would leave fewer than 4/)
+  assert.match(twoExecuted.Err, /there is no proposal 2/)
+  assert.match(again.Err, /node5 is VP 5 of the group already/)
 })
 
 test.run()

@@ -16,8 +16,9 @@ import {
   MessageError,
   type Signed,
 } from '../../../src/consensus/bft/messages.ts'
+import { GovernanceWriter, NO_GOVERNANCE } from '../../../src/governance/state.ts'
 import { type AttendContext, attendBytes, checkAttend, encodeAttend } from '../../../src/network/attend.ts'
-import { addedKeys, admitAddVote, decodeProof, encodeProof, votesOf } from '../../../src/network/vp.ts'
+import { addedKeys, admitAddVote, decodeProof, encodeProof, membershipFromChain, nodeHooksOf, votesOf } from '../../../src/network/vp.ts'
 import { createNamespaceCa, type IssuedCert, issueNodeCert, voteCertOf } from '../../../src/p2p/identity.ts'
 import { BINARY_TAG, packTagged } from '../../../src/wire/binary.ts'
 import { stringifyJson } from '../../../src/wire/json.ts'
@@ -158,6 +159,50 @@ test('wire: an add vote carries its certificate (signed, in the batch digest); a
   assert.throws(() => decodeProof(packTagged(BINARY_TAG, [[commit], [vote], []])), /\[commits\] or \[commits, votes\]/)
   const deleteVote = signedVote(3, { type: 'member-vote', action: 'delete', target: 4 })
   assert.equal(decodeProof(encodeProof([commit], [deleteVote])), { commits: [commit], votes: [deleteVote] }, 'delete votes as before')
+})
+
+test('NODE proposals: the hooks read a VP ECert (PEM) against the namespace CA; after a crash before the group snapshot, the decisions come back from the state in block order', () => {
+  const membership = createMembership([1, 2, 3, 4])
+  const hooks = nodeHooksOf({
+    membership,
+    genesisHostnames: new Map([1, 2, 3, 4].map((id) => [id, `node${id}`])),
+    addedKey: addedKeys(membership, caCert),
+    ca: caCert,
+    namespace: 'global',
+  })
+  assert.equal(hooks.readCert(node5.certPem), { hostname: 'node5', cert: voteCertOf(certOf(node5)) })
+  assert.match(hooks.readCert(nvp5.certPem) as string, /for an NVP, not a VP/)
+  assert.type(hooks.readCert(stranger5.certPem), 'string', "another CA's certificate is refused")
+  assert.match(hooks.readCert('pub1') as string, /is no PEM certificate/)
+  assert.is(hooks.effectiveFrom(12), 61)
+
+  // the state after block 7 holds an addition decided at block 3 and a removal at block 6; the saved
+  // group snapshot is from block 2 (the node crashed before saving the later ones)
+  const slots = new Map<string, `0x${string}`>()
+  const state = {
+    getStorage: (address: string, slot: string) => slots.get(`${address}/${slot}`) ?? '0x',
+    putStorage: (address: string, slot: string, value: `0x${string}`) => void slots.set(`${address}/${slot}`, value),
+  }
+  const writer = new GovernanceWriter(state, NO_GOVERNANCE)
+  const cert = voteCertOf(certOf(node5))
+  writer.addNodeDecision({ block: 3, action: 'add', id: 5, hostname: 'node5', cert })
+  writer.addNodeDecision({ block: 6, action: 'delete', id: 1, hostname: 'node1' })
+  const saved = createMembership([1, 2, 3, 4])
+  saved.record(2, [])
+  const store = {
+    height: () => 7,
+    getBlockBatch: () => undefined,
+    readConsensus: () => [{ key: 'membership', value: Buffer.from(stringifyJson(saved.snapshot())) }],
+    writeConsensus: async () => {},
+    state,
+  }
+  const restarted = membershipFromChain([1, 2, 3, 4], store as unknown as Parameters<typeof membershipFromChain>[1])
+  assert.equal(restarted.epochs(), [
+    { from: 1, members: [1, 2, 3, 4] },
+    { from: 51, members: [2, 3, 4, 5] },
+  ])
+  assert.is(restarted.certOf(5), cert)
+  assert.is(restarted.height(), 6, 'recorded up to the last block that decided something')
 })
 
 test.run()
