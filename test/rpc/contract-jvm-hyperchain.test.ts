@@ -27,6 +27,7 @@ import {
   readJar,
   writeJar,
 } from '../../sdk/src/jvm.ts'
+import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, ok, type Reply, SUBMIT, send, sleep, type WireReceipt } from '../helpers/chain.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
@@ -107,6 +108,7 @@ async function compileBeans(): Promise<JavaContract> {
   const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
   const sources: Record<string, string> = {
     ...BEAN_SOURCES,
+    ...CROSS_SOURCES,
     'cn/hyperchain/core/HyperTable.java': MISSING_SOURCES['cn/hyperchain/core/HyperTable.java'],
   }
   for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
@@ -152,6 +154,150 @@ public class UsesExtra extends BaseContract {
 import cn.hyperchain.contract.BaseContract;
 public class UsesGson extends BaseContract {
   public String json() { return new com.google.gson.Gson().toJson(this); }
+}`,
+}
+
+/**
+ * Cross-contract calls (docs/jvm.md §10). The callees' addresses are fixed at compile time (in
+ * @Contract/@Library, as Hyperchain's contracts write them), so they are predicted: accounts of
+ * their own deploy them in a known order (a contract's address follows from its deployer and
+ * deploy count).
+ */
+const crossAccount = ServiceManager.getAccountService(ProviderManager.emptyManager()).genAccount(Algo.ECRAW)
+const crossSdkAddress = `0x${crossAccount.getAddress().toLowerCase()}`
+const crossOwner = wallet()
+const COUNTER_AT = contractAddress(crossSdkAddress, 0)
+const CALLER_AT = contractAddress(crossSdkAddress, 1)
+const EVM_AT = contractAddress(crossOwner.address, 0)
+const STORE_AT = contractAddress(crossOwner.address, 1)
+const NOBODY = '0x00000000000000000000000000000000000000aa'
+const CROSS_SOURCES: Record<string, string> = {
+  'cross/ICounter.java': `package cross;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface ICounter extends BaseContractInterface {
+  long add(long n);
+  long total();
+  String who();
+  long failAfter(long n);
+  long spin();
+  Tally tally();
+  long callBack();
+}`,
+  'cross/Tally.java': `package cross;
+public class Tally {
+  public long total;
+  public String last;
+  public Tally() {}
+}`,
+  'cross/ICaller.java': `package cross;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface ICaller extends BaseContractInterface {
+  long viaCounter(long n);
+  String who();
+  String catchFailure(long n);
+  long failAfterCall(long n);
+  long spinThere();
+  long callBack();
+  String tallyThere();
+  long libraryAdd(long n);
+  String unreachable();
+  long self();
+}`,
+  'cross/Counter.java': `package cross;
+import cn.hyperchain.annotations.Contract;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+public class Counter extends BaseContract implements ICounter {
+  @StoreField
+  public long total;
+  @StoreField
+  public String last = "";
+  @Contract(address = "${CALLER_AT}")
+  private CrossCall back = new CrossCall();
+  public long add(long n) { total += n; last = getSender(); event("+" + n, "Added"); return total; }
+  public long total() { return total; }
+  public String who() { return getSender() + "," + getOrigin() + "," + getContractAddress(); }
+  public long failAfter(long n) { total += n; event("lost", "Added"); throw new IllegalStateException("the counter refuses " + n); }
+  public long spin() { long i = 0; while (total >= 0) i++; return i; }
+  public Tally tally() { Tally t = new Tally(); t.total = total; t.last = last; return t; }
+  public long callBack() { ICaller caller = back.getCrossContract(); return caller.viaCounter(1); }
+}`,
+  'cross/Caller.java': `package cross;
+import cn.hyperchain.annotations.Contract;
+import cn.hyperchain.annotations.Library;
+import cn.hyperchain.contract.BaseContract;
+public class Caller extends BaseContract implements ICaller {
+  @Contract(address = "${COUNTER_AT}")
+  private CrossCall counter = new CrossCall();
+  @Library(address = "${COUNTER_AT}")
+  private CrossCall library = new CrossCall();
+  @Contract(address = "${NOBODY}")
+  private CrossCall nobody = new CrossCall();
+  @Contract(address = "${EVM_AT}")
+  private CrossCall evm = new CrossCall();
+  @Contract(address = "${CALLER_AT}")
+  private CrossCall itself = new CrossCall();
+  private ICounter counter() { return counter.getCrossContract(); }
+  public long viaCounter(long n) { return counter().add(n); }
+  public String who() { return counter().who() + "|" + getSender(); }
+  public String catchFailure(long n) {
+    ICounter c = counter();
+    c.add(1);
+    try { c.failAfter(n); return "not thrown"; } catch (RuntimeException e) { return e.getMessage() + "|" + c.total(); }
+  }
+  public long failAfterCall(long n) { counter().add(n); throw new IllegalStateException("the caller refuses after the call"); }
+  public long spinThere() { return counter().spin(); }
+  public long callBack() { return counter().callBack(); }
+  public String tallyThere() { Tally t = counter().tally(); return t.last + ":" + t.total; }
+  public long libraryAdd(long n) { ICounter lib = library.getCrossContract(); return lib.add(n); }
+  public String unreachable() {
+    StringBuilder out = new StringBuilder();
+    for (CrossCall call : new CrossCall[] {nobody, evm}) {
+      try { ICounter c = call.getCrossContract(); out.append("reached ").append(c); } catch (RuntimeException e) { out.append(e.getMessage()).append('|'); }
+    }
+    return out.toString();
+  }
+  public long self() { ICaller me = itself.getCrossContract(); return me.viaCounter(1); }
+}`,
+  'xkv/Store.java': `package xkv;
+import cn.hyperchain.jcee.client.contract.ContractTemplate;
+import cn.hyperchain.jcee.common.ExecuteResult;
+import java.util.List;
+public class Store extends ContractTemplate {
+  protected ExecuteResult openInvoke(String func, List<String> args) {
+    switch (func) {
+      case "put": ledger.put(args.get(0), args.get(1)); return result(true, "stored " + args.get(0));
+      case "refuse": ledger.put(args.get(0), "refused"); return result(false, "the store refuses " + args.get(0));
+      case "throw": ledger.put(args.get(0), "thrown"); throw new IllegalStateException("the store throws");
+      case "who": return result(true, getInvoker());
+      default: return result(false, "no function " + func);
+    }
+  }
+  ExecuteResult get(List<String> args) { return result(true, ledger.get(args.get(0)).isEmpty() ? "-" : ledger.get(args.get(0)).toString()); }
+}`,
+  'xkv/Client.java': `package xkv;
+import cn.hyperchain.jcee.client.contract.ContractTemplate;
+import cn.hyperchain.jcee.common.ExecuteResult;
+import java.util.ArrayList;
+import java.util.List;
+public class Client extends ContractTemplate {
+  private String call(String ns, String at, String func, String... args) {
+    List<String> list = new ArrayList<>();
+    for (String a : args) list.add(a);
+    ExecuteResult r = invokeContract(ns, at, func, list);
+    return r.isSuccess() + ":" + r.getResult();
+  }
+  ExecuteResult calls(List<String> args) {
+    String store = "${STORE_AT}";
+    return result(true, String.join("|",
+        call("global", store, "put", "a", "1"),
+        call("global", store, "refuse", "b"),
+        call("global", store, "throw", "c"),
+        call("global", store, "who"),
+        call("global", "${NOBODY}", "put", "x", "y"),
+        call("global", "${CALLER_AT}", "put", "x", "y"),
+        call("ns2", store, "put", "x", "y")));
+  }
 }`,
 }
 
@@ -249,12 +395,14 @@ async function callText(to: string, payload: string): Promise<string> {
 const hvm = (to: string, method: string, ...args: JvmArg[]): Promise<string> => callText(to, jvmCallPayload(method, ...args))
 
 /** Through the official SDK: HVMBuilder.invoke with HvmTypeBuilder parameters, signed, sent, polled. */
-async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Receipt> {
-  const tx = new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).invoke(to, params).build()
-  tx.sign(sdkAccount)
+async function sdkInvoke(to: string, params: Sdk.InvokeParams, account = sdkAccount): Promise<Sdk.Receipt> {
+  const tx = new Transaction.HVMBuilder(account.getAddress(), pm).invoke(to, params).build()
+  tx.sign(account)
   const response = await contracts.invoke(tx).send()
   assert.is(response.code, 0, `submission: ${response.message}`)
-  const polled = await response.poll()
+  const polled = await response.poll().catch(async (error: Error) => {
+    throw new Error(`${error.message}: ${await lastReason()}`)
+  })
   assert.is(polled.code, 0, `receipt: ${polled.message}`)
   return polled.result
 }
@@ -273,6 +421,8 @@ test.before(async () => {
         accounts: [
           { address: owner.address, balance: '1000000' },
           { address: sdkAddress, balance: '1000000' },
+          { address: crossSdkAddress, balance: '1000000' },
+          { address: crossOwner.address, balance: '1000000' },
         ],
       },
     },
@@ -478,6 +628,100 @@ test('InvokeBean: a bean that tries each refused API is refused with the reason;
   const payload = jvmInvokeBeanPayload('beans.MoveTwice', beans.classes.get('beans/MoveTwice') as Uint8Array)
   const { reply } = await send(url, SUBMIT.invoke, owner.invoke(kvAt, payload, JVM))
   assert.match((await failure(reply)).reason, /an InvokeBean calls an HVM contract/)
+})
+
+/** Through the official SDK: HVMBuilder.deploy of the jar; the contract's address. */
+async function sdkDeploy(contract: JavaContract, account = sdkAccount): Promise<string> {
+  const builder = await new Transaction.HVMBuilder(account.getAddress(), pm).deploy(arrayBufferOf(writeJar(contract)))
+  const tx = builder.build()
+  tx.sign(account)
+  const response = await contracts.deploy(tx).send()
+  assert.is(response.code, 0, response.message)
+  const polled = await response.poll()
+  assert.is(polled.code, 0, polled.message)
+  return `0x${(polled.result as Sdk.Receipt & { contractAddress: string }).contractAddress.replace(/^0x/, '').toLowerCase()}`
+}
+
+test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another contract in the same transaction and budget; sender is the caller, origin the signer; a failing callee leaves nothing; library calls keep nothing; one level deep; missing and EVM callees are named', async () => {
+  const counterAt = await sdkDeploy(pick(beans, 'cross', 'cross.Counter'), crossAccount)
+  const callerAt = await sdkDeploy(pick(beans, 'cross', 'cross.Caller'), crossAccount)
+  assert.equal([counterAt, callerAt], [COUNTER_AT, CALLER_AT], 'the addresses compiled into the contracts')
+  const evm = await commit(url, SUBMIT.deploy, crossOwner.deploy('0x600a600c600039600a6000f3602a60005260206000f3'))
+  assert.is(evm.contractAddress, EVM_AT)
+  const call = (method: string, ...args: number[]): Sdk.InvokeParams => {
+    const b = new InvokeParams.HvmTypeBuilder(method)
+    for (const a of args) b.addLongPrimitive(a)
+    return b.build()
+  }
+  const via = await sdkInvoke(callerAt, call('viaCounter', 5), crossAccount)
+  assert.is(jvmRetText(via.ret), '5')
+  const viaLog = (via as unknown as { log: { address: string; topics: string[]; data: string }[] }).log
+  assert.equal(
+    viaLog.map((l) => [l.address.toLowerCase(), l.topics[0], Buffer.from(l.data, 'hex').toString()]),
+    [[counterAt, jvmTopic('Added'), '+5']],
+    "the callee's event is a log of the callee",
+  )
+  assert.is(await hvm(counterAt, 'total'), '5', "the callee's write is kept")
+  assert.is(await hvm(callerAt, 'tallyThere'), `${callerAt}:5`, "a bean result crosses as JSON; the callee's sender was the caller")
+  assert.is(
+    jvmRetText((await sdkInvoke(callerAt, call('who'), crossAccount)).ret),
+    `${callerAt},${crossSdkAddress},${counterAt}|${crossSdkAddress}`,
+    'getSender is the calling contract, getOrigin the signer',
+  )
+  // the callee's steps are the caller's: a call through the caller costs what the callee's does and more
+  const direct = await send(url, SUBMIT.invoke, owner.invoke(counterAt, jvmCallPayload('add', { type: 'long', value: '1' }), JVM))
+  const through = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('viaCounter', { type: 'long', value: '1' }), JVM))
+  const [directGas, throughGas] = [direct, through].map(({ reply }) => Number((reply.result as WireReceipt).gasUsed))
+  assert.ok(throughGas > directGas + 700, `${throughGas} > ${directGas} + 700`)
+
+  assert.is(
+    await hvm(callerAt, 'catchFailure', { type: 'long', value: '7' }),
+    `the cross-contract call failAfter of ${counterAt} failed: IllegalStateException: the counter refuses 7|8`,
+    "the caller catches the callee's failure; the callee's writes are undone, the earlier call's kept",
+  )
+  const failed = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('failAfterCall', { type: 'long', value: '3' }), JVM))
+  assert.match((await failure(failed.reply)).reason, /the caller refuses after the call/)
+  assert.is(await hvm(counterAt, 'total'), '8', "the caller's failure undid the callee's writes")
+  assert.is(await hvm(callerAt, 'libraryAdd', { type: 'long', value: '10' }), '18', 'a library instance runs')
+  assert.is(await hvm(counterAt, 'total'), '8', 'and keeps nothing')
+
+  for (const [method, reason] of [
+    [
+      'callBack',
+      /the cross-contract call callBack of .* failed: IllegalStateException: cross-contract calls go one level deep \(Hyperchain's rule\)/,
+    ],
+    ['self', /a contract cannot call itself across .*: reentrancy is refused/],
+    ['spinThere', /execution budget exhausted \(time-out\)/],
+  ] as const) {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload(method), JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, method)
+    assert.match(f.reason, reason, method)
+  }
+  assert.is(
+    await hvm(callerAt, 'unreachable'),
+    `there is no contract at ${NOBODY}|the contract at ${EVM_AT} is an EVM contract: a Java contract calls Java contracts only|`,
+  )
+  assert.is(await hvm(counterAt, 'total'), '8')
+})
+
+test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract", async () => {
+  const storeAt = (await commit(url, SUBMIT.deploy, crossOwner.deploy(jvmTarGzDeployPayload(pick(beans, 'xkv', 'xkv.Store')), JVM)))
+    .contractAddress
+  assert.is(storeAt, STORE_AT)
+  const clientAt = (await commit(url, SUBMIT.deploy, crossOwner.deploy(jvmTarGzDeployPayload(pick(beans, 'xkv', 'xkv.Client')), JVM)))
+    .contractAddress
+  assert.equal((await callText(clientAt, jvmInvokeArgsPayload('calls'))).split('|'), [
+    'true:stored a',
+    `false:the store refuses b`,
+    `false:the cross-contract call throw of ${storeAt} failed: IllegalStateException: the store throws`,
+    `true:${clientAt}`,
+    `false:there is no contract at ${NOBODY}`,
+    `false:the contract at ${CALLER_AT} is not a 1.x contract (extending cn.hyperchain.jcee.client.contract.ContractTemplate): invokeContract calls 1.x contracts`,
+    'false:no namespace named ns2 (Keel runs one namespace: global)',
+  ])
+  const get = (key: string): Promise<string> => callText(storeAt, jvmInvokeArgsPayload('get', key))
+  assert.equal([await get('a'), await get('b'), await get('c')], ['1', '-', '-'], 'only the successful call wrote')
 })
 
 test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {

@@ -53,6 +53,9 @@ final class Hyperchain {
       Set.of(
           "cn/hyperchain/annotations/StoreField",
           "cn/hyperchain/contract/BaseContract",
+          "cn/hyperchain/contract/BaseContract$CrossCall",
+          "cn/hyperchain/annotations/Contract",
+          "cn/hyperchain/annotations/Library",
           "cn/hyperchain/contract/BaseContractInterface",
           "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
@@ -196,6 +199,13 @@ final class Hyperchain {
     return true;
   }
 
+  /** The interfaces extending BaseContractInterface that an HVM main class implements, by name. */
+  static Map<String, Class<?>> contractInterfaces(Class<?> main) {
+    Map<String, Class<?>> out = new TreeMap<>();
+    for (Class<?> k = main; k != null && Beans.isOwn(k); k = k.getSuperclass()) collectInterfaces(k, out);
+    return out;
+  }
+
   private static void collectInterfaces(Class<?> k, Map<String, Class<?>> out) {
     for (Class<?> i : k.getInterfaces()) {
       if (Beans.isOwn(i) && BaseContractInterface.class.isAssignableFrom(i)) out.put(i.getName(), i);
@@ -247,6 +257,7 @@ final class Hyperchain {
   static Session before(Style style, Object instance) throws IllegalAccessException {
     if (style != Style.HVM) return null;
     Session s = new Session(instance);
+    bindCrossCalls(instance);
     for (Field f : storeFields(instance.getClass())) {
       Object value = f.get(instance);
       String declared = f.getAnnotation(StoreField.class).type();
@@ -279,6 +290,35 @@ final class Hyperchain {
       }
     }
     return s;
+  }
+
+  private static final Field CROSS_ADDRESS, CROSS_LIBRARY;
+
+  static {
+    try {
+      CROSS_ADDRESS = BaseContract.CrossCall.class.getDeclaredField("crossAddress");
+      CROSS_LIBRARY = BaseContract.CrossCall.class.getDeclaredField("isLibrary");
+      CROSS_ADDRESS.setAccessible(true);
+      CROSS_LIBRARY.setAccessible(true);
+    } catch (NoSuchFieldException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Every CrossCall field marked @Contract or @Library gets its address (a field left null gets a CrossCall). */
+  private static void bindCrossCalls(Object instance) throws IllegalAccessException {
+    for (Class<?> k = instance.getClass(); k != null && Beans.isOwn(k); k = k.getSuperclass())
+      for (Field f : k.getDeclaredFields()) {
+        if (f.getType() != BaseContract.CrossCall.class || Modifier.isStatic(f.getModifiers())) continue;
+        cn.hyperchain.annotations.Contract contract = f.getAnnotation(cn.hyperchain.annotations.Contract.class);
+        cn.hyperchain.annotations.Library library = f.getAnnotation(cn.hyperchain.annotations.Library.class);
+        if (contract == null && library == null) continue;
+        f.setAccessible(true);
+        BaseContract.CrossCall call = (BaseContract.CrossCall) f.get(instance);
+        if (call == null) f.set(instance, call = new BaseContract.CrossCall());
+        CROSS_ADDRESS.set(call, contract != null ? contract.address() : library.address());
+        CROSS_LIBRARY.setBoolean(call, contract == null);
+      }
   }
 
   /** After an HVM call that succeeded: changed fields stored, HyperMap entries written. */

@@ -1,6 +1,7 @@
 package cn.hyperchain.contract;
 
 import keel.jvm.Beans;
+import keel.jvm.CrossCalls;
 import keel.jvm.Host;
 
 /**
@@ -15,14 +16,15 @@ public abstract class BaseContract implements BaseContractInterface {
   /** Runs once, in the deployment (after the {@code @StoreField} fields got their initial values). */
   public void onInit() {}
 
-  /** The account that called the contract (lower-case 0x hex). Without cross-contract calls, the transaction's signer. */
+  /** Who called the contract (lower-case 0x hex): the transaction's signer, or the calling contract in a cross-contract call. */
   public final String getSender() {
     return Host.context("sender");
   }
 
-  /** The account that signed the transaction (lower-case 0x hex). */
+  /** The account that signed the transaction (lower-case 0x hex), in a cross-contract call too. */
   public final String getOrigin() {
-    return Host.context("sender");
+    String origin = Host.context("origin");
+    return origin.isEmpty() ? Host.context("sender") : origin;
   }
 
   public final String getTxHash() {
@@ -49,5 +51,36 @@ public abstract class BaseContract implements BaseContractInterface {
    */
   public final void event(Object data, String name, String... topics) {
     Host.emit(name, data instanceof String ? (String) data : Beans.toJson(data), topics);
+  }
+
+  /**
+   * A field of the main class that reaches another contract (Hyperchain's cross-contract call):
+   * marked {@code @Contract(address = …)} or {@code @Library(address = …)}, the engine sets its
+   * address before each call (its private fields: nothing a contract could call); {@link #getCrossContract} gives the callee behind its interface.
+   */
+  public static final class CrossCall {
+    private String crossAddress;
+    private boolean isLibrary;
+
+    public CrossCall() {}
+
+    public String getCrossAddress() {
+      return crossAddress;
+    }
+
+    public boolean isLibrary() {
+      return isLibrary;
+    }
+
+    /**
+     * The called contract as the caller's copy of its interface (the callee's interface must be in
+     * the caller's jar too). Its functions run in this transaction: the callee's steps count against
+     * its budget, a callee that throws leaves nothing and the caller gets a RuntimeException naming
+     * the failure. Calls go one level deep.
+     */
+    @SuppressWarnings("unchecked")
+    public final <T extends BaseContractInterface> T getCrossContract() {
+      return (T) CrossCalls.contract(crossAddress, isLibrary);
+    }
   }
 }
