@@ -109,7 +109,8 @@ async function compileBeans(): Promise<JavaContract> {
   const sources: Record<string, string> = {
     ...BEAN_SOURCES,
     ...CROSS_SOURCES,
-    'cn/hyperchain/core/HyperTable.java': MISSING_SOURCES['cn/hyperchain/core/HyperTable.java'],
+    ...TABLE_SOURCES,
+    'cn/hyperchain/core/CryptoUtil.java': MISSING_SOURCES['cn/hyperchain/core/CryptoUtil.java'],
   }
   for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
   return compileJava(sources, 'bank.Bank', 'hyperchain')
@@ -130,15 +131,14 @@ async function compileKvAndMissing(): Promise<JavaContract> {
 
 /** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
 const MISSING_SOURCES: Record<string, string> = {
-  'cn/hyperchain/core/HyperTable.java': 'package cn.hyperchain.core;\npublic class HyperTable {}\n',
+  // a stand-in for one of HVM's utility classes, which Keel does not provide
+  'cn/hyperchain/core/CryptoUtil.java': 'package cn.hyperchain.core;\npublic class CryptoUtil {}\n',
   'com/google/gson/Gson.java': 'package com.google.gson;\npublic class Gson { public String toJson(Object o) { return ""; } }\n',
-  'm/UsesTable.java': `package m;
-import cn.hyperchain.annotations.StoreField;
+  'm/UsesCrypto.java': `package m;
 import cn.hyperchain.contract.BaseContract;
-import cn.hyperchain.core.HyperTable;
-public class UsesTable extends BaseContract {
-  @StoreField
-  public HyperTable table = new HyperTable();
+import cn.hyperchain.core.CryptoUtil;
+public class UsesCrypto extends BaseContract {
+  public String util() { return new CryptoUtil().toString(); }
 }`,
   // Hyperchain's BaseContract has getValueFromExtra; Keel's does not: compiled against a stand-in that has it
   'cn/hyperchain/contract/BaseContract.java': `package cn.hyperchain.contract;
@@ -301,6 +301,58 @@ public class Client extends ContractTemplate {
 }`,
 }
 
+/** A HyperTable the way HVM's manual uses one (rows, column families, columns; iteration; Row and ColumnFamily). */
+const TABLE_SOURCES: Record<string, string> = {
+  'table/IStudents.java': `package table;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IStudents extends BaseContractInterface {
+  void put(String row, String fam, String col, String value);
+  String get(String row, String fam, String col);
+  void remove(String row, String fam, String col);
+  void removeRow(String row);
+  String rows();
+  String seek(String row);
+  String fams(String row);
+  String cols(String row, String fam);
+  String viaRow(String row);
+  void failAfterPut(String row);
+  void changeWhileIterating();
+  void badName();
+}`,
+  'table/Students.java': `package table;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+import cn.hyperchain.core.HyperTable;
+public class Students extends BaseContract implements IStudents {
+  @StoreField
+  public HyperTable students = new HyperTable();
+  private static String join(Iterable<String> names) {
+    StringBuilder out = new StringBuilder();
+    for (String n : names) out.append(out.length() == 0 ? "" : ",").append(n);
+    return out.toString();
+  }
+  public void put(String row, String fam, String col, String value) { students.put(row, fam, col, value); }
+  public String get(String row, String fam, String col) { return students.get(row, fam, col); }
+  public void remove(String row, String fam, String col) { students.remove(row, fam, col); }
+  public void removeRow(String row) { students.removeRow(row); }
+  public String rows() { return join(students.rows()); }
+  public String seek(String row) { return join(students.seekRows(row)); }
+  public String fams(String row) { return join(students.colFams(row)); }
+  public String cols(String row, String fam) { return join(students.cols(row, fam)); }
+  public String viaRow(String name) {
+    HyperTable.Row row = students.getRow(name);
+    row.put("f", "c1", "v1");
+    HyperTable.ColumnFamily fam = row.getColFam("g");
+    fam.put("c2", "v2");
+    return row.get("f", "c1") + "," + fam.get("c2") + "," + row.containsColFam("g") + "," + fam.containsKey("c2") + ","
+        + students.containsRow(name) + "," + students.getName() + "," + fam.getRow().getName();
+  }
+  public void failAfterPut(String row) { students.put(row, "f", "c", "v"); throw new IllegalStateException("refused after the put"); }
+  public void changeWhileIterating() { for (String row : students.rows()) students.put(row + "x", "f", "c", "v"); }
+  public void badName() { students.put("a@b", "f", "c", "v"); }
+}`,
+}
+
 /** What the SDK's HVMBuilder takes a jar as. */
 const arrayBufferOf = (bytes: Uint8Array): ArrayBuffer => new Uint8Array(bytes).buffer
 
@@ -351,8 +403,8 @@ const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
   },
   {
     name: 'Missing',
-    body: 'return new cn.hyperchain.core.HyperTable().toString();',
-    reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+    body: 'return new cn.hyperchain.core.CryptoUtil().toString();',
+    reason: /cn\.hyperchain\.core\.CryptoUtil is not allowed \(a Hyperchain API class Keel does not provide/,
   },
 ]
 for (const { name, body } of REFUSED_BEANS)
@@ -724,6 +776,49 @@ test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; re
   assert.equal([await get('a'), await get('b'), await get('c')], ['1', '-', '-'], 'only the successful call wrote')
 })
 
+test("HyperTable: rows, column families and columns in the ledger, iterated in HVM's order; Row and ColumnFamily; a failed call leaves nothing; fail-fast iteration; names with @ refused", async () => {
+  const at = await sdkDeploy(pick(beans, 'table', 'table.Students'))
+  const put = (row: string, fam: string, col: string, value: string): Promise<string> => hvm(at, 'put', row, fam, col, value)
+  for (const [row, fam, col, value] of [
+    ['t', 'f', 'c', '1'],
+    ['t1', 'f', 'c', '2'],
+    ['t2', 'f', 'c', '3'],
+    ['ta', 'f', 'c', '4'],
+    ['t', 'g', 'b', '5'],
+    ['t', 'f', 'a', '6'],
+  ])
+    await put(row, fam, col, value)
+  assert.is(await hvm(at, 'rows'), 't1,t2,t,ta', "rows in the order of name + '@' (HVM's example)")
+  assert.is(await hvm(at, 'fams', 't'), 'f,g')
+  assert.is(await hvm(at, 'cols', 't', 'f'), 'a,c', 'columns in the order of their names')
+  assert.is(await hvm(at, 'seek', 't2'), 't2,t,ta')
+  assert.is(await hvm(at, 'seek', 't0'), 't1,t2,t,ta', 'from the first row after a missing one')
+  assert.is(await hvm(at, 'get', 't', 'f', 'a'), '6')
+  assert.is(await hvm(at, 'get', 't', 'f', 'zz'), '', 'a missing value is null')
+  await hvm(at, 'remove', 't', 'g', 'b')
+  assert.is(await hvm(at, 'fams', 't'), 'f', 'a family without columns is gone')
+  await hvm(at, 'remove', 't', 'f', 'a')
+  await hvm(at, 'remove', 't', 'f', 'c')
+  assert.is(await hvm(at, 'rows'), 't1,t2,ta', 'a row without families is gone')
+  await hvm(at, 'removeRow', 't1')
+  assert.is(await hvm(at, 'rows'), 't2,ta')
+  assert.is(await hvm(at, 'get', 't1', 'f', 'c'), '')
+  assert.is(await hvm(at, 'viaRow', 'r'), 'v1,v2,true,true,true,students,r')
+  assert.is(await hvm(at, 'rows'), 'r,t2,ta')
+  for (const [method, args, reason] of [
+    ['failAfterPut', ['z'], /refused after the put/],
+    ['changeWhileIterating', [], /the HyperTable students changed during the iteration/],
+    ['badName', [], /a HyperTable row name may not contain '@': a@b/],
+    ['seek', ['tb'], /no row of the HyperTable students is at or after tb/],
+  ] as const) {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload(method, ...args), JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, method)
+    assert.match(f.reason, reason, method)
+  }
+  assert.is(await hvm(at, 'rows'), 'r,t2,ta', 'the failed calls wrote nothing')
+})
+
 test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {
   const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))).contractAddress
   const call = (fn: string, ...args: string[]): Promise<string> => callText(at, jvmInvokeArgsPayload(fn, ...args))
@@ -779,9 +874,9 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
     new Map([...missing.classes].filter(([name]) => prefixes.some((p) => name.startsWith(p))))
   const cases: { main: string; classes: Map<string, Uint8Array>; reason: RegExp }[] = [
     {
-      main: 'm.UsesTable',
-      classes: only(['m/UsesTable']),
-      reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+      main: 'm.UsesCrypto',
+      classes: only(['m/UsesCrypto']),
+      reason: /cn\.hyperchain\.core\.CryptoUtil is not allowed \(a Hyperchain API class Keel does not provide/,
     },
     {
       main: 'm.UsesExtra',
@@ -794,10 +889,10 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       reason: /com\.google\.gson\.Gson is not allowed \(neither one of the contract's classes nor a class the engine provides/,
     },
     {
-      main: 'm.UsesTable',
-      classes: only(['m/UsesTable', 'cn/hyperchain/core/HyperTable']),
+      main: 'm.UsesCrypto',
+      classes: only(['m/UsesCrypto', 'cn/hyperchain/core/CryptoUtil']),
       reason:
-        /class cn\.hyperchain\.core\.HyperTable: the package of cn\.hyperchain\.core\.HyperTable is Hyperchain's API, which the engine provides/,
+        /class cn\.hyperchain\.core\.CryptoUtil: the package of cn\.hyperchain\.core\.CryptoUtil is Hyperchain's API, which the engine provides/,
     },
   ]
   for (const { main, classes, reason } of cases) {

@@ -61,6 +61,12 @@ final class Hyperchain {
           "cn/hyperchain/core/HyperMap",
           "cn/hyperchain/core/HyperList",
           "cn/hyperchain/core/NestedMap",
+          "cn/hyperchain/core/HyperTable",
+          "cn/hyperchain/core/HyperTable$Row",
+          "cn/hyperchain/core/HyperTable$ColumnFamily",
+          "cn/hyperchain/core/HyperTable$RowSet",
+          "cn/hyperchain/core/HyperTable$ColFamSet",
+          "cn/hyperchain/core/HyperTable$ColSet",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
           "cn/hyperchain/jcee/client/ledger/ILedger",
@@ -228,6 +234,7 @@ final class Hyperchain {
     final Map<Field, String> stored = new LinkedHashMap<>();
     final Map<Field, HyperMap<?, ?>> maps = new LinkedHashMap<>();
     final Map<Field, HyperList<?>> lists = new LinkedHashMap<>();
+    final Map<Field, cn.hyperchain.core.HyperTable> tables = new LinkedHashMap<>();
 
     Session(Object instance) {
       this.instance = instance;
@@ -268,6 +275,13 @@ final class Hyperchain {
         if (value == null) f.set(instance, map);
         Stores.bind(map, f.getName(), argument(f.getGenericType(), 0), argument(f.getGenericType(), 1));
         s.maps.put(f, map);
+        continue;
+      }
+      if (value instanceof cn.hyperchain.core.HyperTable || value == null && f.getType() == cn.hyperchain.core.HyperTable.class) {
+        cn.hyperchain.core.HyperTable table = value == null ? new cn.hyperchain.core.HyperTable() : (cn.hyperchain.core.HyperTable) value;
+        if (value == null) f.set(instance, table);
+        Stores.bind(table, f.getName());
+        s.tables.put(f, table);
         continue;
       }
       boolean declaredList = f.getType() == HyperList.class || "HyperList".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperList.class);
@@ -335,6 +349,9 @@ final class Hyperchain {
         throw new IllegalStateException("the @StoreField HyperMap " + e.getKey().getName() + " was replaced by another object: change its entries instead");
       Stores.flush(e.getValue());
     }
+    for (Map.Entry<Field, cn.hyperchain.core.HyperTable> e : s.tables.entrySet())
+      if (e.getKey().get(s.instance) != e.getValue())
+        throw new IllegalStateException("the @StoreField HyperTable " + e.getKey().getName() + " was replaced by another object: change its values instead");
     for (Map.Entry<Field, HyperList<?>> e : s.lists.entrySet()) {
       if (e.getKey().get(s.instance) != e.getValue())
         throw new IllegalStateException("the @StoreField HyperList " + e.getKey().getName() + " was replaced by another object: change its elements instead");
