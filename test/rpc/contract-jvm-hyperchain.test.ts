@@ -9,6 +9,7 @@
  * in a contract. docs/jvm.md "Hyperchain's Java APIs" describes what is tested here.
  */
 
+import { execFileSync } from 'node:child_process'
 import type * as Sdk from '@hyperchain/jssdk'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -31,7 +32,7 @@ import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, ok, type Reply, SUBMIT, send, sleep, type WireReceipt } from '../helpers/chain.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
-import { compileJava } from '../helpers/jvm.ts'
+import { compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -740,9 +741,14 @@ test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another con
   for (const [method, reason] of [
     [
       'callBack',
-      /the cross-contract call callBack of .* failed: IllegalStateException: cross-contract calls go one level deep \(Hyperchain's rule\)/,
+      new RegExp(
+        `the cross-contract call callBack of ${COUNTER_AT} failed: IllegalStateException: cross-contract calls go one level deep \\(Hyperchain's rule\\): the contract ${COUNTER_AT}, itself called across, cannot call ${CALLER_AT} \\(at cross\\.Caller\\.callBack line \\d+\\)`,
+      ),
     ],
-    ['self', /a contract cannot call itself across .*: reentrancy is refused/],
+    [
+      'self',
+      new RegExp(`a contract cannot call itself across \\(${CALLER_AT}\\): reentrancy is refused \\(at cross\\.Caller\\.self line \\d+\\)`),
+    ],
     ['spinThere', /execution budget exhausted \(time-out\)/],
   ] as const) {
     const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload(method), JVM))
@@ -755,6 +761,21 @@ test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another con
     `there is no contract at ${NOBODY}|the contract at ${EVM_AT} is an EVM contract: a Java contract calls Java contracts only|`,
   )
   assert.is(await hvm(counterAt, 'total'), '8')
+
+  // a new executor holds neither contract: it loads the caller, then asks the node for the callee's code during the call
+  const who = async (): Promise<WireReceipt> => {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('who'), JVM))
+    assert.is(reply.code, 0, reply.message)
+    return reply.result as WireReceipt
+  }
+  const warm = await who()
+  const first = executorPidOf(process.pid)
+  assert.ok(first !== undefined, 'the executor runs')
+  execFileSync('kill', ['-KILL', String(first)])
+  const cold = await who()
+  assert.ok(executorPidOf(process.pid) !== first, 'a new executor ran the call')
+  assert.is(jvmRetText(cold.ret), `${callerAt},${owner.address},${counterAt}|${owner.address}`)
+  assert.equal([cold.ret, cold.gasUsed], [warm.ret, warm.gasUsed], "loading the callee is not the call's work: the same steps")
 })
 
 test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract", async () => {

@@ -358,12 +358,18 @@ final class Contracts {
     }
     String at = "";
     for (StackTraceElement frame : e.getStackTrace()) {
-      if (c.loaderName.equals(frame.getClassLoaderName())) {
+      // a cross-contract call's proxy class is the contract loader's too, but its name is numbered by the JVM's history: not a place to name
+      if (c.loaderName.equals(frame.getClassLoaderName()) && !isProxyFrame(frame)) {
         at = " (at " + frame.getClassName() + "." + frame.getMethodName() + (frame.getLineNumber() > 0 ? " line " + frame.getLineNumber() : "") + ")";
         break;
       }
     }
     return new Failure("exception", message + at);
+  }
+
+  private static boolean isProxyFrame(StackTraceElement frame) {
+    String name = frame.getClassName();
+    return name.substring(name.lastIndexOf('.') + 1).matches("\\$Proxy[0-9]+");
   }
 
   private static String describe(Throwable e) {

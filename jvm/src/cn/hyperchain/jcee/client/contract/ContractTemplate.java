@@ -68,7 +68,7 @@ public abstract class ContractTemplate {
    * (returns result(false), or throws) leaves nothing, and anything wrong comes back as
    * {@code result(false, reason)}. Calls go one level deep (docs/jvm.md §10).
    */
-  protected final ExecuteResult invokeContract(String namespace, String address, String function, List<String> args) {
+  protected ExecuteResult invokeContract(String namespace, String address, String function, List<String> args) {
     return CrossCalls.invokeContract(namespace, address, function, args);
   }
 }
