@@ -141,15 +141,15 @@ import cn.hyperchain.core.CryptoUtil;
 public class UsesCrypto extends BaseContract {
   public String util() { return new CryptoUtil().toString(); }
 }`,
-  // Hyperchain's BaseContract has getValueFromExtra; Keel's does not: compiled against a stand-in that has it
+  // Hyperchain's BaseContract has setSender; Keel's does not: compiled against a stand-in that has it
   'cn/hyperchain/contract/BaseContract.java': `package cn.hyperchain.contract;
 public abstract class BaseContract implements BaseContractInterface {
-  public final String getValueFromExtra(String path) { return ""; }
+  public void setSender(String sender) {}
 }`,
-  'm/UsesExtra.java': `package m;
+  'm/UsesSetter.java': `package m;
 import cn.hyperchain.contract.BaseContract;
-public class UsesExtra extends BaseContract {
-  public String extra() { return getValueFromExtra("name.last"); }
+public class UsesSetter extends BaseContract {
+  public void spoof() { setSender("0x00"); }
 }`,
   'm/UsesGson.java': `package m;
 import cn.hyperchain.contract.BaseContract;
@@ -304,6 +304,24 @@ public class Client extends ContractTemplate {
 
 /** A HyperTable the way HVM's manual uses one (rows, column families, columns; iteration; Row and ColumnFamily). */
 const TABLE_SOURCES: Record<string, string> = {
+  'extra/IExtra.java': `package extra;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IExtra extends BaseContractInterface {
+  String all(String paths);
+  long age();
+  String other(String txHash);
+}`,
+  'extra/Extra.java': `package extra;
+import cn.hyperchain.contract.BaseContract;
+public class Extra extends BaseContract implements IExtra {
+  public String all(String paths) {
+    StringBuilder out = new StringBuilder();
+    for (String path : paths.split("\\n")) out.append(out.length() == 0 ? "" : "\\n").append(getValueFromExtra(path));
+    return out.toString();
+  }
+  public long age() { return getValueFromExtraInTx(Long.class, "current", "age") + getValueFromExtraInTx(Long.class, getTxHash(), "age"); }
+  public String other(String txHash) { return getValueFromExtra(txHash, "age"); }
+}`,
   'table/IStudents.java': `package table;
 import cn.hyperchain.contract.BaseContractInterface;
 public interface IStudents extends BaseContractInterface {
@@ -840,6 +858,53 @@ test("HyperTable: rows, column families and columns in the ledger, iterated in H
   assert.is(await hvm(at, 'rows'), 'r,t2,ta', 'the failed calls wrote nothing')
 })
 
+test("getValueFromExtra: the transaction's extra read by HVM's path syntax (the manual's examples), typed with getValueFromExtraInTx; another transaction's extra is refused", async () => {
+  const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmDeployPayload(pick(beans, 'extra', 'extra.Extra')), JVM))).contractAddress
+  const extra = JSON.stringify({
+    name: { first: 'Tom', last: 'Anderson' },
+    age: 37,
+    children: ['Sara', 'Alex', 'Jack'],
+    'fav.movie': 'Deer Hunter',
+    friends: [
+      { first: 'Dale', last: 'Murphy', age: 44 },
+      { first: 'Roger', last: 'Craig', age: 68 },
+      { first: 'Jane', last: 'Murphy', age: 47 },
+    ],
+  })
+  const examples: [string, string][] = [
+    ['name.last', 'Anderson'],
+    ['age', '37'],
+    ['children', '["Sara","Alex","Jack"]'],
+    ['children.#', '3'],
+    ['children.1', 'Alex'],
+    ['child*.2', 'Jack'],
+    ['c?ildren.0', 'Sara'],
+    ['fav\\.movie', 'Deer Hunter'],
+    ['friends.#.first', '["Dale","Roger","Jane"]'],
+    ['friends.1.last', 'Craig'],
+    ['friends.#[last=="Murphy"].first', 'Dale'],
+    ['friends.#[last=="Murphy"]#.first', '["Dale","Jane"]'],
+    ['friends.#[age>45]#.last', '["Craig","Murphy"]'],
+    ['friends.#[first%"D*"].last', 'Murphy'],
+    ['friends.#[first!%"D*"].last', 'Craig'],
+    ['nothing.here', 'null'],
+  ]
+  const { reply } = await send(
+    url,
+    SUBMIT.invoke,
+    owner.invoke(at, jvmCallPayload('all', examples.map(([path]) => path).join('\n')), { ...JVM, extra }),
+  )
+  assert.is(reply.code, 0, reply.message)
+  assert.equal(
+    jvmRetText((reply.result as WireReceipt).ret).split('\n'),
+    examples.map(([, value]) => value),
+  )
+  const typed = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload('age'), { ...JVM, extra }))
+  assert.is(jvmRetText((typed.reply.result as WireReceipt).ret), '74', 'a Long, by "current" and by the running hash')
+  const other = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload('other', `0x${'ab'.repeat(32)}`), { ...JVM, extra }))
+  assert.match((await failure(other.reply)).reason, /Keel reads the extra of the running transaction only/)
+})
+
 test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {
   const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))).contractAddress
   const call = (fn: string, ...args: string[]): Promise<string> => callText(at, jvmInvokeArgsPayload(fn, ...args))
@@ -900,9 +965,9 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       reason: /cn\.hyperchain\.core\.CryptoUtil is not allowed \(a Hyperchain API class Keel does not provide/,
     },
     {
-      main: 'm.UsesExtra',
-      classes: only(['m/UsesExtra']),
-      reason: /call of m\.UsesExtra\.getValueFromExtra is not allowed \(a part of Hyperchain's API Keel does not provide/,
+      main: 'm.UsesSetter',
+      classes: only(['m/UsesSetter']),
+      reason: /call of m\.UsesSetter\.setSender is not allowed \(a part of Hyperchain's API Keel does not provide/,
     },
     {
       main: 'm.UsesGson',

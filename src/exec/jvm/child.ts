@@ -30,6 +30,8 @@ export interface JvmCallContext {
   sender: string
   /** the transaction's signer */
   origin: string
+  /** the transaction's extra text (HVM's getValueFromExtra reads it) */
+  extra: string
   self: string
   txHash: string
   blockNumber: string

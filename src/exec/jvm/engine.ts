@@ -109,14 +109,15 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     return limit
   }
 
-  const callRequest = (run: JvmRun, address: Hex, entry: CodeEntry, txHash: Hex, steps: bigint): Omit<JvmCall, 'method' | 'args'> => ({
+  const callRequest = (run: JvmRun, address: Hex, entry: CodeEntry, tx: SignedTx, steps: bigint): Omit<JvmCall, 'method' | 'args'> => ({
     hash: entry.hash,
     code: () => entry.decoded,
     ctx: {
       sender: run.from,
       origin: run.from,
+      extra: tx.extra,
       self: address,
-      txHash,
+      txHash: tx.hash,
       blockNumber: String(run.context.number),
       timestamp: String(run.context.timestamp),
     },
@@ -166,7 +167,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       if (state.getCode(address) !== '0x' || state.getContractMeta(address) !== undefined)
         return failure(F, `the contract address ${address} is taken`, initSteps, t0)
       const result = await executor.call({
-        ...callRequest(run, address, entry, tx.hash, run.stepLimit - initSteps),
+        ...callRequest(run, address, entry, tx, run.stepLimit - initSteps),
         method: 'onInit',
         args: { form: 'strings', args: initArgs },
         optional: initArgs.length === 0,
@@ -214,7 +215,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         if (error instanceof PayloadError) return failure(F, error.message, 0n, t0)
         throw error
       }
-      const result = await executor.call({ ...callRequest(run, to, entry, tx.hash, run.stepLimit), method: call.method, args: call.args })
+      const result = await executor.call({ ...callRequest(run, to, entry, tx, run.stepLimit), method: call.method, args: call.args })
       if (!result.ok) return failure(F, describe(result), failedSteps(result, run.stepLimit, `invoke ${tx.hash}`), t0)
       applyWrites(state, result)
       return {
@@ -235,7 +236,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       if ('refused' in prepared) return failure(F, `upgrade failed: ${prepared.refused}`, prepared.steps, t0)
       // the new code checks the contract's stored fields (Hyperchain's upgrade rules, docs/jvm.md §10)
       const checked = await executor.call({
-        ...callRequest(run, to, prepared.entry, tx.hash, run.stepLimit - prepared.initSteps),
+        ...callRequest(run, to, prepared.entry, tx, run.stepLimit - prepared.initSteps),
         method: 'onUpgrade',
         args: { form: 'strings', args: [] },
         upgrade: true,

@@ -2,6 +2,7 @@ package cn.hyperchain.contract;
 
 import keel.jvm.Beans;
 import keel.jvm.CrossCalls;
+import keel.jvm.ExtraPath;
 import keel.jvm.Host;
 
 /**
@@ -43,6 +44,33 @@ public abstract class BaseContract implements BaseContractInterface {
   /** This contract's address (lower-case 0x hex). */
   public final String getContractAddress() {
     return Host.context("self");
+  }
+
+  /**
+   * The value at `path` in the transaction's `extra` (JSON), in the path syntax of HVM's manual
+   * (docs/jvm.md §10): a String as itself, any other value as its JSON; null when the path finds
+   * nothing.
+   */
+  public String getValueFromExtra(String path) {
+    return ExtraPath.find(Host.context("extra"), path, false);
+  }
+
+  /** The same for transaction `txHash`: on Keel the running one only ("current" or its hash). */
+  public String getValueFromExtra(String txHash, String path) {
+    return ExtraPath.find(extraOf(txHash), path, false);
+  }
+
+  /** The value at `path` in a transaction's extra as a `clazz` (read from its JSON); the running transaction only. */
+  public <T> T getValueFromExtraInTx(Class<T> clazz, String txHash, String path) {
+    if (clazz == String.class) return clazz.cast(getValueFromExtra(txHash, path));
+    String json = ExtraPath.find(extraOf(txHash), path, true);
+    return json == null ? null : clazz.cast(Beans.fromJson(json, clazz));
+  }
+
+  private static String extraOf(String txHash) {
+    if (txHash == null || !(txHash.equals("current") || txHash.equalsIgnoreCase(Host.context("txHash"))))
+      throw new UnsupportedOperationException("Keel reads the extra of the running transaction only (\"current\" or its hash), not of " + txHash);
+    return Host.context("extra");
   }
 
   /**
