@@ -198,6 +198,8 @@ public interface ICaller extends BaseContractInterface {
   String catchFailure(long n);
   long failAfterCall(long n);
   long spinThere();
+  long spinCalls();
+  long spinLookups();
   long callBack();
   String tallyThere();
   long libraryAdd(long n);
@@ -248,6 +250,8 @@ public class Caller extends BaseContract implements ICaller {
   }
   public long failAfterCall(long n) { counter().add(n); throw new IllegalStateException("the caller refuses after the call"); }
   public long spinThere() { return counter().spin(); }
+  public long spinCalls() { ICounter c = counter(); long n = 0; while (true) n += c.total(); }
+  public long spinLookups() { long n = 0; while (true) { counter.getCrossContract(); n++; } }
   public long callBack() { return counter().callBack(); }
   public String tallyThere() { Tally t = counter().tally(); return t.last + ":" + t.total; }
   public long libraryAdd(long n) { ICounter lib = library.getCrossContract(); return lib.add(n); }
@@ -768,6 +772,8 @@ test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another con
       new RegExp(`a contract cannot call itself across \\(${CALLER_AT}\\): reentrancy is refused \\(at cross\\.Caller\\.self line \\d+\\)`),
     ],
     ['spinThere', /execution budget exhausted \(time-out\)/],
+    ['spinCalls', /execution budget exhausted \(time-out\)/],
+    ['spinLookups', /execution budget exhausted \(time-out\)/],
   ] as const) {
     const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload(method), JVM))
     const f = await failure(reply)
@@ -794,6 +800,8 @@ test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another con
   assert.ok(executorPidOf(process.pid) !== first, 'a new executor ran the call')
   assert.is(jvmRetText(cold.ret), `${callerAt},${owner.address},${counterAt}|${owner.address}`)
   assert.equal([cold.ret, cold.gasUsed], [warm.ret, warm.gasUsed], "loading the callee is not the call's work: the same steps")
+  const metrics = await (await fetch(`${url}/metrics`)).text()
+  assert.match(metrics, /^keel_jvm_wall_clock_stops_total\{[^}]*\} 0$/m, 'the steps, not the wall clock, ended every call')
 })
 
 test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract", async () => {

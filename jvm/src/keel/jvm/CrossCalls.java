@@ -105,8 +105,8 @@ public final class CrossCalls {
     String callee = addressOf(address);
     if (Host.depth() > 1) throw new IllegalStateException(oneLevel(callee));
     if (callee.equals(Host.address())) throw new IllegalStateException("a contract cannot call itself across (" + callee + "): reentrancy is refused");
-    // finding the callee asks the node, like a ledger read
-    Meter.charge(Host.READ_STEPS);
+    // finding the callee asks the node: a call's cost, so a loop of look-ups ends on the budget long before the wall-clock net
+    Meter.charge(CALL_STEPS);
     Contracts.Loaded target;
     try {
       target = resolve(callee);

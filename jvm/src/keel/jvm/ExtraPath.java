@@ -52,6 +52,9 @@ public final class ExtraPath {
     return found.kind == 's' && !json ? found.string : found.raw;
   }
 
+  /** a path's elements and queries within queries at most (the search recurses along them) */
+  static final int MAX_PATH_ELEMENTS = 64, MAX_QUERY_NESTING = 8;
+
   /** the deepest nesting of the extra's JSON (the parser recurses) */
   static final int MAX_NESTING = 64;
 
@@ -65,12 +68,13 @@ public final class ExtraPath {
       if (c == '\\' && i + 1 < path.length()) {
         cur.append(c).append(path.charAt(++i));
       } else if (c == '[') {
-        depth++;
+        if (++depth > MAX_QUERY_NESTING) throw new IllegalArgumentException("a path nests queries at most " + MAX_QUERY_NESTING + " deep");
         cur.append(c);
       } else if (c == ']') {
         depth--;
         cur.append(c);
       } else if (c == '.' && depth == 0) {
+        if (out.size() >= MAX_PATH_ELEMENTS) throw new IllegalArgumentException("a path has at most " + MAX_PATH_ELEMENTS + " elements");
         out.add(cur.toString());
         cur.setLength(0);
       } else cur.append(c);

@@ -96,6 +96,8 @@ public final class Host {
     Checkpoint(String address) {
       this.address = address;
       LinkedHashMap<String, byte[]> w = Host.writes.get(address);
+      // the copy is work a loop of calls could repeat: a step per entry
+      if (w != null) Meter.charge(w.size());
       this.writes = w == null ? null : new LinkedHashMap<>(w);
       this.events = Host.events.size();
       this.writeBytes = Host.writeBytes;
