@@ -804,7 +804,7 @@ test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another con
   assert.match(metrics, /^keel_jvm_wall_clock_stops_total\{[^}]*\} 0$/m, 'the steps, not the wall clock, ended every call')
 })
 
-test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract", async () => {
+test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract; a frozen callee ends the transaction", async () => {
   const storeAt = (await commit(url, SUBMIT.deploy, crossOwner.deploy(jvmTarGzDeployPayload(pick(beans, 'xkv', 'xkv.Store')), JVM)))
     .contractAddress
   assert.is(storeAt, STORE_AT)
@@ -821,6 +821,12 @@ test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; re
   ])
   const get = (key: string): Promise<string> => callText(storeAt, jvmInvokeArgsPayload('get', key))
   assert.equal([await get('a'), await get('b'), await get('c')], ['1', '-', '-'], 'only the successful call wrote')
+  // a frozen callee ends the whole transaction, as an EVM contract reaching a frozen one does
+  assert.is((await send(url, SUBMIT.maintain, crossOwner.maintain(storeAt, 2, undefined, JVM))).reply.code, 0)
+  const frozen = await send(url, SUBMIT.invoke, owner.invoke(clientAt, jvmInvokeArgsPayload('calls'), JVM))
+  const f = await failure(frozen.reply)
+  assert.is(f.code, -32005)
+  assert.match(f.reason, new RegExp(`Try to invoke a frozen contract \\(${storeAt}, called by a contract\\)`))
 })
 
 test("HyperTable: rows, column families and columns in the ledger, iterated in HVM's order; Row and ColumnFamily; a failed call leaves nothing; fail-fast iteration; names with @ refused", async () => {
