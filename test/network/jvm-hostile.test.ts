@@ -5,7 +5,10 @@
  * load the code again): every VP must give each transaction the same receipt — the same success and
  * ret, or the same failure, reason and steps — the second round the same as the first, and no
  * node's wall-clock safety net may have stopped a call. The deploys the executor must refuse are
- * refused alike everywhere. One network for all of it: four JVMs and four nodes are costly.
+ * refused alike everywhere. Cross-contract calls (docs/jvm.md §10) likewise: a Java contract calling
+ * another gives the same receipts on every VP, before and after every executor was killed (the new
+ * executors load the callee's code during the call). One network for all of it: four JVMs and four
+ * nodes are costly.
  *
  *   npx tsx test/network/jvm-hostile.test.ts
  */
@@ -14,13 +17,14 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { jvmCallPayload, jvmDeployPayload, jvmRetText } from '../../sdk/src/jvm.ts'
+import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import type { JvmCode } from '../../src/exec/jvm/child.ts'
 import { assertNoFork, call, type Reply } from '../helpers/audit.ts'
 import { compileHostile, compileRefused, HOSTILE_CASES, REFUSED_SOURCES } from '../helpers/hostile-jvm.ts'
-import { executorPidOf } from '../helpers/jvm.ts'
+import { compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { processNetwork } from '../helpers/process-network.ts'
-import type { Wallet } from '../helpers/wallet.ts'
+import { type Wallet, wallet } from '../helpers/wallet.ts'
 
 const net = processNetwork('netjvm')
 let plan: NetworkPlan
@@ -28,6 +32,42 @@ let funder: Wallet
 let hostile: JvmCode
 let refused: Map<string, JvmCode>
 let hostileAt: string
+let cross: JvmCode
+/** deploys the cross-call pair, so their addresses (compiled into the caller) are known beforehand */
+const crossDeployer = wallet()
+const CALLEE_AT = contractAddress(crossDeployer.address, 0)
+
+/** A callee with a stored field and an event, and a caller that calls it, catches its failure, and (after it) fails itself. */
+const CROSS_SOURCES: Record<string, string> = {
+  'x/ITally.java': `package x;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface ITally extends BaseContractInterface { long add(long n); long refuse(long n); }`,
+  'x/Tally.java': `package x;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+public class Tally extends BaseContract implements ITally {
+  @StoreField
+  public long total;
+  public long add(long n) { total += n; event(getSender() + "/" + getOrigin(), "Added"); return total; }
+  public long refuse(long n) { total += n; throw new IllegalStateException("refused " + n); }
+}`,
+  'x/IUser.java': `package x;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IUser extends BaseContractInterface { String use(long n); }`,
+  'x/User.java': `package x;
+import cn.hyperchain.annotations.Contract;
+import cn.hyperchain.contract.BaseContract;
+public class User extends BaseContract implements IUser {
+  @Contract(address = "${CALLEE_AT}")
+  private CrossCall tally = new CrossCall();
+  public String use(long n) {
+    ITally t = tally.getCrossContract();
+    long after = t.add(n);
+    try { t.refuse(n); } catch (RuntimeException e) { return after + ":" + e.getMessage(); }
+    return "not refused";
+  }
+}`,
+}
 const JVM = { type: 'JVM' } as const
 
 const urls = (): string[] => plan.nodes.map(nodeUrl)
@@ -65,7 +105,7 @@ function outcome(reply: Reply): string {
 }
 
 test.before(async () => {
-  ;[hostile, refused] = await Promise.all([compileHostile(), compileRefused()])
+  ;[hostile, refused, cross] = await Promise.all([compileHostile(), compileRefused(), compileJava(CROSS_SOURCES, 'x.User', 'hyperchain')])
   const created = await net.create({ vps: 4, nvps: 0 })
   plan = created.plan
   funder = created.funder
@@ -129,6 +169,36 @@ test('the deploys that would keep state outside the ledger or work unmetered are
     assert.is(replies[0].code, -32004, main)
     assert.match(String(replies[0].data), reason, main)
   }
+})
+
+test('cross-contract calls give the same receipts on every VP, and again after every executor was killed', async () => {
+  const only = (main: string): JvmCode => ({ main, classes: new Map([...cross.classes].filter(([name]) => name.startsWith('x/'))) })
+  await everywhere(urls()[0], 'tx_sendTransaction', funder.transfer(crossDeployer.address, 1))
+  const callee = await everywhere(urls()[1], 'contract_deployContract', crossDeployer.deploy(jvmDeployPayload(only('x.Tally')), JVM))
+  assert.is((callee.replies[0].result as { contractAddress: string }).contractAddress, CALLEE_AT)
+  const caller = await everywhere(urls()[2], 'contract_deployContract', crossDeployer.deploy(jvmDeployPayload(only('x.User')), JVM))
+  const userAt = (caller.replies[0].result as { contractAddress: string }).contractAddress
+  const rounds: string[][] = []
+  for (let round = 0; round < 2; round++) {
+    const { replies } = await everywhere(urls()[round + 2], 'contract_invokeContract', funder.invoke(userAt, jvmCallPayload('use', 3), JVM))
+    const texts = replies.map(outcome)
+    for (const text of texts) assert.is(text, texts[0])
+    assert.is(replies[0].code, 0, `${replies[0].message} ${replies[0].data}`)
+    assert.is(
+      jvmRetText((replies[0].result as { ret: string }).ret),
+      `${3 * (round + 1)}:the cross-contract call refuse of ${CALLEE_AT} failed: IllegalStateException: refused 3`,
+    )
+    // the receipt's own parts: not its ret (the total grows), nor its logs' block and transaction fields
+    const { gasUsed, log } = replies[0].result as { gasUsed: number; log: { address: string; topics: string[]; data: string }[] }
+    assert.equal(
+      log.map((l) => l.address),
+      [CALLEE_AT],
+      "the callee's event is its own log; the refused call's is gone",
+    )
+    rounds.push([String(gasUsed), ...log.map((l) => `${l.address} ${l.topics.join(',')} ${l.data}`)])
+    if (round === 0) for (const process of net.processes.values()) globalThis.process.kill(executorPidOf(process.pid) as number, 'SIGKILL')
+  }
+  assert.equal(rounds[1], rounds[0], 'the same steps and logs with new executors, which loaded the callee during the call')
 })
 
 test('one chain on every VP, and no node stopped a call by the wall clock', async () => {

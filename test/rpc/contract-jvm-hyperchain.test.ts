@@ -9,6 +9,7 @@
  * in a contract. docs/jvm.md "Hyperchain's Java APIs" describes what is tested here.
  */
 
+import { execFileSync } from 'node:child_process'
 import type * as Sdk from '@hyperchain/jssdk'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -27,10 +28,11 @@ import {
   readJar,
   writeJar,
 } from '../../sdk/src/jvm.ts'
+import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, ok, type Reply, SUBMIT, send, sleep, type WireReceipt } from '../helpers/chain.ts'
 import { loadSdk } from '../helpers/jssdk.ts'
-import { compileJava } from '../helpers/jvm.ts'
+import { compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -107,7 +109,9 @@ async function compileBeans(): Promise<JavaContract> {
   const dir = new URL('../../examples/jvm/hyperchain-bank/bank/', import.meta.url)
   const sources: Record<string, string> = {
     ...BEAN_SOURCES,
-    'cn/hyperchain/core/HyperTable.java': MISSING_SOURCES['cn/hyperchain/core/HyperTable.java'],
+    ...CROSS_SOURCES,
+    ...TABLE_SOURCES,
+    'cn/hyperchain/core/CryptoUtil.java': MISSING_SOURCES['cn/hyperchain/core/CryptoUtil.java'],
   }
   for (const file of readdirSync(dir)) sources[`bank/${file}`] = readFileSync(new URL(file, dir), 'utf8')
   return compileJava(sources, 'bank.Bank', 'hyperchain')
@@ -128,30 +132,247 @@ async function compileKvAndMissing(): Promise<JavaContract> {
 
 /** Classes naming what Keel lacks: a Hyperchain API class it does not provide, and a library class not in the contract. */
 const MISSING_SOURCES: Record<string, string> = {
-  'cn/hyperchain/core/HyperTable.java': 'package cn.hyperchain.core;\npublic class HyperTable {}\n',
+  // a stand-in for one of HVM's utility classes, which Keel does not provide
+  'cn/hyperchain/core/CryptoUtil.java': 'package cn.hyperchain.core;\npublic class CryptoUtil {}\n',
   'com/google/gson/Gson.java': 'package com.google.gson;\npublic class Gson { public String toJson(Object o) { return ""; } }\n',
-  'm/UsesTable.java': `package m;
-import cn.hyperchain.annotations.StoreField;
+  'm/UsesCrypto.java': `package m;
 import cn.hyperchain.contract.BaseContract;
-import cn.hyperchain.core.HyperTable;
-public class UsesTable extends BaseContract {
-  @StoreField
-  public HyperTable table = new HyperTable();
+import cn.hyperchain.core.CryptoUtil;
+public class UsesCrypto extends BaseContract {
+  public String util() { return new CryptoUtil().toString(); }
 }`,
-  // Hyperchain's BaseContract has getValueFromExtra; Keel's does not: compiled against a stand-in that has it
+  // Hyperchain's BaseContract has setSender; Keel's does not: compiled against a stand-in that has it
   'cn/hyperchain/contract/BaseContract.java': `package cn.hyperchain.contract;
 public abstract class BaseContract implements BaseContractInterface {
-  public final String getValueFromExtra(String path) { return ""; }
+  public void setSender(String sender) {}
 }`,
-  'm/UsesExtra.java': `package m;
+  'm/UsesSetter.java': `package m;
 import cn.hyperchain.contract.BaseContract;
-public class UsesExtra extends BaseContract {
-  public String extra() { return getValueFromExtra("name.last"); }
+public class UsesSetter extends BaseContract {
+  public void spoof() { setSender("0x00"); }
 }`,
   'm/UsesGson.java': `package m;
 import cn.hyperchain.contract.BaseContract;
 public class UsesGson extends BaseContract {
   public String json() { return new com.google.gson.Gson().toJson(this); }
+}`,
+}
+
+/**
+ * Cross-contract calls (docs/jvm.md §10). The callees' addresses are fixed at compile time (in
+ * @Contract/@Library, as Hyperchain's contracts write them), so they are predicted: accounts of
+ * their own deploy them in a known order (a contract's address follows from its deployer and
+ * deploy count).
+ */
+const crossAccount = ServiceManager.getAccountService(ProviderManager.emptyManager()).genAccount(Algo.ECRAW)
+const crossSdkAddress = `0x${crossAccount.getAddress().toLowerCase()}`
+const crossOwner = wallet()
+const COUNTER_AT = contractAddress(crossSdkAddress, 0)
+const CALLER_AT = contractAddress(crossSdkAddress, 1)
+const EVM_AT = contractAddress(crossOwner.address, 0)
+const STORE_AT = contractAddress(crossOwner.address, 1)
+const NOBODY = '0x00000000000000000000000000000000000000aa'
+const CROSS_SOURCES: Record<string, string> = {
+  'cross/ICounter.java': `package cross;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface ICounter extends BaseContractInterface {
+  long add(long n);
+  long total();
+  String who();
+  long failAfter(long n);
+  long spin();
+  Tally tally();
+  long callBack();
+}`,
+  'cross/Tally.java': `package cross;
+public class Tally {
+  public long total;
+  public String last;
+  public Tally() {}
+}`,
+  'cross/ICaller.java': `package cross;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface ICaller extends BaseContractInterface {
+  long viaCounter(long n);
+  String who();
+  String catchFailure(long n);
+  long failAfterCall(long n);
+  long spinThere();
+  long spinCalls();
+  long spinLookups();
+  long callBack();
+  String tallyThere();
+  long libraryAdd(long n);
+  String unreachable();
+  long self();
+}`,
+  'cross/Counter.java': `package cross;
+import cn.hyperchain.annotations.Contract;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+public class Counter extends BaseContract implements ICounter {
+  @StoreField
+  public long total;
+  @StoreField
+  public String last = "";
+  @Contract(address = "${CALLER_AT}")
+  private CrossCall back = new CrossCall();
+  public long add(long n) { total += n; last = getSender(); event("+" + n, "Added"); return total; }
+  public long total() { return total; }
+  public String who() { return getSender() + "," + getOrigin() + "," + getContractAddress(); }
+  public long failAfter(long n) { total += n; event("lost", "Added"); throw new IllegalStateException("the counter refuses " + n); }
+  public long spin() { long i = 0; while (total >= 0) i++; return i; }
+  public Tally tally() { Tally t = new Tally(); t.total = total; t.last = last; return t; }
+  public long callBack() { ICaller caller = back.getCrossContract(); return caller.viaCounter(1); }
+}`,
+  'cross/Caller.java': `package cross;
+import cn.hyperchain.annotations.Contract;
+import cn.hyperchain.annotations.Library;
+import cn.hyperchain.contract.BaseContract;
+public class Caller extends BaseContract implements ICaller {
+  @Contract(address = "${COUNTER_AT}")
+  private CrossCall counter = new CrossCall();
+  @Library(address = "${COUNTER_AT}")
+  private CrossCall library = new CrossCall();
+  @Contract(address = "${NOBODY}")
+  private CrossCall nobody = new CrossCall();
+  @Contract(address = "${EVM_AT}")
+  private CrossCall evm = new CrossCall();
+  @Contract(address = "${CALLER_AT}")
+  private CrossCall itself = new CrossCall();
+  private ICounter counter() { return counter.getCrossContract(); }
+  public long viaCounter(long n) { return counter().add(n); }
+  public String who() { return counter().who() + "|" + getSender(); }
+  public String catchFailure(long n) {
+    ICounter c = counter();
+    c.add(1);
+    try { c.failAfter(n); return "not thrown"; } catch (RuntimeException e) { return e.getMessage() + "|" + c.total(); }
+  }
+  public long failAfterCall(long n) { counter().add(n); throw new IllegalStateException("the caller refuses after the call"); }
+  public long spinThere() { return counter().spin(); }
+  public long spinCalls() { ICounter c = counter(); long n = 0; while (true) n += c.total(); }
+  public long spinLookups() { long n = 0; while (true) { counter.getCrossContract(); n++; } }
+  public long callBack() { return counter().callBack(); }
+  public String tallyThere() { Tally t = counter().tally(); return t.last + ":" + t.total; }
+  public long libraryAdd(long n) { ICounter lib = library.getCrossContract(); return lib.add(n); }
+  public String unreachable() {
+    StringBuilder out = new StringBuilder();
+    for (CrossCall call : new CrossCall[] {nobody, evm}) {
+      try { ICounter c = call.getCrossContract(); out.append("reached ").append(c); } catch (RuntimeException e) { out.append(e.getMessage()).append('|'); }
+    }
+    return out.toString();
+  }
+  public long self() { ICaller me = itself.getCrossContract(); return me.viaCounter(1); }
+}`,
+  'xkv/Store.java': `package xkv;
+import cn.hyperchain.jcee.client.contract.ContractTemplate;
+import cn.hyperchain.jcee.common.ExecuteResult;
+import java.util.List;
+public class Store extends ContractTemplate {
+  protected ExecuteResult openInvoke(String func, List<String> args) {
+    switch (func) {
+      case "put": ledger.put(args.get(0), args.get(1)); return result(true, "stored " + args.get(0));
+      case "refuse": ledger.put(args.get(0), "refused"); return result(false, "the store refuses " + args.get(0));
+      case "throw": ledger.put(args.get(0), "thrown"); throw new IllegalStateException("the store throws");
+      case "who": return result(true, getInvoker());
+      default: return result(false, "no function " + func);
+    }
+  }
+  ExecuteResult get(List<String> args) { return result(true, ledger.get(args.get(0)).isEmpty() ? "-" : ledger.get(args.get(0)).toString()); }
+}`,
+  'xkv/Client.java': `package xkv;
+import cn.hyperchain.jcee.client.contract.ContractTemplate;
+import cn.hyperchain.jcee.common.ExecuteResult;
+import java.util.ArrayList;
+import java.util.List;
+public class Client extends ContractTemplate {
+  private String call(String ns, String at, String func, String... args) {
+    List<String> list = new ArrayList<>();
+    for (String a : args) list.add(a);
+    ExecuteResult r = invokeContract(ns, at, func, list);
+    return r.isSuccess() + ":" + r.getResult();
+  }
+  ExecuteResult calls(List<String> args) {
+    String store = "${STORE_AT}";
+    return result(true, String.join("|",
+        call("global", store, "put", "a", "1"),
+        call("global", store, "refuse", "b"),
+        call("global", store, "throw", "c"),
+        call("global", store, "who"),
+        call("global", "${NOBODY}", "put", "x", "y"),
+        call("global", "${CALLER_AT}", "put", "x", "y"),
+        call("ns2", store, "put", "x", "y")));
+  }
+}`,
+}
+
+/** A HyperTable the way HVM's manual uses one (rows, column families, columns; iteration; Row and ColumnFamily). */
+const TABLE_SOURCES: Record<string, string> = {
+  'extra/IExtra.java': `package extra;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IExtra extends BaseContractInterface {
+  String all(String paths);
+  long age();
+  String other(String txHash);
+}`,
+  'extra/Extra.java': `package extra;
+import cn.hyperchain.contract.BaseContract;
+public class Extra extends BaseContract implements IExtra {
+  public String all(String paths) {
+    StringBuilder out = new StringBuilder();
+    for (String path : paths.split("\\n")) out.append(out.length() == 0 ? "" : "\\n").append(getValueFromExtra(path));
+    return out.toString();
+  }
+  public long age() { return getValueFromExtraInTx(Long.class, "current", "age") + getValueFromExtraInTx(Long.class, getTxHash(), "age"); }
+  public String other(String txHash) { return getValueFromExtra(txHash, "age"); }
+}`,
+  'table/IStudents.java': `package table;
+import cn.hyperchain.contract.BaseContractInterface;
+public interface IStudents extends BaseContractInterface {
+  void put(String row, String fam, String col, String value);
+  String get(String row, String fam, String col);
+  void remove(String row, String fam, String col);
+  void removeRow(String row);
+  String rows();
+  String seek(String row);
+  String fams(String row);
+  String cols(String row, String fam);
+  String viaRow(String row);
+  void failAfterPut(String row);
+  void changeWhileIterating();
+  void badName();
+}`,
+  'table/Students.java': `package table;
+import cn.hyperchain.annotations.StoreField;
+import cn.hyperchain.contract.BaseContract;
+import cn.hyperchain.core.HyperTable;
+public class Students extends BaseContract implements IStudents {
+  @StoreField
+  public HyperTable students = new HyperTable();
+  private static String join(Iterable<String> names) {
+    StringBuilder out = new StringBuilder();
+    for (String n : names) out.append(out.length() == 0 ? "" : ",").append(n);
+    return out.toString();
+  }
+  public void put(String row, String fam, String col, String value) { students.put(row, fam, col, value); }
+  public String get(String row, String fam, String col) { return students.get(row, fam, col); }
+  public void remove(String row, String fam, String col) { students.remove(row, fam, col); }
+  public void removeRow(String row) { students.removeRow(row); }
+  public String rows() { return join(students.rows()); }
+  public String seek(String row) { return join(students.seekRows(row)); }
+  public String fams(String row) { return join(students.colFams(row)); }
+  public String cols(String row, String fam) { return join(students.cols(row, fam)); }
+  public String viaRow(String name) {
+    HyperTable.Row row = students.getRow(name);
+    row.put("f", "c1", "v1");
+    HyperTable.ColumnFamily fam = row.getColFam("g");
+    fam.put("c2", "v2");
+    return row.get("f", "c1") + "," + fam.get("c2") + "," + row.containsColFam("g") + "," + fam.containsKey("c2") + ","
+        + students.containsRow(name) + "," + students.getName() + "," + fam.getRow().getName();
+  }
+  public void failAfterPut(String row) { students.put(row, "f", "c", "v"); throw new IllegalStateException("refused after the put"); }
+  public void changeWhileIterating() { for (String row : students.rows()) students.put(row + "x", "f", "c", "v"); }
+  public void badName() { students.put("a@b", "f", "c", "v"); }
 }`,
 }
 
@@ -205,8 +426,8 @@ const REFUSED_BEANS: { name: string; body: string; reason: RegExp }[] = [
   },
   {
     name: 'Missing',
-    body: 'return new cn.hyperchain.core.HyperTable().toString();',
-    reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+    body: 'return new cn.hyperchain.core.CryptoUtil().toString();',
+    reason: /cn\.hyperchain\.core\.CryptoUtil is not allowed \(a Hyperchain API class Keel does not provide/,
   },
 ]
 for (const { name, body } of REFUSED_BEANS)
@@ -249,12 +470,14 @@ async function callText(to: string, payload: string): Promise<string> {
 const hvm = (to: string, method: string, ...args: JvmArg[]): Promise<string> => callText(to, jvmCallPayload(method, ...args))
 
 /** Through the official SDK: HVMBuilder.invoke with HvmTypeBuilder parameters, signed, sent, polled. */
-async function sdkInvoke(to: string, params: Sdk.InvokeParams): Promise<Sdk.Receipt> {
-  const tx = new Transaction.HVMBuilder(sdkAccount.getAddress(), pm).invoke(to, params).build()
-  tx.sign(sdkAccount)
+async function sdkInvoke(to: string, params: Sdk.InvokeParams, account = sdkAccount): Promise<Sdk.Receipt> {
+  const tx = new Transaction.HVMBuilder(account.getAddress(), pm).invoke(to, params).build()
+  tx.sign(account)
   const response = await contracts.invoke(tx).send()
   assert.is(response.code, 0, `submission: ${response.message}`)
-  const polled = await response.poll()
+  const polled = await response.poll().catch(async (error: Error) => {
+    throw new Error(`${error.message}: ${await lastReason()}`)
+  })
   assert.is(polled.code, 0, `receipt: ${polled.message}`)
   return polled.result
 }
@@ -273,6 +496,8 @@ test.before(async () => {
         accounts: [
           { address: owner.address, balance: '1000000' },
           { address: sdkAddress, balance: '1000000' },
+          { address: crossSdkAddress, balance: '1000000' },
+          { address: crossOwner.address, balance: '1000000' },
         ],
       },
     },
@@ -480,6 +705,220 @@ test('InvokeBean: a bean that tries each refused API is refused with the reason;
   assert.match((await failure(reply)).reason, /an InvokeBean calls an HVM contract/)
 })
 
+/** Through the official SDK: HVMBuilder.deploy of the jar; the contract's address. */
+async function sdkDeploy(contract: JavaContract, account = sdkAccount): Promise<string> {
+  const builder = await new Transaction.HVMBuilder(account.getAddress(), pm).deploy(arrayBufferOf(writeJar(contract)))
+  const tx = builder.build()
+  tx.sign(account)
+  const response = await contracts.deploy(tx).send()
+  assert.is(response.code, 0, response.message)
+  const polled = await response.poll()
+  assert.is(polled.code, 0, polled.message)
+  return `0x${(polled.result as Sdk.Receipt & { contractAddress: string }).contractAddress.replace(/^0x/, '').toLowerCase()}`
+}
+
+test('cross-contract calls, 2.x through the SDK: a CrossCall reaches another contract in the same transaction and budget; sender is the caller, origin the signer; a failing callee leaves nothing; library calls keep nothing; one level deep; missing and EVM callees are named', async () => {
+  const counterAt = await sdkDeploy(pick(beans, 'cross', 'cross.Counter'), crossAccount)
+  const callerAt = await sdkDeploy(pick(beans, 'cross', 'cross.Caller'), crossAccount)
+  assert.equal([counterAt, callerAt], [COUNTER_AT, CALLER_AT], 'the addresses compiled into the contracts')
+  const evm = await commit(url, SUBMIT.deploy, crossOwner.deploy('0x600a600c600039600a6000f3602a60005260206000f3'))
+  assert.is(evm.contractAddress, EVM_AT)
+  const call = (method: string, ...args: number[]): Sdk.InvokeParams => {
+    const b = new InvokeParams.HvmTypeBuilder(method)
+    for (const a of args) b.addLongPrimitive(a)
+    return b.build()
+  }
+  const via = await sdkInvoke(callerAt, call('viaCounter', 5), crossAccount)
+  assert.is(jvmRetText(via.ret), '5')
+  const viaLog = (via as unknown as { log: { address: string; topics: string[]; data: string }[] }).log
+  assert.equal(
+    viaLog.map((l) => [l.address.toLowerCase(), l.topics[0], Buffer.from(l.data, 'hex').toString()]),
+    [[counterAt, jvmTopic('Added'), '+5']],
+    "the callee's event is a log of the callee",
+  )
+  assert.is(await hvm(counterAt, 'total'), '5', "the callee's write is kept")
+  assert.is(await hvm(callerAt, 'tallyThere'), `${callerAt}:5`, "a bean result crosses as JSON; the callee's sender was the caller")
+  assert.is(
+    jvmRetText((await sdkInvoke(callerAt, call('who'), crossAccount)).ret),
+    `${callerAt},${crossSdkAddress},${counterAt}|${crossSdkAddress}`,
+    'getSender is the calling contract, getOrigin the signer',
+  )
+  // the callee's steps are the caller's: a call through the caller costs what the callee's does and more
+  const direct = await send(url, SUBMIT.invoke, owner.invoke(counterAt, jvmCallPayload('add', { type: 'long', value: '1' }), JVM))
+  const through = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('viaCounter', { type: 'long', value: '1' }), JVM))
+  const [directGas, throughGas] = [direct, through].map(({ reply }) => Number((reply.result as WireReceipt).gasUsed))
+  assert.ok(throughGas > directGas + 700, `${throughGas} > ${directGas} + 700`)
+
+  assert.is(
+    await hvm(callerAt, 'catchFailure', { type: 'long', value: '7' }),
+    `the cross-contract call failAfter of ${counterAt} failed: IllegalStateException: the counter refuses 7|8`,
+    "the caller catches the callee's failure; the callee's writes are undone, the earlier call's kept",
+  )
+  const failed = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('failAfterCall', { type: 'long', value: '3' }), JVM))
+  assert.match((await failure(failed.reply)).reason, /the caller refuses after the call/)
+  assert.is(await hvm(counterAt, 'total'), '8', "the caller's failure undid the callee's writes")
+  assert.is(await hvm(callerAt, 'libraryAdd', { type: 'long', value: '10' }), '18', 'a library instance runs')
+  assert.is(await hvm(counterAt, 'total'), '8', 'and keeps nothing')
+
+  for (const [method, reason] of [
+    [
+      'callBack',
+      new RegExp(
+        `the cross-contract call callBack of ${COUNTER_AT} failed: IllegalStateException: cross-contract calls go one level deep \\(Hyperchain's rule\\): the contract ${COUNTER_AT}, itself called across, cannot call ${CALLER_AT} \\(at cross\\.Caller\\.callBack line \\d+\\)`,
+      ),
+    ],
+    [
+      'self',
+      new RegExp(`a contract cannot call itself across \\(${CALLER_AT}\\): reentrancy is refused \\(at cross\\.Caller\\.self line \\d+\\)`),
+    ],
+    ['spinThere', /execution budget exhausted \(time-out\)/],
+    ['spinCalls', /execution budget exhausted \(time-out\)/],
+    ['spinLookups', /execution budget exhausted \(time-out\)/],
+  ] as const) {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload(method), JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, method)
+    assert.match(f.reason, reason, method)
+  }
+  assert.is(
+    await hvm(callerAt, 'unreachable'),
+    `there is no contract at ${NOBODY}|the contract at ${EVM_AT} is an EVM contract: a Java contract calls Java contracts only|`,
+  )
+  assert.is(await hvm(counterAt, 'total'), '8')
+
+  // a new executor holds neither contract: it loads the caller, then asks the node for the callee's code during the call
+  const who = async (): Promise<WireReceipt> => {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(callerAt, jvmCallPayload('who'), JVM))
+    assert.is(reply.code, 0, reply.message)
+    return reply.result as WireReceipt
+  }
+  const warm = await who()
+  const first = executorPidOf(process.pid)
+  assert.ok(first !== undefined, 'the executor runs')
+  execFileSync('kill', ['-KILL', String(first)])
+  const cold = await who()
+  assert.ok(executorPidOf(process.pid) !== first, 'a new executor ran the call')
+  assert.is(jvmRetText(cold.ret), `${callerAt},${owner.address},${counterAt}|${owner.address}`)
+  assert.equal([cold.ret, cold.gasUsed], [warm.ret, warm.gasUsed], "loading the callee is not the call's work: the same steps")
+  const metrics = await (await fetch(`${url}/metrics`)).text()
+  assert.match(metrics, /^keel_jvm_wall_clock_stops_total\{[^}]*\} 0$/m, 'the steps, not the wall clock, ended every call')
+})
+
+test("cross-contract calls, 1.x: invokeContract runs the callee's openInvoke; result(false) and exceptions come back as result(false) and leave nothing; the invoker is the calling contract; a frozen callee ends the transaction", async () => {
+  const storeAt = (await commit(url, SUBMIT.deploy, crossOwner.deploy(jvmTarGzDeployPayload(pick(beans, 'xkv', 'xkv.Store')), JVM)))
+    .contractAddress
+  assert.is(storeAt, STORE_AT)
+  const clientAt = (await commit(url, SUBMIT.deploy, crossOwner.deploy(jvmTarGzDeployPayload(pick(beans, 'xkv', 'xkv.Client')), JVM)))
+    .contractAddress
+  assert.equal((await callText(clientAt, jvmInvokeArgsPayload('calls'))).split('|'), [
+    'true:stored a',
+    `false:the store refuses b`,
+    `false:the cross-contract call throw of ${storeAt} failed: IllegalStateException: the store throws`,
+    `true:${clientAt}`,
+    `false:there is no contract at ${NOBODY}`,
+    `false:the contract at ${CALLER_AT} is not a 1.x contract (extending cn.hyperchain.jcee.client.contract.ContractTemplate): invokeContract calls 1.x contracts`,
+    'false:no namespace named ns2 (Keel runs one namespace: global)',
+  ])
+  const get = (key: string): Promise<string> => callText(storeAt, jvmInvokeArgsPayload('get', key))
+  assert.equal([await get('a'), await get('b'), await get('c')], ['1', '-', '-'], 'only the successful call wrote')
+  // a frozen callee ends the whole transaction, as an EVM contract reaching a frozen one does
+  assert.is((await send(url, SUBMIT.maintain, crossOwner.maintain(storeAt, 2, undefined, JVM))).reply.code, 0)
+  const frozen = await send(url, SUBMIT.invoke, owner.invoke(clientAt, jvmInvokeArgsPayload('calls'), JVM))
+  const f = await failure(frozen.reply)
+  assert.is(f.code, -32005)
+  assert.match(f.reason, new RegExp(`Try to invoke a frozen contract \\(${storeAt}, called by a contract\\)`))
+})
+
+test("HyperTable: rows, column families and columns in the ledger, iterated in HVM's order; Row and ColumnFamily; a failed call leaves nothing; fail-fast iteration; names with @ refused", async () => {
+  const at = await sdkDeploy(pick(beans, 'table', 'table.Students'))
+  const put = (row: string, fam: string, col: string, value: string): Promise<string> => hvm(at, 'put', row, fam, col, value)
+  for (const [row, fam, col, value] of [
+    ['t', 'f', 'c', '1'],
+    ['t1', 'f', 'c', '2'],
+    ['t2', 'f', 'c', '3'],
+    ['ta', 'f', 'c', '4'],
+    ['t', 'g', 'b', '5'],
+    ['t', 'f', 'a', '6'],
+  ])
+    await put(row, fam, col, value)
+  assert.is(await hvm(at, 'rows'), 't1,t2,t,ta', "rows in the order of name + '@' (HVM's example)")
+  assert.is(await hvm(at, 'fams', 't'), 'f,g')
+  assert.is(await hvm(at, 'cols', 't', 'f'), 'a,c', 'columns in the order of their names')
+  assert.is(await hvm(at, 'seek', 't2'), 't2,t,ta')
+  assert.is(await hvm(at, 'seek', 't0'), 't1,t2,t,ta', 'from the first row after a missing one')
+  assert.is(await hvm(at, 'get', 't', 'f', 'a'), '6')
+  assert.is(await hvm(at, 'get', 't', 'f', 'zz'), '', 'a missing value is null')
+  await hvm(at, 'remove', 't', 'g', 'b')
+  assert.is(await hvm(at, 'fams', 't'), 'f', 'a family without columns is gone')
+  await hvm(at, 'remove', 't', 'f', 'a')
+  await hvm(at, 'remove', 't', 'f', 'c')
+  assert.is(await hvm(at, 'rows'), 't1,t2,ta', 'a row without families is gone')
+  await hvm(at, 'removeRow', 't1')
+  assert.is(await hvm(at, 'rows'), 't2,ta')
+  assert.is(await hvm(at, 'get', 't1', 'f', 'c'), '')
+  assert.is(await hvm(at, 'viaRow', 'r'), 'v1,v2,true,true,true,students,r')
+  assert.is(await hvm(at, 'rows'), 'r,t2,ta')
+  for (const [method, args, reason] of [
+    ['failAfterPut', ['z'], /refused after the put/],
+    ['changeWhileIterating', [], /the HyperTable students changed during the iteration/],
+    ['badName', [], /a HyperTable row name may not contain '@': a@b/],
+    ['seek', ['tb'], /no row of the HyperTable students is at or after tb/],
+  ] as const) {
+    const { reply } = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload(method, ...args), JVM))
+    const f = await failure(reply)
+    assert.is(f.code, -32005, method)
+    assert.match(f.reason, reason, method)
+  }
+  assert.is(await hvm(at, 'rows'), 'r,t2,ta', 'the failed calls wrote nothing')
+})
+
+test("getValueFromExtra: the transaction's extra read by HVM's path syntax (the manual's examples), typed with getValueFromExtraInTx; another transaction's extra is refused", async () => {
+  const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmDeployPayload(pick(beans, 'extra', 'extra.Extra')), JVM))).contractAddress
+  const extra = JSON.stringify({
+    name: { first: 'Tom', last: 'Anderson' },
+    age: 37,
+    children: ['Sara', 'Alex', 'Jack'],
+    'fav.movie': 'Deer Hunter',
+    friends: [
+      { first: 'Dale', last: 'Murphy', age: 44 },
+      { first: 'Roger', last: 'Craig', age: 68 },
+      { first: 'Jane', last: 'Murphy', age: 47 },
+    ],
+  })
+  const examples: [string, string][] = [
+    ['name.last', 'Anderson'],
+    ['age', '37'],
+    ['children', '["Sara","Alex","Jack"]'],
+    ['children.#', '3'],
+    ['children.1', 'Alex'],
+    ['child*.2', 'Jack'],
+    ['c?ildren.0', 'Sara'],
+    ['fav\\.movie', 'Deer Hunter'],
+    ['friends.#.first', '["Dale","Roger","Jane"]'],
+    ['friends.1.last', 'Craig'],
+    ['friends.#[last=="Murphy"].first', 'Dale'],
+    ['friends.#[last=="Murphy"]#.first', '["Dale","Jane"]'],
+    ['friends.#[age>45]#.last', '["Craig","Murphy"]'],
+    ['friends.#[first%"D*"].last', 'Murphy'],
+    ['friends.#[first!%"D*"].last', 'Craig'],
+    ['nothing.here', 'null'],
+  ]
+  const { reply } = await send(
+    url,
+    SUBMIT.invoke,
+    owner.invoke(at, jvmCallPayload('all', examples.map(([path]) => path).join('\n')), { ...JVM, extra }),
+  )
+  assert.is(reply.code, 0, reply.message)
+  assert.equal(
+    jvmRetText((reply.result as WireReceipt).ret).split('\n'),
+    examples.map(([, value]) => value),
+  )
+  const typed = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload('age'), { ...JVM, extra }))
+  assert.is(jvmRetText((typed.reply.result as WireReceipt).ret), '74', 'a Long, by "current" and by the running hash')
+  const other = await send(url, SUBMIT.invoke, owner.invoke(at, jvmCallPayload('other', `0x${'ab'.repeat(32)}`), { ...JVM, extra }))
+  assert.match((await failure(other.reply)).reason, /Keel reads the extra of the running transaction only/)
+})
+
 test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and their ret text, batches, range queries, events, result(false)', async () => {
   const at = (await commit(url, SUBMIT.deploy, owner.deploy(jvmTarGzDeployPayload(kv, { name: 'kv' }), JVM))).contractAddress
   const call = (fn: string, ...args: string[]): Promise<string> => callText(at, jvmInvokeArgsPayload(fn, ...args))
@@ -535,14 +974,14 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
     new Map([...missing.classes].filter(([name]) => prefixes.some((p) => name.startsWith(p))))
   const cases: { main: string; classes: Map<string, Uint8Array>; reason: RegExp }[] = [
     {
-      main: 'm.UsesTable',
-      classes: only(['m/UsesTable']),
-      reason: /cn\.hyperchain\.core\.HyperTable is not allowed \(a Hyperchain API class Keel does not provide/,
+      main: 'm.UsesCrypto',
+      classes: only(['m/UsesCrypto']),
+      reason: /cn\.hyperchain\.core\.CryptoUtil is not allowed \(a Hyperchain API class Keel does not provide/,
     },
     {
-      main: 'm.UsesExtra',
-      classes: only(['m/UsesExtra']),
-      reason: /call of m\.UsesExtra\.getValueFromExtra is not allowed \(a part of Hyperchain's API Keel does not provide/,
+      main: 'm.UsesSetter',
+      classes: only(['m/UsesSetter']),
+      reason: /call of m\.UsesSetter\.setSender is not allowed \(a part of Hyperchain's API Keel does not provide/,
     },
     {
       main: 'm.UsesGson',
@@ -550,10 +989,10 @@ test('refusals name the class for what it is: a Hyperchain API class Keel does n
       reason: /com\.google\.gson\.Gson is not allowed \(neither one of the contract's classes nor a class the engine provides/,
     },
     {
-      main: 'm.UsesTable',
-      classes: only(['m/UsesTable', 'cn/hyperchain/core/HyperTable']),
+      main: 'm.UsesCrypto',
+      classes: only(['m/UsesCrypto', 'cn/hyperchain/core/CryptoUtil']),
       reason:
-        /class cn\.hyperchain\.core\.HyperTable: the package of cn\.hyperchain\.core\.HyperTable is Hyperchain's API, which the engine provides/,
+        /class cn\.hyperchain\.core\.CryptoUtil: the package of cn\.hyperchain\.core\.CryptoUtil is Hyperchain's API, which the engine provides/,
     },
   ]
   for (const { main, classes, reason } of cases) {

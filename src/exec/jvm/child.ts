@@ -26,7 +26,12 @@ export type JvmArgs =
   | { form: 'bean'; args: [string, string, string] }
 
 export interface JvmCallContext {
+  /** who called: the signer (a contract, for a callee of a cross-contract call) */
   sender: string
+  /** the transaction's signer */
+  origin: string
+  /** the transaction's extra text (HVM's getValueFromExtra reads it) */
+  extra: string
   self: string
   txHash: string
   blockNumber: string
@@ -49,11 +54,15 @@ export interface JvmCall {
   init?: boolean
   /** no function: the new code of an upgrade checks Hyperchain's upgrade rules against the ledger */
   upgrade?: boolean
-  /** a ledger value the call reads: from the transaction's overlay */
-  read(key: string): Uint8Array | undefined
+  /** a ledger value of contract `address` the call reads: from the transaction's overlay */
+  read(address: string, key: string): Uint8Array | undefined
+  /** the Java contract a cross-contract call names, or why it cannot be called */
+  callee(address: string): { hash: string; code: () => JvmCode } | { error: string; frozen?: true }
 }
 
 export interface JvmEvent {
+  /** the contract that emitted it (a callee's events are its own) */
+  address: string
   name: string
   data: Uint8Array
   topics: string[]
@@ -61,11 +70,12 @@ export interface JvmEvent {
 
 /**
  * `kind` of a failure: exception, no-method, bad-args, bean (an InvokeBean refused), upgrade (Hyperchain's upgrade rules) (the contract's doing, deterministic);
- * budget, depth, memory (deterministic limits); timeout, stack, heap, crash, unavailable (this
+ * budget, depth, memory, limit, frozen (deterministic limits; frozen: a cross-contract call reached a frozen contract); timeout, stack, heap, crash, unavailable (this
  * machine's doing: not reproducible, charged the whole budget).
  */
 export type JvmCallResult =
-  | { ok: true; ret: Uint8Array; writes: [string, Uint8Array | null][]; events: JvmEvent[]; steps: number }
+  /** writes: [contract address, key, value or null (removed)] */
+  | { ok: true; ret: Uint8Array; writes: [string, string, Uint8Array | null][]; events: JvmEvent[]; steps: number }
   | { ok: false; kind: string; error: string; steps: number }
 
 /** `local`: the failure is this machine's (no JDK, the executor keeps dying, a time-out), not the code's */
@@ -365,6 +375,26 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
           if (!loaded.ok) return { ok: false, kind: 'unavailable', error: `the contract's code no longer loads: ${loaded.error}`, steps: 0 }
         }
         const id = nextId++
+        // the codes of the callees the node named in this call, for the executor's `code` requests
+        const callees = new Map<string, () => JvmCode>()
+        const answer = (incoming: Frame): Frame => {
+          if (incoming.op === 'get') {
+            const value = request.read(String(incoming.address), String(incoming.key))
+            return { op: 'value', id, value: value === undefined ? null : b64(value) }
+          }
+          if (incoming.op === 'contract') {
+            const found = request.callee(String(incoming.address))
+            if ('error' in found) return { op: 'contract', id, ok: false, error: found.error, frozen: found.frozen === true }
+            callees.set(found.hash, found.code)
+            return { op: 'contract', id, ok: true, hash: found.hash }
+          }
+          const code = callees.get(String(incoming.hash))
+          if (code === undefined) throw new ChildDied(`the executor asked for code ${String(incoming.hash)} the node did not name`)
+          const classes: Record<string, string> = {}
+          const decoded = code()
+          for (const [name, bytes] of decoded.classes) classes[name] = b64(bytes)
+          return { op: 'code', id, main: decoded.main, classes, initSteps, memory: callMemory }
+        }
         const frame = await c.exchange(
           {
             op: 'call',
@@ -382,16 +412,14 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
             upgrade: request.upgrade === true,
           },
           (incoming) => {
-            if (incoming.op === 'get' && incoming.id === id) {
-              let value: Uint8Array | undefined
+            if ((incoming.op === 'get' || incoming.op === 'contract' || incoming.op === 'code') && incoming.id === id) {
               try {
-                value = request.read(String(incoming.key))
+                c.send(answer(incoming))
               } catch (error) {
-                // a local read failure: the child waits for an answer it will not get
+                // a local failure: the child waits for an answer it will not get
                 c.kill()
                 throw error
               }
-              c.send({ op: 'value', id, value: value === undefined ? null : b64(value) })
               return undefined
             }
             if ((incoming.op === 'result' || incoming.op === 'unknown') && incoming.id === id) return incoming
@@ -413,8 +441,13 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
         return {
           ok: true,
           ret: unb64(String(frame.ret)),
-          writes: (frame.writes as [string, string | null][]).map(([key, value]) => [key, value === null ? null : unb64(value)]),
-          events: (frame.events as { name: string; data: string; topics: string[] }[]).map((e) => ({
+          writes: (frame.writes as [string, string, string | null][]).map(([address, key, value]) => [
+            address,
+            key,
+            value === null ? null : unb64(value),
+          ]),
+          events: (frame.events as { address: string; name: string; data: string; topics: string[] }[]).map((e) => ({
+            address: e.address,
             name: e.name,
             data: unb64(e.data),
             topics: e.topics,

@@ -16,6 +16,7 @@ import { contractAddress } from '../../crypto/tx-hash.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx } from '../../domain.ts'
 import type { Logger } from '../../log.ts'
 import type { BlockState } from '../block-state.ts'
+import { FROZEN_DETAIL } from '../executor.ts'
 import type { JvmCall, JvmCallResult, JvmCode, JvmExecutor } from './child.ts'
 import { readValue, writeValue } from './ledger.ts'
 import { decodeCallPayload, decodeDeployPayload, encodeClassStream, PayloadError } from './payload.ts'
@@ -75,15 +76,29 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     return entry
   }
 
-  const logsOf = (address: Hex, result: Extract<JvmCallResult, { ok: true }>): Log[] =>
+  /** a callee's events are logs of the callee (as an EVM contract's calls' logs are) */
+  const logsOf = (result: Extract<JvmCallResult, { ok: true }>): Log[] =>
     result.events.map((event) => ({
-      address,
+      address: event.address as Hex,
       topics: [event.name, ...event.topics].map((text) => hex(keccak256(text))),
       data: hex(event.data),
     }))
 
-  const applyWrites = (state: BlockState, address: Hex, result: Extract<JvmCallResult, { ok: true }>): void => {
-    for (const [key, value] of result.writes) writeValue(state, address, key, value)
+  /** the call's writes, to the ledgers of the contracts that made them (a cross-contract call's callee writes its own) */
+  const applyWrites = (state: BlockState, result: Extract<JvmCallResult, { ok: true }>): void => {
+    for (const [address, key, value] of result.writes) writeValue(state, address as Hex, key, value)
+  }
+
+  /** The Java contract at `address` a cross-contract call names, or why it cannot be called (docs/jvm.md §10). */
+  const calleeOf = (state: BlockState, address: string): ReturnType<JvmCall['callee']> => {
+    const target = address.toLowerCase() as Hex
+    const meta = state.getContractMeta(target)
+    if (meta === undefined) return { error: `there is no contract at ${target}` }
+    if (meta.vmType !== 'JVM')
+      return { error: `the contract at ${target} is an ${meta.vmType} contract: a Java contract calls Java contracts only` }
+    if (meta.status === 'frozen') return { error: `${FROZEN_DETAIL} (${target}, called by a contract)`, frozen: true }
+    const entry = entryOf(target, state.getCode(target))
+    return { hash: entry.hash, code: () => entry.decoded }
   }
 
   /** Steps charged for a failed call: its own count when the contract caused it, the whole budget otherwise. */
@@ -94,18 +109,21 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
     return limit
   }
 
-  const callRequest = (run: JvmRun, address: Hex, entry: CodeEntry, txHash: Hex, steps: bigint): Omit<JvmCall, 'method' | 'args'> => ({
+  const callRequest = (run: JvmRun, address: Hex, entry: CodeEntry, tx: SignedTx, steps: bigint): Omit<JvmCall, 'method' | 'args'> => ({
     hash: entry.hash,
     code: () => entry.decoded,
     ctx: {
       sender: run.from,
+      origin: run.from,
+      extra: tx.extra,
       self: address,
-      txHash,
+      txHash: tx.hash,
       blockNumber: String(run.context.number),
       timestamp: String(run.context.timestamp),
     },
     steps: Number(steps),
-    read: (key) => readValue(run.state, address, key),
+    read: (owner, key) => readValue(run.state, owner as Hex, key),
+    callee: (target) => calleeOf(run.state, target),
   })
 
   /** Deploy or upgrade code: decoded, made canonical, loaded (scanned, instrumented, initialised) by the executor. */
@@ -149,7 +167,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       if (state.getCode(address) !== '0x' || state.getContractMeta(address) !== undefined)
         return failure(F, `the contract address ${address} is taken`, initSteps, t0)
       const result = await executor.call({
-        ...callRequest(run, address, entry, tx.hash, run.stepLimit - initSteps),
+        ...callRequest(run, address, entry, tx, run.stepLimit - initSteps),
         method: 'onInit',
         args: { form: 'strings', args: initArgs },
         optional: initArgs.length === 0,
@@ -173,14 +191,14 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         vmType: 'JVM',
       }
       state.putContractMeta(address, meta)
-      applyWrites(state, address, result)
+      applyWrites(state, result)
       codes.set(address, entry)
       return {
         ok: true,
         contractAddress: address,
         gasUsed: Number(initSteps + BigInt(result.steps)),
         ret: entry.code,
-        logs: logsOf(address, result),
+        logs: logsOf(result),
         executeTimeNs: elapsed(t0),
       }
     },
@@ -197,15 +215,15 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
         if (error instanceof PayloadError) return failure(F, error.message, 0n, t0)
         throw error
       }
-      const result = await executor.call({ ...callRequest(run, to, entry, tx.hash, run.stepLimit), method: call.method, args: call.args })
+      const result = await executor.call({ ...callRequest(run, to, entry, tx, run.stepLimit), method: call.method, args: call.args })
       if (!result.ok) return failure(F, describe(result), failedSteps(result, run.stepLimit, `invoke ${tx.hash}`), t0)
-      applyWrites(state, to, result)
+      applyWrites(state, result)
       return {
         ok: true,
         contractAddress: null,
         gasUsed: result.steps,
         ret: hex(result.ret),
-        logs: logsOf(to, result),
+        logs: logsOf(result),
         executeTimeNs: elapsed(t0),
       }
     },
@@ -218,7 +236,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
       if ('refused' in prepared) return failure(F, `upgrade failed: ${prepared.refused}`, prepared.steps, t0)
       // the new code checks the contract's stored fields (Hyperchain's upgrade rules, docs/jvm.md §10)
       const checked = await executor.call({
-        ...callRequest(run, to, prepared.entry, tx.hash, run.stepLimit - prepared.initSteps),
+        ...callRequest(run, to, prepared.entry, tx, run.stepLimit - prepared.initSteps),
         method: 'onUpgrade',
         args: { form: 'strings', args: [] },
         upgrade: true,
@@ -230,7 +248,7 @@ export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
           prepared.initSteps + failedSteps(checked, run.stepLimit - prepared.initSteps, `upgrade ${tx.hash}`),
           t0,
         )
-      applyWrites(state, to, checked)
+      applyWrites(state, checked)
       state.putCode(to, prepared.entry.code)
       codes.set(to, prepared.entry)
       return {

@@ -87,11 +87,12 @@ async function run(method: string, args: string[] = [], steps = 10_000_000): Pro
     code: () => code,
     method,
     args: typed,
-    ctx: { sender: '0x01', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
+    ctx: { sender: '0x01', origin: '0x01', extra: '', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
     steps,
-    read: (key) => ledger.get(key),
+    read: (_address, key) => ledger.get(key),
+    callee: () => ({ error: 'no cross-contract calls here' }),
   })
-  if (result.ok) for (const [key, value] of result.writes) value === null ? ledger.delete(key) : ledger.set(key, value)
+  if (result.ok) for (const [, key, value] of result.writes) value === null ? ledger.delete(key) : ledger.set(key, value)
   return result
 }
 
@@ -163,9 +164,10 @@ test('functions inherited from a package-private base class are callable', async
     code: () => child,
     method: 'hello',
     args: { form: 'strings', args: ['you'] },
-    ctx: { sender: '0x01', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
+    ctx: { sender: '0x01', origin: '0x01', extra: '', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
     steps: 100_000,
     read: () => undefined,
+    callee: () => ({ error: 'no cross-contract calls here' }),
   })
   assert.ok(result.ok, JSON.stringify(result))
   assert.is(Buffer.from(result.ok ? result.ret : new Uint8Array()).toString(), 'hello you')

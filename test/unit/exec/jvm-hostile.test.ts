@@ -28,9 +28,10 @@ async function run(on: JvmExecutor, method: string, args: string[]): Promise<Jvm
     code: () => hostile,
     method,
     args: { form: 'strings', args },
-    ctx: { sender: '0x01', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
+    ctx: { sender: '0x01', origin: '0x01', extra: '', self: '0x02', txHash: '0x03', blockNumber: '1', timestamp: '1' },
     steps: 10_000_000,
     read: () => undefined,
+    callee: () => ({ error: 'no cross-contract calls here' }),
   })
 }
 

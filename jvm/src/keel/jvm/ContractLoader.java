@@ -16,6 +16,25 @@ final class ContractLoader extends ClassLoader {
     registerAsParallelCapable();
   }
 
+  /**
+   * What a proxy class the executor makes for a cross-contract call (CrossCalls) links against;
+   * contract bytecode naming these is refused by the scanner.
+   */
+  private static final java.util.Set<String> PROXY_NAMES =
+      java.util.Set.of(
+          "java.lang.reflect.Proxy",
+          "java.lang.reflect.InvocationHandler",
+          "java.lang.reflect.Method",
+          "java.lang.reflect.UndeclaredThrowableException",
+          "java.lang.Class",
+          "java.lang.NoSuchMethodException",
+          "java.lang.NoSuchMethodError",
+          "java.lang.ClassNotFoundException",
+          "java.lang.IllegalAccessException",
+          "java.lang.NoClassDefFoundError",
+          "java.lang.invoke.MethodHandles",
+          "java.lang.invoke.MethodHandles$Lookup");
+
   private final Map<String, byte[]> classes;
   /** for an HVM InvokeBean's loader: the contract whose classes the bean may name */
   private final ContractLoader contract;
@@ -31,6 +50,11 @@ final class ContractLoader extends ClassLoader {
     this.contract = contract;
   }
 
+  /** Whether `name` (binary) is one of this contract's own classes. */
+  boolean defines(String name) {
+    return classes.containsKey(name);
+  }
+
   @Override
   protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
     synchronized (getClassLoadingLock(name)) {
@@ -43,7 +67,7 @@ final class ContractLoader extends ClassLoader {
             || Hyperchain.isProvided(name.replace('.', '/')))
           c = ContractLoader.class.getClassLoader().loadClass(name);
         else if (Allow.isAllowedClass(name.replace('.', '/')) || name.startsWith("java.lang.invoke.") || name.startsWith("java.lang.runtime.")
-            || name.startsWith("jdk.internal.reflect."))
+            || name.startsWith("jdk.internal.reflect.") || PROXY_NAMES.contains(name))
           c = ClassLoader.getPlatformClassLoader().loadClass(name);
         else throw new ClassNotFoundException(name + " is not available to contracts");
       }

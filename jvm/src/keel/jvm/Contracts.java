@@ -97,6 +97,34 @@ final class Contracts {
     }
   }
 
+  /**
+   * A callee's code by hash (CrossCalls): from the cache, or asked of the node and loaded now. The
+   * loading is not the call's work (whether a code is cached differs between nodes), so the
+   * call's counters are kept aside while the classes initialise, and the ledger is closed to them.
+   */
+  @SuppressWarnings("unchecked")
+  Loaded callee(String hash) throws Refused {
+    Loaded known = cache.get(hash);
+    if (known != null) return known;
+    Map<String, Object> ask = reply("code");
+    ask.put("id", Host.callId());
+    ask.put("hash", hash);
+    Map<String, Object> code = Main.ask(ask, "code");
+    Meter.Saved saved = Meter.save();
+    boolean ledger = Host.suspend();
+    try {
+      Loaded loaded = define(hash, (String) code.get("main"), (Map<String, Object>) code.get("classes"), ((Number) code.get("initSteps")).longValue(),
+          ((Number) code.get("memory")).longValue());
+      cache.put(hash, loaded);
+      return loaded;
+    } catch (Scanner.Refusal | ClassFile.FormatException | Instrumenter.TooLarge e) {
+      throw new Refused(e.getMessage());
+    } finally {
+      Host.resume(ledger);
+      Meter.restore(saved);
+    }
+  }
+
   private Loaded define(String hash, String main, Map<String, Object> encoded, long initBudget, long memory)
       throws Scanner.Refusal, ClassFile.FormatException, Instrumenter.TooLarge, Refused {
     Map<String, ClassFile> parsed = new TreeMap<>();
@@ -235,6 +263,7 @@ final class Contracts {
     List<Object> args = (List<Object>) msg.get("args");
     boolean typed = "typed".equals(msg.get("form"));
     Host.begin(id, (Map<String, Object>) msg.get("ctx"));
+    CrossCalls.begin(c);
     Meter.begin(((Number) msg.get("steps")).longValue(), ((Number) msg.get("memory")).longValue());
     watchdog.arm(((Number) msg.get("timeoutMs")).longValue());
     try {
@@ -300,7 +329,7 @@ final class Contracts {
     } finally {
       watchdog.disarm();
       Host.end();
-      for (Object[] s : c.statics) restore(s[0], (Object[]) s[1]);
+      for (Loaded ran : CrossCalls.end()) for (Object[] s : ran.statics) restore(s[0], (Object[]) s[1]);
     }
     return out;
   }
@@ -329,12 +358,18 @@ final class Contracts {
     }
     String at = "";
     for (StackTraceElement frame : e.getStackTrace()) {
-      if (c.loaderName.equals(frame.getClassLoaderName())) {
+      // a cross-contract call's proxy class is the contract loader's too, but its name is numbered by the JVM's history: not a place to name
+      if (c.loaderName.equals(frame.getClassLoaderName()) && !isProxyFrame(frame)) {
         at = " (at " + frame.getClassName() + "." + frame.getMethodName() + (frame.getLineNumber() > 0 ? " line " + frame.getLineNumber() : "") + ")";
         break;
       }
     }
     return new Failure("exception", message + at);
+  }
+
+  private static boolean isProxyFrame(StackTraceElement frame) {
+    String name = frame.getClassName();
+    return name.substring(name.lastIndexOf('.') + 1).matches("\\$Proxy[0-9]+");
   }
 
   private static String describe(Throwable e) {

@@ -28,18 +28,36 @@ public final class Host {
 
   private static final byte[] ABSENT = new byte[0];
 
+  /**
+   * One contract's part of a call: the transaction's own contract at the bottom, a contract called
+   * across (docs/jvm.md §10, cross-contract calls) above it while it runs. Reads, writes and events
+   * go to the top frame's contract.
+   */
+  private static final class Frame {
+    final String address;
+    final Map<String, Object> context;
+
+    Frame(String address, Map<String, Object> context) {
+      this.address = address;
+      this.context = context;
+    }
+  }
+
   private static boolean active;
   private static long callId;
-  private static Map<String, Object> context;
-  private static final Map<String, byte[]> reads = new HashMap<>();
-  private static final LinkedHashMap<String, byte[]> writes = new LinkedHashMap<>();
+  private static final ArrayList<Frame> frames = new ArrayList<>();
+  /** the node's values, by contract address then key (the overlay does not change during a call) */
+  private static final Map<String, Map<String, byte[]>> reads = new HashMap<>();
+  /** writes by contract address (in first-write order), then key in first-write order */
+  private static final LinkedHashMap<String, LinkedHashMap<String, byte[]>> writes = new LinkedHashMap<>();
   private static final List<Map<String, Object>> events = new ArrayList<>();
   private static long writeBytes;
 
   static void begin(long id, Map<String, Object> ctx) {
     active = true;
     callId = id;
-    context = ctx;
+    frames.clear();
+    frames.add(new Frame(String.valueOf(ctx.get("self")), ctx));
     reads.clear();
     writes.clear();
     events.clear();
@@ -48,19 +66,87 @@ public final class Host {
 
   static void end() {
     active = false;
-    context = null;
+    frames.clear();
     reads.clear();
   }
 
-  /** [[key, base64 value or null], …] in first-write order */
-  static List<Object> writes() {
-    List<Object> out = new ArrayList<>(writes.size());
-    for (Map.Entry<String, byte[]> e : writes.entrySet()) {
-      List<Object> pair = new ArrayList<>(2);
-      pair.add(e.getKey());
-      pair.add(e.getValue() == null ? null : Base64.getEncoder().encodeToString(e.getValue()));
-      out.add(pair);
+  static long callId() {
+    return callId;
+  }
+
+  /** contracts on the call's stack: 1 outside a cross-contract call */
+  static int depth() {
+    return frames.size();
+  }
+
+  static String address() {
+    return frames.get(frames.size() - 1).address;
+  }
+
+  /**
+   * What a cross-contract call may undo: the callee's writes as they were, the number of events,
+   * the bytes written. A callee writes only to its own ledger, so its map is all there is to keep.
+   */
+  static final class Checkpoint {
+    final String address;
+    final LinkedHashMap<String, byte[]> writes;
+    final int events;
+    final long writeBytes;
+
+    Checkpoint(String address) {
+      this.address = address;
+      LinkedHashMap<String, byte[]> w = Host.writes.get(address);
+      // the copy is work a loop of calls could repeat: a step per entry
+      if (w != null) Meter.charge(w.size());
+      this.writes = w == null ? null : new LinkedHashMap<>(w);
+      this.events = Host.events.size();
+      this.writeBytes = Host.writeBytes;
     }
+  }
+
+  /** Enters `address` as a callee of the current contract; the context's `sender` is the caller. */
+  static Checkpoint push(String address, Map<String, Object> context) {
+    Checkpoint checkpoint = new Checkpoint(address);
+    frames.add(new Frame(address, context));
+    return checkpoint;
+  }
+
+  static Map<String, Object> context() {
+    return frames.get(frames.size() - 1).context;
+  }
+
+  /** Leaves the callee; `undo`: its writes and events are dropped (it failed, or it ran as a library). */
+  static void pop(Checkpoint checkpoint, boolean undo) {
+    frames.remove(frames.size() - 1);
+    if (!undo) return;
+    if (checkpoint.writes == null) writes.remove(checkpoint.address);
+    else writes.put(checkpoint.address, checkpoint.writes);
+    while (events.size() > checkpoint.events) events.remove(events.size() - 1);
+    writeBytes = checkpoint.writeBytes;
+  }
+
+  /** Suspends the ledger while the executor initialises a callee's classes (a class initialiser never touches it). */
+  static boolean suspend() {
+    boolean was = active;
+    active = false;
+    return was;
+  }
+
+  static void resume(boolean was) {
+    active = was;
+  }
+
+  /** [[address, key, base64 value or null], …] in first-write order */
+  static List<Object> writes() {
+    List<Object> out = new ArrayList<>();
+    for (Map.Entry<String, LinkedHashMap<String, byte[]>> a : writes.entrySet())
+      for (Map.Entry<String, byte[]> e : a.getValue().entrySet()) {
+        List<Object> triple = new ArrayList<>(3);
+        triple.add(a.getKey());
+        triple.add(e.getKey());
+        triple.add(e.getValue() == null ? null : Base64.getEncoder().encodeToString(e.getValue()));
+        out.add(triple);
+      }
     return out;
   }
 
@@ -83,15 +169,18 @@ public final class Host {
     requireActive();
     keyBytes(key);
     Meter.charge(READ_STEPS);
-    if (writes.containsKey(key)) {
-      byte[] v = writes.get(key);
+    String address = address();
+    LinkedHashMap<String, byte[]> own = writes.get(address);
+    if (own != null && own.containsKey(key)) {
+      byte[] v = own.get(key);
       return v == null ? null : v.clone();
     }
-    byte[] cached = reads.get(key);
+    Map<String, byte[]> known = reads.computeIfAbsent(address, a -> new HashMap<>());
+    byte[] cached = known.get(key);
     if (cached == null) {
-      cached = Main.fetch(callId, key);
+      cached = Main.fetch(callId, address, key);
       if (cached == null) cached = ABSENT;
-      reads.put(key, cached);
+      known.put(key, cached);
     }
     Meter.charge(cached.length / 32);
     return cached == ABSENT ? null : cached.clone();
@@ -106,7 +195,7 @@ public final class Host {
     writeBytes += k + n;
     if (writeBytes > MAX_WRITE_BYTES) throw new IllegalArgumentException("a call writes at most " + MAX_WRITE_BYTES + " bytes to the ledger");
     Meter.charge(WRITE_STEPS + (k + n) / 8);
-    writes.put(key, value);
+    writes.computeIfAbsent(address(), a -> new LinkedHashMap<>()).put(key, value);
   }
 
   public static void emit(String name, String data, String[] topics) {
@@ -124,6 +213,7 @@ public final class Host {
     }
     Meter.charge(EVENT_STEPS + bytes.length / 8);
     Map<String, Object> e = new LinkedHashMap<>();
+    e.put("address", address());
     e.put("name", name);
     e.put("data", Base64.getEncoder().encodeToString(bytes));
     e.put("topics", t);
@@ -132,7 +222,7 @@ public final class Host {
 
   public static String context(String field) {
     requireActive();
-    Object v = context.get(field);
+    Object v = context().get(field);
     return v == null ? "" : v.toString();
   }
 }

@@ -53,11 +53,20 @@ final class Hyperchain {
       Set.of(
           "cn/hyperchain/annotations/StoreField",
           "cn/hyperchain/contract/BaseContract",
+          "cn/hyperchain/contract/BaseContract$CrossCall",
+          "cn/hyperchain/annotations/Contract",
+          "cn/hyperchain/annotations/Library",
           "cn/hyperchain/contract/BaseContractInterface",
           "cn/hyperchain/contract/BaseInvoke",
           "cn/hyperchain/core/HyperMap",
           "cn/hyperchain/core/HyperList",
           "cn/hyperchain/core/NestedMap",
+          "cn/hyperchain/core/HyperTable",
+          "cn/hyperchain/core/HyperTable$Row",
+          "cn/hyperchain/core/HyperTable$ColumnFamily",
+          "cn/hyperchain/core/HyperTable$RowSet",
+          "cn/hyperchain/core/HyperTable$ColFamSet",
+          "cn/hyperchain/core/HyperTable$ColSet",
           "cn/hyperchain/core/Logger",
           "cn/hyperchain/jcee/client/contract/ContractTemplate",
           "cn/hyperchain/jcee/client/ledger/ILedger",
@@ -196,6 +205,13 @@ final class Hyperchain {
     return true;
   }
 
+  /** The interfaces extending BaseContractInterface that an HVM main class implements, by name. */
+  static Map<String, Class<?>> contractInterfaces(Class<?> main) {
+    Map<String, Class<?>> out = new TreeMap<>();
+    for (Class<?> k = main; k != null && Beans.isOwn(k); k = k.getSuperclass()) collectInterfaces(k, out);
+    return out;
+  }
+
   private static void collectInterfaces(Class<?> k, Map<String, Class<?>> out) {
     for (Class<?> i : k.getInterfaces()) {
       if (Beans.isOwn(i) && BaseContractInterface.class.isAssignableFrom(i)) out.put(i.getName(), i);
@@ -218,6 +234,7 @@ final class Hyperchain {
     final Map<Field, String> stored = new LinkedHashMap<>();
     final Map<Field, HyperMap<?, ?>> maps = new LinkedHashMap<>();
     final Map<Field, HyperList<?>> lists = new LinkedHashMap<>();
+    final Map<Field, cn.hyperchain.core.HyperTable> tables = new LinkedHashMap<>();
 
     Session(Object instance) {
       this.instance = instance;
@@ -247,6 +264,7 @@ final class Hyperchain {
   static Session before(Style style, Object instance) throws IllegalAccessException {
     if (style != Style.HVM) return null;
     Session s = new Session(instance);
+    bindCrossCalls(instance);
     for (Field f : storeFields(instance.getClass())) {
       Object value = f.get(instance);
       String declared = f.getAnnotation(StoreField.class).type();
@@ -257,6 +275,13 @@ final class Hyperchain {
         if (value == null) f.set(instance, map);
         Stores.bind(map, f.getName(), argument(f.getGenericType(), 0), argument(f.getGenericType(), 1));
         s.maps.put(f, map);
+        continue;
+      }
+      if (value instanceof cn.hyperchain.core.HyperTable || value == null && f.getType() == cn.hyperchain.core.HyperTable.class) {
+        cn.hyperchain.core.HyperTable table = value == null ? new cn.hyperchain.core.HyperTable() : (cn.hyperchain.core.HyperTable) value;
+        if (value == null) f.set(instance, table);
+        Stores.bind(table, f.getName());
+        s.tables.put(f, table);
         continue;
       }
       boolean declaredList = f.getType() == HyperList.class || "HyperList".equals(f.getAnnotation(StoreField.class).type()) && f.getType().isAssignableFrom(HyperList.class);
@@ -281,6 +306,35 @@ final class Hyperchain {
     return s;
   }
 
+  private static final Field CROSS_ADDRESS, CROSS_LIBRARY;
+
+  static {
+    try {
+      CROSS_ADDRESS = BaseContract.CrossCall.class.getDeclaredField("crossAddress");
+      CROSS_LIBRARY = BaseContract.CrossCall.class.getDeclaredField("isLibrary");
+      CROSS_ADDRESS.setAccessible(true);
+      CROSS_LIBRARY.setAccessible(true);
+    } catch (NoSuchFieldException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  /** Every CrossCall field marked @Contract or @Library gets its address (a field left null gets a CrossCall). */
+  private static void bindCrossCalls(Object instance) throws IllegalAccessException {
+    for (Class<?> k = instance.getClass(); k != null && Beans.isOwn(k); k = k.getSuperclass())
+      for (Field f : k.getDeclaredFields()) {
+        if (f.getType() != BaseContract.CrossCall.class || Modifier.isStatic(f.getModifiers())) continue;
+        cn.hyperchain.annotations.Contract contract = f.getAnnotation(cn.hyperchain.annotations.Contract.class);
+        cn.hyperchain.annotations.Library library = f.getAnnotation(cn.hyperchain.annotations.Library.class);
+        if (contract == null && library == null) continue;
+        f.setAccessible(true);
+        BaseContract.CrossCall call = (BaseContract.CrossCall) f.get(instance);
+        if (call == null) f.set(instance, call = new BaseContract.CrossCall());
+        CROSS_ADDRESS.set(call, contract != null ? contract.address() : library.address());
+        CROSS_LIBRARY.setBoolean(call, contract == null);
+      }
+  }
+
   /** After an HVM call that succeeded: changed fields stored, HyperMap entries written. */
   static void after(Session s) throws IllegalAccessException {
     if (s == null) return;
@@ -295,6 +349,9 @@ final class Hyperchain {
         throw new IllegalStateException("the @StoreField HyperMap " + e.getKey().getName() + " was replaced by another object: change its entries instead");
       Stores.flush(e.getValue());
     }
+    for (Map.Entry<Field, cn.hyperchain.core.HyperTable> e : s.tables.entrySet())
+      if (e.getKey().get(s.instance) != e.getValue())
+        throw new IllegalStateException("the @StoreField HyperTable " + e.getKey().getName() + " was replaced by another object: change its values instead");
     for (Map.Entry<Field, HyperList<?>> e : s.lists.entrySet()) {
       if (e.getKey().get(s.instance) != e.getValue())
         throw new IllegalStateException("the @StoreField HyperList " + e.getKey().getName() + " was replaced by another object: change its elements instead");

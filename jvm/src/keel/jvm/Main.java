@@ -36,6 +36,7 @@ public final class Main {
     Watchdog watchdog = new Watchdog();
     watchdog.start();
     Contracts contracts = new Contracts();
+    CrossCalls.contracts = contracts;
     Map<String, Object> ready = Contracts.reply("ready");
     ready.put("java", System.getProperty("java.version"));
     send(ready);
@@ -51,19 +52,26 @@ public final class Main {
     }
   }
 
-  /** The node's answer to a ledger read during call `id`: the value's bytes, or null when absent. */
-  static byte[] fetch(long id, String key) {
+  /** The node's answer to a ledger read during call `id`: the value of `key` in contract `address`'s ledger, or null when absent. */
+  static byte[] fetch(long id, String address, String key) {
     Map<String, Object> get = Contracts.reply("get");
     get.put("id", id);
+    get.put("address", address);
     get.put("key", key);
+    Object v = ask(get, "value").get("value");
+    return v == null ? null : Base64.getDecoder().decode((String) v);
+  }
+
+  /** Sends `request` (which names the call in `id`) and returns the node's answer, a frame of kind `op` for the same call. */
+  static Map<String, Object> ask(Map<String, Object> request, String op) {
+    long id = ((Number) request.get("id")).longValue();
     try {
-      send(get);
+      send(request);
       Map<String, Object> answer = read();
       if (answer == null) System.exit(0);
-      if (!"value".equals(answer.get("op")) || ((Number) answer.get("id")).longValue() != id)
-        fail("expected the value for call " + id + ", got " + answer.get("op"));
-      Object v = answer.get("value");
-      return v == null ? null : Base64.getDecoder().decode((String) v);
+      if (!op.equals(answer.get("op")) || ((Number) answer.get("id")).longValue() != id)
+        fail("expected " + op + " for call " + id + ", got " + answer.get("op"));
+      return answer;
     } catch (IOException e) {
       fail("protocol stream broken: " + e);
       return null;

@@ -30,6 +30,37 @@ public final class Meter {
     stopped = null;
   }
 
+  /** The counters of a running call, kept while the executor loads a callee's code (not the call's work: nodes differ in what they have loaded). */
+  static final class Saved {
+    private final long steps, limit, memory, memoryLimit;
+    private final int depth;
+    private final Stop stopped;
+
+    private Saved() {
+      this.steps = Meter.steps;
+      this.limit = Meter.limit;
+      this.memory = Meter.memory;
+      this.memoryLimit = Meter.memoryLimit;
+      this.depth = Meter.depth;
+      this.stopped = Meter.stopped;
+    }
+  }
+
+  static Saved save() {
+    return new Saved();
+  }
+
+  static void restore(Saved saved) {
+    // a wall-clock stop decided meanwhile stays decided
+    boolean timedOut = limit == Long.MIN_VALUE;
+    steps = saved.steps;
+    limit = timedOut ? Long.MIN_VALUE : saved.limit;
+    memory = saved.memory;
+    memoryLimit = saved.memoryLimit;
+    depth = saved.depth;
+    stopped = saved.stopped;
+  }
+
   static long steps() {
     return steps;
   }
@@ -64,7 +95,7 @@ public final class Meter {
     throw stopped;
   }
 
-  private static Stop stop(Stop.Kind kind, String message) {
+  static Stop stop(Stop.Kind kind, String message) {
     if (stopped == null) stopped = new Stop(kind, message);
     limit = -1;
     return stopped;

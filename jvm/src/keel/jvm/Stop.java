@@ -12,6 +12,8 @@ final class Stop extends Error {
     MEMORY,
     TIMEOUT,
     LIMIT,
+    /** a cross-contract call reached a frozen contract: the whole transaction fails, as with EVM contracts */
+    FROZEN,
     /** the JVM's own limits: machine-dependent, reported as not reproducible */
     STACK,
     HEAP

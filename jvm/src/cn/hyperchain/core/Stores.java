@@ -28,4 +28,8 @@ public final class Stores {
   public static void flush(HyperList<?> list) {
     list.flush();
   }
+
+  public static void bind(HyperTable table, String field) {
+    table.bind(field);
+  }
 }

@@ -3,6 +3,7 @@ package cn.hyperchain.jcee.client.contract;
 import cn.hyperchain.jcee.client.ledger.AbstractLedger;
 import cn.hyperchain.jcee.common.ExecuteResult;
 import java.util.List;
+import keel.jvm.CrossCalls;
 import keel.jvm.Host;
 import org.apache.log4j.Logger;
 
@@ -40,7 +41,7 @@ public abstract class ContractTemplate {
     return "global";
   }
 
-  /** The account that signed the transaction (lower-case 0x hex). */
+  /** Who called the contract (lower-case 0x hex): the signer, or the calling contract in a cross-contract call. */
   public String getInvoker() {
     return Host.context("sender");
   }
@@ -53,8 +54,21 @@ public abstract class ContractTemplate {
     return Long.parseLong(Host.context("blockNumber"));
   }
 
-  /** Cross-contract calls are not built on Keel: the call fails with this reason. */
-  protected final ExecuteResult invokeContract(String namespace, String address, String function, List<String> args) {
-    throw new UnsupportedOperationException("cross-contract calls (invokeContract) are not supported on Keel");
+  /**
+   * What another contract's {@link #invokeContract} runs: 1.x's entry for cross-contract calls. A
+   * contract overrides it to offer functions to others; this one does nothing and succeeds (1.x's).
+   */
+  protected ExecuteResult openInvoke(String funcName, List<String> args) {
+    return result(true);
+  }
+
+  /**
+   * Calls {@code openInvoke(function, args)} of the 1.x contract at {@code address} in this
+   * transaction (namespace {@code global}); its result comes back as it is. A callee that fails
+   * (returns result(false), or throws) leaves nothing, and anything wrong comes back as
+   * {@code result(false, reason)}. Calls go one level deep (docs/jvm.md §10).
+   */
+  protected ExecuteResult invokeContract(String namespace, String address, String function, List<String> args) {
+    return CrossCalls.invokeContract(namespace, address, function, args);
   }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import keel.jvm.Beans;
 import keel.jvm.Host;
+import keel.jvm.SortedKeys;
 
 /**
  * Hyperchain 1.x's ledger (the type of {@code ContractTemplate.ledger}), Keel's implementation
@@ -25,10 +26,6 @@ import keel.jvm.Host;
 public abstract class AbstractLedger implements ILedger {
   AbstractLedger() {}
 
-  private static final String DIRECTORY = "\u0000index";
-  private static final String PAGE = "\u0000index:";
-  private static final String NEXT_PAGE = "\u0000index#next";
-  private static final int PAGE_KEYS = 64;
 
   static String keyOf(byte[] key) {
     if (key == null) throw new IllegalArgumentException("a ledger key is null");
@@ -48,116 +45,11 @@ public abstract class AbstractLedger implements ILedger {
     return key;
   }
 
-  // ---- the sorted key index ----
-
-  private static String text(byte[] bytes) {
-    return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-  }
-
-  /** [[first key, page id], …] in key order */
-  private static List<Object> directory() {
-    String json = text(Host.get(DIRECTORY));
-    if (json == null) return new ArrayList<>();
-    @SuppressWarnings("unchecked")
-    List<Object> d = (List<Object>) Beans.fromJson(json, List.class);
-    return d;
-  }
-
-  private static String first(List<Object> directory, int i) {
-    return (String) ((List<?>) directory.get(i)).get(0);
-  }
-
-  private static long pageId(List<Object> directory, int i) {
-    return ((Number) ((List<?>) directory.get(i)).get(1)).longValue();
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<String> page(long id) {
-    String json = text(Host.get(PAGE + id));
-    return json == null ? new ArrayList<>() : (List<String>) Beans.fromJson(json, List.class);
-  }
-
-  private static void save(String key, Object value) {
-    Host.put(key, value == null ? null : Beans.toJson(value).getBytes(StandardCharsets.UTF_8));
-  }
-
-  /** The place of the page that holds (or would hold) `key`: the last whose first key is not above it, or 0. */
-  private static int pageFor(List<Object> directory, String key) {
-    int lo = 0, hi = directory.size() - 1, at = 0;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      if (first(directory, mid).compareTo(key) <= 0) {
-        at = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return at;
-  }
-
-  private static List<Object> entry(String first, long id) {
-    List<Object> e = new ArrayList<>(2);
-    e.add(first);
-    e.add(id);
-    return e;
-  }
-
-  private static void index(String key) {
-    List<Object> directory = directory();
-    if (directory.isEmpty()) {
-      List<String> keys = new ArrayList<>();
-      keys.add(key);
-      save(PAGE + 0, keys);
-      directory.add(entry(key, 0));
-      save(DIRECTORY, directory);
-      save(NEXT_PAGE, 1L);
-      return;
-    }
-    int at = pageFor(directory, key);
-    long id = pageId(directory, at);
-    List<String> keys = page(id);
-    int i = java.util.Collections.binarySearch(keys, key);
-    if (i >= 0) return;
-    keys.add(-i - 1, key);
-    if (keys.size() > PAGE_KEYS) {
-      long next = Long.parseLong(text(Host.get(NEXT_PAGE)));
-      List<String> upper = new ArrayList<>(keys.subList(keys.size() / 2, keys.size()));
-      keys = new ArrayList<>(keys.subList(0, keys.size() / 2));
-      save(PAGE + next, upper);
-      directory.add(at + 1, entry(upper.get(0), next));
-      save(NEXT_PAGE, next + 1);
-    }
-    save(PAGE + id, keys);
-    directory.set(at, entry(keys.get(0), id));
-    save(DIRECTORY, directory);
-  }
-
-  private static void unindex(String key) {
-    List<Object> directory = directory();
-    if (directory.isEmpty()) return;
-    int at = pageFor(directory, key);
-    long id = pageId(directory, at);
-    List<String> keys = page(id);
-    int i = java.util.Collections.binarySearch(keys, key);
-    if (i < 0) return;
-    keys.remove(i);
-    if (keys.isEmpty()) {
-      save(PAGE + id, null);
-      directory.remove(at);
-    } else {
-      save(PAGE + id, keys);
-      directory.set(at, entry(keys.get(0), id));
-    }
-    save(DIRECTORY, directory.isEmpty() ? null : directory);
-  }
+  /** the sorted index of the contract's keys (its layout: keel.jvm.SortedKeys) */
+  private static final SortedKeys INDEX = new SortedKeys("\u0000index");
 
   private static List<String> range(String start, String end) {
-    List<String> out = new ArrayList<>();
-    List<Object> directory = directory();
-    for (int p = directory.isEmpty() ? 0 : pageFor(directory, start); p < directory.size(); p++) {
-      if (first(directory, p).compareTo(end) >= 0) break;
-      for (String k : page(pageId(directory, p))) if (k.compareTo(start) >= 0 && k.compareTo(end) < 0) out.add(k);
-    }
-    return out;
+    return INDEX.range(start, end);
   }
 
   // ---- reads and writes ----
@@ -165,8 +57,8 @@ public abstract class AbstractLedger implements ILedger {
   void write(String key, byte[] value) {
     boolean existed = Host.get(key) != null;
     Host.put(key, value);
-    if (value == null && existed) unindex(key);
-    else if (value != null && !existed) index(key);
+    if (value == null && existed) INDEX.remove(key);
+    else if (value != null && !existed) INDEX.add(key);
   }
 
   Result get0(String key) {
