@@ -354,7 +354,8 @@ class Engine {
     const view = new GovernanceView(this.s, this.governance)
     this.govConfig ??= view.config()
     const refusal = refusalOf(view, this.govConfig, tx)
-    if (refusal !== undefined) return failure('INVALID_PERMISSION', refusal, 0n, t0)
+    if (refusal !== undefined)
+      return isEthereumTx(tx) ? this.refuseEthereum(tx, from, refusal, t0) : failure('INVALID_PERMISSION', refusal, 0n, t0)
     // issue 28: a transaction sent through eth_sendRawTransaction runs with Ethereum's rules (src/eth/)
     if (isEthereumTx(tx))
       return this.guard(
@@ -816,6 +817,22 @@ class Engine {
       logs: toLogs(exec),
       executeTimeNs: elapsed(t0),
     }
+  }
+
+  /**
+   * An Ethereum transaction a governance rule refuses at execution (the rule changed after it was
+   * pooled): discarded as INVALID_PERMISSION like any other, but with the right nonce it uses that
+   * nonce, as a reverted one does (docs/ethereum.md §2). The block holds it with a failed receipt,
+   * and on Ethereum a transaction in a block has used its nonce; otherwise the nonce a receipt shows
+   * as spent stays free and the sender's later transactions wait behind it in the gate for good.
+   */
+  private refuseEthereum(tx: SignedTx, from: Hex, refusal: string, t0: bigint): ExecutionOutcome {
+    const account = ADDRESS.test(from) ? this.s.getAccount(from) : undefined
+    const nonce = account?.nonce ?? 0n
+    if (!ADDRESS.test(from) || tx.nonce !== nonce)
+      return failure('REPEATED', `nonce ${tx.nonce} is not the sender's next nonce ${nonce}`, 0n, t0)
+    this.s.putAccount(from, { balance: account?.balance ?? 0n, nonce: nonce + 1n })
+    return failure('INVALID_PERMISSION', refusal, 0n, t0)
   }
 
   /** eth_call / eth_estimateGas on the attached (throw-away) overlay. */

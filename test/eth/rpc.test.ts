@@ -16,6 +16,7 @@ import WebSocket from 'ws'
 import type { KeelNode } from '../../src/node.ts'
 import { commit, ok } from '../helpers/chain.ts'
 import { eth, ethOk, ethReceipt, tokenArtifact } from '../helpers/eth.ts'
+import { Algo, Config, govClient, Proposal, ProviderManager, ServiceManager } from '../helpers/governance.ts'
 import { post, startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -56,6 +57,9 @@ test.before(async () => {
           { address: alice.address.toLowerCase(), balance: START.toString() },
           { address: carol.address, balance: '1000000' },
         ],
+        // carol alone passes proposals (the governance case)
+        admins: [carol.address],
+        adminThreshold: 1,
       },
     },
     { verifyWorkers: 1 },
@@ -341,6 +345,54 @@ test('a Hyperchain-dialect transaction cannot pass itself off as an Ethereum one
   }
   assert.is(reply.code, -32602)
   assert.match(reply.message, /eth_sendRawTransaction/)
+})
+
+test("an Ethereum transaction a governance rule refuses at execution uses its nonce, so its sender's later ones run", async () => {
+  const dave = new Wallet(`0x${'d4'.repeat(32)}`)
+  const victim = `0x${'e5'.repeat(20)}`
+  const raw = (nonce: number, to: string) => signed({ to, value: 0n, gasLimit: 21_000n }, dave, nonce)
+  // nonces 1 and 2 wait for 0; meanwhile a filter rule forbids every transfer to the victim
+  const refusedHash = await ethOk<string>(url, 'eth_sendRawTransaction', [await raw(1, victim)])
+  const laterHash = await ethOk<string>(url, 'eth_sendRawTransaction', [await raw(2, bob.address)])
+  const gov = await govClient(url)
+  const admin = ServiceManager.getAccountService(ProviderManager.emptyManager()).fromPrivateKey(carolKey.slice(2), Algo.ECRAW)
+  const rule = { id: 1, name: 'no victim', to: [victim], vm: ['transfer'], allow_anyone: false, authorized_roles: [], forbidden_roles: [] }
+  const created = await gov.ok(
+    admin,
+    Proposal()
+      .createForConfig(
+        Config()
+          .setFilterRules([rule] as never)
+          .build(),
+        Config().setFilterEnable(true).build(),
+      )
+      .build(),
+    'the rule',
+  )
+  await gov.ok(
+    admin,
+    Proposal()
+      .execute(created.Ret as number)
+      .build(),
+    'execute',
+  )
+  // nonce 0 is admitted (its transfer goes elsewhere); nonce 1, pooled before the rule, is refused at execution
+  const first = await send(await raw(0, bob.address))
+  assert.is(first.status, '0x1')
+  const refused = await ethReceipt(url, refusedHash)
+  assert.is(refused.status, '0x0', 'refused by the rule')
+  const hyperchain = (
+    await post(url, { jsonrpc: '2.0', namespace: 'global', id: 1, method: 'tx_getTransactionReceipt', params: [refusedHash] })
+  ).body as { code: number; data: string }
+  assert.is(hyperchain.code, -32008)
+  assert.match(hyperchain.data, /filter rule 1 "no victim"/)
+  const later = await ethReceipt(url, laterHash)
+  assert.is(later.status, '0x1', 'nonce 2 runs: the refused transaction used nonce 1')
+  assert.is(await ethOk(url, 'eth_getTransactionCount', [dave.address, 'latest']), '0x3')
+  // a new transaction to the victim is refused at admission, as before
+  const admission = await eth(url, 'eth_sendRawTransaction', [await raw(3, victim)])
+  assert.is(admission.error?.code, -32008)
+  assert.match(admission.error?.message ?? '', /filter rule 1 "no victim"/)
 })
 
 test.run()
