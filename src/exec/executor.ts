@@ -46,6 +46,7 @@ import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
+import type { Tracer } from './trace.ts'
 
 /** reliability.md part B: a worst-case transaction must stay around 1 s of JS EVM time */
 export const DEFAULT_TX_GAS_LIMIT = 10_000_000n
@@ -144,8 +145,20 @@ export interface Executor {
   simulate(state: StateReader, tx: SignedTx, context: BlockContext): Promise<ExecutionOutcome>
   /** Read-only call: runs `data` against `to` and discards every write. */
   call(state: StateReader, request: CallRequest, context?: BlockContext): Promise<CallResult>
-  /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay */
-  ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext): Promise<EthereumCallResult>
+  /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay; `tracer` watches its run */
+  ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext, tracer?: Tracer): Promise<EthereumCallResult>
+  /**
+   * issue 28 (debug_traceTransaction): on a throw-away overlay of `state` (the state before the
+   * block), executes `prior` as the block did, then `target` with `tracer` watching: the same rules,
+   * budgets and governance as executeBlock, so the outcomes come out as the block's did.
+   */
+  traceInBlock(
+    state: StateReader,
+    prior: readonly BlockTx[],
+    target: BlockTx,
+    context: BlockContext,
+    tracer: Tracer,
+  ): Promise<{ prior: ExecutionOutcome[]; outcome: ExecutionOutcome }>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -989,11 +1002,38 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     },
 
     // issue 28
-    ethereumCall(state, request, context) {
+    ethereumCall(state, request, context, tracer) {
       return exclusive(async (e) => {
         e.attach(new BlockState(state), context ?? { number: 0, timestamp: 0n })
+        tracer?.attach(e.evm)
         try {
           return await e.ethereumCall(request)
+        } finally {
+          tracer?.detach(e.evm)
+          e.detach()
+        }
+      })
+    },
+
+    // issue 28
+    traceInBlock(state, prior, target, context, tracer) {
+      return exclusive(async (e) => {
+        e.attach(new BlockState(state), context)
+        try {
+          const outcomes: ExecutionOutcome[] = []
+          for (const { tx, signatureValid } of prior) {
+            const r = e.execute(tx, signatureValid, context)
+            outcomes.push(r instanceof Promise ? await r : r)
+            const pause = e.turn()
+            if (pause !== undefined) await pause
+          }
+          tracer.attach(e.evm)
+          try {
+            const r = e.execute(target.tx, target.signatureValid, context)
+            return { prior: outcomes, outcome: r instanceof Promise ? await r : r }
+          } finally {
+            tracer.detach(e.evm)
+          }
         } finally {
           e.detach()
         }
