@@ -131,7 +131,8 @@ export function createTracer(options: TraceOptions): Tracer {
 interface OpenFrame {
   frame: CallFrame
   isStatic: boolean
-  failed: boolean
+  /** its message: `to` is the address whose storage the frame runs with (a creation's, once the EVM has derived it) */
+  message: Message
 }
 
 const LOG0 = 0xa0
@@ -167,17 +168,21 @@ class CallTracer implements Tracer {
     else if (message.isStatic && !parent.isStatic) type = 'STATICCALL'
     else if (message.to !== undefined && !message.codeAddress.equals(message.to)) type = 'CALLCODE'
     else type = 'CALL'
+    // the EVM's message of a DELEGATECALL or CALLCODE runs in the caller's context (its `to`, and for
+    // a DELEGATECALL its caller, are the calling frame's); geth shows the calling contract as `from`
+    // and the contract whose code runs as `to`
+    const borrowsCode = type === 'DELEGATECALL' || type === 'CALLCODE'
     const frame: CallFrame = {
       type,
-      from: message.caller.toString(),
-      ...(create ? {} : { to: (message.to as NonNullable<Message['to']>).toString() }),
+      from: borrowsCode && parent?.message.to !== undefined ? parent.message.to.toString() : message.caller.toString(),
+      ...(create ? {} : { to: (borrowsCode ? message.codeAddress : (message.to as NonNullable<Message['to']>)).toString() }),
       // a DELEGATECALL or STATICCALL moves no value: geth shows none
       ...(type === 'DELEGATECALL' || type === 'STATICCALL' ? {} : { value: quantity(message.value) }),
       gas: quantity(message.gasLimit),
       gasUsed: '0x0',
       input: bytesToHex(message.data),
     }
-    const open = { frame, isStatic: message.isStatic, failed: false }
+    const open: OpenFrame = { frame, isStatic: message.isStatic, message }
     if (parent === undefined) this.root = open
     else if (this.options.onlyTopCall !== true) {
       parent.frame.calls ??= []
@@ -199,7 +204,6 @@ class CallTracer implements Tracer {
       if (output !== '0x') frame.output = output
       return
     }
-    open.failed = true
     frame.error = gethError(error)
     if (error === EVMError.errorMessages.REVERT) {
       if (output !== '0x') frame.output = output

@@ -512,6 +512,19 @@ test('debug_traceCall: a call traced on the latest state, a revert as a trace, n
   assert.is(BigInt(trace.output as string), 8n)
   assert.is(trace.calls?.[1].revertReason, 'callee says no')
   assert.is(trace.logs?.[0].position, '0x2')
+  // a DELEGATECALL: from the calling contract, to the contract whose code runs, no value; its log is the caller's
+  const calleeAddress = `0x${(await ethOk<string>(url, 'eth_call', [{ to: callerAddress, data: caller.encodeFunctionData('callee') }])).slice(26)}`
+  const delegated = await ethOk<Frame>(url, 'debug_traceCall', [
+    { from: alice.address, to: callerAddress, data: caller.encodeFunctionData('delegated', [9n]) },
+    'latest',
+    { tracer: 'callTracer', tracerConfig: { withLog: true } },
+  ])
+  const inner = delegated.calls?.[0] as Frame
+  assert.is(inner.type, 'DELEGATECALL')
+  assert.is(inner.from, callerAddress)
+  assert.is(inner.to, calleeAddress)
+  assert.is(inner.value, undefined)
+  assert.is(inner.logs?.[0].address, callerAddress)
   const revert = await ethOk<Frame>(url, 'debug_traceCall', [
     { from: bob.address, to: tokenAddress, data: tokenInterface.encodeFunctionData('transfer', [alice.address, 10n ** 12n]) },
     'latest',
