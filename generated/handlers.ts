@@ -285,6 +285,10 @@ import type {
   EthGetFilterLogsResult,
   EthUninstallFilterParams,
   EthUninstallFilterResult,
+  DebugTraceTransactionParams,
+  DebugTraceTransactionResult,
+  DebugTraceCallParams,
+  DebugTraceCallResult,
 } from './types.ts'
 
 /** A handler may answer synchronously or with a promise, with its result or the JSON text of it. */
@@ -1750,5 +1754,32 @@ export interface Web3Handlers {
   web3_sha3(params: Web3Sha3Params, context: CallContext): Answer<Web3Sha3Result>
 }
 
+/** Handlers of the `debug_` service. */
+export interface DebugHandlers {
+  /**
+   * Re-executes a transaction of one of the last 128 blocks on the state it ran on and returns geth's call trace or struct log of it.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. The state before the block is the latest state with the block's recorded changes undone (Keel keeps those of the last 128 blocks, as geth keeps 128 recent states; an older block answers -32000 `required historical state unavailable`); the block's earlier transactions run again first, and a re-execution that does not come out as the block did is refused (-32000), never answered with another run's trace. Either dialect's transactions are traced. An unknown hash answers -32000 `transaction not found`.
+   * @param hash EthHash
+   * @param config EthTraceConfig
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  debug_traceTransaction(params: DebugTraceTransactionParams, context: CallContext): Answer<DebugTraceTransactionResult>
+  /**
+   * Runs a call as eth_call does, on the latest state or the state after one of the last 128 blocks, and returns geth's call trace or struct log of it; nothing is written.
+   *
+   * Ethereum dialect (issue 28): answered in plain JSON-RPC 2.0 (`result` or `error: {code, message, data}`), never Hyperchain's envelope. A failed call is a trace whose top frame carries the error (and for a revert the revert data and reason), not an error reply.
+   * @param call EthCallObject
+   * @param block EthBlockParam
+   * @param config EthTraceConfig
+   * @returns result
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   */
+  debug_traceCall(params: DebugTraceCallParams, context: CallContext): Answer<DebugTraceCallResult>
+}
+
 /** Every handler of the node, one interface per service prefix. */
-export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers & EthHandlers & NetHandlers & Web3Handlers
+export type Handlers = TxHandlers & ContractHandlers & SimulateHandlers & BlockHandlers & AccountHandlers & SubHandlers & NodeHandlers & DidHandlers & VersionHandlers & ConfigHandlers & CertHandlers & ArchiveHandlers & EthHandlers & NetHandlers & Web3Handlers & DebugHandlers

@@ -71,6 +71,14 @@ export const schemas = {
     "description": "Ethereum dialect: a filter id, 0x hex.",
     "type": "string"
   },
+  "EthTraceConfig": {
+    "title": "EthTraceConfig",
+    "description": "Ethereum dialect: geth's trace config. `tracer`: \"callTracer\" (one frame per call: type, from, to, value, gas, gasUsed, input, output, error, revertReason, calls, logs) or absent for the struct logger (one entry per opcode: pc, op, gas, gasCost, depth, stack, memory, storage); `tracerConfig`: {onlyTopCall, withLog} for the call tracer; `enableMemory`, `disableStack`, `disableStorage`, `enableReturnData`, `limit` for the struct logger; `timeout` and `reexec` are accepted and ignored.",
+    "type": [
+      "object",
+      "null"
+    ]
+  },
   "EthResult": {
     "title": "EthResult",
     "description": "Ethereum dialect: a result in the shape Ethereum's JSON-RPC specification gives the method (null where it gives null)."
@@ -5925,6 +5933,75 @@ export const methods = {
     },
     "errors": [
       -32602
+    ]
+  },
+  debug_traceTransaction: {
+    "service": "debug",
+    "summary": "Re-executes a transaction of one of the last 128 blocks on the state it ran on and returns geth's call trace or struct log of it.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "hash",
+        "required": true,
+        "schema": {
+          "$ref": "EthHash"
+        }
+      },
+      {
+        "name": "config",
+        "required": false,
+        "schema": {
+          "$ref": "EthTraceConfig"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
+    ]
+  },
+  debug_traceCall: {
+    "service": "debug",
+    "summary": "Runs a call as eth_call does, on the latest state or the state after one of the last 128 blocks, and returns geth's call trace or struct log of it; nothing is written.",
+    "aliases": [],
+    "params": [
+      {
+        "name": "call",
+        "required": true,
+        "schema": {
+          "$ref": "EthCallObject"
+        }
+      },
+      {
+        "name": "block",
+        "required": false,
+        "schema": {
+          "$ref": "EthBlockParam"
+        }
+      },
+      {
+        "name": "config",
+        "required": false,
+        "schema": {
+          "$ref": "EthTraceConfig"
+        }
+      }
+    ],
+    "result": {
+      "name": "result",
+      "schema": {
+        "$ref": "EthResult"
+      }
+    },
+    "errors": [
+      -32602,
+      -32000
     ]
   },
 } as const satisfies Record<string, MethodSpec>

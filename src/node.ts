@@ -319,7 +319,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     protocol: { txVersion: TX_VERSION, gasPrice: 0 },
     chain: reader,
     // issue 28
-    ethereum: ethereumSettingsOf(config),
+    ethereum: ethereumSettingsOf(config, governance),
     ordering: chain,
     submitter,
     compiler,

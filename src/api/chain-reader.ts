@@ -1,6 +1,6 @@
 /** What the query handlers read: the committed chain (implemented by the store, src/store/). */
 import type { BlockHeader, CommittedTx, Hex, InvalidTx, Receipt, StateReader } from '../domain.ts'
-import type { ArchiveRecord, IndexedTx, TxIndexName } from '../store/index.ts'
+import type { ArchiveRecord, IndexedTx, PastState, TxIndexName } from '../store/index.ts'
 import type { ChainBounds } from './block-number.ts'
 
 export interface ChainReader extends ChainBounds {
@@ -27,4 +27,6 @@ export interface ChainReader extends ChainBounds {
   archivedBlockOfHash(hash: Hex): number | undefined
   archiveRecord(): ArchiveRecord
   readonly state: StateReader
+  /** issue 28: the world state before a recent block (store/repos/state-undo.ts), until `close`; undefined for an older one */
+  stateBefore(number: number): PastState | undefined
 }

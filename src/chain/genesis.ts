@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { dirname } from 'node:path'
+import { dirname, join } from 'node:path'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex } from '../domain.ts'
@@ -45,6 +45,23 @@ export function devAccount(keyFile: string): DevAccount {
   mkdirSync(dirname(keyFile), { recursive: true })
   writeFileAtomically(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, 0o600)
   return account
+}
+
+/**
+ * The genesis accounts of the chain in `dataDir`, read only (another thread than the one that
+ * started the node, which created the generated account's file before it): the configured ones, or
+ * else the generated account.
+ */
+export function genesisAccountsIn(
+  config: { genesis: { accounts: { address: string; balance: string | number }[] } },
+  dataDir: string,
+): GenesisAccount[] {
+  const configured = parseGenesisAccounts(config.genesis.accounts)
+  if (configured.length > 0) return configured
+  const keyFile = join(dataDir, 'genesis-account.json')
+  if (!existsSync(keyFile)) return []
+  const saved = JSON.parse(readFileSync(keyFile, 'utf8')) as { address: Hex; balance: string }
+  return [{ address: saved.address, balance: BigInt(saved.balance) }]
 }
 
 /**

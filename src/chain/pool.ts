@@ -107,6 +107,26 @@ export interface TakeGate {
   taken(tx: SignedTx): void
   /** a taken transaction given back uncommitted (requeue) */
   returned(tx: SignedTx): void
+  /** throws the refusal of a client's transaction that would wait when the gate is full */
+  admit(tx: SignedTx): void
+  /** keeps a pooled transaction whose turn has not come, out of the queue */
+  hold(entry: Held): void
+  /** takes out up to `max` held transactions whose turn came (and, with each, the next one's) */
+  release(max: number): Held[]
+  /** a transaction reached the chain: its sender's turn may have moved; true when it was held */
+  forget(tx: SignedTx): boolean
+  /** held transactions whose turn came */
+  readyCount(): number
+  /** when the oldest held transaction whose turn came arrived (ms) */
+  oldestReady(): number | undefined
+  heldOlderThan(arrivedBefore: number): Iterable<Held>
+  size(): number
+}
+
+/** a pooled transaction as the gate keeps it */
+export interface Held {
+  readonly tx: SignedTx
+  readonly arrivedAt: number
 }
 
 export interface PoolOptions {
@@ -143,26 +163,15 @@ export function createTxPool(options: PoolOptions): TxPool {
   const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
   let verifying = 0
   const listeners: (() => void)[] = []
-  // issue 28: entries the gate held back, out of the queue, in arrival order
+  // issue 28: entries the gate holds back are out of the queue, in the gate (eth-nonce-gate.ts)
   const gate = options.gate
-  let held: Entry[] = []
-  /** held entries still waiting (not settled, not taken) */
-  const liveHeld = (): Entry[] => {
-    if (held.some((entry) => !live(entry))) held = held.filter(live)
-    return held
-  }
-  /** takes the held entries whose turn came, up to `max` in all; again while one taken makes another's turn come */
+  /** takes the held entries whose turn came, up to `max` in all */
   const takeHeld = (ready: ReadyTx[], max: number): void => {
-    for (let progress = true; progress; ) {
-      progress = false
-      for (const entry of liveHeld()) {
-        if (ready.length >= max) return
-        if (entry.taken || !(gate as TakeGate).ready(entry.tx)) continue
-        ready.push({ tx: entry.tx, signatureValid: entry.signatureValid as boolean })
-        entry.taken = true
-        gate?.taken(entry.tx)
-        progress = true
-      }
+    if (ready.length >= max) return
+    for (const held of (gate as TakeGate).release(max - ready.length)) {
+      const entry = held as Entry
+      ready.push({ tx: entry.tx, signatureValid: entry.signatureValid as boolean })
+      entry.taken = true
     }
   }
   const notify = (): void => {
@@ -275,6 +284,8 @@ export function createTxPool(options: PoolOptions): TxPool {
     // a copy already known is refused before its signature costs anything (by its hash, or by a
     // (from, sign hash) a verified transaction holds: the genuine one is never refused for a forgery)
     refuseDuplicate(tx, undefined, addOptions.fromPeer)
+    // issue 28: one that would wait for an earlier nonce, when too many wait already
+    if (addOptions.fromPeer !== true) gate?.admit(tx)
     // after the duplicate check (a resubmission learns it is known), before the pool's own signature check
     // (a request thread checked it already: the limit guards the pool, log and chain, not the verify workers)
     if (addOptions.fromPeer !== true) options.rateLimit?.take()
@@ -307,7 +318,9 @@ export function createTxPool(options: PoolOptions): TxPool {
       return
     }
     entry.segment = segment
-    enqueue(entry)
+    // issue 28: one whose turn has not come waits in the gate, not in the queue
+    if (gate !== undefined && entry.signatureValid !== undefined && !gate.ready(tx)) gate.hold(entry)
+    else enqueue(entry)
     notify()
   }
 
@@ -334,7 +347,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         const entry = queue[head]
         if (live(entry)) {
           if (entry.signatureValid === undefined) break
-          if (gate !== undefined && !gate.ready(entry.tx)) held.push(entry)
+          if (gate !== undefined && !gate.ready(entry.tx)) gate.hold(entry)
           else {
             ready.push({ tx: entry.tx, signatureValid: entry.signatureValid })
             entry.taken = true
@@ -344,7 +357,7 @@ export function createTxPool(options: PoolOptions): TxPool {
         head++
       }
       // a held transaction whose predecessor this batch took goes with it
-      if (gate !== undefined && held.length > 0) takeHeld(ready, max)
+      if (gate !== undefined) takeHeld(ready, max)
       compact()
       return ready
     },
@@ -356,6 +369,12 @@ export function createTxPool(options: PoolOptions): TxPool {
         if (entry.arrivedAt > before) break
         if (live(entry)) out.push(entry.tx)
       }
+      // issue 28: held ones wait as long (a peer may lack them too)
+      if (gate !== undefined)
+        for (const held of gate.heldOlderThan(before)) {
+          if (out.length >= max) break
+          out.push(held.tx)
+        }
       return out
     },
     requeue(hashes) {
@@ -368,8 +387,6 @@ export function createTxPool(options: PoolOptions): TxPool {
         back.push(entry)
       }
       if (back.length === 0) return
-      // issue 28: one the gate held before is queued again, not held as well
-      if (held.length > 0) held = held.filter((entry) => !back.includes(entry))
       queue.splice(head, 0, ...back)
       notify()
     },
@@ -383,24 +400,25 @@ export function createTxPool(options: PoolOptions): TxPool {
         if (gate !== undefined && !gate.ready(entry.tx)) continue
         count++
       }
-      if (gate !== undefined) for (const entry of liveHeld()) if (gate.ready(entry.tx)) count++
+      if (gate !== undefined) count += gate.readyCount()
       return count
     },
     oldestArrival() {
       skipDead()
       let oldest = head < queue.length ? queue[head].arrivedAt : undefined
       // issue 28: a held transaction whose turn came has waited since it arrived
-      if (gate !== undefined)
-        for (const entry of liveHeld())
-          if (gate.ready(entry.tx) && (oldest === undefined || entry.arrivedAt < oldest)) oldest = entry.arrivedAt
+      const held = gate?.oldestReady()
+      if (held !== undefined && (oldest === undefined || held < oldest)) oldest = held
       return oldest
     },
     settle(hashes) {
       for (const hash of hashes) {
         const entry = byHash.get(hash)
         if (entry === undefined) continue
+        // issue 28: held (a peer's batch committed it): out of the gate, its sender's turn moved
+        const held = gate?.forget(entry.tx) === true
         // still queued (a peer's batch committed it): it becomes a dead queue slot
-        if (!entry.taken && entry.segment !== undefined) dead++
+        if (!entry.taken && !held && entry.segment !== undefined) dead++
         byHash.delete(hash)
         releaseSignKey(entry.tx)
         if (entry.segment === undefined) entry.settled = true

@@ -46,6 +46,7 @@ export interface BlockStore {
     receipts: Receipt[]
     invalid: InvalidTx[]
     changes: WorldChanges
+    executionOrder?: boolean[]
     batch?: { view: number; txHashes: Hex[]; proof: Uint8Array; timestamp?: bigint }
   }): Promise<void>
 }
@@ -223,7 +224,9 @@ export function createBlockProducer(options: {
       }
       // the batch keeps its own time: its proof signs that one, and the block's may have been moved past the parent's
       const ordered = produceOptions.batch === undefined ? undefined : { ...produceOptions.batch, timestamp: wanted }
-      await store.commitBlock({ header, txs, receipts, invalid, changes, batch: ordered })
+      // issue 28: which of the executed were valid, in order, so a tracer can re-execute the block (keyspace 34)
+      const executionOrder = outcomes.map((outcome) => outcome.ok)
+      await store.commitBlock({ header, txs, receipts, invalid, changes, executionOrder, batch: ordered })
       log.debug(`block ${number}: ${valid.length} valid, ${invalid.length} invalid, ${(performance.now() - started).toFixed(1)} ms`)
       return { header, txs, receipts, invalid }
     },

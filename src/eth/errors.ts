@@ -30,6 +30,17 @@ export class ExecutionReverted extends RpcError {
   }
 }
 
+/**
+ * -32000: debug_traceTransaction or debug_traceCall cannot answer: geth's texts where it has one
+ * ("transaction not found", "required historical state unavailable"), then what to do.
+ */
+export class TraceFailed extends RpcError {
+  static readonly code = ErrorCode.NODE_ERROR
+  constructor(message: string) {
+    super(ErrorCode.NODE_ERROR, message)
+  }
+}
+
 /** -32000 for a failure of execution that is not a revert (out of gas, invalid opcode): geth says the same. */
 export class ExecutionFailed extends RpcError {
   static readonly code = ErrorCode.NODE_ERROR

@@ -20,8 +20,6 @@ export const ETHEREUM_MISSING: Readonly<Record<string, string>> = {
   eth_getUncleByBlockHashAndIndex: 'uncles (BFT blocks have none)',
   eth_getUncleByBlockNumberAndIndex: 'uncles (BFT blocks have none)',
   eth_sendRawTransactionConditional: 'conditional transactions',
-  debug_traceTransaction: 'transaction tracer (the call tracer is not built yet, issue 28)',
-  debug_traceCall: 'tracers (the call tracer is not built yet, issue 28)',
-  debug_traceBlockByNumber: 'block tracers (the call tracer is not built yet, issue 28)',
-  debug_traceBlockByHash: 'block tracers (the call tracer is not built yet, issue 28)',
+  debug_traceBlockByNumber: 'block tracers (debug_traceTransaction traces one transaction of a recent block)',
+  debug_traceBlockByHash: 'block tracers (debug_traceTransaction traces one transaction of a recent block)',
 }

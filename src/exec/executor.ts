@@ -46,6 +46,7 @@ import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
+import type { Tracer } from './trace.ts'
 
 /** reliability.md part B: a worst-case transaction must stay around 1 s of JS EVM time */
 export const DEFAULT_TX_GAS_LIMIT = 10_000_000n
@@ -146,8 +147,20 @@ export interface Executor {
   simulate(state: StateReader, tx: SignedTx, context: BlockContext): Promise<ExecutionOutcome>
   /** Read-only call: runs `data` against `to` and discards every write. */
   call(state: StateReader, request: CallRequest, context?: BlockContext): Promise<CallResult>
-  /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay */
-  ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext): Promise<EthereumCallResult>
+  /** issue 28: an Ethereum-dialect call (value, creation, a gas limit) on a throw-away overlay; `tracer` watches its run */
+  ethereumCall(state: StateReader, request: EthereumCallRequest, context?: BlockContext, tracer?: Tracer): Promise<EthereumCallResult>
+  /**
+   * issue 28 (debug_traceTransaction): on a throw-away overlay of `state` (the state before the
+   * block), executes `prior` as the block did, then `target` with `tracer` watching: the same rules,
+   * budgets and governance as executeBlock, so the outcomes come out as the block's did.
+   */
+  traceInBlock(
+    state: StateReader,
+    prior: readonly BlockTx[],
+    target: BlockTx,
+    context: BlockContext,
+    tracer: Tracer,
+  ): Promise<{ prior: ExecutionOutcome[]; outcome: ExecutionOutcome }>
   /** the VP group NODE proposals change (a node in a network; a solo node has none and refuses them) */
   attachNetwork(node: NodeHooks): void
 }
@@ -361,7 +374,8 @@ class Engine {
     const view = new GovernanceView(this.s, this.governance)
     this.govConfig ??= view.config()
     const refusal = refusalOf(view, this.govConfig, tx)
-    if (refusal !== undefined) return failure('INVALID_PERMISSION', refusal, 0n, t0)
+    if (refusal !== undefined)
+      return isEthereumTx(tx) ? this.refuseEthereum(tx, from, refusal, t0) : failure('INVALID_PERMISSION', refusal, 0n, t0)
     // issue 28: a transaction sent through eth_sendRawTransaction runs with Ethereum's rules (src/eth/)
     if (isEthereumTx(tx))
       return this.guard(
@@ -828,6 +842,22 @@ class Engine {
     }
   }
 
+  /**
+   * An Ethereum transaction a governance rule refuses at execution (the rule changed after it was
+   * pooled): discarded as INVALID_PERMISSION like any other, but with the right nonce it uses that
+   * nonce, as a reverted one does (docs/ethereum.md §2). The block holds it with a failed receipt,
+   * and on Ethereum a transaction in a block has used its nonce; otherwise the nonce a receipt shows
+   * as spent stays free and the sender's later transactions wait behind it in the gate for good.
+   */
+  private refuseEthereum(tx: SignedTx, from: Hex, refusal: string, t0: bigint): ExecutionOutcome {
+    const account = ADDRESS.test(from) ? this.s.getAccount(from) : undefined
+    const nonce = account?.nonce ?? 0n
+    if (!ADDRESS.test(from) || tx.nonce !== nonce)
+      return failure('REPEATED', `nonce ${tx.nonce} is not the sender's next nonce ${nonce}`, 0n, t0)
+    this.s.putAccount(from, { balance: account?.balance ?? 0n, nonce: nonce + 1n })
+    return failure('INVALID_PERMISSION', refusal, 0n, t0)
+  }
+
   /** eth_call / eth_estimateGas on the attached (throw-away) overlay. */
   async ethereumCall(request: EthereumCallRequest): Promise<EthereumCallResult> {
     const from = request.from.toLowerCase()
@@ -996,11 +1026,38 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     },
 
     // issue 28
-    ethereumCall(state, request, context) {
+    ethereumCall(state, request, context, tracer) {
       return exclusive(async (e) => {
         e.attach(new BlockState(state), context ?? { number: 0, timestamp: 0n })
+        tracer?.attach(e.evm)
         try {
           return await e.ethereumCall(request)
+        } finally {
+          tracer?.detach(e.evm)
+          e.detach()
+        }
+      })
+    },
+
+    // issue 28
+    traceInBlock(state, prior, target, context, tracer) {
+      return exclusive(async (e) => {
+        e.attach(new BlockState(state), context)
+        try {
+          const outcomes: ExecutionOutcome[] = []
+          for (const { tx, signatureValid } of prior) {
+            const r = e.execute(tx, signatureValid, context)
+            outcomes.push(r instanceof Promise ? await r : r)
+            const pause = e.turn()
+            if (pause !== undefined) await pause
+          }
+          tracer.attach(e.evm)
+          try {
+            const r = e.execute(target.tx, target.signatureValid, context)
+            return { prior: outcomes, outcome: r instanceof Promise ? await r : r }
+          } finally {
+            tracer.detach(e.evm)
+          }
         } finally {
           e.detach()
         }

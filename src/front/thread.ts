@@ -14,6 +14,7 @@ import { ethereumSettingsOf } from '../api/eth/handlers.ts'
 import { createEthereumPush } from '../api/eth/push.ts'
 import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
+import { genesisAccountsIn, genesisGovernanceOf } from '../chain/genesis.ts'
 import { createSolcPool } from '../compile/solc-pool.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
 import { failpoint } from '../failpoints.ts'
@@ -78,8 +79,8 @@ const compiler = createSolcPool({ ...start.compiler, log: log.child('solc') })
 const handlers: Record<string, unknown> = createHandlers({
   identity: { hostname: config.node.hostname, namespace: config.node.namespace },
   protocol: { txVersion: start.txVersion, gasPrice: 0 },
-  // issue 28
-  ethereum: ethereumSettingsOf(config),
+  // issue 28: with the genesis governance, which debug_traceTransaction re-executes under
+  ethereum: ethereumSettingsOf(config, genesisGovernanceOf(config, genesisAccountsIn(config, start.dataDir))),
   chain,
   submitter,
   compiler,

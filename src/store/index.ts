@@ -33,6 +33,7 @@ import { ConsensusLogRepo, type ConsensusWrite } from './repos/consensus-log.ts'
 import { MetaRepo } from './repos/meta.ts'
 import { PendingRepo } from './repos/pending.ts'
 import { signKey } from './repos/sign-hashes.ts'
+import { encodeStateUndo } from './repos/state-undo.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 import { timeKey } from './repos/time-index.ts'
 import { indexEntries } from './repos/tx-indexes.ts'
@@ -50,6 +51,7 @@ export { type LmdbReader, openStoreReader, type StoreTip } from './reader.ts'
 export type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 export type { BlockBatch } from './repos/block-batches.ts'
 export type { ConsensusWrite } from './repos/consensus-log.ts'
+export { type PastState, STATE_UNDO_BLOCKS } from './repos/state-undo.ts'
 export type { TcertRecord } from './repos/tcerts.ts'
 export { addressKey, extraIdKey } from './repos/tx-indexes.ts'
 export { EMPTY_STATE_ROOT, hashedEntryCount } from './state-hash.ts'
@@ -363,6 +365,8 @@ class LmdbStore extends LmdbReader implements Store {
     for (const [i, key] of invalidSignKeys.entries()) if (key !== undefined) signed.push({ key, hash: invalidKeys[i] })
     this.signHashes.writesIfAbsent(writes, signed)
     for (const d of diffs) this.world.writes(writes, d.kind, d.key, d.next)
+    // issue 28: the bytes these writes replace, for re-executing recent blocks (keyspace 34)
+    this.stateUndo.writes(writes, number, encodeStateUndo(diffs, block.executionOrder))
     this.deployed.writes(writes, deployments)
     writes.push(...this.rawWrites(indexed))
     this.meta.lanesWrites(writes, lanes)

@@ -85,6 +85,13 @@ export const Keyspace = {
   txsByExtraId: 32,
   /** addr20 `to` ‖ pos -> hash32 (invalid txs; a deployment's `to` is the zero address) */
   invalidTxsByTo: 33,
+  /**
+   * issue 28: u32 block number -> StateUndo (repos/state-undo.ts, binary): the world-state entries
+   * the block changed with their bytes before it, and the order it executed its valid and discarded
+   * transactions in; written with the block, kept for the last STATE_UNDO_BLOCKS (128) blocks, so
+   * debug_traceTransaction re-executes on the state before a recent block
+   */
+  stateUndo: 34,
 } as const
 
 export type KeyspaceName = keyof typeof Keyspace
@@ -129,6 +136,7 @@ export const keyspaceEncoding: Record<KeyspaceName, KeyspaceEncoding> = {
   txsByReceiver: binaryBy('binary'),
   txsByExtraId: binaryBy('binary'),
   invalidTxsByTo: binaryBy('binary'),
+  stateUndo: binaryBy('uint32'),
 }
 
 /** Layout version in meta 'schema'; a store written with another version is refused at open. */

@@ -18,6 +18,7 @@ import { InvalidTxsRepo } from './repos/invalid-txs.ts'
 import { MetaRepo } from './repos/meta.ts'
 import { ReceiptsRepo } from './repos/receipts.ts'
 import { SignHashesRepo } from './repos/sign-hashes.ts'
+import { type PastState, StateUndoRepo } from './repos/state-undo.ts'
 import { type TcertRecord, TcertsRepo } from './repos/tcerts.ts'
 import { TxIndexesRepo } from './repos/tx-indexes.ts'
 import { TxsRepo } from './repos/txs.ts'
@@ -44,6 +45,7 @@ export class LmdbReader implements StoreReads {
   protected readonly world: WorldStateRepo
   protected readonly archive: ArchiveRepo
   protected readonly txIndexes: TxIndexesRepo
+  protected readonly stateUndo: StateUndoRepo
   readonly state: StateReader
 
   protected tip: number
@@ -68,6 +70,7 @@ export class LmdbReader implements StoreReads {
     this.archive = new ArchiveRepo(dbs.meta, dbs.snapshotRequests, dbs.archivedTxs)
     this.archived = this.archive.record()
     this.txIndexes = new TxIndexesRepo(dbs)
+    this.stateUndo = new StateUndoRepo(dbs.stateUndo, dbs)
     this.state = this.world
     this.tip = this.blocks.lastNumber()
     this.tipHash = this.tip === 0 ? ZERO_HASH : this.blocks.get(this.tip)!.hash.toLowerCase()
@@ -216,6 +219,23 @@ export class LmdbReader implements StoreReads {
   archivedBlockOfHash(hash: Hex): number | undefined {
     const number = this.blocks.numberOf(hash)
     return number !== undefined && number < this.archived.genesis ? number : undefined
+  }
+
+  /**
+   * issue 28: the world state before block `number`, for the last STATE_UNDO_BLOCKS blocks
+   * (repos/state-undo.ts), read from one snapshot until `close`; undefined for an older block.
+   */
+  stateBefore(number: number): PastState | undefined {
+    if (!this.live(number)) return undefined
+    const transaction = this.env.useReadTransaction()
+    try {
+      const past = this.stateUndo.stateBefore(number, transaction)
+      if (past === undefined) transaction.done()
+      return past
+    } catch (error) {
+      transaction.done()
+      throw error
+    }
   }
 
   snapshotRequests(): { height: number; snapshotId: string }[] {

@@ -5,6 +5,7 @@ import type { PoolLog } from './pool-log.ts'
 import type { ArchivedRange, ArchiveRecord } from './repos/archive.ts'
 import type { BlockBatch } from './repos/block-batches.ts'
 import type { ConsensusWrite } from './repos/consensus-log.ts'
+import type { PastState } from './repos/state-undo.ts'
 import type { TcertRecord } from './repos/tcerts.ts'
 import type { StateHasher } from './state-hasher.ts'
 
@@ -27,6 +28,8 @@ export interface BlockCommit {
   receipts: Receipt[]
   invalid: InvalidTx[]
   changes: WorldChanges
+  /** issue 28: executionOrder[i] = the i-th transaction the block executed is valid (else discarded), kept for tracing (keyspace 34) */
+  executionOrder?: boolean[]
   /** a block ordered by consensus: its batch as named (a superset of the block's txs, in execution order) and commit proof (keyspace 24), so peers can replay it */
   batch?: { view: number; txHashes: Hex[]; proof: Uint8Array; timestamp?: bigint }
 }
@@ -94,6 +97,8 @@ export interface StoreReads {
   position(): { height: number; hash: Hex }
   /** number of the latest block; 0 = no block yet */
   height(): number
+  /** issue 28: the world state before a recent block (repos/state-undo.ts), until `close`; undefined for an older one */
+  stateBefore(number: number): PastState | undefined
   /** lowest block in the live store: 1 once a block exists (higher after archiving), 0 before */
   genesisNumber(): number
   getBlock(number: number): BlockHeader | undefined

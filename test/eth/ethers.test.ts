@@ -64,6 +64,12 @@ test('ContractFactory deploys the ERC-20 at the address ethers computed; transfe
   assert.is(await tokenContract.balanceOf(bob.address), 10n)
   const waited = await provider.waitForTransaction(tx.hash)
   assert.is(waited?.blockHash, receipt?.blockHash)
+  // debug_traceTransaction through ethers' provider.send, as tools built on ethers ask for it
+  const trace = await provider.send('debug_traceTransaction', [tx.hash, { tracer: 'callTracer', tracerConfig: { withLog: true } }])
+  assert.is(trace.type, 'CALL')
+  assert.is(trace.to, address.toLowerCase())
+  assert.is(BigInt(trace.gasUsed), receipt?.gasUsed)
+  assert.is(tokenContract.interface.parseLog(trace.logs[0])?.name, 'Transfer')
 })
 
 test('queryFilter and contract.on', async () => {

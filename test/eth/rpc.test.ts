@@ -13,9 +13,10 @@ import { Contract, Interface, Transaction, Wallet } from 'ethers'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import WebSocket from 'ws'
-import type { KeelNode } from '../../src/node.ts'
+import { type KeelNode, startNode } from '../../src/node.ts'
 import { commit, ok } from '../helpers/chain.ts'
-import { eth, ethOk, ethReceipt, tokenArtifact } from '../helpers/eth.ts'
+import { eth, ethOk, ethReceipt, fixtureArtifacts, tokenArtifact } from '../helpers/eth.ts'
+import { Algo, Config, govClient, Proposal, ProviderManager, ServiceManager } from '../helpers/governance.ts'
 import { post, startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -56,6 +57,9 @@ test.before(async () => {
           { address: alice.address.toLowerCase(), balance: START.toString() },
           { address: carol.address, balance: '1000000' },
         ],
+        // carol alone passes proposals (the governance case)
+        admins: [carol.address],
+        adminThreshold: 1,
       },
     },
     { verifyWorkers: 1 },
@@ -117,6 +121,8 @@ test('constants: chain id, versions, fees, accounts, syncing, fee history', asyn
 })
 
 let hyperchainHash: string
+/** alice's first transfer, in an early block (the trace window case) */
+let firstTransferHash: string
 test('blocks in Ethereum shape, with Keel roots, and every tag', async () => {
   const receipt = await commit(url, 'tx_sendTransaction', carol.transfer(bob.address.toLowerCase(), 10))
   hyperchainHash = receipt.hash
@@ -152,6 +158,7 @@ test('state queries read the latest block only, and say so for an older one', as
 test('eth_sendRawTransaction: EIP-1559, EIP-2930 and legacy transfers, seen from both dialects', async () => {
   const r1 = await send(await signed({ to: bob.address, value: 1000n }))
   assert.is(r1.status, '0x1')
+  firstTransferHash = r1.transactionHash as string
   assert.is(r1.gasUsed, '0x5208')
   const r2 = await send(
     await signed({
@@ -341,6 +348,267 @@ test('a Hyperchain-dialect transaction cannot pass itself off as an Ethereum one
   }
   assert.is(reply.code, -32602)
   assert.match(reply.message, /eth_sendRawTransaction/)
+})
+
+type Frame = {
+  type: string
+  from: string
+  to?: string
+  value?: string
+  gas: string
+  gasUsed: string
+  input: string
+  output?: string
+  error?: string
+  revertReason?: string
+  calls?: Frame[]
+  logs?: { address: string; topics: string[]; data: string; position: string }[]
+}
+const tracing = fixtureArtifacts('Tracing.sol')
+const caller = new Interface(tracing.Caller.abi as never)
+const callee = new Interface(tracing.Callee.abi as never)
+let callerAddress: string
+let runHash: string
+
+test('debug_traceTransaction with the call tracer: a CREATE that creates another contract', async () => {
+  const deployed = await send(await signed({ data: tracing.Caller.bytecode, gasLimit: 2_000_000n }))
+  assert.is(deployed.status, '0x1')
+  callerAddress = deployed.contractAddress as string
+  const trace = await ethOk<Frame>(url, 'debug_traceTransaction', [deployed.transactionHash, { tracer: 'callTracer' }])
+  assert.is(trace.type, 'CREATE')
+  assert.is(trace.from, alice.address.toLowerCase())
+  assert.is(trace.to, callerAddress, 'the created address')
+  assert.is(trace.value, '0x0')
+  assert.is(trace.gas, '0x1e8480', "the transaction's gas limit")
+  assert.is(trace.gasUsed, deployed.gasUsed, "the receipt's gasUsed")
+  assert.is(trace.input, tracing.Caller.bytecode)
+  assert.is(trace.output, await ethOk(url, 'eth_getCode', [callerAddress, 'latest']), 'the runtime code')
+  assert.is(trace.calls?.length, 1)
+  const created = trace.calls?.[0] as Frame
+  assert.is(created.type, 'CREATE')
+  assert.is(created.from, callerAddress)
+  const calleeAddress = `0x${(await ethOk<string>(url, 'eth_call', [{ to: callerAddress, data: caller.encodeFunctionData('callee') }])).slice(26)}`
+  assert.is(created.to, calleeAddress)
+  assert.is(created.output, await ethOk(url, 'eth_getCode', [calleeAddress, 'latest']))
+})
+
+test('debug_traceTransaction: a nested call that logs, a nested call that reverts, logs with their positions; onlyTopCall; the struct logger', async () => {
+  const ran = await send(await signed({ to: callerAddress, data: caller.encodeFunctionData('run', [5n]) }))
+  assert.is(ran.status, '0x1')
+  runHash = ran.transactionHash as string
+  const calleeAddress = `0x${(await ethOk<string>(url, 'eth_call', [{ to: callerAddress, data: caller.encodeFunctionData('callee') }])).slice(26)}`
+  const trace = await ethOk<Frame>(url, 'debug_traceTransaction', [runHash, { tracer: 'callTracer', tracerConfig: { withLog: true } }])
+  assert.is(trace.type, 'CALL')
+  assert.is(trace.to, callerAddress)
+  assert.is(trace.gas, '0xf4240')
+  assert.is(trace.gasUsed, ran.gasUsed)
+  assert.is(trace.input, caller.encodeFunctionData('run', [5n]))
+  assert.is(BigInt(trace.output as string), 6n)
+  assert.is(trace.error, undefined)
+  const [touch, fail] = trace.calls as Frame[]
+  assert.is(trace.calls?.length, 2)
+  assert.is(touch.type, 'CALL')
+  assert.is(touch.from, callerAddress)
+  assert.is(touch.to, calleeAddress)
+  assert.is(touch.value, '0x0')
+  assert.is(touch.input, callee.encodeFunctionData('touch', [5n]))
+  assert.is(BigInt(touch.output as string), 6n)
+  assert.ok(BigInt(touch.gasUsed) > 0n && BigInt(touch.gasUsed) < BigInt(touch.gas))
+  assert.equal(touch.logs, [
+    {
+      address: calleeAddress,
+      topics: [callee.getEvent('Touched')?.topicHash, `0x${'00'.repeat(12)}${callerAddress.slice(2)}`],
+      data: `0x${5n.toString(16).padStart(64, '0')}`,
+      position: '0x0',
+    },
+  ])
+  // fail() is pure: Solidity calls it with STATICCALL, which moves no value
+  assert.is(fail.type, 'STATICCALL')
+  assert.is(fail.value, undefined)
+  assert.is(fail.error, 'execution reverted')
+  assert.is(fail.revertReason, 'callee says no')
+  assert.is(callee.parseError(fail.output as string)?.args[0], 'callee says no')
+  assert.is(fail.logs, undefined)
+  assert.equal(trace.logs, [
+    {
+      address: callerAddress,
+      topics: [caller.getEvent('Done')?.topicHash],
+      data: `0x${6n.toString(16).padStart(64, '0')}`,
+      position: '0x2',
+    },
+  ])
+  // the receipt's logs are the trace's, in order
+  assert.equal(
+    (ran.logs as { topics: string[] }[]).map((log) => log.topics[0]),
+    [callee.getEvent('Touched')?.topicHash, caller.getEvent('Done')?.topicHash],
+  )
+  const top = await ethOk<Frame>(url, 'debug_traceTransaction', [runHash, { tracer: 'callTracer', tracerConfig: { onlyTopCall: true } }])
+  assert.is(top.calls, undefined)
+  assert.is(top.logs, undefined, 'no logs without withLog')
+  assert.is(top.gasUsed, ran.gasUsed)
+  const structs = await ethOk<{
+    gas: number
+    failed: boolean
+    returnValue: string
+    structLogs: { op: string; depth: number; stack: string[] }[]
+  }>(url, 'debug_traceTransaction', [runHash])
+  assert.is(structs.gas, Number(ran.gasUsed))
+  assert.is(structs.failed, false)
+  assert.is(BigInt(`0x${structs.returnValue}`), 6n)
+  const ops = structs.structLogs.map((log) => log.op)
+  assert.is(ops[0], 'PUSH1')
+  assert.ok(ops.includes('CALL') && ops.includes('LOG1') && ops.includes('LOG2') && ops.includes('REVERT'), ops.join(' '))
+  assert.is(Math.max(...structs.structLogs.map((log) => log.depth)), 2)
+  const limited = await ethOk<{ structLogs: unknown[] }>(url, 'debug_traceTransaction', [runHash, { limit: 5, disableStack: true }])
+  assert.is(limited.structLogs.length, 5)
+  assert.equal(Object.keys(limited.structLogs[0] as object).sort(), ['depth', 'gas', 'gasCost', 'op', 'pc'])
+})
+
+test('debug_traceTransaction: a plain transfer of either dialect, a failed transaction, and bad input', async () => {
+  const moved = await send(await signed({ to: bob.address, value: 3n }))
+  const trace = await ethOk<Frame>(url, 'debug_traceTransaction', [moved.transactionHash, { tracer: 'callTracer' }])
+  assert.equal(trace, {
+    type: 'CALL',
+    from: alice.address.toLowerCase(),
+    to: bob.address.toLowerCase(),
+    value: '0x3',
+    gas: '0xf4240',
+    gasUsed: '0x5208',
+    input: '0x',
+  })
+  const hyperchain = await commit(url, 'tx_sendTransaction', carol.transfer(bob.address.toLowerCase(), 2))
+  assert.equal(await ethOk<Frame>(url, 'debug_traceTransaction', [hyperchain.hash, { tracer: 'callTracer' }]), {
+    type: 'CALL',
+    from: carol.address,
+    to: bob.address.toLowerCase(),
+    value: '0x2',
+    gas: '0x989680',
+    gasUsed: '0x0',
+    input: '0x',
+  })
+  // a reverted transaction: the top frame carries the error and the reason
+  const failed = await send(
+    await signed({ to: tokenAddress, data: tokenInterface.encodeFunctionData('transfer', [bob.address, 10n ** 12n]) }),
+  )
+  assert.is(failed.status, '0x0')
+  const reverted = await ethOk<Frame>(url, 'debug_traceTransaction', [failed.transactionHash, { tracer: 'callTracer' }])
+  assert.is(reverted.error, 'execution reverted')
+  assert.is(reverted.revertReason, 'Token: insufficient balance')
+  // the gas its run used (its Ethereum receipt shows a limit instead: a discard record holds no gas, docs/ethereum.md §4)
+  assert.ok(BigInt(reverted.gasUsed) > 21_000n && BigInt(reverted.gasUsed) < 1_000_000n, reverted.gasUsed)
+  const unknown = await eth(url, 'debug_traceTransaction', [`0x${'ab'.repeat(32)}`, { tracer: 'callTracer' }])
+  assert.equal(unknown.error, { code: -32000, message: 'transaction not found' })
+  const badTracer = await eth(url, 'debug_traceTransaction', [runHash, { tracer: 'prestateTracer' }])
+  assert.is(badTracer.error?.code, -32602)
+  assert.match(badTracer.error?.message ?? '', /callTracer/)
+  assert.is((await eth(url, 'debug_traceTransaction', ['0x12'])).error?.code, -32602)
+})
+
+test('debug_traceCall: a call traced on the latest state, a revert as a trace, nothing written', async () => {
+  const height = await ethOk<string>(url, 'eth_blockNumber')
+  const call = { from: alice.address, to: callerAddress, data: caller.encodeFunctionData('run', [7n]) }
+  const trace = await ethOk<Frame>(url, 'debug_traceCall', [call, 'latest', { tracer: 'callTracer', tracerConfig: { withLog: true } }])
+  assert.is(trace.calls?.length, 2)
+  assert.is(BigInt(trace.output as string), 8n)
+  assert.is(trace.calls?.[1].revertReason, 'callee says no')
+  assert.is(trace.logs?.[0].position, '0x2')
+  // a DELEGATECALL: from the calling contract, to the contract whose code runs, no value; its log is the caller's
+  const calleeAddress = `0x${(await ethOk<string>(url, 'eth_call', [{ to: callerAddress, data: caller.encodeFunctionData('callee') }])).slice(26)}`
+  const delegated = await ethOk<Frame>(url, 'debug_traceCall', [
+    { from: alice.address, to: callerAddress, data: caller.encodeFunctionData('delegated', [9n]) },
+    'latest',
+    { tracer: 'callTracer', tracerConfig: { withLog: true } },
+  ])
+  const inner = delegated.calls?.[0] as Frame
+  assert.is(inner.type, 'DELEGATECALL')
+  assert.is(inner.from, callerAddress)
+  assert.is(inner.to, calleeAddress)
+  assert.is(inner.value, undefined)
+  assert.is(inner.logs?.[0].address, callerAddress)
+  const revert = await ethOk<Frame>(url, 'debug_traceCall', [
+    { from: bob.address, to: tokenAddress, data: tokenInterface.encodeFunctionData('transfer', [alice.address, 10n ** 12n]) },
+    'latest',
+    { tracer: 'callTracer' },
+  ])
+  assert.is(revert.error, 'execution reverted')
+  assert.is(revert.revertReason, 'Token: insufficient balance')
+  assert.is(await ethOk(url, 'eth_blockNumber'), height, 'nothing ordered')
+})
+
+test('the trace window: the last 128 blocks re-execute, an older one answers geth\'s "required historical state unavailable"; the records survive a restart', async () => {
+  // 130 blocks of one transfer each
+  const hashes: { hash: string; block: number }[] = []
+  for (let i = 0; i < 130; i++) {
+    const receipt = await commit(url, 'tx_sendTransaction', carol.transfer(bob.address.toLowerCase(), 1))
+    const placed = await ethOk<{ blockNumber: string }>(url, 'eth_getTransactionReceipt', [receipt.hash])
+    hashes.push({ hash: receipt.hash, block: Number(placed.blockNumber) })
+  }
+  const tip = Number(await ethOk<string>(url, 'eth_blockNumber'))
+  const at = (block: number) => hashes.find((item) => item.block === block)?.hash as string
+  assert.ok(at(tip - 127) && at(tip - 128), 'one transfer per block')
+  const edge = await ethOk<Frame>(url, 'debug_traceTransaction', [at(tip - 127), { tracer: 'callTracer' }])
+  assert.is(edge.value, '0x1', 'the oldest block of the window re-executes')
+  const gone = await eth(url, 'debug_traceTransaction', [at(tip - 128), { tracer: 'callTracer' }])
+  assert.is(gone.error?.code, -32000)
+  assert.match(gone.error?.message ?? '', /^required historical state unavailable: Keel keeps the state before each of the last 128 blocks/)
+  const early = await eth(url, 'debug_traceTransaction', [firstTransferHash, { tracer: 'callTracer' }])
+  assert.match(early.error?.message ?? '', /^required historical state unavailable/)
+  // the node restarts on the same ledger: the records are read from it
+  const config = node.config
+  await node.stop()
+  node = await startNode(config, { verifyWorkers: 1 })
+  url = node.url
+  const again = await ethOk<Frame>(url, 'debug_traceTransaction', [at(tip - 127), { tracer: 'callTracer' }])
+  assert.equal(again, edge)
+  assert.is((await eth(url, 'debug_traceTransaction', [at(tip - 128)])).error?.code, -32000)
+})
+
+test("an Ethereum transaction a governance rule refuses at execution uses its nonce, so its sender's later ones run", async () => {
+  const dave = new Wallet(`0x${'d4'.repeat(32)}`)
+  const victim = `0x${'e5'.repeat(20)}`
+  const raw = (nonce: number, to: string) => signed({ to, value: 0n, gasLimit: 21_000n }, dave, nonce)
+  // nonces 1 and 2 wait for 0; meanwhile a filter rule forbids every transfer to the victim
+  const refusedHash = await ethOk<string>(url, 'eth_sendRawTransaction', [await raw(1, victim)])
+  const laterHash = await ethOk<string>(url, 'eth_sendRawTransaction', [await raw(2, bob.address)])
+  const gov = await govClient(url)
+  const admin = ServiceManager.getAccountService(ProviderManager.emptyManager()).fromPrivateKey(carolKey.slice(2), Algo.ECRAW)
+  const rule = { id: 1, name: 'no victim', to: [victim], vm: ['transfer'], allow_anyone: false, authorized_roles: [], forbidden_roles: [] }
+  const created = await gov.ok(
+    admin,
+    Proposal()
+      .createForConfig(
+        Config()
+          .setFilterRules([rule] as never)
+          .build(),
+        Config().setFilterEnable(true).build(),
+      )
+      .build(),
+    'the rule',
+  )
+  await gov.ok(
+    admin,
+    Proposal()
+      .execute(created.Ret as number)
+      .build(),
+    'execute',
+  )
+  // nonce 0 is admitted (its transfer goes elsewhere); nonce 1, pooled before the rule, is refused at execution
+  const first = await send(await raw(0, bob.address))
+  assert.is(first.status, '0x1')
+  const refused = await ethReceipt(url, refusedHash)
+  assert.is(refused.status, '0x0', 'refused by the rule')
+  const hyperchain = (
+    await post(url, { jsonrpc: '2.0', namespace: 'global', id: 1, method: 'tx_getTransactionReceipt', params: [refusedHash] })
+  ).body as { code: number; data: string }
+  assert.is(hyperchain.code, -32008)
+  assert.match(hyperchain.data, /filter rule 1 "no victim"/)
+  const later = await ethReceipt(url, laterHash)
+  assert.is(later.status, '0x1', 'nonce 2 runs: the refused transaction used nonce 1')
+  assert.is(await ethOk(url, 'eth_getTransactionCount', [dave.address, 'latest']), '0x3')
+  // a new transaction to the victim is refused at admission, as before
+  const admission = await eth(url, 'eth_sendRawTransaction', [await raw(3, victim)])
+  assert.is(admission.error?.code, -32008)
+  assert.match(admission.error?.message ?? '', /filter rule 1 "no victim"/)
 })
 
 test.run()

@@ -11,15 +11,20 @@ export interface EthArtifact {
 let token: EthArtifact | undefined
 /** test/fixtures/eth/Token.sol compiled once per process */
 export function tokenArtifact(): EthArtifact {
-  if (token !== undefined) return token
+  token ??= fixtureArtifacts('Token.sol').Token
+  return token
+}
+
+/** every contract of test/fixtures/eth/<file>, compiled with the project's solc-js */
+export function fixtureArtifacts(file: string): Record<string, EthArtifact> {
   const require = createRequire(import.meta.url)
   const solc = require('solc') as { compile(input: string): string }
-  const source = readFileSync(new URL('../fixtures/eth/Token.sol', import.meta.url), 'utf8')
+  const source = readFileSync(new URL(`../fixtures/eth/${file}`, import.meta.url), 'utf8')
   const output = JSON.parse(
     solc.compile(
       JSON.stringify({
         language: 'Solidity',
-        sources: { 'Token.sol': { content: source } },
+        sources: { [file]: { content: source } },
         settings: { optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
       }),
     ),
@@ -29,9 +34,12 @@ export function tokenArtifact(): EthArtifact {
   }
   const errors = (output.errors ?? []).filter((e) => e.severity === 'error')
   if (errors.length > 0) throw new Error(errors.map((e) => e.formattedMessage).join('\n'))
-  const compiled = output.contracts['Token.sol'].Token
-  token = { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` }
-  return token
+  return Object.fromEntries(
+    Object.entries(output.contracts[file]).map(([name, compiled]) => [
+      name,
+      { abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` },
+    ]),
+  )
 }
 
 export interface EthReply {

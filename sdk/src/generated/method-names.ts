@@ -143,6 +143,8 @@ export const methodNames = [
   "eth_getFilterChanges",
   "eth_getFilterLogs",
   "eth_uninstallFilter",
+  "debug_traceTransaction",
+  "debug_traceCall",
 ] as const
 
 export type MethodName = (typeof methodNames)[number]

@@ -33,6 +33,9 @@ export type EthLogFilter = Record<string, unknown>
 /** Ethereum dialect: a filter id, 0x hex. */
 export type EthFilterId = string
 
+/** Ethereum dialect: geth's trace config. `tracer`: "callTracer" (one frame per call: type, from, to, value, gas, gasUsed, input, output, error, revertReason, calls, logs) or absent for the struct logger (one entry per opcode: pc, op, gas, gasCost, depth, stack, memory, storage); `tracerConfig`: {onlyTopCall, withLog} for the call tracer; `enableMemory`, `disableStack`, `disableStorage`, `enableReturnData`, `limit` for the struct logger; `timeout` and `reexec` are accepted and ignored. */
+export type EthTraceConfig = Record<string, unknown> | null
+
 /** Ethereum dialect: a result in the shape Ethereum's JSON-RPC specification gives the method (null where it gives null). */
 export type EthResult = unknown
 
@@ -1831,6 +1834,20 @@ export type EthUninstallFilterResult = EthResult
 /** Codes `eth_uninstallFilter` can answer besides 0. */
 export type EthUninstallFilterError = -32602
 
+/** Positional params of `debug_traceTransaction`. */
+export type DebugTraceTransactionParams = [hash: EthHash, config?: EthTraceConfig]
+/** Result of `debug_traceTransaction`. */
+export type DebugTraceTransactionResult = EthResult
+/** Codes `debug_traceTransaction` can answer besides 0. */
+export type DebugTraceTransactionError = -32602 | -32000
+
+/** Positional params of `debug_traceCall`. */
+export type DebugTraceCallParams = [call: EthCallObject, block?: EthBlockParam, config?: EthTraceConfig]
+/** Result of `debug_traceCall`. */
+export type DebugTraceCallResult = EthResult
+/** Codes `debug_traceCall` can answer besides 0. */
+export type DebugTraceCallError = -32602 | -32000
+
 /** Params and result of every method, by canonical name. */
 export interface Methods {
   tx_getTransactions: { params: TxGetTransactionsParams; result: TxGetTransactionsResult; error: TxGetTransactionsError }
@@ -1974,4 +1991,6 @@ export interface Methods {
   eth_getFilterChanges: { params: EthGetFilterChangesParams; result: EthGetFilterChangesResult; error: EthGetFilterChangesError }
   eth_getFilterLogs: { params: EthGetFilterLogsParams; result: EthGetFilterLogsResult; error: EthGetFilterLogsError }
   eth_uninstallFilter: { params: EthUninstallFilterParams; result: EthUninstallFilterResult; error: EthUninstallFilterError }
+  debug_traceTransaction: { params: DebugTraceTransactionParams; result: DebugTraceTransactionResult; error: DebugTraceTransactionError }
+  debug_traceCall: { params: DebugTraceCallParams; result: DebugTraceCallResult; error: DebugTraceCallError }
 }

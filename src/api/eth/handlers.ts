@@ -12,8 +12,10 @@ import { DuplicateTransaction, InvalidParams, type RpcError } from '../../errors
 import { ExecutionFailed, ExecutionReverted, TransactionRejected } from '../../eth/errors.ts'
 import { decodeEthereumTx, ethereumSignedTx } from '../../eth/transaction.ts'
 import { createExecutor, type EthereumCallRequest, type Executor } from '../../exec/executor.ts'
+import type { GenesisGovernance } from '../../governance/state.ts'
 import { encodeAdmitted } from '../../wire/tx-codec.ts'
 import type { ChainReader } from '../chain-reader.ts'
+import { createDebugHandlers } from './debug.ts'
 import { createEthFilters } from './filters.ts'
 import { type BlockSelector, blockOfTag, ethLogs, type LogFilter, stateBlock } from './query.ts'
 import { ethBlock, ethReceipt, ethTransaction, genesisHeader, type Placed, placedTxs, placeOf, quantity } from './shapes.ts'
@@ -25,6 +27,8 @@ export interface EthereumSettings {
   blockGasLimit: number
   /** web3_clientVersion */
   clientVersion: string
+  /** the genesis governance, so debug_traceTransaction re-executes a block under the rules it ran with */
+  governance?: GenesisGovernance
 }
 
 export interface EthModules {
@@ -100,7 +104,7 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
   const nowNs = modules.nowNs ?? systemNowNs
   let executor: Executor | undefined
   const evm = (): Executor => {
-    executor ??= createExecutor({ txGasLimit, blockGasLimit, chainId })
+    executor ??= createExecutor({ txGasLimit, blockGasLimit, chainId, governance: settings.governance })
     return executor
   }
   /** transactions this thread admitted that no block holds yet, by hash */
@@ -291,6 +295,7 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
     eth_getFilterChanges: ([id]: [unknown]) => filters.changes(id),
     eth_getFilterLogs: ([id]: [unknown]) => filters.logs(id),
     eth_uninstallFilter: ([id]: [unknown]) => filters.uninstall(id),
+    ...createDebugHandlers({ chain, evm, txGasLimit, callRequest, latestContext: context }),
   }
 
   /** where a pending transaction lands within RECEIPT_WAIT_MS, or undefined */
@@ -342,8 +347,17 @@ function intrinsicGasOf(data: Hex, create: boolean): bigint {
 }
 
 /** The Ethereum dialect's settings from the node's configuration. */
-export function ethereumSettingsOf(config: { chain: { chainId: number; txGasLimit: number; blockGasLimit: number } }): EthereumSettings {
+export function ethereumSettingsOf(
+  config: { chain: { chainId: number; txGasLimit: number; blockGasLimit: number } },
+  governance?: GenesisGovernance,
+): EthereumSettings {
   const { chainId, txGasLimit, blockGasLimit } = config.chain
   if (!Number.isSafeInteger(chainId) || chainId <= 0) throw new Error(`config: chain.chainId must be a positive integer, got ${chainId}`)
-  return { chainId, txGasLimit, blockGasLimit, clientVersion: `Keel/${process.platform}-${process.arch}/node${process.versions.node}` }
+  return {
+    chainId,
+    txGasLimit,
+    blockGasLimit,
+    clientVersion: `Keel/${process.platform}-${process.arch}/node${process.versions.node}`,
+    governance,
+  }
 }
