@@ -1,6 +1,6 @@
 /**
  * The peer network with real TLS on loopback: 4 VPs and 1 NVP in one process, each on a free port,
- * plus hostile peers built from the same frames (src/p2p/wire.ts) with raw gRPC clients.
+ * plus hostile peers built from the same frames (src/p2p/link-frames.ts) with raw gRPC clients.
  */
 import { randomBytes, sign as signBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -38,7 +38,7 @@ import {
   type Frame,
   type Hello,
   PROTOCOL_VERSION,
-} from '../src/p2p/wire.ts'
+} from '../src/p2p/link-frames.ts'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 

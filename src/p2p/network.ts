@@ -3,7 +3,7 @@
  * namespace, over gRPC (@grpc/grpc-js, ARCHITECTURE.md decision 9) with mutual TLS.
  *
  * A link is one bidirectional gRPC stream (`/keel.p2p.Peer/Link`, Buffer in, Buffer out: no
- * protoc) carrying the frames of wire.ts in both directions, whichever side opened it.
+ * protoc) carrying the frames of link-frames.ts in both directions, whichever side opened it.
  * - VPs dial every other VP of their peerconfig.toml; an NVP dials the VPs of its own. A VP accepts
  *   any node holding an ECert of the namespace CA, so NVPs (and a joining VP) need not be in its files.
  * - When both sides of a pair dial at once, both keep the link opened by the smaller host name, so
@@ -16,7 +16,7 @@
  *    signs both HELLOs with its ECert key. The certificate must be the one TLS saw, name the host
  *    claimed and carry the role claimed (identity.ts); the signature covers the other side's fresh
  *    nonce, so nothing recorded on an earlier connection passes. No DATA before both checks.
- * 3. Sequence numbers per sender boot (wire.ts) drop replayed or overtaken frames.
+ * 3. Sequence numbers per sender boot (link-frames.ts) drop replayed or overtaken frames.
  *
  * Bounds: per-peer outbound queue (full → `send` returns false, counted), inbound frame size cap
  * (gRPC's max_receive_message_length; bigger closes the link), per-peer inbound token buckets on
@@ -25,7 +25,7 @@
  * logged; nothing a peer sends can throw out of this module.
  *
  * Frames queued on a link during one turn of the event loop are written after it as one BATCH
- * gRPC message (wire.ts), which is what makes small messages cheap.
+ * gRPC message (link-frames.ts), which is what makes small messages cheap.
  *
  * Keepalive: every `keepaliveMs` (3 s, consensus.md §8) each side pings; after `keepaliveMisses` (3)
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
@@ -35,7 +35,7 @@
  * of it — dialling, accepting, the handshake, replacing a link, batching, keepalive, the inbound
  * buckets, requests, forgetting a peer — reads and changes the same per-peer entries under the
  * one-link-per-pair rule above. Split along those lines, each part would reach into the others'
- * state; the frames (wire.ts), identities (identity.ts) and files (config.ts) are apart already.
+ * state; the frames (link-frames.ts), identities (identity.ts) and files (config.ts) are apart already.
  */
 import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
@@ -61,7 +61,7 @@ import {
   FrameError,
   type Hello,
   PROTOCOL_VERSION,
-} from './wire.ts'
+} from './link-frames.ts'
 
 export interface PeerIdentity {
   hostname: string
