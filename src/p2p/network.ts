@@ -31,28 +31,28 @@
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
  * peer's delay (ns). Dialled peers are redialled with capped exponential back-off.
  *
- * Why one file of ~1,100 lines: GrpcPeerNetwork owns the table of peers and links, and every part
- * of it — dialling, accepting, the handshake, replacing a link, batching, keepalive, the inbound
- * buckets, requests, forgetting a peer — reads and changes the same per-peer entries under the
- * one-link-per-pair rule above. Split along those lines, each part would reach into the others'
- * state; the frames (link-frames.ts), identities (identity.ts) and files (config.ts) are apart already.
+ * Why one class of ~600 lines: GrpcPeerNetwork owns the table of peers and links, and every part
+ * of it — dialling, accepting, establishing a link, replacing a link, batching, keepalive, the
+ * inbound buckets, requests, forgetting a peer — reads and changes the same per-peer entries under
+ * the one-link-per-pair rule above. Split along those lines, each part would reach into the others'
+ * state; what needs none of it is apart: the frames (link-frames.ts), the handshake's HELLO checks
+ * and AUTH signatures (handshake.ts), identities (identity.ts) and files (config.ts).
  */
-import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, X509Certificate } from 'node:crypto'
+import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, type X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
 import { checkServerIdentity } from 'node:tls'
 import * as grpc from '@grpc/grpc-js'
 import { nodeHash } from '../crypto/hash.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from './config.ts'
-import { type NodeIdentity, readPeerCert } from './identity.ts'
+import { createHandshake, forgottenReason, type Handshake } from './handshake.ts'
+import type { NodeIdentity } from './identity.ts'
 import {
-  authTranscript,
   decodeBatch,
   decodeFrame,
   encodeAuth,
   encodeBatch,
   encodeData,
-  encodeHello,
   encodePing,
   encodeRequest,
   encodeResponse,
@@ -60,7 +60,6 @@ import {
   type Frame,
   FrameError,
   type Hello,
-  PROTOCOL_VERSION,
 } from './link-frames.ts'
 
 export interface PeerIdentity {
@@ -416,9 +415,6 @@ class Link {
   }
 }
 
-const forgottenReason = (hostname: string): string =>
-  `${hostname} was deleted on this node (node_deleteVP, node_deleteNVP, or removed from the VP group)`
-
 /** a refusal (PeerEvent `refused`) saying the peer deleted `hostname`, this node */
 export const refusedAsDeleted = (reason: string, hostname: string): boolean => reason === forgottenReason(hostname)
 
@@ -426,6 +422,7 @@ export function createPeerNetwork(options: PeerNetworkOptions): PeerNetwork {
   return new GrpcPeerNetwork(options)
 }
 
+/** The peer network over gRPC links. Long on purpose: the file's header says why its parts share one table. */
 class GrpcPeerNetwork implements PeerNetwork {
   readonly self: PeerIdentity
   readonly address: { ip: string; port: number }
@@ -434,6 +431,7 @@ class GrpcPeerNetwork implements PeerNetwork {
   private readonly log: Logger | undefined
   private readonly identity: NodeIdentity
   private readonly bootId = randomBytes(16)
+  private readonly handshake: Handshake
   private readonly maxBatchBytes: number
   private readonly entries = new Map<string, PeerEntry>()
   private readonly forgotten = new Set<string>()
@@ -470,6 +468,14 @@ class GrpcPeerNetwork implements PeerNetwork {
     const own = config.hosts.get(self.hostname)!
     this.address = { ip: own.ip, port: own.port }
     this.self = { hostname: self.hostname, id: self.id, vp: self.vp, nodeHash: nodeHash(self.hostname, this.namespace) }
+    this.handshake = createHandshake({
+      identity,
+      namespace: this.namespace,
+      self: this.self,
+      bootId: this.bootId,
+      listenPort: () => this.address.port,
+      isForgotten: (hostname) => this.forgotten.has(hostname),
+    })
     for (const node of config.nodes) {
       if (node.hostname === self.hostname) continue
       const address = config.hosts.get(node.hostname)!
@@ -558,19 +564,6 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   // ── links ────────────────────────────────────────────────────────────────
 
-  private hello(): Buffer {
-    return encodeHello({
-      version: PROTOCOL_VERSION,
-      vp: this.self.vp,
-      bootId: this.bootId,
-      nonce: randomBytes(32),
-      listenPort: this.address.port,
-      hostname: this.self.hostname,
-      namespace: this.namespace,
-      certDer: this.identity.cert.raw,
-    })
-  }
-
   private dial(entry: PeerEntry): void {
     const hostname = entry.identity.hostname
     if (this.state !== 'running' || entry.link || entry.dialing || this.forgotten.has(hostname)) return
@@ -582,7 +575,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       'grpc.default_authority': hostname,
     })
     const stream = client.makeBidiStreamRequest(LINK_PATH, passBuffer, passBuffer)
-    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client, this.maxBatchBytes)
+    const link = new Link(stream, true, this.handshake.hello(), hostname, entry.ip, client, this.maxBatchBytes)
     link.entry = entry
     entry.dialing = link
     this.attach(link)
@@ -594,7 +587,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       call.end()
       return
     }
-    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
+    const link = new Link(call, false, this.handshake.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
     this.attach(link)
     link.writeNow(link.myHello)
   }
@@ -724,56 +717,26 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   private onHandshakeFrame(link: Link, frame: Frame, bytes: Buffer): void {
     if (frame.kind === 'hello' && !link.peerHello) {
-      const problem = this.checkHello(link, frame)
-      if (problem) {
+      const tlsCertDer = (link.stream as { getAuthContext?: () => { sslPeerCertificate?: { raw?: Buffer } } | null }).getAuthContext?.()
+        ?.sslPeerCertificate?.raw
+      const checked = this.handshake.check(frame, { dialer: link.dialer, expected: link.expected, tlsCertDer })
+      if ('refused' in checked) {
         // a deleted peer passed every check of its identity: it may learn why it is refused
-        this.refuse(link, problem, !link.dialer && problem === forgottenReason(frame.hostname))
+        this.refuse(link, checked.refused, !link.dialer && checked.refused === forgottenReason(frame.hostname))
         return
       }
+      link.peerCert = checked.cert
       link.peerHello = frame
       link.peerHelloBytes = bytes
-      const [dialerHello, listenerHello] = link.dialer ? [link.myHello, bytes] : [bytes, link.myHello]
-      const signature = signBytes('sha256', authTranscript(link.dialer ? 'dialer' : 'listener', dialerHello, listenerHello), {
-        key: this.identity.privateKey,
-        dsaEncoding: 'ieee-p1363',
-      })
-      link.writeNow(encodeAuth(signature))
+      link.writeNow(encodeAuth(this.handshake.sign(link.dialer, link.myHello, bytes)))
       return
     }
     if (frame.kind === 'auth' && link.peerHello && link.peerHelloBytes && link.peerCert) {
-      const [dialerHello, listenerHello] = link.dialer ? [link.myHello, link.peerHelloBytes] : [link.peerHelloBytes, link.myHello]
-      const transcript = authTranscript(link.dialer ? 'listener' : 'dialer', dialerHello, listenerHello)
-      if (verifyBytes('sha256', transcript, { key: link.peerCert.publicKey, dsaEncoding: 'ieee-p1363' }, frame.signature))
-        this.establish(link)
+      if (this.handshake.verify(link.dialer, link.myHello, link.peerHelloBytes, link.peerCert, frame.signature)) this.establish(link)
       else this.refuse(link, `${link.peerHello.hostname}: handshake signature does not verify with its certificate`)
       return
     }
     this.refuse(link, `${frame.kind} frame during the handshake`)
-  }
-
-  /** Why a HELLO is refused, or undefined when it is fine (sets link.peerCert). */
-  private checkHello(link: Link, hello: Hello): string | undefined {
-    if (hello.version !== PROTOCOL_VERSION) return `protocol version ${hello.version}, this node speaks ${PROTOCOL_VERSION}`
-    if (hello.namespace !== this.namespace) return `namespace ${hello.namespace}, this node is in ${this.namespace}`
-    let cert: X509Certificate
-    let facts: { hostname: string; role: string }
-    try {
-      cert = new X509Certificate(hello.certDer)
-      facts = readPeerCert(cert, this.identity.ca)
-    } catch (error) {
-      return `certificate refused: ${(error as Error).message}`
-    }
-    const tlsCert = (link.stream as { getAuthContext?: () => { sslPeerCertificate?: { raw?: Buffer } } | null }).getAuthContext?.()
-      ?.sslPeerCertificate?.raw
-    if (!tlsCert || !tlsCert.equals(hello.certDer)) return 'the certificate in HELLO is not the one of the TLS connection'
-    if (hello.hostname !== facts.hostname) return `claims to be ${hello.hostname} but its certificate is for ${facts.hostname}`
-    if (hello.vp !== (facts.role === 'VP')) return `${hello.hostname} claims vp = ${hello.vp} but its certificate says ${facts.role}`
-    if (link.dialer && hello.hostname !== link.expected) return `dialled ${link.expected} but ${hello.hostname} answered`
-    if (hello.hostname === this.self.hostname) return 'a link to itself'
-    if (this.forgotten.has(hello.hostname)) return forgottenReason(hello.hostname)
-    if (!this.self.vp && !hello.vp) return `${hello.hostname} is an NVP; an NVP links to VPs only`
-    link.peerCert = cert
-    return undefined
   }
 
   private establish(link: Link): void {
