@@ -36,7 +36,8 @@
  * inbound buckets, requests, forgetting a peer — reads and changes the same per-peer entries under
  * the one-link-per-pair rule above. Split along those lines, each part would reach into the others'
  * state; what needs none of it is apart: the frames (link-frames.ts), the handshake's HELLO checks
- * and AUTH signatures (handshake.ts), identities (identity.ts) and files (config.ts).
+ * and AUTH signatures (handshake.ts), the requests awaiting answers (pending-requests.ts),
+ * identities (identity.ts) and files (config.ts).
  */
 import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, type X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
@@ -61,6 +62,7 @@ import {
   FrameError,
   type Hello,
 } from './link-frames.ts'
+import { createPendingRequests, P2pRequestError, type PendingRequests } from './pending-requests.ts'
 
 export interface PeerIdentity {
   hostname: string
@@ -193,16 +195,7 @@ export interface PeerNetworkOptions {
   limits?: Partial<PeerLimits>
 }
 
-/** What request() rejects with; `reason` tells the cases apart. */
-export class P2pRequestError extends Error {
-  override readonly name = 'P2pRequestError'
-  constructor(
-    readonly reason: 'not-connected' | 'queue-full' | 'too-large' | 'timeout' | 'disconnected' | 'remote' | 'stopped',
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export { P2pRequestError } from './pending-requests.ts'
 
 export const LINK_PATH = '/keel.p2p.Peer/Link'
 const passBuffer = (b: Buffer): Buffer => b
@@ -293,14 +286,6 @@ interface PeerEntry {
   inboundRequests: number
   delayNs: number
   counters: PeerCounters
-}
-
-interface PendingRequest {
-  hostname: string
-  channel: number
-  resolve: (payload: Uint8Array) => void
-  reject: (error: Error) => void
-  timer: NodeJS.Timeout
 }
 
 /** One gRPC stream to one peer, from its handshake to its close. */
@@ -438,9 +423,8 @@ class GrpcPeerNetwork implements PeerNetwork {
   private readonly handlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => void>()
   private readonly requestHandlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => Promise<Uint8Array>>()
   private readonly listeners: ((event: PeerEvent) => void)[] = []
-  private readonly pending = new Map<number, PendingRequest>()
+  private readonly pending: PendingRequests = createPendingRequests()
   private readonly links = new Set<Link>()
-  private nextRequestId = 1
   private handshakesRefused = 0
   private protocolErrors = 0
   private server?: grpc.Server
@@ -543,11 +527,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     clearInterval(this.keepaliveTimer)
     for (const entry of this.entries.values()) clearTimeout(entry.dialTimer)
     for (const link of [...this.links]) this.closeLink(link, 'network stopped')
-    for (const [id, request] of this.pending) {
-      clearTimeout(request.timer)
-      this.pending.delete(id)
-      request.reject(new P2pRequestError('stopped', `p2p request to ${request.hostname} channel ${request.channel}: network stopped`))
-    }
+    this.pending.failAll('stopped', 'network stopped')
     const server = this.server
     if (!server) return
     await new Promise<void>((resolve) => {
@@ -637,14 +617,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     if (!entry || !wasOpen || entry.link !== link) return
     entry.link = undefined
     this.log?.info(`p2p: lost ${entry.identity.hostname} (${reason})`)
-    for (const [id, request] of this.pending) {
-      if (request.hostname !== entry.identity.hostname) continue
-      clearTimeout(request.timer)
-      this.pending.delete(id)
-      request.reject(
-        new P2pRequestError('disconnected', `p2p request to ${request.hostname} channel ${request.channel}: link lost (${reason})`),
-      )
-    }
+    this.pending.failAll('disconnected', `link lost (${reason})`, entry.identity.hostname)
     this.emit({ kind: 'lost', peer: entry.identity })
     this.scheduleDial(entry)
   }
@@ -840,21 +813,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       this.serveRequest(entry, frame.channel, frame.requestId, frame.payload)
       return
     }
-    const request = this.pending.get(frame.requestId)
-    if (!request || request.hostname !== entry.identity.hostname) {
-      entry.counters.droppedUnexpected++
-      return
-    }
-    this.pending.delete(frame.requestId)
-    clearTimeout(request.timer)
-    if (frame.ok) request.resolve(frame.payload)
-    else
-      request.reject(
-        new P2pRequestError(
-          'remote',
-          `p2p request to ${request.hostname} channel ${request.channel} failed there: ${frame.payload.toString('utf8')}`,
-        ),
-      )
+    if (!this.pending.answer(frame.requestId, entry.identity.hostname, frame.ok, frame.payload)) entry.counters.droppedUnexpected++
   }
 
   private serveRequest(entry: PeerEntry, channel: number, requestId: number, payload: Buffer): void {
@@ -959,8 +918,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       return Promise.reject(
         new P2pRequestError('too-large', `${what}: ${payload.length} bytes is over the ${this.limits.maxMessageBytes}-byte limit`),
       )
-    const requestId = this.nextRequestId
-    this.nextRequestId = (this.nextRequestId % 0xffffffff) + 1
+    const requestId = this.pending.nextId()
     const seq = entry.seqOut + 1n
     if (!link.enqueue(encodeRequest(channel, seq, requestId, payload), this.limits)) {
       entry.counters.droppedQueueFull++
@@ -968,13 +926,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     }
     entry.seqOut = seq
     entry.counters.sent++
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId)
-        reject(new P2pRequestError('timeout', `${what}: no answer within ${timeoutMs} ms`))
-      }, timeoutMs)
-      this.pending.set(requestId, { hostname, channel, resolve, reject, timer })
-    })
+    return this.pending.awaitAnswer(requestId, hostname, channel, timeoutMs)
   }
 
   peers(): PeerStatus[] {
