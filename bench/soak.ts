@@ -15,7 +15,10 @@
  *    balances), WebSocket push (full blocks, the token's logs, system status) and polling
  *    subscriptions (block hashes, the token's logs) polled every 2 s.
  * 4. Every minute a line: offered, accepted, committed, submit→commit p50/p99, reads and their p99,
- *    the node's RSS and CPU.
+ *    the node's RSS split into anonymous and file-backed memory (/proc: LMDB's mapped file is in the
+ *    second, a leak shows in the first), each thread's V8 heap in use (from GET /metrics,
+ *    keel_thread_heap_used_bytes), and CPU. The summary gives the slope of anonymous memory after
+ *    the warm-up (`--warm-up` minutes), a least-squares fit over the remaining minutes.
  * 5. Drains, then audits: every accepted hash committed exactly once (from the pushed blocks, an
  *    unbroken run of numbers), those not pushed looked up (a receipt: missing from the push; a
  *    discard record: invalid; neither: LOST); every block hash polled once; one Transfer log per
@@ -55,6 +58,12 @@ export const soakCommand = {
     accounts: { type: 'string', value: 'n', default: '500', description: 'sending accounts' },
     concurrency: { type: 'string', value: 'n', default: '64', description: 'submissions in flight at most during the soak' },
     'read-rate': { type: 'string', value: 'n', default: '50', description: 'read requests per second' },
+    'warm-up': {
+      type: 'string',
+      value: 'min',
+      default: '5',
+      description: 'minutes left out of the anonymous-memory slope (caches and pools fill up in them)',
+    },
     out: { type: 'string', value: 'dir', default: 'bench-results', description: 'where the results go' },
   },
 } satisfies CommandSpec
@@ -74,6 +83,7 @@ const CONTRACT_SHARE = number('contract-share')
 const ACCOUNTS = Math.max(2, Math.round(number('accounts')))
 const CONCURRENCY = Math.max(1, Math.round(number('concurrency')))
 const READ_RATE = number('read-rate')
+const WARM_UP_MINUTES = number('warm-up')
 const SEED = `keel-soak-${Date.now()}`
 const repoRoot = join(import.meta.dirname, '..')
 const accounts: SdkAccount[] = Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount(SEED, i))
@@ -82,11 +92,61 @@ const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 const fmt = (n: number): string => Math.round(n).toLocaleString('en')
+/** MiB per minute: the least-squares slope of `values` against their index (0 for fewer than two) */
+function slopePerMinute(values: number[]): number {
+  const n = values.length
+  if (n < 2) return 0
+  const meanX = (n - 1) / 2
+  const meanY = values.reduce((a, b) => a + b, 0) / n
+  let num = 0
+  let den = 0
+  for (const [x, y] of values.entries()) {
+    num += (x - meanX) * (y - meanY)
+    den += (x - meanX) ** 2
+  }
+  return num / den
+}
+
+/** each thread's V8 heap in use, MiB, as GET /metrics reports it (keel_thread_heap_used_bytes); empty when the scrape fails */
+async function threadHeapsMiB(url: string): Promise<Record<string, number>> {
+  const heaps: Record<string, number> = {}
+  try {
+    const text = await (await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })).text()
+    for (const match of text.matchAll(/^keel_thread_heap_used_bytes\{thread="([^"]*)"\} (\S+)$/gm))
+      heaps[match[1]] = Math.round(Number(match[2]) / 2 ** 20)
+  } catch {}
+  return heaps
+}
+const heapsText = (heaps: Record<string, number>): string =>
+  Object.entries(heaps)
+    .map(([thread, mib]) => `${thread} ${mib}`)
+    .join(', ')
+
 const loadAverage = (): string =>
   os
     .loadavg()
     .map((n) => n.toFixed(1))
     .join(' ')
+
+/** one minute of the soak */
+interface MinuteRow {
+  minute: number
+  offered: number
+  accepted: number
+  committed: number
+  p50Ms: number
+  p99Ms: number
+  reads: number
+  readP99Ms: number
+  rssMiB: number
+  anonMiB: number
+  fileMiB: number
+  cpuPercent: number
+  height: number
+  load: string
+  /** V8 heap in use by thread */
+  heapsMiB: Record<string, number>
+}
 
 interface Reply {
   code: number
@@ -445,13 +505,14 @@ async function main(): Promise<void> {
     )
 
     const readStats = { latencies: [] as number[], errors: 0, requests: 0 }
-    const minutes: Record<string, number | string>[] = []
+    const minutes: MinuteRow[] = []
     const soakStart = performance.now()
     const until = soakStart + MINUTES * 60_000
     let lastCpu = cpuSeconds([node.pid])
     let lastAt = performance.now()
     let counted = { offered: load.offered, accepted: load.accepted.size, committed: observed.committed.size, reads: 0 }
-    const report = (): void => {
+    const report = async (): Promise<void> => {
+      const heapsMiB = await threadHeapsMiB(node.url)
       const now = performance.now()
       const cpu = cpuSeconds([node.pid])
       const latencies: number[] = []
@@ -462,7 +523,7 @@ async function main(): Promise<void> {
       latencies.sort((a, b) => a - b)
       const readLatencies = readStats.latencies.splice(0).sort((a, b) => a - b)
       const memory = resident()
-      const row = {
+      const row: MinuteRow = {
         minute: minutes.length + 1,
         offered: load.offered - counted.offered,
         accepted: load.accepted.size - counted.accepted,
@@ -477,23 +538,29 @@ async function main(): Promise<void> {
         cpuPercent: Math.round(((cpu - lastCpu) / ((now - lastAt) / 1000)) * 100),
         height: Math.max(0, ...observed.blockNumbers.slice(-1)),
         load: loadAverage(),
+        heapsMiB,
       }
       minutes.push(row)
       counted = { offered: load.offered, accepted: load.accepted.size, committed: observed.committed.size, reads: readStats.requests }
       lastCpu = cpu
       lastAt = now
       console.error(
-        `minute ${row.minute}: offered ${fmt(row.offered)}, accepted ${fmt(row.accepted)}, committed ${fmt(row.committed)}; p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; ${fmt(row.reads)} reads (p99 ${row.readP99Ms} ms); node RSS ${row.rssMiB} MiB (anonymous ${row.anonMiB}, file ${row.fileMiB}), CPU ${row.cpuPercent}%; load ${row.load}`,
+        `minute ${row.minute}: offered ${fmt(row.offered)}, accepted ${fmt(row.accepted)}, committed ${fmt(row.committed)}; p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms; ${fmt(row.reads)} reads (p99 ${row.readP99Ms} ms); node RSS ${row.rssMiB} MiB (anonymous ${row.anonMiB}, file ${row.fileMiB}), CPU ${row.cpuPercent}%; heaps in use (MiB) ${heapsText(heapsMiB)}; load ${row.load}`,
       )
     }
     const memoryAtStart = resident()
-    const ticker = setInterval(report, 60_000)
+    // a report in progress when the load ends: the closing one must not count its minute again
+    let reporting: Promise<void> = Promise.resolve()
+    const ticker = setInterval(() => {
+      reporting = report()
+    }, 60_000)
     await Promise.all([
       submit(node.url, token, load, { until, rate, concurrency: CONCURRENCY }),
       reads(node.url, load, READ_RATE, until, readStats),
     ])
     clearInterval(ticker)
-    if (performance.now() - lastAt > 5000) report()
+    await reporting
+    if (performance.now() - lastAt > 5000) await report()
 
     // drain: every accepted hash pushed, or nothing new for 20 s
     let seen = -1
@@ -564,6 +631,8 @@ async function main(): Promise<void> {
       anonAtStartMiB: memoryAtStart.anon,
       rssAtEndMiB: resident().rss,
       anonAtEndMiB: resident().anon,
+      anonSlopeAfterWarmUpMiBPerMinute: Number(slopePerMinute(minutes.slice(WARM_UP_MINUTES).map((m) => m.anonMiB)).toFixed(2)),
+      warmUpMinutes: WARM_UP_MINUTES,
       maxPerSecond: Math.round(max),
       ratePerSecond: Math.round(rate),
       loadAverage: { start: loadAtStart, end: loadAverage() },
@@ -584,7 +653,7 @@ async function main(): Promise<void> {
   }
 }
 
-function writeResults(minutes: Record<string, number | string>[], summary: Record<string, unknown>, failed: boolean): void {
+function writeResults(minutes: MinuteRow[], summary: Record<string, unknown>, failed: boolean): void {
   const date = new Date().toISOString()
   const cpu = os.cpus()
   const machine = `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node.js ${process.version}`
@@ -593,13 +662,13 @@ function writeResults(minutes: Record<string, number | string>[], summary: Recor
   const text = [
     `Soak ${date.slice(0, 16).replace('T', ' ')} UTC on ${machine}; \`${command}\`; load average ${(summary.loadAverage as { start: string }).start} at the start, ${(summary.loadAverage as { end: string }).end} at the end.`,
     '',
-    `Offered ${fmt(s.ratePerSecond)} tx/s (of a measured ${fmt(s.maxPerSecond)}): ${fmt(s.offered)} offered, ${fmt(s.accepted)} accepted, ${fmt(s.committed)} committed, **${s.lost} lost, ${s.duplicated} duplicated**, ${s.invalid} invalid, ${s.missingFromPush} missing from the push, ${s.refusedAfterRetries} refused after 10 tries, ${s.rejected} rejected, ${s.retries} retries; ${fmt(s.blocks)} blocks, ${s.blockGaps} gaps; ${fmt(s.contractCalls)} contract calls, ${fmt(s.logsPushed)} logs pushed, ${fmt(s.logsPolled)} polled, ${s.duplicateLogs} duplicate logs; polled block hashes not seen exactly once: ${s.polledBlocksNotOnce}; ${fmt(s.readRequests)} reads, ${s.readErrors} errors; read back ${s.readBack}; status events ${JSON.stringify(summary.statuses)}; node RSS ${s.rssAtStartMiB} → ${s.rssAtEndMiB} MiB (anonymous ${s.anonAtStartMiB} → ${s.anonAtEndMiB} MiB).`,
+    `Offered ${fmt(s.ratePerSecond)} tx/s (of a measured ${fmt(s.maxPerSecond)}): ${fmt(s.offered)} offered, ${fmt(s.accepted)} accepted, ${fmt(s.committed)} committed, **${s.lost} lost, ${s.duplicated} duplicated**, ${s.invalid} invalid, ${s.missingFromPush} missing from the push, ${s.refusedAfterRetries} refused after 10 tries, ${s.rejected} rejected, ${s.retries} retries; ${fmt(s.blocks)} blocks, ${s.blockGaps} gaps; ${fmt(s.contractCalls)} contract calls, ${fmt(s.logsPushed)} logs pushed, ${fmt(s.logsPolled)} polled, ${s.duplicateLogs} duplicate logs; polled block hashes not seen exactly once: ${s.polledBlocksNotOnce}; ${fmt(s.readRequests)} reads, ${s.readErrors} errors; read back ${s.readBack}; status events ${JSON.stringify(summary.statuses)}; node RSS ${s.rssAtStartMiB} → ${s.rssAtEndMiB} MiB (anonymous ${s.anonAtStartMiB} → ${s.anonAtEndMiB} MiB; after the first ${s.warmUpMinutes} minutes anonymous memory moved ${s.anonSlopeAfterWarmUpMiBPerMinute} MiB/min, least squares).`,
     '',
-    '| minute | offered | accepted | committed | p50 / p99 submit→commit | reads (p99) | node RSS (anonymous, file) | node CPU | load average |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| minute | offered | accepted | committed | p50 / p99 submit→commit | reads (p99) | node RSS (anonymous, file) | heaps in use, MiB | node CPU | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...minutes.map(
       (m) =>
-        `| ${m.minute} | ${fmt(m.offered as number)} | ${fmt(m.accepted as number)} | ${fmt(m.committed as number)} | ${m.p50Ms} / ${m.p99Ms} ms | ${fmt(m.reads as number)} (${m.readP99Ms} ms) | ${m.rssMiB} MiB (${m.anonMiB}, ${m.fileMiB}) | ${m.cpuPercent}% | ${m.load} |`,
+        `| ${m.minute} | ${fmt(m.offered)} | ${fmt(m.accepted)} | ${fmt(m.committed)} | ${m.p50Ms} / ${m.p99Ms} ms | ${fmt(m.reads)} (${m.readP99Ms} ms) | ${m.rssMiB} MiB (${m.anonMiB}, ${m.fileMiB}) | ${heapsText(m.heapsMiB)} | ${m.cpuPercent}% | ${m.load} |`,
     ),
   ].join('\n')
   const dir = resolve(repoRoot, values.out)

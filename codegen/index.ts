@@ -15,7 +15,16 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import schemaUtils from '@open-rpc/schema-utils-js'
 import { checkDocument, type OpenRpcDocument } from './check.ts'
-import { renderClient, renderErrors, renderHandlers, renderMethodNames, renderMethods, renderReexport, renderTypes } from './render.ts'
+import {
+  renderClient,
+  renderErrors,
+  renderHandlers,
+  renderMethodErrors,
+  renderMethodNames,
+  renderMethods,
+  renderReexport,
+  renderTypes,
+} from './render.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -35,6 +44,7 @@ async function main(): Promise<void> {
     'sdk/src/generated/errors.ts': renderErrors(document),
     'sdk/src/generated/types.ts': renderTypes(document),
     'sdk/src/generated/method-names.ts': renderMethodNames(document),
+    'sdk/src/generated/method-errors.ts': renderMethodErrors(document),
     'sdk/src/generated/client.ts': renderClient(document),
     'generated/errors.ts': renderReexport('../sdk/src/generated/errors.ts', false),
     'generated/types.ts': renderReexport('../sdk/src/generated/types.ts', true),

@@ -267,6 +267,23 @@ export function renderMethodNames(document: OpenRpcDocument): string {
   return out
 }
 
+/**
+ * The codes each method documents besides 0 (its `errors` in openrpc.json), as data the client's
+ * type guard `isErrorOf` reads; typed by the same unions as types.ts `Methods[M]['error']`.
+ */
+export function renderMethodErrors(document: OpenRpcDocument): string {
+  let out = HEADER
+  out += "\nimport type { Methods } from './types.ts'\n"
+  out += '\n/** The codes each method documents besides 0, by canonical name. */\n'
+  out += "export const methodErrorCodes: { readonly [M in keyof Methods]: readonly Methods[M]['error'][] } = {\n"
+  for (const method of document.methods) {
+    const codes = (method.errors ?? []).map((ref) => document.components.errors[errorName(ref.$ref)].code)
+    out += `  ${method.name}: [${codes.join(', ')}],\n`
+  }
+  out += '}\n'
+  return out
+}
+
 /** A node-side file that re-exports what the client package generated, so both read one copy. */
 export function renderReexport(target: string, typesOnly: boolean): string {
   return `${HEADER}\n// Generated into the client package (keel-client), which the node shares.\nexport ${typesOnly ? 'type ' : ''}* from '${target}'\n`

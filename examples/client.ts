@@ -1,6 +1,6 @@
 // README "The client package": the typed client against a running node (`npm start` in another terminal).
 //   npx tsx examples/client.ts [--url http://127.0.0.1:8081]   (or KEEL_URL)
-import { createClient, ErrorCode, RpcError } from 'keel-client'
+import { createClient, ErrorCode, isErrorOf, RpcError } from 'keel-client'
 import { exampleOptions } from './options.ts'
 
 const { url } = exampleOptions(
@@ -15,5 +15,6 @@ try {
   await client.tx_getTransactionByHash('0x1234')
 } catch (error) {
   if (error instanceof RpcError) console.log(`code ${error.code}: ${error.shortMessage}`)
-  if (error instanceof RpcError && error.code === ErrorCode.INVALID_PARAMS) console.log('(a hash has 64 hex digits)')
+  // narrowed to the codes tx_getTransactionByHash documents (-32602, -32001): a third would not compile here
+  if (isErrorOf('tx_getTransactionByHash', error) && error.code === ErrorCode.INVALID_PARAMS) console.log('(a hash has 64 hex digits)')
 }

@@ -90,6 +90,13 @@ test('a node: /health alive, /ready ready, /metrics counts what it did in the Pr
   assert.ok(/^keel_thread_event_loop_lag_p99_seconds\{thread="chain"\}/m.test(text), 'the chain thread')
   for (const thread of ['rpc-1', 'rpc-2'])
     assert.ok(new RegExp(`^keel_thread_event_loop_lag_p99_seconds\\{thread="${thread}"\\}`, 'm').test(text), thread)
+  // every thread's heap: the chain thread's and its request threads' read by themselves, the workers' from their slots
+  for (const thread of ['chain', 'rpc-1', 'rpc-2', 'verify', 'state-hash']) {
+    const used = sample(text, 'keel_thread_heap_used_bytes', { thread }) ?? 0
+    const total = sample(text, 'keel_thread_heap_total_bytes', { thread }) ?? 0
+    assert.ok(used > 1_000_000 && total >= used, `the heap of ${thread}: ${used} used of ${total}`)
+    assert.ok(sample(text, 'keel_thread_external_memory_bytes', { thread }) !== undefined, `external memory of ${thread}`)
+  }
 
   // every series the Grafana dashboard draws is one the node writes
   const dashboard = readFileSync(join(root, 'ops', 'grafana-dashboard.json'), 'utf8')

@@ -1,6 +1,6 @@
 /**
  * The peer network with real TLS on loopback: 4 VPs and 1 NVP in one process, each on a free port,
- * plus hostile peers built from the same frames (src/p2p/wire.ts) with raw gRPC clients.
+ * plus hostile peers built from the same frames (src/p2p/link-frames.ts) with raw gRPC clients.
  */
 import { randomBytes, sign as signBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -16,6 +16,18 @@ import { createLogger } from '../src/log.ts'
 import { loadPeerConfig, localNetworkPlan, type PeerConfigInput, writePeerConfigFiles } from '../src/p2p/config.ts'
 import { createNamespaceCa, issueNodeCert, type NamespaceCa, type NodeIdentity, nodeIdentityFrom } from '../src/p2p/identity.ts'
 import {
+  authTranscript,
+  decodeFrame,
+  encodeAuth,
+  encodeBatch,
+  encodeData,
+  encodeHello,
+  encodePing,
+  type Frame,
+  type Hello,
+  PROTOCOL_VERSION,
+} from '../src/p2p/link-frames.ts'
+import {
   createPeerNetwork,
   LINK_PATH,
   linkChannelOptions,
@@ -27,18 +39,6 @@ import {
   type PeerNetwork,
   refusedAsDeleted,
 } from '../src/p2p/network.ts'
-import {
-  authTranscript,
-  decodeFrame,
-  encodeAuth,
-  encodeBatch,
-  encodeData,
-  encodeHello,
-  encodePing,
-  type Frame,
-  type Hello,
-  PROTOCOL_VERSION,
-} from '../src/p2p/wire.ts'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 

@@ -8,7 +8,9 @@
  * ```
  */
 import type { KeelClientMethods } from './generated/client.ts'
-import { methodNames } from './generated/method-names.ts'
+import { methodErrorCodes } from './generated/method-errors.ts'
+import { type MethodName, methodNames } from './generated/method-names.ts'
+import type { Methods } from './generated/types.ts'
 import { parseJson, stringifyJson } from './json.ts'
 
 /** A reply envelope of the Hyperchain dialect. */
@@ -45,10 +47,13 @@ function ethereumToEnvelope(reply: unknown): unknown {
   return reply
 }
 
-/** A call the node answered with a non-zero code. */
-export class RpcError extends Error {
+/**
+ * A call the node answered with a non-zero code: one class for every code, the code its type
+ * parameter. `isErrorOf(method, error)` narrows it to the codes the method documents.
+ */
+export class RpcError<Code extends number = number> extends Error {
   override name = 'RpcError'
-  readonly code: number
+  readonly code: Code
   /** the node's own message, without the method prefix */
   readonly shortMessage: string
   constructor(
@@ -56,9 +61,27 @@ export class RpcError extends Error {
     readonly envelope: Envelope,
   ) {
     super(`${method} failed with code ${envelope.code}: ${envelope.message}`)
-    this.code = envelope.code
+    this.code = envelope.code as Code
     this.shortMessage = envelope.message
   }
+}
+
+/** The error `method` documents (openrpc.json `errors`): an RpcError with one of its codes. */
+export type MethodError<M extends MethodName> = RpcError<Methods[M]['error']>
+
+/**
+ * Whether `error` is an RpcError with one of the codes `method` documents, e.g.
+ *
+ * ```ts
+ * try { await client.tx_getTransactionReceipt(hash) } catch (error) {
+ *   if (isErrorOf('tx_getTransactionReceipt', error) && error.code === ErrorCode.DATA_NOT_FOUND) …
+ * }
+ * ```
+ *
+ * A code outside the method's list (busy, an internal error, a TCert refusal) answers false.
+ */
+export function isErrorOf<M extends MethodName>(method: M, error: unknown): error is MethodError<M> {
+  return error instanceof RpcError && (methodErrorCodes[method] as readonly number[]).includes(error.code)
 }
 
 /** Moves one request body to a node and brings the reply body back. */

@@ -72,11 +72,15 @@ export {
   type Envelope,
   type HttpTransportOptions,
   httpTransport,
+  isErrorOf,
   type KeelClient,
+  type MethodError,
   RpcError,
   type Transport,
 } from './client.ts'
 export { ErrorCode, type ErrorCodeValue, ErrorMeaning, type ErrorName } from './generated/errors.ts'
+export { methodErrorCodes } from './generated/method-errors.ts'
+export { type MethodName, methodNames } from './generated/method-names.ts'
 export type * from './generated/types.ts'
 export { JsonDepthError, JsonSyntaxError, JsonText, type JsonValue, parseJson, stringifyJson } from './json.ts'
 export {

@@ -6,9 +6,9 @@ import { DataNotFound, InvalidParams, NoBlockGenerated } from '../errors.ts'
 import { toHex } from '../wire/format.ts'
 import { JsonText, stringifyJson } from '../wire/json.ts'
 import type { AnswerCache } from './answers.ts'
-import { notFound } from './archived.ts'
 import { resolveBlockNumber, resolveBlockRange, resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
+import { notFound } from './not-found.ts'
 import { MAX_BATCH_ITEMS, pageOf } from './paging.ts'
 
 /** a block as an object, or the JSON text of a cached full rendering */

@@ -6,9 +6,9 @@ import type { Receipt as WireReceipt } from '../../generated/types.ts'
 import { type BlockHeader, type Hex, InvalidReason, type InvalidTx } from '../domain.ts'
 import { RpcError } from '../errors.ts'
 import { formatReceipt } from '../wire/format.ts'
-import { notFound } from './archived.ts'
 import { resolveTimeRange } from './block-number.ts'
 import type { ChainReader } from './chain-reader.ts'
+import { notFound } from './not-found.ts'
 
 /**
  * The receipt error of a discarded transaction: its failure name is the message (spec

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module'
 import { setPriority } from 'node:os'
 import { parentPort, workerData } from 'node:worker_threads'
 import { failpoint } from '../failpoints.ts'
+import { publishThreadHeap } from '../metrics/thread-heap.ts'
 
 interface SolcModule {
   version(): string
@@ -30,6 +31,7 @@ const COMPILE_NICE = 10
 
 const port = parentPort
 if (!port) throw new Error('solc-worker.ts must run as a worker thread')
+publishThreadHeap()
 const { packageName } = workerData as { packageName: string }
 
 // A compile may take seconds of CPU: on Linux this thread alone is niced, so on a busy machine the

@@ -9,6 +9,7 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { failpoint } from '../failpoints.ts'
+import { publishThreadHeap } from '../metrics/thread-heap.ts'
 import { unpackFrames } from '../wire/frames.ts'
 import { runAsBulkThread } from '../workers/start.ts'
 import type { TxFields } from './sign-string.ts'
@@ -23,6 +24,7 @@ type JobMessage = { jobId: number } & (
 const port = parentPort
 if (!port) throw new Error('verify-worker.ts must run as a worker thread')
 runAsBulkThread()
+publishThreadHeap()
 const { nodeVersion, jobModule } = (workerData ?? {}) as { nodeVersion?: string; jobModule?: string }
 // the jobs of a layer above this one (verify-pool.ts JobModule), loaded before this worker says it is ready
 const handlers = jobModule === undefined ? {} : ((await import(jobModule)) as { jobs: JobModule['handlers'] }).jobs

@@ -9,6 +9,7 @@
  * histograms add up, and every per-thread series carries a `thread` label.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { isMainThread } from 'node:worker_threads'
 import {
   AggregatorRegistry,
   Counter,
@@ -19,6 +20,7 @@ import {
   type MetricValue,
   Registry,
 } from 'prom-client'
+import { threadHeaps } from './thread-heap.ts'
 
 export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[]
 
@@ -89,6 +91,8 @@ export function createRpcRegistry(thread: string, sources: RpcMetricsSources): T
     buckets: SECONDS_BUCKETS,
     registers: [registry],
   })
+  // on the main thread the chain registry already reports this thread's heap and its workers'
+  if (!isMainThread) heapGauges(registry, thread, `${thread}/`)
   const lag = loopLagGauge(registry)
   return {
     registry,
@@ -181,6 +185,7 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
     },
   })
   collectDefaultMetrics({ register: registry, prefix: 'keel_' })
+  heapGauges(registry, 'chain', '')
   const lag = loopLagGauge(registry)
   return {
     registry,
@@ -212,6 +217,29 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
       this.set(read())
     },
   })
+}
+
+/**
+ * The heap of this thread (`self`) and of the workers it started (thread-heap.ts), one series per
+ * thread; a worker's name is prefixed with `prefix`.
+ */
+function heapGauges(registry: Registry, self: string, prefix: string): void {
+  const figures = [
+    ['keel_thread_heap_used_bytes', "bytes of the thread's V8 heap in use (live objects and garbage not yet collected)", 'used'],
+    ['keel_thread_heap_total_bytes', "bytes V8 has reserved for the thread's heap", 'total'],
+    ['keel_thread_external_memory_bytes', "bytes outside the thread's heap held by its objects (Buffers, ArrayBuffers)", 'external'],
+  ] as const
+  for (const [name, help, field] of figures)
+    new Gauge({
+      name,
+      help,
+      labelNames: ['thread'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const heap of threadHeaps(self, prefix)) this.set({ thread: heap.thread }, heap[field])
+      },
+    })
 }
 
 /** push subscriptions are counted by the request threads that hold them, polling ones by the chain thread */

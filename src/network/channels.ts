@@ -1,6 +1,6 @@
 /** The p2p channels Keel's nodes talk on (src/p2p carries opaque payloads per channel number). */
 export const Channel = {
-  /** RBFT messages among VPs (src/consensus/rbft/codec.ts) */
+  /** RBFT messages among VPs (src/consensus/bft/messages.ts) */
   consensus: 1,
   /** a transaction a VP admitted, relayed to every other VP (consensus.md §3 step 2) */
   tx: 2,

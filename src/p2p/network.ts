@@ -3,7 +3,7 @@
  * namespace, over gRPC (@grpc/grpc-js, ARCHITECTURE.md decision 9) with mutual TLS.
  *
  * A link is one bidirectional gRPC stream (`/keel.p2p.Peer/Link`, Buffer in, Buffer out: no
- * protoc) carrying the frames of wire.ts in both directions, whichever side opened it.
+ * protoc) carrying the frames of link-frames.ts in both directions, whichever side opened it.
  * - VPs dial every other VP of their peerconfig.toml; an NVP dials the VPs of its own. A VP accepts
  *   any node holding an ECert of the namespace CA, so NVPs (and a joining VP) need not be in its files.
  * - When both sides of a pair dial at once, both keep the link opened by the smaller host name, so
@@ -16,7 +16,7 @@
  *    signs both HELLOs with its ECert key. The certificate must be the one TLS saw, name the host
  *    claimed and carry the role claimed (identity.ts); the signature covers the other side's fresh
  *    nonce, so nothing recorded on an earlier connection passes. No DATA before both checks.
- * 3. Sequence numbers per sender boot (wire.ts) drop replayed or overtaken frames.
+ * 3. Sequence numbers per sender boot (link-frames.ts) drop replayed or overtaken frames.
  *
  * Bounds: per-peer outbound queue (full → `send` returns false, counted), inbound frame size cap
  * (gRPC's max_receive_message_length; bigger closes the link), per-peer inbound token buckets on
@@ -25,34 +25,35 @@
  * logged; nothing a peer sends can throw out of this module.
  *
  * Frames queued on a link during one turn of the event loop are written after it as one BATCH
- * gRPC message (wire.ts), which is what makes small messages cheap.
+ * gRPC message (link-frames.ts), which is what makes small messages cheap.
  *
  * Keepalive: every `keepaliveMs` (3 s, consensus.md §8) each side pings; after `keepaliveMisses` (3)
  * unanswered pings the link is closed and the peer reported lost. The ping's round trip is the
  * peer's delay (ns). Dialled peers are redialled with capped exponential back-off.
  *
- * Why one file of ~1,100 lines: GrpcPeerNetwork owns the table of peers and links, and every part
- * of it — dialling, accepting, the handshake, replacing a link, batching, keepalive, the inbound
- * buckets, requests, forgetting a peer — reads and changes the same per-peer entries under the
- * one-link-per-pair rule above. Split along those lines, each part would reach into the others'
- * state; the frames (wire.ts), identities (identity.ts) and files (config.ts) are apart already.
+ * Why one class of ~600 lines: GrpcPeerNetwork owns the table of peers and links, and every part
+ * of it — dialling, accepting, establishing a link, replacing a link, batching, keepalive, the
+ * inbound buckets, requests, forgetting a peer — reads and changes the same per-peer entries under
+ * the one-link-per-pair rule above. Split along those lines, each part would reach into the others'
+ * state; what needs none of it is apart: the frames (link-frames.ts), the handshake's HELLO checks
+ * and AUTH signatures (handshake.ts), the requests awaiting answers (pending-requests.ts),
+ * identities (identity.ts) and files (config.ts).
  */
-import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, X509Certificate } from 'node:crypto'
+import { type KeyObject, randomBytes, sign as signBytes, verify as verifyBytes, type X509Certificate } from 'node:crypto'
 import { isIP } from 'node:net'
 import { checkServerIdentity } from 'node:tls'
 import * as grpc from '@grpc/grpc-js'
 import { nodeHash } from '../crypto/hash.ts'
 import type { Logger } from '../log.ts'
 import type { PeerConfig } from './config.ts'
-import { type NodeIdentity, readPeerCert } from './identity.ts'
+import { createHandshake, forgottenReason, type Handshake } from './handshake.ts'
+import type { NodeIdentity } from './identity.ts'
 import {
-  authTranscript,
   decodeBatch,
   decodeFrame,
   encodeAuth,
   encodeBatch,
   encodeData,
-  encodeHello,
   encodePing,
   encodeRequest,
   encodeResponse,
@@ -60,8 +61,8 @@ import {
   type Frame,
   FrameError,
   type Hello,
-  PROTOCOL_VERSION,
-} from './wire.ts'
+} from './link-frames.ts'
+import { createPendingRequests, P2pRequestError, type PendingRequests } from './pending-requests.ts'
 
 export interface PeerIdentity {
   hostname: string
@@ -194,16 +195,7 @@ export interface PeerNetworkOptions {
   limits?: Partial<PeerLimits>
 }
 
-/** What request() rejects with; `reason` tells the cases apart. */
-export class P2pRequestError extends Error {
-  override readonly name = 'P2pRequestError'
-  constructor(
-    readonly reason: 'not-connected' | 'queue-full' | 'too-large' | 'timeout' | 'disconnected' | 'remote' | 'stopped',
-    message: string,
-  ) {
-    super(message)
-  }
-}
+export { P2pRequestError } from './pending-requests.ts'
 
 export const LINK_PATH = '/keel.p2p.Peer/Link'
 const passBuffer = (b: Buffer): Buffer => b
@@ -294,14 +286,6 @@ interface PeerEntry {
   inboundRequests: number
   delayNs: number
   counters: PeerCounters
-}
-
-interface PendingRequest {
-  hostname: string
-  channel: number
-  resolve: (payload: Uint8Array) => void
-  reject: (error: Error) => void
-  timer: NodeJS.Timeout
 }
 
 /** One gRPC stream to one peer, from its handshake to its close. */
@@ -416,9 +400,6 @@ class Link {
   }
 }
 
-const forgottenReason = (hostname: string): string =>
-  `${hostname} was deleted on this node (node_deleteVP, node_deleteNVP, or removed from the VP group)`
-
 /** a refusal (PeerEvent `refused`) saying the peer deleted `hostname`, this node */
 export const refusedAsDeleted = (reason: string, hostname: string): boolean => reason === forgottenReason(hostname)
 
@@ -426,6 +407,7 @@ export function createPeerNetwork(options: PeerNetworkOptions): PeerNetwork {
   return new GrpcPeerNetwork(options)
 }
 
+/** The peer network over gRPC links. Long on purpose: the file's header says why its parts share one table. */
 class GrpcPeerNetwork implements PeerNetwork {
   readonly self: PeerIdentity
   readonly address: { ip: string; port: number }
@@ -434,15 +416,15 @@ class GrpcPeerNetwork implements PeerNetwork {
   private readonly log: Logger | undefined
   private readonly identity: NodeIdentity
   private readonly bootId = randomBytes(16)
+  private readonly handshake: Handshake
   private readonly maxBatchBytes: number
   private readonly entries = new Map<string, PeerEntry>()
   private readonly forgotten = new Set<string>()
   private readonly handlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => void>()
   private readonly requestHandlers = new Map<number, (from: PeerIdentity, payload: Uint8Array) => Promise<Uint8Array>>()
   private readonly listeners: ((event: PeerEvent) => void)[] = []
-  private readonly pending = new Map<number, PendingRequest>()
+  private readonly pending: PendingRequests = createPendingRequests()
   private readonly links = new Set<Link>()
-  private nextRequestId = 1
   private handshakesRefused = 0
   private protocolErrors = 0
   private server?: grpc.Server
@@ -470,6 +452,14 @@ class GrpcPeerNetwork implements PeerNetwork {
     const own = config.hosts.get(self.hostname)!
     this.address = { ip: own.ip, port: own.port }
     this.self = { hostname: self.hostname, id: self.id, vp: self.vp, nodeHash: nodeHash(self.hostname, this.namespace) }
+    this.handshake = createHandshake({
+      identity,
+      namespace: this.namespace,
+      self: this.self,
+      bootId: this.bootId,
+      listenPort: () => this.address.port,
+      isForgotten: (hostname) => this.forgotten.has(hostname),
+    })
     for (const node of config.nodes) {
       if (node.hostname === self.hostname) continue
       const address = config.hosts.get(node.hostname)!
@@ -537,11 +527,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     clearInterval(this.keepaliveTimer)
     for (const entry of this.entries.values()) clearTimeout(entry.dialTimer)
     for (const link of [...this.links]) this.closeLink(link, 'network stopped')
-    for (const [id, request] of this.pending) {
-      clearTimeout(request.timer)
-      this.pending.delete(id)
-      request.reject(new P2pRequestError('stopped', `p2p request to ${request.hostname} channel ${request.channel}: network stopped`))
-    }
+    this.pending.failAll('stopped', 'network stopped')
     const server = this.server
     if (!server) return
     await new Promise<void>((resolve) => {
@@ -558,19 +544,6 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   // ── links ────────────────────────────────────────────────────────────────
 
-  private hello(): Buffer {
-    return encodeHello({
-      version: PROTOCOL_VERSION,
-      vp: this.self.vp,
-      bootId: this.bootId,
-      nonce: randomBytes(32),
-      listenPort: this.address.port,
-      hostname: this.self.hostname,
-      namespace: this.namespace,
-      certDer: this.identity.cert.raw,
-    })
-  }
-
   private dial(entry: PeerEntry): void {
     const hostname = entry.identity.hostname
     if (this.state !== 'running' || entry.link || entry.dialing || this.forgotten.has(hostname)) return
@@ -582,7 +555,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       'grpc.default_authority': hostname,
     })
     const stream = client.makeBidiStreamRequest(LINK_PATH, passBuffer, passBuffer)
-    const link = new Link(stream, true, this.hello(), hostname, entry.ip, client, this.maxBatchBytes)
+    const link = new Link(stream, true, this.handshake.hello(), hostname, entry.ip, client, this.maxBatchBytes)
     link.entry = entry
     entry.dialing = link
     this.attach(link)
@@ -594,7 +567,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       call.end()
       return
     }
-    const link = new Link(call, false, this.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
+    const link = new Link(call, false, this.handshake.hello(), undefined, parseRemoteIp(call.getPeer()), undefined, this.maxBatchBytes)
     this.attach(link)
     link.writeNow(link.myHello)
   }
@@ -644,14 +617,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     if (!entry || !wasOpen || entry.link !== link) return
     entry.link = undefined
     this.log?.info(`p2p: lost ${entry.identity.hostname} (${reason})`)
-    for (const [id, request] of this.pending) {
-      if (request.hostname !== entry.identity.hostname) continue
-      clearTimeout(request.timer)
-      this.pending.delete(id)
-      request.reject(
-        new P2pRequestError('disconnected', `p2p request to ${request.hostname} channel ${request.channel}: link lost (${reason})`),
-      )
-    }
+    this.pending.failAll('disconnected', `link lost (${reason})`, entry.identity.hostname)
     this.emit({ kind: 'lost', peer: entry.identity })
     this.scheduleDial(entry)
   }
@@ -724,56 +690,26 @@ class GrpcPeerNetwork implements PeerNetwork {
 
   private onHandshakeFrame(link: Link, frame: Frame, bytes: Buffer): void {
     if (frame.kind === 'hello' && !link.peerHello) {
-      const problem = this.checkHello(link, frame)
-      if (problem) {
+      const tlsCertDer = (link.stream as { getAuthContext?: () => { sslPeerCertificate?: { raw?: Buffer } } | null }).getAuthContext?.()
+        ?.sslPeerCertificate?.raw
+      const checked = this.handshake.check(frame, { dialer: link.dialer, expected: link.expected, tlsCertDer })
+      if ('refused' in checked) {
         // a deleted peer passed every check of its identity: it may learn why it is refused
-        this.refuse(link, problem, !link.dialer && problem === forgottenReason(frame.hostname))
+        this.refuse(link, checked.refused, !link.dialer && checked.refused === forgottenReason(frame.hostname))
         return
       }
+      link.peerCert = checked.cert
       link.peerHello = frame
       link.peerHelloBytes = bytes
-      const [dialerHello, listenerHello] = link.dialer ? [link.myHello, bytes] : [bytes, link.myHello]
-      const signature = signBytes('sha256', authTranscript(link.dialer ? 'dialer' : 'listener', dialerHello, listenerHello), {
-        key: this.identity.privateKey,
-        dsaEncoding: 'ieee-p1363',
-      })
-      link.writeNow(encodeAuth(signature))
+      link.writeNow(encodeAuth(this.handshake.sign(link.dialer, link.myHello, bytes)))
       return
     }
     if (frame.kind === 'auth' && link.peerHello && link.peerHelloBytes && link.peerCert) {
-      const [dialerHello, listenerHello] = link.dialer ? [link.myHello, link.peerHelloBytes] : [link.peerHelloBytes, link.myHello]
-      const transcript = authTranscript(link.dialer ? 'listener' : 'dialer', dialerHello, listenerHello)
-      if (verifyBytes('sha256', transcript, { key: link.peerCert.publicKey, dsaEncoding: 'ieee-p1363' }, frame.signature))
-        this.establish(link)
+      if (this.handshake.verify(link.dialer, link.myHello, link.peerHelloBytes, link.peerCert, frame.signature)) this.establish(link)
       else this.refuse(link, `${link.peerHello.hostname}: handshake signature does not verify with its certificate`)
       return
     }
     this.refuse(link, `${frame.kind} frame during the handshake`)
-  }
-
-  /** Why a HELLO is refused, or undefined when it is fine (sets link.peerCert). */
-  private checkHello(link: Link, hello: Hello): string | undefined {
-    if (hello.version !== PROTOCOL_VERSION) return `protocol version ${hello.version}, this node speaks ${PROTOCOL_VERSION}`
-    if (hello.namespace !== this.namespace) return `namespace ${hello.namespace}, this node is in ${this.namespace}`
-    let cert: X509Certificate
-    let facts: { hostname: string; role: string }
-    try {
-      cert = new X509Certificate(hello.certDer)
-      facts = readPeerCert(cert, this.identity.ca)
-    } catch (error) {
-      return `certificate refused: ${(error as Error).message}`
-    }
-    const tlsCert = (link.stream as { getAuthContext?: () => { sslPeerCertificate?: { raw?: Buffer } } | null }).getAuthContext?.()
-      ?.sslPeerCertificate?.raw
-    if (!tlsCert || !tlsCert.equals(hello.certDer)) return 'the certificate in HELLO is not the one of the TLS connection'
-    if (hello.hostname !== facts.hostname) return `claims to be ${hello.hostname} but its certificate is for ${facts.hostname}`
-    if (hello.vp !== (facts.role === 'VP')) return `${hello.hostname} claims vp = ${hello.vp} but its certificate says ${facts.role}`
-    if (link.dialer && hello.hostname !== link.expected) return `dialled ${link.expected} but ${hello.hostname} answered`
-    if (hello.hostname === this.self.hostname) return 'a link to itself'
-    if (this.forgotten.has(hello.hostname)) return forgottenReason(hello.hostname)
-    if (!this.self.vp && !hello.vp) return `${hello.hostname} is an NVP; an NVP links to VPs only`
-    link.peerCert = cert
-    return undefined
   }
 
   private establish(link: Link): void {
@@ -877,21 +813,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       this.serveRequest(entry, frame.channel, frame.requestId, frame.payload)
       return
     }
-    const request = this.pending.get(frame.requestId)
-    if (!request || request.hostname !== entry.identity.hostname) {
-      entry.counters.droppedUnexpected++
-      return
-    }
-    this.pending.delete(frame.requestId)
-    clearTimeout(request.timer)
-    if (frame.ok) request.resolve(frame.payload)
-    else
-      request.reject(
-        new P2pRequestError(
-          'remote',
-          `p2p request to ${request.hostname} channel ${request.channel} failed there: ${frame.payload.toString('utf8')}`,
-        ),
-      )
+    if (!this.pending.answer(frame.requestId, entry.identity.hostname, frame.ok, frame.payload)) entry.counters.droppedUnexpected++
   }
 
   private serveRequest(entry: PeerEntry, channel: number, requestId: number, payload: Buffer): void {
@@ -996,8 +918,7 @@ class GrpcPeerNetwork implements PeerNetwork {
       return Promise.reject(
         new P2pRequestError('too-large', `${what}: ${payload.length} bytes is over the ${this.limits.maxMessageBytes}-byte limit`),
       )
-    const requestId = this.nextRequestId
-    this.nextRequestId = (this.nextRequestId % 0xffffffff) + 1
+    const requestId = this.pending.nextId()
     const seq = entry.seqOut + 1n
     if (!link.enqueue(encodeRequest(channel, seq, requestId, payload), this.limits)) {
       entry.counters.droppedQueueFull++
@@ -1005,13 +926,7 @@ class GrpcPeerNetwork implements PeerNetwork {
     }
     entry.seqOut = seq
     entry.counters.sent++
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(requestId)
-        reject(new P2pRequestError('timeout', `${what}: no answer within ${timeoutMs} ms`))
-      }, timeoutMs)
-      this.pending.set(requestId, { hostname, channel, resolve, reject, timer })
-    })
+    return this.pending.awaitAnswer(requestId, hostname, channel, timeoutMs)
   }
 
   peers(): PeerStatus[] {

@@ -5,12 +5,14 @@
  */
 import { parentPort } from 'node:worker_threads'
 import { failpoint } from '../failpoints.ts'
+import { publishThreadHeap } from '../metrics/thread-heap.ts'
 import { runAsBulkThread } from '../workers/start.ts'
 import { changeLanes, unpackLaneChanges } from './state-hash.ts'
 
 const port = parentPort
 if (!port) throw new Error('state-hash-worker.ts must run as a worker thread')
 runAsBulkThread()
+publishThreadHeap()
 
 port.on('message', (message: { jobId: number; packed: Uint8Array }) => {
   // kills this worker as a crash would (docs/reliability.md "Threads that die")

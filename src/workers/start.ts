@@ -11,6 +11,7 @@ import { getPriority, setPriority } from 'node:os'
 import { join, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
+import { heapSlotFor } from '../metrics/thread-heap.ts'
 
 /** false under tsx; true in dist/, where every `.ts` module of the sources has a built `.js` twin beside it */
 export const runningBuilt = !import.meta.url.endsWith('.ts')
@@ -60,7 +61,9 @@ export async function startWorker<Ready extends { ready: true }>(
   /** message ports inside `data`, moved to the worker */
   transferList: readonly Transferable[] = [],
 ): Promise<StartedWorker<Ready> | undefined> {
-  const workerData = { ...data, threadName }
+  // where the worker writes its heap figures for this thread's metrics (metrics/thread-heap.ts)
+  const heap = heapSlotFor(threadName)
+  const workerData = { ...data, threadName, heapSlot: heap.buffer }
   const list = [...transferList] as NonNullable<WorkerOptions['transferList']>
   const module = runnableModule(source)
   let worker: Worker
@@ -75,8 +78,10 @@ export async function startWorker<Ready extends { ready: true }>(
       worker = new Worker(module, { workerData, transferList: list })
     }
   } catch {
+    heap.release()
     return undefined
   }
+  worker.once('exit', heap.release)
   return new Promise((resolve) => {
     const timer = setTimeout(() => finish(undefined), timeoutMs)
     const finish = (result: StartedWorker<Ready> | undefined): void => {

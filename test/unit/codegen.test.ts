@@ -3,6 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { checkDocument, type OpenRpcDocument } from '../../codegen/check.ts'
 import { renderMethods, typeBaseName } from '../../codegen/render.ts'
+import type { ServedHandlers } from '../../src/api/index.ts'
 
 const document = JSON.parse(readFileSync(new URL('../../openrpc.json', import.meta.url), 'utf8')) as OpenRpcDocument
 
@@ -37,6 +38,21 @@ test('the method table is data: no functions, every method and alias listed', ()
 test('type names follow the method names', () => {
   assert.is(typeBaseName('tx_getTransactionByHash'), 'TxGetTransactionByHash')
   assert.is(typeBaseName('sub_unSubscription'), 'SubUnSubscription')
+})
+
+test('a handler table without one of the methods, or with a handler of the wrong shape, does not compile', () => {
+  // tsc checks this (npm run typecheck; npm test runs it too): an @ts-expect-error with no error fails it
+  const check = (handlers: ServedHandlers): ServedHandlers[] => {
+    const { tx_getTransactionReceipt: _left, ...rest } = handlers
+    // @ts-expect-error tx_getTransactionReceipt is missing
+    const incomplete: ServedHandlers = rest
+    // @ts-expect-error block_latestBlock takes no number
+    const misshapen: ServedHandlers = { ...handlers, block_latestBlock: (params: number) => params }
+    // the Ethereum dialect's methods may be absent: they answer -32601 without its settings
+    const { eth_chainId: _eth, ...withoutEthereum } = handlers
+    return [incomplete, misshapen, withoutEthereum]
+  }
+  assert.type(check, 'function')
 })
 
 test.run()

@@ -13,6 +13,7 @@
  * never answered with a trace of another run. An older block answers geth's "required historical
  * state unavailable".
  */
+import type { DebugHandlers } from '../../../generated/handlers.ts'
 import type { BlockHeader, ExecutionOutcome, SignedTx } from '../../domain.ts'
 import { InvalidParams } from '../../errors.ts'
 import { TraceFailed } from '../../eth/errors.ts'
@@ -96,7 +97,7 @@ const describe = (outcome: ExecutionOutcome): string =>
   outcome.ok ? `valid, gas ${outcome.gasUsed}` : `${outcome.invalidMsg} (${outcome.detail})`
 const describeRecorded = (recorded: Recorded): string => (recorded.ok ? `valid, gas ${recorded.gasUsed}` : `${recorded.invalidMsg}`)
 
-export function createDebugHandlers(modules: DebugModules): Record<string, unknown> {
+export function createDebugHandlers(modules: DebugModules): DebugHandlers {
   const { chain, txGasLimit } = modules
 
   const unavailable = (number: number): TraceFailed => {
@@ -155,7 +156,7 @@ export function createDebugHandlers(modules: DebugModules): Record<string, unkno
   }
 
   return {
-    debug_traceTransaction: async ([rawHash, rawOptions]: [unknown, unknown]) => {
+    debug_traceTransaction: async ([rawHash, rawOptions]: readonly unknown[]) => {
       if (typeof rawHash !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(rawHash))
         throw new InvalidParams(`invalid argument 0: a 32-byte 0x transaction hash; got ${JSON.stringify(rawHash)?.slice(0, 80)}`)
       const hash = rawHash.toLowerCase()
@@ -192,7 +193,7 @@ export function createDebugHandlers(modules: DebugModules): Record<string, unkno
       }
     },
 
-    debug_traceCall: async ([rawCall, tag, rawOptions]: [unknown, unknown, unknown]) => {
+    debug_traceCall: async ([rawCall, tag, rawOptions]: readonly unknown[]) => {
       const request = modules.callRequest(rawCall)
       const options = traceOptionsOf(rawOptions, 2)
       const number = blockOfTag(chain, (tag ?? 'latest') as BlockSelector)

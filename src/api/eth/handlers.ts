@@ -5,6 +5,7 @@
  * and eth_estimateGas run on an EVM of their own, on a throw-away overlay of the latest state.
  */
 
+import type { DebugHandlers, EthHandlers, NetHandlers, Web3Handlers } from '../../../generated/handlers.ts'
 import { decodeRevertReason } from '../../../sdk/src/abi.ts'
 import { keccak256 } from '../../crypto/hash.ts'
 import { type BlockHeader, type Hex, type SignedTx, type TxSubmitter, ZERO_ADDRESS } from '../../domain.ts'
@@ -96,7 +97,7 @@ function callRequest(raw: unknown): EthereumCallRequest {
   }
 }
 
-export function createEthHandlers(modules: EthModules): Record<string, unknown> {
+export function createEthHandlers(modules: EthModules): EthHandlers & NetHandlers & Web3Handlers & DebugHandlers {
   const { chain, submitter, settings } = modules
   const chainId = BigInt(settings.chainId)
   const txGasLimit = BigInt(settings.txGasLimit)
@@ -157,7 +158,7 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
     eth_accounts: () => [],
     eth_gasPrice: () => '0x0',
     eth_maxPriorityFeePerGas: () => '0x0',
-    eth_feeHistory: ([count, newest, percentiles]: [unknown, unknown, unknown]) => {
+    eth_feeHistory: ([count, newest, percentiles]) => {
       const blocks = Number(quantityOf(count, 'blockCount'))
       const last = blockOfTag(chain, newest as BlockSelector)
       if (last === undefined) throw new TransactionRejected('header not found')
@@ -170,32 +171,32 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
         ...(rewards === undefined ? {} : { reward: Array.from({ length: n }, () => rewards.map(() => '0x0')) }),
       }
     },
-    eth_getBalance: ([who, tag]: [unknown, unknown]) => {
+    eth_getBalance: ([who, tag]) => {
       stateBlock(chain, tag as BlockSelector)
       return quantity(chain.state.getAccount(address(who, 'address'))?.balance ?? 0n)
     },
-    eth_getTransactionCount: ([who, tag]: [unknown, unknown]) => {
+    eth_getTransactionCount: ([who, tag]) => {
       const from = address(who, 'address')
       if (tag === 'pending') return quantity(pendingNonce(from))
       stateBlock(chain, tag as BlockSelector)
       return quantity(committedNonce(from))
     },
-    eth_getCode: ([who, tag]: [unknown, unknown]) => {
+    eth_getCode: ([who, tag]) => {
       stateBlock(chain, tag as BlockSelector)
       return chain.state.getCode(address(who, 'address'))
     },
-    eth_getStorageAt: ([who, slot, tag]: [unknown, unknown, unknown]) => {
+    eth_getStorageAt: ([who, slot, tag]) => {
       stateBlock(chain, tag as BlockSelector)
       const key = quantityOf(slot, 'slot')
       if (key >= 2n ** 256n) throw new InvalidParams('invalid argument 1: a storage slot has 32 bytes')
       return chain.state.getStorage(address(who, 'address'), `0x${key.toString(16).padStart(64, '0')}`)
     },
-    eth_call: async ([raw, tag]: [unknown, unknown]) => {
+    eth_call: async ([raw, tag]) => {
       const { result } = await run(raw, tag)
       if (!result.ok) throw failed(result)
       return result.ret
     },
-    eth_estimateGas: async ([raw, tag]: [unknown, unknown]) => {
+    eth_estimateGas: async ([raw, tag]) => {
       const { request, result } = await run(raw, tag)
       if (!result.ok) throw failed(result)
       if (request.to !== null && request.data === '0x' && chain.state.getCode(request.to) === '0x') return quantity(TRANSFER_GAS)
@@ -214,7 +215,7 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
       }
       return quantity(high)
     },
-    eth_sendRawTransaction: async ([raw]: [unknown]) => {
+    eth_sendRawTransaction: async ([raw]) => {
       if (typeof raw !== 'string') throw new InvalidParams('invalid argument 0: the signed transaction as 0x hex bytes')
       const decoded = decodeEthereumTx(raw, chainId)
       const { fields, from } = decoded
@@ -253,14 +254,14 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
       pending.set(tx.hash, tx)
       return tx.hash
     },
-    eth_getTransactionByHash: ([hash]: [unknown]) => {
+    eth_getTransactionByHash: ([hash]) => {
       const wanted = hashOf(hash)
       const placed = placeOf(chain, wanted)
       if (placed !== undefined) return ethTransaction(placed.tx, chainId, placed)
       const waiting = pending.get(wanted)
       return waiting === undefined ? null : ethTransaction(waiting, chainId)
     },
-    eth_getTransactionReceipt: async ([hash]: [unknown]) => {
+    eth_getTransactionReceipt: async ([hash]) => {
       const wanted = hashOf(hash)
       let placed = placeOf(chain, wanted)
       if (placed === undefined && pending.has(wanted)) placed = await placedSoon(wanted)
@@ -268,33 +269,33 @@ export function createEthHandlers(modules: EthModules): Record<string, unknown> 
       const header = chain.getBlock(placed.blockNumber) as BlockHeader
       return ethReceipt(placed, placedTxs(chain, header), chainId, txGasLimit)
     },
-    eth_getBlockByNumber: ([tag, full]: [unknown, unknown]) => {
+    eth_getBlockByNumber: ([tag, full]) => {
       const number = blockOfTag(chain, tag as BlockSelector)
       return number === undefined ? null : blockJson(headerOf(number), full)
     },
-    eth_getBlockByHash: ([hash, full]: [unknown, unknown]) => blockJson(headerByHash(hashOf(hash)), full),
-    eth_getBlockTransactionCountByNumber: ([tag]: [unknown]) => {
+    eth_getBlockByHash: ([hash, full]) => blockJson(headerByHash(hashOf(hash)), full),
+    eth_getBlockTransactionCountByNumber: ([tag]) => {
       const number = blockOfTag(chain, tag as BlockSelector)
       const header = number === undefined ? undefined : headerOf(number)
       return header === undefined ? null : quantity(header.number === 0 ? 0 : placedTxs(chain, header).length)
     },
-    eth_getBlockTransactionCountByHash: ([hash]: [unknown]) => {
+    eth_getBlockTransactionCountByHash: ([hash]) => {
       const header = headerByHash(hashOf(hash))
       return header === undefined ? null : quantity(header.number === 0 ? 0 : placedTxs(chain, header).length)
     },
-    eth_getTransactionByBlockNumberAndIndex: ([tag, index]: [unknown, unknown]) => {
+    eth_getTransactionByBlockNumberAndIndex: ([tag, index]) => {
       const number = blockOfTag(chain, tag as BlockSelector)
       const header = number === undefined ? undefined : headerOf(number)
       return txAt(header, index)
     },
-    eth_getTransactionByBlockHashAndIndex: ([hash, index]: [unknown, unknown]) => txAt(headerByHash(hashOf(hash)), index),
-    eth_getLogs: ([filter]: [unknown]) => ethLogs(chain, filter as LogFilter, chainId, txGasLimit),
-    eth_newFilter: ([filter]: [unknown]) => filters.newLogFilter(filter as LogFilter),
+    eth_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(headerByHash(hashOf(hash)), index),
+    eth_getLogs: ([filter]) => ethLogs(chain, filter as LogFilter, chainId, txGasLimit),
+    eth_newFilter: ([filter]) => filters.newLogFilter(filter as LogFilter),
     eth_newBlockFilter: () => filters.newBlockFilter(),
     eth_newPendingTransactionFilter: () => filters.newPendingFilter(),
-    eth_getFilterChanges: ([id]: [unknown]) => filters.changes(id),
-    eth_getFilterLogs: ([id]: [unknown]) => filters.logs(id),
-    eth_uninstallFilter: ([id]: [unknown]) => filters.uninstall(id),
+    eth_getFilterChanges: ([id]) => filters.changes(id),
+    eth_getFilterLogs: ([id]) => filters.logs(id),
+    eth_uninstallFilter: ([id]) => filters.uninstall(id),
     ...createDebugHandlers({ chain, evm, txGasLimit, callRequest, latestContext: context }),
   }
 

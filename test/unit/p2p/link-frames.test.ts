@@ -16,7 +16,7 @@ import {
   encodeResponse,
   FrameError,
   type Hello,
-} from '../../../src/p2p/wire.ts'
+} from '../../../src/p2p/link-frames.ts'
 
 const hello: Hello = {
   version: 1,
