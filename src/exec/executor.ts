@@ -936,6 +936,24 @@ function jumpdestWithTurns(turn: () => Promise<void> | undefined): NonNullable<E
 }
 
 /** Creates an executor; the EVM is built on first use and reused for every block. */
+/**
+ * The interpreter asks the Common whether an EIP is active several times per opcode; Common
+ * answers with `Array.includes` over every EIP of the hardfork (~100 for Osaka). A Set gives the
+ * same answers; it is rebuilt whenever Common replaces its list (a hardfork or EIP change).
+ */
+function fastEipLookup(common: ReturnType<typeof createCustomCommon>): void {
+  const owner = common as unknown as { _activatedEIPsCache: number[] }
+  let from: number[] | undefined
+  let active = new Set<number>()
+  common.isActivatedEIP = (eip: number): boolean => {
+    if (owner._activatedEIPsCache !== from) {
+      from = owner._activatedEIPsCache
+      active = new Set(from)
+    }
+    return active.has(eip)
+  }
+}
+
 export function createExecutor(options: ExecutorOptions = {}): Executor {
   const txGasLimit = options.txGasLimit ?? DEFAULT_TX_GAS_LIMIT
   const blockGasLimit = options.blockGasLimit ?? DEFAULT_BLOCK_GAS_LIMIT
@@ -947,6 +965,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   const getEngine = (): Promise<Engine> => {
     engine ??= (async () => {
       const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
+      fastEipLookup(common)
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
