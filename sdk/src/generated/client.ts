@@ -2291,6 +2291,10 @@ export interface KeelClientMethods {
    * @returns result
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @throws -32000 NODE_ERROR: internal node error, or no contract compiler environment installed
+   * @example
+   * ```ts
+   * await client.debug_traceTransaction("0x8d47de37eb02b4776460bea54e581f31b224a60dddd0c4271dff256a042d8b9e", {"tracer":"callTracer"})
+   * ```
    */
   debug_traceTransaction(...params: DebugTraceTransactionParams): Promise<DebugTraceTransactionResult>
   /**

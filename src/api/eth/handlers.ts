@@ -108,18 +108,40 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
     executor ??= createExecutor({ txGasLimit, blockGasLimit, chainId, governance: settings.governance })
     return executor
   }
-  /** transactions this thread admitted that no block holds yet, by hash */
+  /** transactions this thread admitted that no block holds yet, by hash, and by sender and nonce */
   const pending = new Map<Hex, SignedTx>()
+  const bySender = new Map<Hex, Map<bigint, SignedTx>>()
+  const dropPending = (tx: SignedTx): void => {
+    pending.delete(tx.hash)
+    const mine = bySender.get(tx.from)
+    if (mine?.get(tx.nonce) !== tx) return
+    mine.delete(tx.nonce)
+    if (mine.size === 0) bySender.delete(tx.from)
+  }
+  const addPending = (tx: SignedTx): void => {
+    if (pending.size >= MAX_PENDING) dropPending(pending.values().next().value as SignedTx)
+    pending.set(tx.hash, tx)
+    const mine = bySender.get(tx.from) ?? new Map<bigint, SignedTx>()
+    bySender.set(tx.from, mine)
+    mine.set(tx.nonce, tx)
+  }
+  // each pending entry costs two store reads to check: swept once per block, not per submission
+  // (per submission, thousands in flight made a raw transaction cost milliseconds)
+  let sweptAt = -1
   const forgetCommitted = (): void => {
-    for (const [hash] of pending) if (chain.getTx(hash) !== undefined || chain.getInvalidTx(hash) !== undefined) pending.delete(hash)
+    const height = chain.height()
+    if (height === sweptAt) return
+    sweptAt = height
+    for (const tx of [...pending.values()])
+      if (chain.getTx(tx.hash) !== undefined || chain.getInvalidTx(tx.hash) !== undefined) dropPending(tx)
   }
   const committedNonce = (from: Hex): bigint => chain.state.getAccount(from)?.nonce ?? 0n
   /** the next nonce counting this thread's pending Ethereum transactions of `from` */
   const pendingNonce = (from: Hex): bigint => {
     forgetCommitted()
     let next = committedNonce(from)
-    const mine = [...pending.values()].filter((tx) => tx.from === from).map((tx) => tx.nonce)
-    while (mine.includes(next)) next++
+    const mine = bySender.get(from)
+    while (mine?.has(next) === true) next++
     return next
   }
 
@@ -235,11 +257,11 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
           `nonce too high: address ${from}, tx: ${fields.nonce} state: ${state} (at most ${MAX_NONCE_GAP} ahead)`,
         )
       forgetCommitted()
-      for (const tx of pending.values())
-        if (tx.from === from && tx.nonce === fields.nonce && tx.hash !== decoded.hash)
-          throw new TransactionRejected(
-            `replacement transaction underpriced: nonce ${fields.nonce} of ${from} is pending (${tx.hash}); Keel does not replace pending transactions`,
-          )
+      const waiting = bySender.get(from)?.get(fields.nonce)
+      if (waiting !== undefined && waiting.hash !== decoded.hash)
+        throw new TransactionRejected(
+          `replacement transaction underpriced: nonce ${fields.nonce} of ${from} is pending (${waiting.hash}); Keel does not replace pending transactions`,
+        )
       const balance = chain.state.getAccount(from)?.balance ?? 0n
       if (balance < fields.value)
         throw new TransactionRejected(`insufficient funds for gas * price + value: address ${from} have ${balance} want ${fields.value}`)
@@ -250,8 +272,7 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
         if (error instanceof DuplicateTransaction) throw new TransactionRejected(`already known: ${tx.hash}`)
         throw error
       }
-      if (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value as Hex)
-      pending.set(tx.hash, tx)
+      addPending(tx)
       return tx.hash
     },
     eth_getTransactionByHash: ([hash]) => {
