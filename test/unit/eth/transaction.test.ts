@@ -16,14 +16,14 @@ const common = createCustomCommon({ chainId: Number(CHAIN_ID) }, Mainnet)
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
 const signed = (type: 0 | 1 | 2, key: Uint8Array) => {
-  const base = { nonce: 3n, gasLimit: 21_000n, to: '0x3535353535353535353535353535353535353535', value: 7n, data: '0x' }
+  const base = { nonce: 3n, gasLimit: 21_000n, to: '0x3535353535353535353535353535353535353535', value: 7n, data: '0x' as const }
   const fields =
     type === 0
       ? { ...base, gasPrice: 1n }
       : type === 1
         ? { ...base, type, gasPrice: 1n, accessList: [] }
         : { ...base, type, maxFeePerGas: 2n, maxPriorityFeePerGas: 1n }
-  return createTx(fields, { common }).sign(key)
+  return createTx(fields as Parameters<typeof createTx>[0], { common }).sign(key)
 }
 
 test('the sender is the one @ethereumjs/tx recovers, for every transaction type and many keys', () => {
