@@ -149,6 +149,25 @@ function arity(operation: Operation, count: number): void {
 
 class ParamsMismatch extends Error {}
 
+/**
+ * An operation of a `type` proposal judged by `run`: success, or the refusal its error names, in
+ * the codes the SDK reads (an unexpected error is thrown on). A method the type does not hold is
+ * refused before `run`.
+ */
+function operationResult(type: ProposalType, op: Operation, run: () => void): OperationResult {
+  if (!METHODS_OF[type].includes(op.method))
+    return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
+  try {
+    run()
+    return { code: OpCode.success }
+  } catch (error) {
+    if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
+    if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
+    if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
+    throw error
+  }
+}
+
 function jsonArg<T>(operation: Operation, index: number): T {
   const text = argText(operation, index)
   try {
@@ -569,19 +588,7 @@ class Contracts {
     const state = this.bvm.state
     state.checkpoint()
     try {
-      return operations.map((op) => {
-        if (!METHODS_OF[type].includes(op.method))
-          return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
-        try {
-          this.nodeOp(op)
-          return { code: OpCode.success }
-        } catch (error) {
-          if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
-          if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
-          if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
-          throw error
-        }
-      })
+      return operations.map((op) => operationResult(type, op, () => this.nodeOp(op)))
     } finally {
       state.revert()
     }
@@ -589,17 +596,7 @@ class Contracts {
 
   /** Whether an operation may be part of a proposal of `type`, judged on the state at creation. */
   private check(type: ProposalType, op: Operation): OperationResult {
-    if (!METHODS_OF[type].includes(op.method))
-      return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
-    try {
-      this.validate(type, op)
-      return { code: OpCode.success }
-    } catch (error) {
-      if (error instanceof ParamsMismatch) return { code: OpCode.paramsLenMismatch, msg: error.message }
-      if (error instanceof BvmDecodeError) return { code: OpCode.invalidParams, msg: error.message }
-      if (error instanceof Refusal) return { code: OpCode.callError, msg: error.message }
-      throw error
-    }
+    return operationResult(type, op, () => this.validate(type, op))
   }
 
   private validate(type: ProposalType, op: Operation): void {

@@ -16,13 +16,11 @@
  *   then per changed entry: u8 kind (state-codec.ts EntryKind) ‖ u8 key length ‖ key ‖
  *     u32be (length of the bytes before + 1; 0 = the entry was absent) ‖ the bytes before
  */
-import type { Account, ContractMeta, Hex, StateReader } from '../../domain.ts'
-import { ZERO_WORD } from '../../domain.ts'
-import { bytesToHex, tryFixedBytes, word32 } from '../codec.ts'
+import type { StateReader } from '../../domain.ts'
 import type { Db, Write } from '../db.ts'
-import { decodeAccount, decodeContractMeta, EntryKind, type EntryKindValue } from '../state-codec.ts'
+import type { EntryKindValue } from '../state-codec.ts'
 import type { EntryDiff } from '../world.ts'
-import { keyspaceOfKind, type WorldKeyspace } from './world-state.ts'
+import { keyspaceOfKind, stateReaderOver, type WorldKeyspace } from './world-state.ts'
 
 /** blocks whose state before them stays readable (geth's full node keeps 128 recent states) */
 export const STATE_UNDO_BLOCKS = 128
@@ -128,38 +126,11 @@ export class StateUndoRepo {
       next++
     }
     if (next === number) return undefined
-    const raw = (kind: EntryKindValue, key: Buffer | undefined): Buffer | undefined => {
-      if (key === undefined) return undefined
+    const state = stateReaderOver((kind, key) => {
       const id = `${kind}:${key.toString('hex')}`
       if (before.has(id)) return before.get(id)
       return this.world[keyspaceOfKind[kind]].get(key, { transaction } as never) as Buffer | undefined
-    }
-    const state: StateReader = {
-      getAccount(address: Hex): Account | undefined {
-        const bytes = raw(EntryKind.account, tryFixedBytes(address, 20))
-        return bytes === undefined ? undefined : decodeAccount(bytes)
-      },
-      getCode(address: Hex): Hex {
-        const bytes = raw(EntryKind.code, tryFixedBytes(address, 20))
-        return bytes === undefined ? '0x' : bytesToHex(bytes)
-      },
-      getStorage(address: Hex, slot: Hex): Hex {
-        const addr = tryFixedBytes(address, 20)
-        if (addr === undefined) return ZERO_WORD
-        let slotBytes: Buffer
-        try {
-          slotBytes = word32(slot, 'slot')
-        } catch {
-          return ZERO_WORD
-        }
-        const bytes = raw(EntryKind.storage, Buffer.concat([addr, slotBytes]))
-        return bytes === undefined ? ZERO_WORD : bytesToHex(bytes)
-      },
-      getContractMeta(address: Hex): ContractMeta | undefined {
-        const bytes = raw(EntryKind.contract, tryFixedBytes(address, 20))
-        return bytes === undefined ? undefined : decodeContractMeta(bytes)
-      },
-    }
+    })
     return { state, executed, close: () => transaction.done() }
   }
 }

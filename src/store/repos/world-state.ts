@@ -16,38 +16,63 @@ export const keyspaceOfKind: Record<EntryKindValue, WorldKeyspace> = {
   [EntryKind.contract]: 'contracts',
 }
 
+/**
+ * A StateReader over one function that gives an entry's stored canonical bytes: the latest state's
+ * (WorldStateRepo) or a past one's (repos/state-undo.ts lays a block's undo records over it).
+ */
+export function stateReaderOver(raw: (kind: EntryKindValue, key: Buffer) => Buffer | undefined): StateReader {
+  return {
+    getAccount(address: Hex): Account | undefined {
+      const key = tryFixedBytes(address, 20)
+      const bytes = key === undefined ? undefined : raw(EntryKind.account, key)
+      return bytes === undefined ? undefined : decodeAccount(bytes)
+    },
+    getCode(address: Hex): Hex {
+      const key = tryFixedBytes(address, 20)
+      const bytes = key === undefined ? undefined : raw(EntryKind.code, key)
+      return bytes === undefined ? '0x' : bytesToHex(bytes)
+    },
+    getStorage(address: Hex, slot: Hex): Hex {
+      const addr = tryFixedBytes(address, 20)
+      if (addr === undefined) return ZERO_WORD
+      let slotBytes: Buffer
+      try {
+        slotBytes = word32(slot, 'slot')
+      } catch {
+        return ZERO_WORD
+      }
+      const bytes = raw(EntryKind.storage, Buffer.concat([addr, slotBytes]))
+      return bytes === undefined ? ZERO_WORD : bytesToHex(bytes)
+    },
+    getContractMeta(address: Hex): ContractMeta | undefined {
+      const key = tryFixedBytes(address, 20)
+      const bytes = key === undefined ? undefined : raw(EntryKind.contract, key)
+      return bytes === undefined ? undefined : decodeContractMeta(bytes)
+    },
+  }
+}
+
 export class WorldStateRepo implements StateReader {
-  constructor(private readonly dbs: Record<WorldKeyspace, Db>) {}
+  private readonly reader: StateReader
+
+  constructor(private readonly dbs: Record<WorldKeyspace, Db>) {
+    this.reader = stateReaderOver((kind, key) => this.raw(kind, key))
+  }
 
   getAccount(address: Hex): Account | undefined {
-    const key = tryFixedBytes(address, 20)
-    const bytes: Buffer | undefined = key && this.dbs.accounts.get(key)
-    return bytes === undefined ? undefined : decodeAccount(bytes)
+    return this.reader.getAccount(address)
   }
 
   getCode(address: Hex): Hex {
-    const key = tryFixedBytes(address, 20)
-    const bytes: Buffer | undefined = key && this.dbs.code.get(key)
-    return bytes === undefined ? '0x' : bytesToHex(bytes)
+    return this.reader.getCode(address)
   }
 
   getStorage(address: Hex, slot: Hex): Hex {
-    const addr = tryFixedBytes(address, 20)
-    if (addr === undefined) return ZERO_WORD
-    let slotBytes: Buffer
-    try {
-      slotBytes = word32(slot, 'slot')
-    } catch {
-      return ZERO_WORD
-    }
-    const bytes: Buffer | undefined = this.dbs.storage.get(Buffer.concat([addr, slotBytes]))
-    return bytes === undefined ? ZERO_WORD : bytesToHex(bytes)
+    return this.reader.getStorage(address, slot)
   }
 
   getContractMeta(address: Hex): ContractMeta | undefined {
-    const key = tryFixedBytes(address, 20)
-    const bytes: Buffer | undefined = key && this.dbs.contracts.get(key)
-    return bytes === undefined ? undefined : decodeContractMeta(bytes)
+    return this.reader.getContractMeta(address)
   }
 
   /** the stored canonical bytes of one entry */
