@@ -65,10 +65,9 @@ const CODE_DEPOSIT_GAS = 200n
 /** refunds are capped at gasUsed / 5 (EIP-3529) */
 const MAX_REFUND_QUOTIENT = 5n
 
-export const JVM_UNAVAILABLE = 'JVM contracts are not enabled in this executor'
-export const FROZEN_DETAIL = 'Try to invoke a frozen contract'
-export const NOT_A_CONTRACT = 'not a contract'
-export const BUDGET_EXHAUSTED = 'execution budget exhausted (time-out)'
+import { BUDGET_EXHAUSTED, FROZEN_DETAIL, JVM_UNAVAILABLE, NOT_A_CONTRACT } from './failures.ts'
+
+export { BUDGET_EXHAUSTED, FROZEN_DETAIL, JVM_UNAVAILABLE, NOT_A_CONTRACT }
 
 export interface ExecutorOptions {
   /** gas budget of one transaction (default 10,000,000) */

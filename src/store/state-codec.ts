@@ -10,6 +10,16 @@ import { bytesToHex, fixedBytes, time64, u32be } from './codec.ts'
 export const EntryKind = { account: 1, code: 2, storage: 3, contract: 4 } as const
 export type EntryKindValue = (typeof EntryKind)[keyof typeof EntryKind]
 
+/** One world entry's change: its canonical bytes before and after (store/world.ts makes them). */
+export interface EntryDiff {
+  kind: EntryKindValue
+  key: Buffer
+  /** stored bytes before; undefined = absent */
+  old: Buffer | undefined
+  /** bytes after; undefined = deleted */
+  next: Buffer | undefined
+}
+
 const INT64_MIN = -(2n ** 63n)
 
 /** Non-negative bigint -> length byte ‖ minimal big-endian bytes (0 is just the length byte 0). */

@@ -6,18 +6,11 @@ import { type Hex, type WorldChanges, ZERO_WORD } from '../domain.ts'
 import { bytesToHex, fixedBytes, hexToBytes } from './codec.ts'
 import { Keyspace } from './keyspace.ts'
 import { keyspaceOfKind, type WorldStateRepo } from './repos/world-state.ts'
-import { EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
+import { type EntryDiff, EntryKind, type EntryKindValue, encodeAccount, encodeContractMeta } from './state-codec.ts'
 import { addEntry, addLanes, changeLanes, emptyLanes, lanesRoot } from './state-hash.ts'
 import type { RawEntry } from './types.ts'
 
-export interface EntryDiff {
-  kind: EntryKindValue
-  key: Buffer
-  /** stored bytes before; undefined = absent */
-  old: Buffer | undefined
-  /** bytes after; undefined = deleted */
-  next: Buffer | undefined
-}
+export type { EntryDiff } from './state-codec.ts'
 
 /** One changed key as the changes give it: its canonical bytes after (undefined = deleted). */
 export interface ChangedEntry {

@@ -18,8 +18,7 @@
  */
 import type { StateReader } from '../../domain.ts'
 import type { Db, Write } from '../db.ts'
-import type { EntryKindValue } from '../state-codec.ts'
-import type { EntryDiff } from '../world.ts'
+import type { EntryDiff, EntryKindValue } from '../state-codec.ts'
 import { keyspaceOfKind, stateReaderOver, type WorldKeyspace } from './world-state.ts'
 
 /** blocks whose state before them stays readable (geth's full node keeps 128 recent states) */
