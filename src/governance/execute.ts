@@ -11,7 +11,7 @@
  *   arguments) is `Success: false` with `Err` saying why, and changes nothing.
  */
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import type { ExecutionOutcome, Hex, Log } from '../domain.ts'
+import type { Account, ExecutionOutcome, Hex, Log } from '../domain.ts'
 import {
   BUILTIN_ROLES,
   type FilterRule,
@@ -87,8 +87,10 @@ export interface NodeHooks {
   effectiveFrom(block: number): number
 }
 
-/** A block's overlay as a BVM run uses it: storage, and checkpoints so a refusal changes nothing. */
+/** A block's overlay as a BVM run uses it: storage, accounts (Balance.Issue), and checkpoints so a refusal changes nothing. */
 export interface BvmState extends SlotWriter {
+  getAccount(address: Hex): Account | undefined
+  putAccount(address: Hex, account: Account): void
   checkpoint(): void
   commit(): void
   revert(): void
@@ -148,6 +150,8 @@ function arity(operation: Operation, count: number): void {
 }
 
 class ParamsMismatch extends Error {}
+
+const MAX_BALANCE = 2n ** 63n - 1n
 
 /**
  * An operation of a `type` proposal judged by `run`: success, or the refusal its error names, in
@@ -291,9 +295,7 @@ class Contracts {
       case BuiltinAddress.hashChange:
         return this.hashChange(operation)
       case BuiltinAddress.balance:
-        return refuse(
-          'Balance.Issue is refused: Keel keeps no issuable balance; genesis funds the accounts and transfers move value (docs/governance.md)',
-        )
+        return this.balance(operation)
       default:
         return refuse(`Keel has no ${MISSING[to] ?? `contract at ${to}`}; ${operation.method} is not available`)
     }
@@ -318,6 +320,24 @@ class Contracts {
       default:
         return refuse(`the Hash contract has no method ${operation.method} (Set, Get)`)
     }
+  }
+
+  // ---- Balance: an admin issues native balance to an account (the SDK's BalanceOperation.issue) ----
+
+  private balance(operation: Operation): { result: BvmResult; logs: Log[] } {
+    if (operation.method !== 'Issue') return refuse(`the Balance contract has no method ${operation.method} (Issue)`)
+    arity(operation, 2)
+    if (!this.gov.isAdmin(this.bvm.from)) refuse(`Issue needs an admin; ${this.bvm.from} is not one`)
+    const target = addressArg(operation, 0)
+    const text = argText(operation, 1).trim()
+    if (!/^[0-9]{1,78}$/.test(text)) throw new BvmDecodeError(`Issue: argument 1 is not a positive decimal amount: ${JSON.stringify(text)}`)
+    const value = BigInt(text)
+    const account = this.bvm.state.getAccount(target) ?? { balance: 0n, nonce: 0n }
+    // balances are Hyperchain's int64 (the transfer value's bound; README "Ethereum tools")
+    if (value === 0n || account.balance + value > MAX_BALANCE)
+      refuse(`Issue: ${text} is zero or would take ${target}'s balance past ${MAX_BALANCE} (int64)`)
+    this.bvm.state.putAccount(target, { ...account, balance: account.balance + value })
+    return ok(null)
   }
 
   // ---- Version: the format versions the chain's nodes run (read only; Keel has no system upgrade) ----

@@ -113,6 +113,28 @@ test('a malformed operation fails its transaction with the reason; a BVM transac
   await gov.ok(user.account, new BvmOperation.Hash.Builder().set('after', 'garbage').build(), 'a later BVM transaction')
 })
 
+test('Balance.Issue: an admin issues native balance to an account; a non-admin, a zero and a malformed amount change nothing', async () => {
+  const target = newAccount().address
+  const Balance = () => new BvmOperation.Balance.Builder()
+  const balance = async () => (await rpc('account_getBalance', [target])).result
+  await gov.ok(a.account, Balance().issue(target, 500n).build(), 'Issue by an admin')
+  assert.is(await balance(), '0x1f4', 'the new account holds what was issued')
+  await gov.refused(user.account, Balance().issue(target, 7n).build(), /Issue needs an admin/, 'Issue by a non-admin')
+  await gov.refused(a.account, Balance().issue(target, 0n).build(), /zero or would take .* past 9223372036854775807/, 'Issue of zero')
+  await gov.refused(
+    a.account,
+    Balance()
+      .issue(target, 2n ** 63n)
+      .build(),
+    /past 9223372036854775807 \(int64\)/,
+    'Issue past int64',
+  )
+  await gov.refused(a.account, Balance().issue(target, -5n).build(), /not a positive decimal amount/, 'Issue of a negative amount')
+  assert.is(await balance(), '0x1f4', 'the refusals issued nothing')
+  await gov.ok(b.account, Balance().issue(target, 12n).build(), 'Issue by another admin')
+  assert.is(await balance(), '0x200', '500 + 12')
+})
+
 test('the Version contract answers the versions this node runs; HashChange answers Keccak-256 and refuses a change, naming why', async () => {
   const chain = Object.values(
     ((await rpc('version_getVersions')).result as { runningHyperchainVersions: Record<string, Record<string, string>> })
