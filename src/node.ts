@@ -121,7 +121,7 @@ export interface StartOptions {
   log?: Logger
   /** node clock in ns; tests pin it to replay signed vectors (requests are then served on this thread, where the clock is) */
   nowNs?: () => bigint
-  /** worker threads verifying signatures; default one per core. 0 also hashes the world state and serves requests in this thread (no worker at all) */
+  /** worker threads verifying signatures; default: the layout of `[node] cores` (src/thread-layout.ts). 0 also hashes the world state and serves requests in this thread (no worker at all) */
   verifyWorkers?: number
   /** polling subscriptions: clock, expiry, caps, ids (tests shorten or pin them; pinned ids serve requests on this thread) */
   events?: PollingOverrides
