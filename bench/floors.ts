@@ -28,7 +28,7 @@ import { compileParamChecker } from '../src/rpc/params.ts'
 import { openStore } from '../src/store/index.ts'
 import { openPoolLog } from '../src/store/pool-log.ts'
 import { createStateHasher } from '../src/store/state-hasher.ts'
-import { parseJson } from '../src/wire/json.ts'
+import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { admittedRecord, decodeAdmitted, encodeTx } from '../src/wire/tx-codec.ts'
 import type { Floors } from './ledger.ts'
 import { scratchDir } from './scratch.ts'
@@ -75,8 +75,7 @@ function transactions(count: number): { bodies: string[]; params: Record<string,
   )
   // the load generator's envelope (bench/loadgen.ts rpcOn), the SDK's JSON of the transaction
   const bodies = params.map(
-    (tx, i) =>
-      `{"jsonrpc":"2.0","namespace":"global","id":${i + 1},"method":"tx_sendTransaction","params":[${JSON.stringify(tx, (_, v) => (typeof v === 'bigint' ? `__${v}__` : v)).replace(/"__(\d+)__"/g, '$1')}]}`,
+    (tx, i) => `{"jsonrpc":"2.0","namespace":"global","id":${i + 1},"method":"tx_sendTransaction","params":${stringifyJson([tx])}}`,
   )
   return { bodies, params }
 }

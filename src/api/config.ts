@@ -5,6 +5,7 @@
 import type { ConfigHandlers } from '../../generated/handlers.ts'
 import { InvalidParams } from '../errors.ts'
 import { stringifyJson } from '../wire/json.ts'
+import type { GovernanceMethod } from './governance.ts'
 import type { NodeDirectory } from './node.ts'
 
 export interface ConfigModules {
@@ -17,17 +18,7 @@ export interface ConfigModules {
 
 const ROLES = ['vp', 'nvp'] as const
 
-export function createConfigHandlers(
-  modules: ConfigModules,
-): Omit<
-  ConfigHandlers,
-  | 'config_getRoles'
-  | 'config_isRoleExist'
-  | 'config_getProposal'
-  | 'config_getAllCNS'
-  | 'config_getAddressByCName'
-  | 'config_getCNameByAddress'
-> {
+export function createConfigHandlers(modules: ConfigModules): Omit<ConfigHandlers, GovernanceMethod> {
   const { directory } = modules
   return {
     config_getConfig: () => modules.configText(),

@@ -340,40 +340,14 @@ public final class ExtraPath {
     }
 
     String string() {
-      expect('"');
-      StringBuilder b = new StringBuilder();
-      for (;;) {
-        if (at >= s.length()) throw new IllegalArgumentException("a string is not closed");
-        char c = s.charAt(at++);
-        if (c == '"') return b.toString();
-        if (c != '\\') {
-          b.append(c);
-          continue;
-        }
-        char e = s.charAt(at++);
-        switch (e) {
-          case 'n':
-            b.append('\n');
-            break;
-          case 't':
-            b.append('\t');
-            break;
-          case 'r':
-            b.append('\r');
-            break;
-          case 'b':
-            b.append('\b');
-            break;
-          case 'f':
-            b.append('\f');
-            break;
-          case 'u':
-            b.append((char) Integer.parseInt(s.substring(at, at + 4), 16));
-            at += 4;
-            break;
-          default:
-            b.append(e);
-        }
+      if (at >= s.length() || s.charAt(at) != '"') expect('"');
+      int[] end = {at};
+      try {
+        String text = Json.readString(s, end);
+        at = end[0];
+        return text;
+      } catch (IllegalArgumentException bad) {
+        throw new IllegalArgumentException(bad.getMessage() + " at " + end[0]);
       }
     }
   }

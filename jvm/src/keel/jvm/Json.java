@@ -133,48 +133,70 @@ final class Json {
     }
 
     String string() throws ParseException {
-      i++;
-      StringBuilder b = new StringBuilder();
-      while (i < s.length()) {
-        char c = s.charAt(i++);
-        if (c == '"') return b.toString();
-        if (c != '\\') {
-          b.append(c);
-          continue;
-        }
-        if (i >= s.length()) break;
-        char e = s.charAt(i++);
-        switch (e) {
-          case 'n':
-            b.append('\n');
-            break;
-          case 't':
-            b.append('\t');
-            break;
-          case 'r':
-            b.append('\r');
-            break;
-          case 'b':
-            b.append('\b');
-            break;
-          case 'f':
-            b.append('\f');
-            break;
-          case 'u':
-            if (i + 4 > s.length()) throw error("bad \\u escape");
-            try {
-              b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-            } catch (NumberFormatException x) {
-              throw error("bad \\u escape");
-            }
-            i += 4;
-            break;
-          default:
-            b.append(e);
-        }
+      int[] at = {i};
+      try {
+        String text = readString(s, at);
+        i = at[0];
+        return text;
+      } catch (IllegalArgumentException bad) {
+        i = at[0];
+        throw error(bad.getMessage());
       }
-      throw error("unterminated string");
     }
+  }
+
+  /**
+   * The JSON string whose opening quote is at {@code s[at[0]]}: its text, with {@code at[0]} moved
+   * past its closing quote. A malformed one throws IllegalArgumentException saying what is wrong,
+   * {@code at[0]} where. The parser below and ExtraPath's path parser read strings with it.
+   */
+  static String readString(String s, int[] at) {
+    int i = at[0] + 1;
+    StringBuilder b = new StringBuilder();
+    while (i < s.length()) {
+      char c = s.charAt(i++);
+      if (c == '"') {
+        at[0] = i;
+        return b.toString();
+      }
+      if (c != '\\') {
+        b.append(c);
+        continue;
+      }
+      if (i >= s.length()) break;
+      char e = s.charAt(i++);
+      switch (e) {
+        case 'n':
+          b.append('\n');
+          break;
+        case 't':
+          b.append('\t');
+          break;
+        case 'r':
+          b.append('\r');
+          break;
+        case 'b':
+          b.append('\b');
+          break;
+        case 'f':
+          b.append('\f');
+          break;
+        case 'u':
+          at[0] = i;
+          if (i + 4 > s.length()) throw new IllegalArgumentException("bad \\u escape");
+          try {
+            b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
+          } catch (NumberFormatException x) {
+            throw new IllegalArgumentException("bad \\u escape");
+          }
+          i += 4;
+          break;
+        default:
+          b.append(e);
+      }
+    }
+    at[0] = i;
+    throw new IllegalArgumentException("unterminated string");
   }
 
   static String write(Object v) {
