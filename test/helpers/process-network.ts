@@ -33,6 +33,12 @@ export interface ProcessNetwork {
   urlOf(hostname: string): string
   /** the VPs `hostname` lists in node_getNodes, sorted */
   vpsListedBy(hostname: string): Promise<string[]>
+  /**
+   * What `hostname` lists once `done` holds for it, or when `ms` have passed (the caller asserts):
+   * every member applies a group change at the same boundary block, but each reaches that block in
+   * its own time (one just restarted may still be catching up when another already lists it).
+   */
+  vpsOnceListed(hostname: string, done: (listed: string[]) => boolean, ms?: number): Promise<string[]>
   /** node_getConsensusStatus of `hostname` (state, view, height, …) */
   consensusOf(hostname: string): Promise<ConsensusStatus>
   /** writes the files of the next VP (`new = true`, src/devnet/network.ts addVp), not started */
@@ -106,6 +112,14 @@ export function processNetwork(name: string, options: { logs?: boolean } = {}): 
         .filter((node) => node.isvp)
         .map((node) => node.hostname)
         .sort(),
+    async vpsOnceListed(hostname, done, ms = 60_000) {
+      const deadline = Date.now() + ms
+      for (;;) {
+        const listed = await network.vpsListedBy(hostname)
+        if (done(listed) || Date.now() > deadline) return listed
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    },
     consensusOf: async (hostname) => (await call(urlOf(hostname), 'node_getConsensusStatus', [])).result as ConsensusStatus,
     async addVp() {
       const node = await addVp(dir, { jsonrpcPort: 0, p2pPort: 0 })

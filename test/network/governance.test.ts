@@ -159,15 +159,10 @@ async function passed(operation: Parameters<GovClient['ok']>[1], label: string):
 
 const five = [...vps, 'node5']
 
-/** waits (at most 60 s) until `hostname` lists exactly `expected` as VPs in node_getNodes */
+/** `hostname` lists exactly `expected` as VPs in node_getNodes, within 60 s */
 async function listsWithin(hostname: string, expected: string[]): Promise<void> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const listed = await net.vpsListedBy(hostname)
-    if (JSON.stringify(listed) === JSON.stringify(expected)) return
-    assert.ok(Date.now() < deadline, `${hostname} lists ${listed.join(', ')}, not ${expected.join(', ')}, after 60 s`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+  const listed = await net.vpsOnceListed(hostname, (vps) => JSON.stringify(vps) === JSON.stringify(expected))
+  assert.equal(listed, expected, `${hostname} lists ${listed.join(', ')}, not ${expected.join(', ')}, after 60 s`)
 }
 
 test('a VP added by proposal: AddNode (its ECert) and AddVP, voted by the admins on other VPs; node5, started afterwards, is admitted by the proposal alone (no VP votes it in) and the group of 5 commits', async () => {

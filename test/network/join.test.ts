@@ -34,20 +34,6 @@ test.after(async () => {
   await net.killAll()
 })
 
-/**
- * What `hostname` lists as VPs once `done` holds for it, or after 60 s: every member applies a
- * group change at the same boundary block, but each reaches that block in its own time (a member
- * just restarted may still be catching up when another already lists the change).
- */
-async function listedOnce(hostname: string, done: (listed: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const listed = await vpsListedBy(hostname)
-    if (done(listed) || Date.now() > deadline) return listed
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
-
 test('node5 with new = true follows, is voted in by the 4 VPs, and the group of 5 takes effect on every node', async () => {
   await waitCommitted(await send(10, ['node1', 'nvp1']), ['node1', 'node4', 'nvp1'].map(urlOf), 60_000)
   const node5 = await net.addVp()
@@ -74,7 +60,7 @@ test('node5 with new = true follows, is voted in by the 4 VPs, and the group of 
   console.log(`  node5 joined ${Date.now() - started} ms after it started (${blocks} blocks)`)
   for (const hostname of everyone) {
     assert.equal(
-      await listedOnce(hostname, (listed) => listed.includes('node5')),
+      await net.vpsOnceListed(hostname, (listed) => listed.includes('node5')),
       [...everyone, 'node5'],
       `${hostname} lists node5 as a VP`,
     )
@@ -145,7 +131,10 @@ test('a second add: node6 (whose files list node5, added by the chain) is voted 
   }
   console.log(`  node6 joined ${Date.now() - started} ms after it started`)
   for (const hostname of five)
-    assert.ok((await listedOnce(hostname, (listed) => listed.includes('node6'))).includes('node6'), `${hostname} lists node6 as a VP`)
+    assert.ok(
+      (await net.vpsOnceListed(hostname, (listed) => listed.includes('node6'))).includes('node6'),
+      `${hostname} lists node6 as a VP`,
+    )
   await processes.get('node3')!.kill('SIGKILL')
   await processes.get('node4')!.kill('SIGKILL')
   const live = ['node1', 'node2', 'node5', 'node6']
