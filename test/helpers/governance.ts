@@ -5,6 +5,7 @@
  * and test/network/governance.test.ts (a network of VPs).
  */
 import type * as Sdk from '@hyperchain/jssdk'
+import { createRequire } from 'node:module'
 import * as assert from 'uvu/assert'
 import { loadSdk } from './jssdk.ts'
 
@@ -39,12 +40,20 @@ export interface GovClient {
   tx: ReturnType<typeof ServiceManager.getTxService>
   /** signs `operation` with `account` (BVMBuilder.invoke), sends it and polls for the receipt */
   bvm(account: Sdk.Account, operation: Sdk.BvmOperation.Builtin): Promise<BvmOutcome>
+  /** the same through contract_manageContractByVote (the SDK's ContractService.manageContractByVote), polling tx_getTransactionReceipt */
+  byVote(account: Sdk.Account, operation: Sdk.BvmOperation.Builtin): Promise<BvmOutcome>
   /** the same, expected to succeed */
   ok(account: Sdk.Account, operation: Sdk.BvmOperation.Builtin, label: string): Promise<BvmOutcome>
   /** the same, expected to be refused with an Err matching `err` */
   refused(account: Sdk.Account, operation: Sdk.BvmOperation.Builtin, err: RegExp, label: string): Promise<BvmOutcome>
   /** config_getProposal through the SDK */
   proposal(): Promise<Sdk.ConfigServiceType.Proposal>
+}
+
+function outcomeOf(receipt: Sdk.Receipt): BvmOutcome {
+  assert.is(receipt.vmType, 'BVM', 'a BVM receipt')
+  const decoded = DecodeUtil.decodeBvmResultRet(receipt.ret) as { Success: boolean; Ret: string | null; Err: string }
+  return { ...decoded, Ret: DecodeUtil.decodeBvmResultRetRet(decoded.Ret as string), txHash: receipt.txHash, receipt }
 }
 
 /** The SDK's services against the node at `url` (http://host:port). */
@@ -76,11 +85,24 @@ export async function govClient(url: string): Promise<GovClient> {
         }
       }
       assert.is(sent.code, 0, `submission: ${sent.message}`)
-      const polled = await sent.poll()
-      const receipt = polled.result
-      assert.is(receipt.vmType, 'BVM', 'a BVM receipt')
-      const decoded = DecodeUtil.decodeBvmResultRet(receipt.ret) as { Success: boolean; Ret: string | null; Err: string }
-      return { ...decoded, Ret: DecodeUtil.decodeBvmResultRetRet(decoded.Ret as string), txHash: receipt.txHash, receipt }
+      return outcomeOf((await sent.poll()).result)
+    },
+    async byVote(account, operation) {
+      const tx = (new Transaction.BVMBuilder(account.getAddress(), pm) as unknown as { invoke(op: unknown): { build(): Sdk.Transaction } })
+        .invoke(operation)
+        .build()
+      tx.sign(account)
+      const sent = await contracts.manageContractByVote(tx).send()
+      assert.is(sent.code, 0, `contract_manageContractByVote: ${sent.message}`)
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        try {
+          return outcomeOf((await client.tx.getTransactionReceipt(sent.result).send()).result)
+        } catch (error) {
+          if (!(error instanceof RequestError) || error.getCode() !== -32001 || Date.now() > deadline) throw error
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        }
+      }
     },
     async ok(account, operation, label) {
       const outcome = await client.bvm(account, operation)
@@ -108,3 +130,35 @@ export const Config = () => new BvmOperation.Config.Builder()
 export const Cns = () => new BvmOperation.CNS.Builder()
 export const ContractOp = () => new BvmOperation.Contract.Builder()
 export const NodeOp = () => new BvmOperation.Node.Builder()
+
+/** A counter contract and its second version (which adds 2), for deployments and upgrades by vote. */
+export const COUNTER = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.0;
+contract Counter {
+    uint256 public count;
+    function add() public { count += 1; }
+}
+contract CounterV2 {
+    uint256 public count;
+    function add() public { count += 2; }
+}
+`
+
+/** COUNTER compiled with solc: Counter's ABI and init code, CounterV2's init code. */
+export function counterContract(): { abi: string; bin: string; binV2: string } {
+  const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string }
+  const input = {
+    language: 'Solidity',
+    sources: { 'counter.sol': { content: COUNTER } },
+    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
+    contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>>
+  }
+  const counter = output.contracts['counter.sol'].Counter
+  return {
+    abi: JSON.stringify(counter.abi),
+    bin: counter.evm.bytecode.object,
+    binV2: output.contracts['counter.sol'].CounterV2.evm.bytecode.object,
+  }
+}

@@ -3,7 +3,8 @@
  * created on one VP and voted on others through the official SDK, the same proposal, roles and
  * receipts on every VP, a VP killed (SIGKILL) in the middle of a vote that restarts and catches up
  * with the governance state, a VP added by a NODE proposal (AddNode, AddVP) and removed by one
- * (RemoveVP).
+ * (RemoveVP); then every other call family (CNS, CONTRACT by vote, CONFIG, and the operations that
+ * need no vote) sent on one VP, voted on others, with the same state and receipts on all four.
  *
  *   npx tsx test/network/governance.test.ts
  */
@@ -16,6 +17,13 @@ import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit
 import { waitCommitted } from '../helpers/client-load.ts'
 import {
   Algo,
+  BvmOperation,
+  Cns,
+  Config,
+  ContractOp,
+  COUNTER,
+  counterContract,
+  DecodeUtil,
   type GovClient,
   govClient,
   NodeOp,
@@ -24,7 +32,9 @@ import {
   Proposal,
   ProviderManager,
   plain,
+  RequestError,
   ServiceManager,
+  Transaction,
 } from '../helpers/governance.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 import { wallet } from '../helpers/wallet.ts'
@@ -144,14 +154,20 @@ async function until(done: () => Promise<boolean>, what: string, among = vps, ti
   }
 }
 
-/** creates a proposal on node1 as the admin, x and y vote for it on node2 and node3, the admin executes it on node4 */
-async function passed(operation: Parameters<GovClient['ok']>[1], label: string): Promise<unknown> {
-  const created = await on('node1').ok(admin.account, operation, `${label}: Create on node1`)
+/**
+ * Creates a proposal on node1 as the admin (through contract_manageContractByVote when `byVote`), x
+ * and y vote for it on node2 and node3 (in one block when they can), the admin executes it on node4.
+ */
+async function passed(operation: Parameters<GovClient['ok']>[1], label: string, byVote = false): Promise<unknown> {
+  const created = byVote
+    ? await on('node1').byVote(admin.account, operation)
+    : await on('node1').ok(admin.account, operation, `${label}: Create on node1`)
+  assert.ok(created.Success, `${label}: Create on node1: ${created.Err}`)
   const id = created.Ret as number
-  const votes = [
-    await on('node2').ok(x.account, Proposal().vote(id, true).build(), `${label}: vote on node2`),
-    await on('node3').ok(y.account, Proposal().vote(id, true).build(), `${label}: vote on node3`),
-  ]
+  const votes = await Promise.all([
+    on('node2').ok(x.account, Proposal().vote(id, true).build(), `${label}: vote on node2`),
+    on('node3').ok(y.account, Proposal().vote(id, true).build(), `${label}: vote on node3`),
+  ])
   const executed = await on('node4').ok(admin.account, Proposal().execute(id).build(), `${label}: Execute on node4`)
   governance.push(created.txHash, ...votes.map((vote) => vote.txHash), executed.txHash)
   return executed.Ret
@@ -233,6 +249,174 @@ test('RemoveVP by proposal: node5 leaves the group at the boundary on every VP; 
   governance.push(refused.txHash)
   await waitCommitted(await net.send(10, vps), vps.map(net.urlOf), 90_000)
   await level()
+  await assertSameOutcomes(vps.map(net.urlOf), governance)
+  await assertNoFork(vps.map(net.urlOf))
+})
+
+const counter = counterContract()
+
+/** a transaction built with the SDK's EVMBuilder, signed, sent to `vp` and polled: its receipt */
+async function evm(
+  vp: string,
+  account: ReturnType<typeof newAccount>['account'],
+  build: (b: InstanceType<typeof Transaction.EVMBuilder>) => { build(): InstanceType<typeof Transaction> },
+  deploy = false,
+) {
+  const tx = build(new Transaction.EVMBuilder(account.getAddress(), on(vp).pm)).build()
+  tx.sign(account)
+  const request = deploy ? on(vp).contracts.deploy(tx) : on(vp).contracts.invoke(tx)
+  const receipt = (await (await request.send()).poll()).result
+  governance.push(receipt.txHash)
+  return receipt
+}
+
+/** Counter's count() read on `vp` (a transaction, so its receipt joins the compared ones) */
+async function count(vp: string, address: string): Promise<number> {
+  const read = await evm(vp, x.account, (b) => b.invoke(address, 'count()', counter.abi, []))
+  return Number(DecodeUtil.decodeEvmResult({ result: read } as never, counter.abi, 'count()').map(String)[0])
+}
+
+test('every other call family on the four VPs: Hash, Balance, Account, Cert, Version and HashChange without a vote; CNS, CONTRACT (contract_manageContractByVote) and CONFIG proposals voted on other VPs; the same state and receipts everywhere', async () => {
+  const z = newAccount()
+  const w = newAccount()
+  const cert = `-----BEGIN CERTIFICATE-----\n${z.address}\n-----END CERTIFICATE-----`
+  const Hash = () => new BvmOperation.Hash.Builder()
+  const Cert = () => new BvmOperation.Cert.Builder()
+  const Account = () => new BvmOperation.Account.Builder()
+  const done = <T extends { txHash: string }>(outcome: T): T => {
+    governance.push(outcome.txHash)
+    return outcome
+  }
+  // one round of independent calls, each on another VP: few blocks
+  const [tally, spare, , issued, registered, latest, hashAlgo] = await Promise.all([
+    evm('node1', admin.account, (b) => b.deploy(counter.bin), true),
+    evm('node2', admin.account, (b) => b.deploy(counter.bin), true),
+    on('node3').ok(x.account, Hash().set('on-chain', 'value-1').build(), 'Hash.Set').then(done),
+    on('node4').ok(admin.account, new BvmOperation.Balance.Builder().issue(z.address, 500n).build(), 'Balance.Issue').then(done),
+    on('node1').ok(z.account, Account().register(z.address, cert).build(), 'Account.Register by itself').then(done),
+    on('node2').ok(w.account, new BvmOperation.Version.Builder().getLatestVersions().build(), 'GetLatestVersions').then(done),
+    on('node3').ok(w.account, new BvmOperation.HashChange.Builder().getSupportHashAlgo().build(), 'GetSupportHashAlgo').then(done),
+  ])
+  assert.is(issued.Ret, null)
+  assert.is(registered.Ret, null)
+  assert.equal(plain(hashAlgo.Ret), { hash_algo: 'KECCAK_256', encrypt_algo: '' })
+  assert.equal(Object.keys((latest.Ret as { maxSupportedVersions: object }).maxSupportedVersions).sort(), vps)
+  const [tallyAddress, spareAddress] = [tally.contractAddress, spare.contractAddress]
+  const [got, , named] = await Promise.all([
+    on('node4').ok(w.account, Hash().get('on-chain').build(), 'Hash.Get').then(done),
+    on('node1')
+      .ok(
+        admin.account,
+        Cert()
+          .freeze(cert, null as never)
+          .build(),
+        'CertFreeze',
+      )
+      .then(done),
+    // a CNS proposal in the same blocks: the admin names the first contract on node1, x and y vote on node2 and node3
+    passed(Proposal().createForCNS(Cns().setCName(tallyAddress, 'Tally').build()).build(), 'CNS'),
+  ])
+  assert.is(got.Ret, 'value-1')
+  assert.equal(named, [{ code: 200 }])
+  assert.is(await sameEverywhere('account_getStatus', [z.address]), 'frozen')
+  const [abandoned] = await Promise.all([
+    (async () => {
+      const check = done(await on('node2').ok(w.account, Cert().check(cert).build(), 'CertCheck'))
+      assert.equal(plain(check.Ret), { address: z.address, status: 'frozen' })
+      done(
+        await on('node3').ok(
+          admin.account,
+          Cert()
+            .unfreeze(cert, null as never)
+            .build(),
+          'CertUnfreeze',
+        ),
+      )
+      return done(await on('node4').ok(admin.account, Account().abandon(z.address, '').build(), 'Account.Abandon by an admin'))
+    })(),
+    // invoke by name on node2, through the SDK's Builder.contractName
+    evm('node2', x.account, (b) => b.invoke(tallyAddress, 'add()', counter.abi, []).contractName('Tally')),
+  ])
+  assert.ok(abandoned.Success)
+  assert.is(await sameEverywhere('account_getStatus', [z.address]), 'abandoned')
+  assert.is(await sameEverywhere('account_getBalance', [z.address]), '0x1f4')
+  assert.equal(await sameEverywhere('config_getAllCNS', []), { [tallyAddress]: 'Tally' })
+  assert.is(await sameEverywhere('contract_getStatusByCName', ['Tally']), 'normal')
+  assert.is(await count('node3', tallyAddress), 1)
+
+  // contract managers vote on CONTRACT proposals: x and y become ones
+  await passed(
+    Proposal()
+      .createForPermission(
+        Permission().grant('contractManager', x.address).build(),
+        Permission().grant('contractManager', y.address).build(),
+      )
+      .build(),
+    'contract managers',
+  )
+  const results = (await passed(
+    Proposal()
+      .createForContract(
+        ContractOp()
+          .deploy(COUNTER, counter.bin, 'EVM' as never, {})
+          .build(),
+        ContractOp()
+          .upgradeByName(COUNTER, counter.binV2, 'EVM' as never, 'Tally', {})
+          .build(),
+        ContractOp()
+          .maintain('EVM' as never, spareAddress, 2)
+          .build(),
+      )
+      .build(),
+    'CONTRACT by vote',
+    true,
+  )) as { code: number; msg?: string }[]
+  assert.equal(
+    results.map((result) => result.code),
+    [200, 200, 200],
+  )
+  const deployed = results[0].msg as string
+  assert.match(deployed, /^0x[0-9a-f]{40}$/)
+  assert.is(await sameEverywhere('contract_getCreator', [deployed]), admin.address, 'the proposal creator deploys')
+  assert.is(await sameEverywhere('contract_getStatus', [spareAddress]), 'frozen')
+  await evm('node4', x.account, (b) => b.invoke(tallyAddress, 'add()', counter.abi, []).contractName('Tally'))
+  assert.is(await count('node1', tallyAddress), 3, 'the upgraded code adds 2 to the kept count')
+
+  // a CONFIG proposal: a filter rule lets only admins write to the Hash contract
+  const rule = {
+    id: 1,
+    name: 'hash for admins',
+    to: ['0x0000000000000000000000000000000000ffff01'],
+    vm: ['bvm'],
+    allow_anyone: false,
+    authorized_roles: ['admin'],
+    forbidden_roles: [],
+  }
+  await passed(
+    Proposal()
+      .createForConfig(
+        Config()
+          .setFilterRules([rule] as never)
+          .build(),
+        Config().setFilterEnable(true).build(),
+      )
+      .build(),
+    'CONFIG',
+  )
+  for (const vp of ['node1', 'node4']) {
+    try {
+      await on(vp).bvm(w.account, Hash().set('on-chain', 'value-2').build())
+      assert.unreachable(`a Hash.Set by a non-admin on ${vp}`)
+    } catch (error) {
+      assert.instance(error, RequestError, String(error))
+      assert.is((error as InstanceType<typeof RequestError>).getCode(), -32008)
+      assert.match((error as Error).message, /filter rule 1 "hash for admins"/)
+    }
+  }
+  done(await on('node2').ok(x.account, Hash().set('on-chain', 'value-2').build(), 'Hash.Set by an admin'))
+  await level()
+  assert.is((plain(await sameEverywhere('config_getProposal', [])) as { status: string }).status, 'COMPLETED')
+  assert.equal(await sameEverywhere('account_getAccountsByRole', ['contractManager']), [admin.address, x.address, y.address].sort())
   await assertSameOutcomes(vps.map(net.urlOf), governance)
   await assertNoFork(vps.map(net.urlOf))
 })

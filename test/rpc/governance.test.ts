@@ -10,7 +10,6 @@
  *   npx tsx test/rpc/governance.test.ts
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -26,6 +25,8 @@ import {
   Cns,
   Config,
   ContractOp,
+  COUNTER,
+  counterContract,
   DecodeUtil,
   type GovClient,
   govClient,
@@ -39,7 +40,6 @@ import {
 import { envelope, post, startTestNode, waitForReceipt } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
-const require = createRequire(import.meta.url)
 const [a, b, c] = [newAccount(), newAccount(), newAccount()]
 /** a funded account that holds no role */
 const user = newAccount()
@@ -378,34 +378,7 @@ test('an abandoned account: Account.Abandon by itself; its transactions are refu
   }
 })
 
-const COUNTER = `// SPDX-License-Identifier: MIT
-pragma solidity ^0.8.0;
-contract Counter {
-    uint256 public count;
-    function add() public { count += 1; }
-}
-contract CounterV2 {
-    uint256 public count;
-    function add() public { count += 2; }
-}
-`
-const compiled = (() => {
-  const solc = require('solc') as { compile(input: string): string }
-  const input = {
-    language: 'Solidity',
-    sources: { 'counter.sol': { content: COUNTER } },
-    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
-  }
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as {
-    contracts: Record<string, Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>>
-  }
-  const counter = output.contracts['counter.sol'].Counter
-  return {
-    abi: JSON.stringify(counter.abi),
-    bin: counter.evm.bytecode.object,
-    binV2: output.contracts['counter.sol'].CounterV2.evm.bytecode.object,
-  }
-})()
+const compiled = counterContract()
 let counterAddress = ''
 
 /** a signed transaction (built with the SDK's builder) as the SDK sends it */
