@@ -4,8 +4,9 @@
  * its Account/Config/Contract services' queries. Shared by test/rpc/governance.test.ts (one node)
  * and test/network/governance.test.ts (a network of VPs).
  */
-import type * as Sdk from '@hyperchain/jssdk'
+
 import { createRequire } from 'node:module'
+import type * as Sdk from '@hyperchain/jssdk'
 import * as assert from 'uvu/assert'
 import { loadSdk } from './jssdk.ts'
 

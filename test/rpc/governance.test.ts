@@ -23,9 +23,9 @@ import { call } from '../helpers/chain.ts'
 import {
   BvmOperation,
   Cns,
+  COUNTER,
   Config,
   ContractOp,
-  COUNTER,
   counterContract,
   DecodeUtil,
   type GovClient,
