@@ -10,10 +10,12 @@
  *   `{"Success", "Ret", "Err"}`; a refusal (not an admin, a proposal in the wrong state, bad
  *   arguments) is `Success: false` with `Err` saying why, and changes nothing.
  */
+import { X509Certificate } from 'node:crypto'
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { Account, ExecutionOutcome, Hex, Log } from '../domain.ts'
 import {
   BUILTIN_ROLES,
+  CA_MODES,
   type FilterRule,
   type GenesisGovernance,
   GovernanceWriter,
@@ -110,11 +112,37 @@ export interface BvmRun {
 
 export const PROPOSAL_TOPIC: Hex = `0x${bytesToHex(utf8ToBytes('proposal contract')).padStart(64, '0')}`
 
-/** What the DID, MPC and root CA contracts answer: Keel has no such feature. */
+/** What the DID and MPC contracts answer: Keel has no such feature. */
 const MISSING: Readonly<Record<string, string>> = {
   [BuiltinAddress.did]: 'DID documents and credentials (the DID contract)',
   [BuiltinAddress.mpc]: 'multi-party computation (the MPC contract)',
-  [BuiltinAddress.rootCA]: 'root CA management (the RootCA contract)',
+}
+
+const CENTER = 1
+const NONE = 3
+
+/** A CA mode as the refusals name it: `center (1)`, or `not set`. */
+function modeName(mode: number): string {
+  return mode === 0 ? 'not set' : `${CA_MODES[mode]} (${mode})`
+}
+
+/**
+ * A certificate (PEM text) read and checked at a block's time: parsed, and within its validity.
+ * node:crypto's X509Certificate parses and verifies the same bytes alike on every node.
+ */
+function certificateAt(pem: string, blockTime: bigint, what: string): X509Certificate {
+  let cert: X509Certificate
+  try {
+    cert = new X509Certificate(pem)
+  } catch (error) {
+    return refuse(`${what} is not an X.509 certificate in PEM: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const ms = Number(blockTime / 1_000_000n)
+  if (ms < Date.parse(cert.validFrom) || ms > Date.parse(cert.validTo))
+    refuse(
+      `${what} (${cert.subject.replaceAll('\n', ', ')}) is not valid at the block's time: it is valid from ${cert.validFrom} to ${cert.validTo}`,
+    )
+  return cert
 }
 
 class Refusal extends Error {
@@ -296,6 +324,8 @@ class Contracts {
         return this.hashChange(operation)
       case BuiltinAddress.balance:
         return this.balance(operation)
+      case BuiltinAddress.rootCA:
+        return this.rootCA(operation)
       default:
         return refuse(`Keel has no ${MISSING[to] ?? `contract at ${to}`}; ${operation.method} is not available`)
     }
@@ -338,6 +368,49 @@ class Contracts {
       refuse(`Issue: ${text} is zero or would take ${target}'s balance past ${MAX_BALANCE} (int64)`)
     this.bvm.state.putAccount(target, { ...account, balance: account.balance + value })
     return ok(null)
+  }
+
+  // ---- RootCA: the root CAs the chain trusts for account certificates (CA mode center) ----
+
+  private rootCA(operation: Operation): { result: BvmResult; logs: Log[] } {
+    switch (operation.method) {
+      case 'AddRootCA': {
+        arity(operation, 1)
+        if (!this.gov.isAdmin(this.bvm.from)) refuse(`AddRootCA needs an admin; ${this.bvm.from} is not one`)
+        const mode = this.gov.caMode()
+        if (mode !== CENTER)
+          refuse(`AddRootCA needs CA mode center (1); this chain's CA mode is ${modeName(mode)} (a CA proposal's SetCAMode sets it once)`)
+        const root = certificateAt(argText(operation, 0), this.bvm.blockTime, 'the root CA')
+        if (!root.ca) refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is not a CA certificate (basicConstraints CA:TRUE)`)
+        if (!root.checkIssued(root) || !root.verify(root.publicKey))
+          refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is not self-signed: a root CA signs its own certificate`)
+        const pem = root.toString()
+        if (this.gov.rootCAs().some((known) => new X509Certificate(known).fingerprint256 === root.fingerprint256))
+          refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is on the chain already`)
+        this.gov.addRootCA(pem)
+        return ok(null)
+      }
+      case 'GetRootCAs':
+        arity(operation, 0)
+        return ok(base64Of(JSON.stringify(this.gov.rootCAs())))
+      default:
+        return refuse(`the RootCA contract has no method ${operation.method} (AddRootCA, GetRootCAs)`)
+    }
+  }
+
+  /** With root CAs on the chain, an account's certificate must be issued by one of them and valid now. */
+  private checkAgainstRoots(pem: string): void {
+    const roots = this.gov.rootCAs()
+    if (roots.length === 0) return
+    const cert = certificateAt(pem, this.bvm.blockTime, 'the certificate')
+    const issued = roots.some((known) => {
+      const root = new X509Certificate(known)
+      return cert.checkIssued(root) && cert.verify(root.publicKey)
+    })
+    if (!issued)
+      refuse(
+        `the certificate (${cert.subject.replaceAll('\n', ', ')}, issued by ${cert.issuer.replaceAll('\n', ', ')}) is not issued by any of the chain's ${roots.length} root CAs (RootCA.GetRootCAs)`,
+      )
   }
 
   // ---- Version: the format versions the chain's nodes run (read only; Keel has no system upgrade) ----
@@ -406,6 +479,7 @@ class Contracts {
         const cert = argText(operation, 1)
         if (from !== address && !this.gov.isAdmin(from)) refuse(`only ${address} itself or an admin may register a certificate for it`)
         if (this.gov.accountStatus(address) === 'abandoned') refuse(`account ${address} is abandoned`)
+        this.checkAgainstRoots(cert)
         const owner = this.gov.accountOfCert(cert)
         if (owner !== undefined && owner !== address) refuse(`this certificate is registered for ${owner} already`)
         this.gov.registerCert(address, cert)
@@ -440,6 +514,7 @@ class Contracts {
       refuse(`the Cert contract has no method ${method} (CertFreeze, CertUnfreeze, CertRevoke, CertCheck)`)
     arity(operation, 3)
     if (!this.gov.isAdmin(this.bvm.from)) refuse(`${method} needs an admin; ${this.bvm.from} is not one`)
+    if (method === 'CertRevoke' && this.gov.caMode() === NONE) refuse('in CA mode none (3) no certificate is revoked')
     const owner = this.gov.accountOfCert(argText(operation, 0))
     if (owner === undefined) refuse('this certificate is not registered for any account (Account.Register)')
     const status = this.gov.accountStatus(owner)
@@ -534,9 +609,7 @@ class Contracts {
         return ok(base64Of(JSON.stringify(results)), [this.proposalLog(next)])
       }
       case 'Direct':
-        return refuse(
-          'Proposal.Direct is not available: Keel runs NODE and CA contents only through a voted proposal (Create, Vote, Execute)',
-        )
+        return this.direct(operation)
       default:
         return refuse(`the Proposal contract has no method ${operation.method} (Create, Vote, Cancel, Execute)`)
     }
@@ -554,7 +627,6 @@ class Contracts {
     arity(operation, 2)
     const type = argText(operation, 1) as ProposalType
     if (!PROPOSAL_TYPES.includes(type)) refuse(`unknown proposal type ${JSON.stringify(type)} (${PROPOSAL_TYPES.join(', ')})`)
-    if (type === 'CA') refuse('Keel has no CA mode proposals (certificates are issued by the node CA; docs/governance.md)')
     if (type === 'SYSTEM') refuse('Keel has no system upgrade proposals')
     const from = this.bvm.from
     const role = this.gov.voterRole(type)
@@ -640,8 +712,63 @@ class Contracts {
       case 'NODE':
         // judged by a dry run of the whole proposal (create), each operation seeing the earlier ones
         return
+      case 'CA':
+        this.caOp(op, false)
+        return
       default:
         return
+    }
+  }
+
+  /**
+   * Direct(contents, type): contents run at once, without a vote, where Hyperchain allows it — a
+   * NODE proposal's operations by an admin while the CA mode is center or none, and GetCAMode by
+   * anyone. `Ret` holds the per-operation results, as Execute's.
+   */
+  private async direct(operation: Operation): Promise<{ result: BvmResult; logs: Log[] }> {
+    arity(operation, 2)
+    const type = argText(operation, 1) as ProposalType
+    const operations = decodeContents(operation.args[0])
+    if (operations.length === 0) refuse('Direct runs at least one operation')
+    if (type === 'CA') {
+      const set = operations.find((op) => op.method !== 'GetCAMode')
+      if (set !== undefined) refuse(`Direct runs GetCAMode only; ${set.method} goes through a voted CA proposal (Create, Vote, Execute)`)
+    } else if (type === 'NODE') {
+      if (!this.gov.isAdmin(this.bvm.from)) refuse(`Direct NODE operations need an admin; ${this.bvm.from} is not one`)
+      const mode = this.gov.caMode()
+      if (mode !== CENTER && mode !== NONE)
+        refuse(
+          `Direct NODE operations need CA mode center (1) or none (3); this chain's CA mode is ${modeName(mode)}: create a NODE proposal`,
+        )
+    } else refuse(`Direct runs NODE and CA contents only; a ${JSON.stringify(type)} proposal is created and voted`)
+    const results: OperationResult[] = []
+    for (const op of operations)
+      results.push(
+        METHODS_OF[type].includes(op.method)
+          ? await this.perform(type, op, this.bvm.from)
+          : { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` },
+      )
+    return ok(base64Of(JSON.stringify(results)))
+  }
+
+  /** SetCAMode(mode) sets the chain's CA mode once; GetCAMode answers it (in `msg`). */
+  private caOp(op: Operation, apply: boolean): string | undefined {
+    const mode = this.gov.caMode()
+    switch (op.method) {
+      case 'SetCAMode': {
+        arity(op, 1)
+        const wanted = intArg(op, 0, 1)
+        if (CA_MODES[wanted] === undefined) throw new BvmDecodeError(`SetCAMode: ${wanted} is no CA mode (1 center, 2 distributed, 3 none)`)
+        if (mode !== 0) refuse(`this chain's CA mode is ${modeName(mode)} already: it is set once`)
+        if (apply) this.gov.setCAMode(wanted)
+        return undefined
+      }
+      case 'GetCAMode':
+        arity(op, 0)
+        if (apply && mode === 0) refuse("this chain has no CA mode yet (a CA proposal's SetCAMode sets it once)")
+        return apply ? String(mode) : undefined
+      default:
+        throw new ParamsMismatch(`${op.method} is not a CA operation (SetCAMode, GetCAMode)`)
     }
   }
 
@@ -666,6 +793,9 @@ class Contracts {
           break
         case 'NODE':
           msg = this.nodeOp(op)
+          break
+        case 'CA':
+          msg = this.caOp(op, true)
           break
         default:
           refuse(`Keel has no ${type} proposals`)

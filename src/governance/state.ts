@@ -180,6 +180,10 @@ export const MIN_PROPOSAL_TIMEOUT_NS = 5n * 60n * 1_000_000_000n
 const P = BuiltinAddress.proposal
 const A = BuiltinAddress.account
 const H = BuiltinAddress.hash
+const R = BuiltinAddress.rootCA
+
+/** Hyperchain's CA modes (the SDK's CAMode): a chain sets one once, by a CA proposal (docs/governance.md §16). */
+export const CA_MODES: Readonly<Record<number, string>> = { 1: 'center', 2: 'distributed', 3: 'none' }
 
 /**
  * The genesis governance: the admins and settings a chain starts with. They come from the genesis
@@ -294,6 +298,16 @@ export class GovernanceView {
     return readRecord<string>(this.state, H, `hash:${key}`)
   }
 
+  /** the chain's CA mode (CA_MODES); 0 while none is set */
+  caMode(): number {
+    return readRecord<number>(this.state, P, 'ca-mode') ?? 0
+  }
+
+  /** the root CAs admins added (RootCA.AddRootCA), PEM text, in the order they were added */
+  rootCAs(): string[] {
+    return readRecord<string[]>(this.state, R, 'root-cas') ?? []
+  }
+
   nodeRecord(hostname: string): NodeRecord | undefined {
     return readRecord<NodeRecord>(this.state, P, `node:${hostname}`)
   }
@@ -390,6 +404,14 @@ export class GovernanceWriter extends GovernanceView {
 
   setHash(key: string, value: string): void {
     writeRecord(this.state, H, `hash:${key}`, value)
+  }
+
+  setCAMode(mode: number): void {
+    writeRecord(this.state, P, 'ca-mode', mode)
+  }
+
+  addRootCA(pem: string): void {
+    writeRecord(this.state, R, 'root-cas', [...this.rootCAs(), pem])
   }
 
   putNodeRecord(record: NodeRecord): void {

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { loadOrCreateNodeCa } from '../../src/cert/ca.ts'
 import { ECERT_FILE } from '../../src/p2p/identity.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
@@ -276,7 +277,7 @@ async function count(vp: string, address: string): Promise<number> {
   return Number(DecodeUtil.decodeEvmResult({ result: read } as never, counter.abi, 'count()').map(String)[0])
 }
 
-test('every other call family on the four VPs: Hash, Balance, Account, Cert, Version and HashChange without a vote; CNS, CONTRACT (contract_manageContractByVote) and CONFIG proposals voted on other VPs; the same state and receipts everywhere', async () => {
+test('every other call family on the four VPs: Hash, Balance, Account, Cert, Version and HashChange without a vote; CNS, CONTRACT (contract_manageContractByVote), CONFIG and CA proposals voted on other VPs; RootCA; the same state and receipts everywhere', async () => {
   const z = newAccount()
   const w = newAccount()
   const cert = `-----BEGIN CERTIFICATE-----\n${z.address}\n-----END CERTIFICATE-----`
@@ -414,6 +415,34 @@ test('every other call family on the four VPs: Hash, Balance, Account, Cert, Ver
     }
   }
   done(await on('node2').ok(x.account, Hash().set('on-chain', 'value-2').build(), 'Hash.Set by an admin'))
+
+  // the CA mode by a CA proposal, then a root CA added on node2 and read on node3 and node4
+  const CAMode = () => new BvmOperation.CAMode.Builder()
+  const RootCA = () => new BvmOperation.RootCA.Builder()
+  assert.equal(
+    await passed(
+      Proposal()
+        .createForCAMode(
+          CAMode()
+            .setCAMode(1 as never)
+            .build(),
+        )
+        .build(),
+      'CA mode',
+    ),
+    [{ code: 200 }],
+  )
+  const root = await loadOrCreateNodeCa(join(net.dir, 'root-ca'), { hostname: 'root' })
+  done(await on('node2').ok(x.account, RootCA().addRootCA(root.pem).build(), 'AddRootCA on node2'))
+  const [roots, mode] = await Promise.all([
+    on('node3').ok(w.account, RootCA().getRootCAs().build(), 'GetRootCAs on node3').then(done),
+    on('node4').ok(w.account, Proposal().directForCAMode(CAMode().getCAMode().build()).build(), 'GetCAMode on node4').then(done),
+  ])
+  assert.equal(
+    (roots.Ret as string[]).map((pem) => pem.trim()),
+    [root.pem.trim()],
+  )
+  assert.equal(mode.Ret, [{ code: 200, msg: '1' }])
   await level()
   assert.is((plain(await sameEverywhere('config_getProposal', [])) as { status: string }).status, 'COMPLETED')
   assert.equal(await sameEverywhere('account_getAccountsByRole', ['contractManager']), [admin.address, x.address, y.address].sort())

@@ -9,12 +9,15 @@
  *
  *   npx tsx test/rpc/governance.test.ts
  */
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readEntries } from '../../src/archive/file.ts'
+import { loadOrCreateNodeCa } from '../../src/cert/ca.ts'
+import { issueTcert } from '../../src/cert/tcert.ts'
 import { startNodeProcess, writeNodeConfig } from '../../src/devnet/node-process.ts'
 import { BuiltinAddress } from '../../src/governance/wire.ts'
 import type { KeelNode } from '../../src/node.ts'
@@ -576,6 +579,118 @@ test('CONTRACT proposals freeze and unfreeze by name and upgrade by address; wit
   await proposalPasses(off.Ret as number, [b], a)
 })
 
+test('CA mode and root CAs: SetCAMode by a voted CA proposal, once; Direct answers GetCAMode and runs NODE contents only in center or none; AddRootCA by admins in center mode; account certificates checked against the root CAs', async () => {
+  const CAMode = () => new BvmOperation.CAMode.Builder()
+  const RootCA = () => new BvmOperation.RootCA.Builder()
+  const NodeOp = () => new BvmOperation.Node.Builder()
+  const unset = await gov.ok(user.account, Proposal().directForCAMode(CAMode().getCAMode().build()).build(), 'GetCAMode before any')
+  assert.equal(unset.Ret, [{ code: -30004, msg: "this chain has no CA mode yet (a CA proposal's SetCAMode sets it once)" }])
+  const dir = mkdtempSync(join(tmpdir(), 'keel-rootca-'))
+  try {
+    const root = await loadOrCreateNodeCa(join(dir, 'root'), { hostname: 'root' })
+    const other = await loadOrCreateNodeCa(join(dir, 'other'), { hostname: 'other' })
+    await gov.refused(
+      a.account,
+      RootCA().addRootCA(root.pem).build(),
+      /AddRootCA needs CA mode center \(1\); this chain's CA mode is not set/,
+      'AddRootCA without a CA mode',
+    )
+    await gov.refused(
+      a.account,
+      Proposal().directForNode(NodeOp().removeVP('node1', 'global').build()).build(),
+      /Direct NODE operations need CA mode center \(1\) or none \(3\); this chain's CA mode is not set/,
+      'Direct NODE without a CA mode',
+    )
+    const created = await gov.ok(
+      a.account,
+      Proposal()
+        .createForCAMode(
+          CAMode()
+            .setCAMode(1 as never)
+            .build(),
+        )
+        .build(),
+      'Create CA',
+    )
+    assert.is((await gov.proposal()).type, 'CA')
+    assert.equal(await proposalPasses(created.Ret as number, [b], a), [{ code: 200 }])
+    const again = await gov.refused(
+      a.account,
+      Proposal()
+        .createForCAMode(
+          CAMode()
+            .setCAMode(3 as never)
+            .build(),
+        )
+        .build(),
+      /0 SetCAMode: this chain's CA mode is center \(1\) already: it is set once/,
+      'a second SetCAMode',
+    )
+    assert.equal(again.Ret, [{ code: -30004, msg: "this chain's CA mode is center (1) already: it is set once" }])
+    const mode = await gov.ok(user.account, Proposal().directForCAMode(CAMode().getCAMode().build()).build(), 'GetCAMode by Direct')
+    assert.equal(mode.Ret, [{ code: 200, msg: '1' }])
+    await gov.refused(
+      a.account,
+      Proposal()
+        .directForCAMode(
+          CAMode()
+            .setCAMode(2 as never)
+            .build(),
+        )
+        .build(),
+      /Direct runs GetCAMode only; SetCAMode goes through a voted CA proposal/,
+      'SetCAMode by Direct',
+    )
+    await gov.refused(
+      user.account,
+      Proposal().directForNode(NodeOp().removeVP('node1', 'global').build()).build(),
+      /Direct NODE operations need an admin/,
+      'Direct NODE by a non-admin',
+    )
+    // center mode: an admin's Direct reaches the NODE operation itself (a node that runs alone has no VP group)
+    const direct = await gov.ok(a.account, Proposal().directForNode(NodeOp().removeVP('node1', 'global').build()).build(), 'Direct NODE')
+    assert.is((direct.Ret as { code: number }[])[0].code, -30004)
+    assert.match((direct.Ret as { msg: string }[])[0].msg, /this node runs alone \(solo ordering\)/)
+
+    const tcertOf = async (ca: typeof root) =>
+      (
+        await issueTcert(
+          ca,
+          generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'der' }),
+          new Date(),
+        )
+      ).pem
+    const leaf = await tcertOf(root)
+    await gov.refused(user.account, RootCA().addRootCA(root.pem).build(), /AddRootCA needs an admin/, 'AddRootCA by a non-admin')
+    await gov.refused(a.account, RootCA().addRootCA('not a certificate').build(), /is not an X.509 certificate in PEM/, 'not a certificate')
+    await gov.refused(a.account, RootCA().addRootCA(leaf).build(), /is not a CA certificate \(basicConstraints CA:TRUE\)/, 'a leaf')
+    await gov.ok(a.account, RootCA().addRootCA(root.pem).build(), 'AddRootCA')
+    await gov.refused(b.account, RootCA().addRootCA(root.pem).build(), /is on the chain already/, 'the same root again')
+    const roots = await gov.ok(user.account, RootCA().getRootCAs().build(), 'GetRootCAs')
+    assert.equal(
+      (roots.Ret as string[]).map((pem) => pem.trim()),
+      [root.pem.trim()],
+    )
+    // with a root CA on the chain, an account's certificate must come from one
+    const holder = newAccount()
+    await gov.refused(
+      holder.account,
+      new BvmOperation.Account.Builder().register(holder.address, await tcertOf(other)).build(),
+      /is not issued by any of the chain's 1 root CAs \(RootCA.GetRootCAs\)/,
+      'a certificate of another CA',
+    )
+    await gov.ok(
+      holder.account,
+      new BvmOperation.Account.Builder().register(holder.address, leaf).build(),
+      'Register a certificate of the root',
+    )
+    const checked = await gov.ok(user.account, new BvmOperation.Cert.Builder().check(leaf).build(), 'CertCheck')
+    assert.equal(plain(checked.Ret), { address: holder.address, status: 'normal' })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test('filter rules: each transaction kind refused by the rule that names it (-32008 naming the rule), then allowed by a role', async () => {
   const rules = [
     {
@@ -696,7 +811,7 @@ test('filter rules: each transaction kind refused by the rule that names it (-32
 
 let snapshotId = ''
 
-test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal and Account contracts', async () => {
+test('the governance records are world state: a snapshot (archive_snapshot) holds the storage of the Proposal, Account, Hash and RootCA contracts', async () => {
   const id = (await call(node.url, 'archive_snapshot', [0], { operator: keyOf(a) })).result as string
   assert.match(id, /^0x[0-9a-f]+$/)
   snapshotId = id
@@ -711,6 +826,7 @@ test('the governance records are world state: a snapshot (archive_snapshot) hold
   assert.ok(holders.has(BuiltinAddress.proposal), 'roles, proposals, settings and names')
   assert.ok(holders.has(BuiltinAddress.account), 'account statuses')
   assert.ok(holders.has(BuiltinAddress.hash), 'Hash values')
+  assert.ok(holders.has(BuiltinAddress.rootCA), 'root CAs')
 })
 
 /** what the governance queries answer on `url`: the latest proposal, roles, names and account statuses */

@@ -186,4 +186,27 @@ test('NODE proposals: AddNode then AddVP decide an addition with the next id; Re
   assert.match(again.Err, /node5 is VP 5 of the group already/)
 })
 
+test("CA mode none, set by a proposal: CertRevoke is refused, AddRootCA needs center, an admin's Direct NODE reaches the operation", async () => {
+  const executor = createExecutor({ governance: genesis })
+  const state = new MapState().fund(DEPLOYER, 1000n).fund(OTHER, 1000n)
+  const block = [
+    bvmTx(BuiltinAddress.proposal, 'Create', [encodeContents([encodeOperation('SetCAMode', ['3'])]), 'CA']),
+    bvmTx(BuiltinAddress.proposal, 'Execute', ['1']),
+    bvmTx(BuiltinAddress.account, 'Register', [OTHER, 'a certificate'], OTHER),
+    bvmTx(BuiltinAddress.cert, 'CertRevoke', ['a certificate', 'revoke', 'sign']),
+    bvmTx(BuiltinAddress.rootCA, 'AddRootCA', ['-----BEGIN CERTIFICATE-----']),
+    bvmTx(BuiltinAddress.proposal, 'Direct', [encodeContents([encodeOperation('RemoveVP', ['node1', 'global'])]), 'NODE']),
+    bvmTx(BuiltinAddress.proposal, 'Direct', [encodeContents([encodeOperation('RemoveVP', ['node1', 'global'])]), 'NODE'], OTHER),
+  ].map((tx) => ({ tx, signatureValid: true }))
+  const { outcomes } = await executor.executeBlock(state, block, { number: 1, timestamp: 1n })
+  const [created, executed, registered, revoked, rooted, direct, directByOther] = outcomes.map(result)
+  assert.ok(created.Success && executed.Success && registered.Success, JSON.stringify([created, executed, registered]))
+  assert.is(revoked.Err, 'in CA mode none (3) no certificate is revoked')
+  assert.match(rooted.Err, /AddRootCA needs CA mode center \(1\); this chain's CA mode is none \(3\)/)
+  const ops = JSON.parse(Buffer.from(direct.Ret ?? '', 'base64').toString('utf8')) as { code: number; msg: string }[]
+  assert.is(ops[0].code, -30004)
+  assert.match(ops[0].msg, /this node runs alone/)
+  assert.match(directByOther.Err, /Direct NODE operations need an admin/)
+})
+
 test.run()
