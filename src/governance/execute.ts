@@ -627,7 +627,10 @@ class Contracts {
     arity(operation, 2)
     const type = argText(operation, 1) as ProposalType
     if (!PROPOSAL_TYPES.includes(type)) refuse(`unknown proposal type ${JSON.stringify(type)} (${PROPOSAL_TYPES.join(', ')})`)
-    if (type === 'SYSTEM') refuse('Keel has no system upgrade proposals')
+    if (type === 'SYSTEM')
+      refuse(
+        'Keel has no system upgrade (SYSTEM proposals, SystemUpgrade): every VP of a Keel network runs one release, whose format versions version_getVersions and the Version contract name, and no node records other supported versions on chain (version_setSupportedVersion is not available either)',
+      )
     const from = this.bvm.from
     const role = this.gov.voterRole(type)
     if (!this.gov.hasRole(from, role)) refuse(`${from} may not create a ${type} proposal: it needs the ${role} role`)

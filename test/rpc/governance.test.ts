@@ -138,7 +138,7 @@ test('Balance.Issue: an admin issues native balance to an account; a non-admin, 
   assert.is(await balance(), '0x200', '500 + 12')
 })
 
-test('the Version contract answers the versions this node runs; HashChange answers Keccak-256 and refuses a change, naming why', async () => {
+test('the Version contract answers the versions this node runs; a SYSTEM proposal is refused naming the missing feature; HashChange answers Keccak-256 and refuses a change, naming why', async () => {
   const chain = Object.values(
     ((await rpc('version_getVersions')).result as { runningHyperchainVersions: Record<string, Record<string, string>> })
       .runningHyperchainVersions,
@@ -163,6 +163,18 @@ test('the Version contract answers the versions this node runs; HashChange answe
     new BvmOperation.Version.Builder().getSupportedVersionByHostname('node9').build(),
     /"node9" is no VP of this chain \(node1\)/,
     'an unknown host',
+  )
+  await gov.refused(
+    a.account,
+    Proposal()
+      .createForSystemUpgrade(
+        new BvmOperation.SystemUpgrade.Builder()
+          .systemUpgrade({ ...(chain as Record<string, string>), tx_version: '4.2' } as never)
+          .build(),
+      )
+      .build(),
+    /^Keel has no system upgrade \(SYSTEM proposals, SystemUpgrade\): every VP of a Keel network runs one release/,
+    'a SYSTEM proposal',
   )
   const hashChange = () => new BvmOperation.HashChange.Builder()
   const support = await gov.ok(user.account, hashChange().getSupportHashAlgo().build(), 'GetSupportHashAlgo')
@@ -866,7 +878,7 @@ test('archive_archive, then archive_restore: the governance records read back th
   assert.equal(await governanceState(node.url, accounts), before)
 })
 
-test('governance state survives kill -9: a proposal mid-vote (its last vote sent, not yet answered), roles, a contract name and an abandoned account, after a SIGKILL and a restart on the same data directory', async () => {
+test('governance state survives kill -9: a proposal mid-vote (its last vote sent, not yet answered), roles, a contract name, an abandoned account, the CA mode and a root CA, after a SIGKILL and a restart on the same data directory', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'keel-gov-kill-'))
   const configFile = join(dir, 'keel.toml')
   writeNodeConfig(configFile, { dataDir: join(dir, 'data'), genesis: funded, admins })
@@ -890,6 +902,14 @@ test('governance state survives kill -9: a proposal mid-vote (its last vote sent
     const kept = deployed.result.contractAddress.toLowerCase()
     await passes(Proposal().createForCNS(Cns().setCName(kept, 'Kept').build()).build(), 'a name')
     await client.ok(leaver.account, new BvmOperation.Account.Builder().abandon(leaver.address, '').build(), 'Abandon')
+    await passes(
+      Proposal()
+        .createForCAMode(new BvmOperation.CAMode.Builder().setCAMode(1 as never).build())
+        .build(),
+      'CA mode center',
+    )
+    const root = await loadOrCreateNodeCa(join(dir, 'root-ca'), { hostname: 'root' })
+    await client.ok(a.account, new BvmOperation.RootCA.Builder().addRootCA(root.pem).build(), 'AddRootCA')
     const id = (
       await client.ok(a.account, Proposal().createForPermission(Permission().grant('admin', user.address).build()).build(), 'Create')
     ).Ret as number
@@ -923,6 +943,17 @@ test('governance state survives kill -9: a proposal mid-vote (its last vote sent
     assert.equal(after['config_getAllCNS()'], { [kept]: 'Kept' })
     assert.is(after[`account_getStatus(${leaver.address})`], 'abandoned')
     const restarted = await govClient(child.url)
+    const roots = await restarted.ok(user.account, new BvmOperation.RootCA.Builder().getRootCAs().build(), 'GetRootCAs after the restart')
+    assert.equal(
+      (roots.Ret as string[]).map((pem) => pem.trim()),
+      [root.pem.trim()],
+    )
+    const mode = await restarted.ok(
+      user.account,
+      Proposal().directForCAMode(new BvmOperation.CAMode.Builder().getCAMode().build()).build(),
+      'GetCAMode after the restart',
+    )
+    assert.equal(mode.Ret, [{ code: 200, msg: '1' }])
     await restarted.ok(a.account, Proposal().execute(id).build(), 'Execute after the restart')
     assert.equal((await restarted.accounts.getRoles(user.address).send()).result, ['admin', 'keeper'])
   } finally {
