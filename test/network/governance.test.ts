@@ -434,9 +434,16 @@ test('every other call family on the four VPs: Hash, Balance, Account, Cert, Ver
   )
   const root = await loadOrCreateNodeCa(join(net.dir, 'root-ca'), { hostname: 'root' })
   done(await on('node2').ok(x.account, RootCA().addRootCA(root.pem).build(), 'AddRootCA on node2'))
-  const [roots, mode] = await Promise.all([
+  const [roots, mode, direct] = await Promise.all([
     on('node3').ok(w.account, RootCA().getRootCAs().build(), 'GetRootCAs on node3').then(done),
     on('node4').ok(w.account, Proposal().directForCAMode(CAMode().getCAMode().build()).build(), 'GetCAMode on node4').then(done),
+    // in center mode an admin's Direct runs NODE operations without a vote: here one the group refuses
+    on('node1')
+      .ok(admin.account, Proposal().directForNode(NodeOp().removeVP('node4', 'global').build()).build(), 'Direct NODE on node1')
+      .then(done),
+  ])
+  assert.equal(plain(direct.Ret), [
+    { code: -30004, msg: 'the group has 4 VPs; removing node4 would leave fewer than 4, which BFT consensus needs' },
   ])
   assert.equal(
     (roots.Ret as string[]).map((pem) => pem.trim()),
