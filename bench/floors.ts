@@ -23,6 +23,8 @@ import type { TxFields } from '../src/crypto/sign-string.ts'
 import { checkTransactionSignature } from '../src/crypto/signature.ts'
 import type { SignedTx } from '../src/domain.ts'
 import { createExecutor } from '../src/exec/executor.ts'
+import type { ToFront } from '../src/front/messages.ts'
+import { createChainLink } from '../src/front/submitter.ts'
 import { createLogger } from '../src/log.ts'
 import { compileParamChecker } from '../src/rpc/params.ts'
 import { openStore } from '../src/store/index.ts'
@@ -139,6 +141,59 @@ async function httpFloor(bodies: readonly string[]): Promise<number> {
   return used / 1000 / requests
 }
 
+/**
+ * A transaction's thread hops alone: the node's own link from a request thread to the chain thread
+ * (front/submitter.ts createChainLink: admissions grouped per turn, their records packed into one
+ * transferred buffer, one `admitted` answer per group) against a worker that only unpacks the
+ * frames and answers, as the chain thread's side does (front/threads.ts), 128 in flight like the
+ * bench. Both threads' CPU per transaction; the verify pool's round trip carries the same bytes in
+ * the same groups and is taken as the same cost, so the floor is twice the measured round trip.
+ */
+async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
+  const chainSide = new Worker(
+    `const { parentPort } = require('node:worker_threads'); const { readFileSync } = require('node:fs');
+     const threadNs = () => Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+     let began = 0, answered;
+     parentPort.on('message', (m) => {
+       if (m.t === 'begin') { began = threadNs(); return }
+       if (m.t === 'end') { parentPort.postMessage({ t: 'cpu', ns: threadNs() - began }); return }
+       const view = new DataView(m.records.buffer, m.records.byteOffset, m.records.byteLength); const frames = []; let at = 0;
+       while (at < m.records.length) { const n = view.getUint32(at); at += 4; frames.push(m.records.subarray(at, at + n)); at += n }
+       for (const id of m.ids) {
+         if (answered === undefined) { answered = { ids: [], codes: [], messages: [] };
+           setImmediate(() => { const group = answered; answered = undefined; parentPort.postMessage({ t: 'admitted', ...group }) }) }
+         answered.ids.push(id); answered.codes.push(0); answered.messages.push('')
+       }
+     })`,
+    { eval: true },
+  )
+  const link = createChainLink(chainSide as unknown as Parameters<typeof createChainLink>[0], { follow: () => {} })
+  chainSide.on('message', (message: ToFront | { t: 'cpu' }) => {
+    if (message.t !== 'cpu') link.receive(message as ToFront)
+  })
+  const inFlight = 128
+  const run = async (items: readonly Uint8Array[]): Promise<void> => {
+    for (let i = 0; i < items.length; i += inFlight) {
+      // a copy each, as each record arrives from its own verify answer
+      await Promise.all(items.slice(i, i + inFlight).map((record) => link.admit(record.slice())))
+    }
+  }
+  await run(records.slice(0, Math.ceil(records.length / 5)))
+  chainSide.postMessage({ t: 'begin' })
+  const started = threadNs()
+  const rounds = 4
+  for (let round = 0; round < rounds; round++) await run(records)
+  const requestSide = threadNs() - started
+  const chainSideNs = await new Promise<number>((resolve) => {
+    chainSide.on('message', (message: { t: string; ns?: number }) => {
+      if (message.t === 'cpu') resolve(message.ns as number)
+    })
+    chainSide.postMessage({ t: 'end' })
+  })
+  await chainSide.terminate()
+  return (2 * (requestSide + chainSideNs)) / 1000 / (records.length * rounds)
+}
+
 async function measureTransfers(count: number): Promise<Floors> {
   const { bodies, params } = transactions(count)
   const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
@@ -163,7 +218,10 @@ async function measureTransfers(count: number): Promise<Floors> {
     us: perItem(txs, (tx) => checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion: TX_VERSION })),
     what: 'sign string + Keccak + secp256k1 recovery',
   }
-  floors.hop = { us: 0, what: 'none where the two stages share a thread' }
+  floors.hop = {
+    us: await hopFloor(records),
+    what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU, × 2 for the verify pool's round trip",
+  }
 
   // the pool log alone: records appended as the chain thread does, each group written and fsynced together
   const logDir = scratchDir('keel-floors-log-')
