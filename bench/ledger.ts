@@ -239,6 +239,8 @@ export interface Ledger {
   rows: LedgerRow[]
   /** µs per transaction of the threads without an event loop (process total less the monitored threads) */
   otherThreads: number
+  /** the same split: V8's platform threads and the threads started later (libuv's pool, lmdb-js), µs per transaction */
+  otherSplit?: { platform: number; later: number }
   /** µs per transaction: the process's /proc total */
   processTotal: number
   /** µs per transaction: the monitored threads' own /proc CPU, summed */
@@ -266,6 +268,7 @@ export function buildLedger(
   threads: readonly ThreadLoad[],
   processCpuSeconds: number,
   ops: number,
+  unmonitored?: { platform: number; later: number },
   samplingIntervalUs = PROFILE_INTERVAL_US,
 ): Ledger {
   const rows: LedgerRow[] = STAGES.map(({ id, label }) => ({ stage: id, label, byThread: new Map(), total: 0 }))
@@ -299,6 +302,9 @@ export function buildLedger(
   return {
     rows,
     otherThreads: processTotal - threadsTotal,
+    ...(unmonitored === undefined
+      ? {}
+      : { otherSplit: { platform: (unmonitored.platform * 1e6) / ops, later: (unmonitored.later * 1e6) / ops } }),
     processTotal,
     threadsTotal,
     unclassified: [...unclassified].sort((a, b) => b[1] - a[1]).slice(0, 8),
@@ -338,6 +344,14 @@ export function formatLedger(title: string, ledger: Ledger, floors: Floors): str
   lines.push(
     `| other threads: libuv pool (pool log writev + fdatasync, LMDB write transactions), V8 helpers (GC, compiler) | ${us(ledger.otherThreads)} | — | ${other === undefined ? '—' : `${us(other.us)} (${other.what})`} | ${other === undefined || other.us === 0 ? '' : `${(ledger.otherThreads / other.us).toFixed(1)}×`} |`,
   )
+  if (ledger.otherSplit !== undefined) {
+    const { platform, later } = ledger.otherSplit
+    lines.push(
+      `| — of which V8's platform threads (concurrent GC, optimising compiler; every isolate's) | ${us(platform)} | | | |`,
+      `| — of which threads started later (libuv's pool: pool log writev + fdatasync; lmdb-js's writes) | ${us(later)} | | | |`,
+      `| — of which threads that ended inside the window | ${us(ledger.otherThreads - platform - later)} | | | |`,
+    )
+  }
   stagesSum += ledger.otherThreads
   const floorSum = Object.values(floors).reduce((sum, floor) => sum + (floor?.us ?? 0), 0)
   lines.push(`| **sum of the stages** | **${us(stagesSum)}** | | **${us(floorSum)}** (sum of the floors measured) | |`)

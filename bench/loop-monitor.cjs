@@ -17,6 +17,22 @@ if (dir !== undefined && dir !== '') {
   // Node's own threads (the module loader's hooks under tsx) carry no name: they are listed as `node`
   const name = isMainThread ? 'main' : `${workerData?.threadName ?? 'node'} ${threadId}`
   const file = join(dir, `${process.pid}-${threadId}.jsonl`)
+  const { readdirSync, readlinkSync, writeFileSync } = require('node:fs')
+  // this thread's kernel id, so the bench can tell the threads without an event loop from these
+  let tid
+  try {
+    tid = Number(readlinkSync('/proc/thread-self').split('/').pop())
+  } catch {}
+  // the threads that exist before any JavaScript runs are V8's platform threads (GC and compiler
+  // helpers); libuv's pool and lmdb-js's threads start later, on first use
+  if (isMainThread) {
+    try {
+      const startup = readdirSync('/proc/self/task')
+        .map(Number)
+        .filter((id) => id !== tid)
+      writeFileSync(join(dir, `${process.pid}-startup-threads.json`), JSON.stringify(startup))
+    } catch {}
+  }
   // 5 ms: fine enough to see a 10 ms stall, cheap enough (one timer) not to cost the thread anything measurable
   const delay = monitorEventLoopDelay({ resolution: 5 })
   delay.enable()
@@ -40,7 +56,7 @@ if (dir !== undefined && dir !== '') {
     const nowTicks = threadTicks()
     const cpuTicks = nowTicks === undefined || ticks === undefined ? undefined : nowTicks - ticks
     ticks = nowTicks
-    const line = { t: Date.now(), name, count: delay.count, percentiles: [...delay.percentiles.entries()], busy, cpuTicks }
+    const line = { t: Date.now(), name, tid, count: delay.count, percentiles: [...delay.percentiles.entries()], busy, cpuTicks }
     delay.reset()
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`)

@@ -21,6 +21,68 @@ export function cpuSeconds(pids: readonly number[]): number {
   return sum
 }
 
+/** CPU seconds of each thread of the processes, by `pid/tid` (/proc/<pid>/task/<tid>/stat) */
+export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
+  const tasks = new Map<string, number>()
+  for (const pid of pids) {
+    let tids: string[]
+    try {
+      tids = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tids) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
+        tasks.set(`${pid}/${tid}`, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return tasks
+}
+
+/**
+ * The threads without an event loop, split: V8's platform threads (the ones that existed before
+ * any JavaScript ran: concurrent GC and the optimising compiler, for every isolate of the process)
+ * and the threads started later (libuv's pool: the pool log's writev + fdatasync, file reads;
+ * lmdb-js's write transactions). CPU seconds over the window between the two snapshots; threads
+ * that ended inside the window are in neither.
+ */
+export function unmonitoredSplit(
+  dir: string | undefined,
+  before: ReadonlyMap<string, number>,
+  after: ReadonlyMap<string, number>,
+  monitored: readonly ThreadLoad[],
+): { platform: number; later: number } | undefined {
+  if (dir === undefined) return undefined
+  const monitoredTids = new Set(monitored.map((load) => load.tid))
+  const startup = new Map<string, Set<number>>()
+  const startupOf = (pid: string): Set<number> | undefined => {
+    if (!startup.has(pid)) {
+      try {
+        startup.set(pid, new Set(JSON.parse(readFileSync(join(dir, `${pid}-startup-threads.json`), 'utf8')) as number[]))
+      } catch {
+        return undefined
+      }
+    }
+    return startup.get(pid)
+  }
+  let platform = 0
+  let later = 0
+  for (const [key, seconds] of after) {
+    const [pid, tid] = key.split('/')
+    if (monitoredTids.has(Number(tid))) continue
+    const started = startupOf(pid)
+    if (started === undefined) return undefined
+    const used = seconds - (before.get(key) ?? 0)
+    if (started.has(Number(tid))) platform += used
+    else later += used
+  }
+  return { platform, later }
+}
+
 /** resident memory of the largest of the processes */
 export function rssBytes(pids: readonly number[]): number {
   return Math.max(0, ...pids.map((pid) => residentOf(pid).rss))
@@ -41,6 +103,8 @@ export interface ThreadLoad {
   thread: string
   /** the thread's id in its process (worker_threads' threadId; 0 is the main thread), from the monitor's file name */
   threadId?: number
+  /** the thread's kernel id, when the monitor could read it */
+  tid?: number
   lagP99Ms: number
   busy: number
   /** the thread's own CPU seconds over the window (/proc/thread-self/stat), when the monitor could read it */
@@ -50,6 +114,7 @@ export interface ThreadLoad {
 interface MonitorLine {
   t: number
   name: string
+  tid?: number
   count: number
   percentiles: [number, number][]
   busy: number
@@ -83,6 +148,7 @@ export function threadLoads(dir: string | undefined, pids: readonly number[], fr
       loads.push({
         thread: `${prefix}${lines[0].name}`,
         threadId: Number(file.slice(`${pid}-`.length, -'.jsonl'.length)),
+        ...(lines[0].tid === undefined ? {} : { tid: lines[0].tid }),
         lagP99Ms: Math.round(Math.max(0, mergedPercentile(lines, 99) - MONITOR_RESOLUTION_NS) / 1e4) / 100,
         busy: Math.round((lines.reduce((sum, line) => sum + line.busy, 0) / lines.length) * 100) / 100,
         ...(lines.every((line) => line.cpuTicks !== undefined)

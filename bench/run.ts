@@ -52,7 +52,7 @@ import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devn
 import { executorPidOf } from '../test/helpers/jvm.ts'
 import { buildLedger, type Floors, formatLedger, profileSamples } from './ledger.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
-import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, threadLoads } from './node-usage.ts'
+import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, taskCpuSeconds, threadLoads, unmonitoredSplit } from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { RUNAWAY_CALLS, runawayWorkload } from './runaway.ts'
 import { scratchDir } from './scratch.ts'
@@ -208,6 +208,8 @@ interface Usage {
   loadAverage: string
   /** the window measured, CLOCK_MONOTONIC µs (the clock of the profiles' samples) */
   windowUs: [number, number]
+  /** CPU seconds of the threads without an event loop, V8's platform threads apart from those started later */
+  unmonitored?: { platform: number; later: number }
 }
 
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
@@ -215,6 +217,7 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
 /** Samples the node from the workload's clock start (`begin`, when the load generator says so) to `stop`. */
 function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): string } {
   let startedCpu = 0
+  let startedTasks = new Map<string, number>()
   let started = performance.now()
   let startedAt = Date.now()
   let startedUs = monotonicUs()
@@ -225,6 +228,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
   const begin = (): void => {
     if (pids.length === 0) return
     startedCpu = cpuSeconds(pids)
+    startedTasks = taskCpuSeconds(pids)
     started = performance.now()
     startedAt = Date.now()
     startedUs = monotonicUs()
@@ -255,15 +259,19 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
       if (pids.length === 0)
         return { cpuPercent: null, cpuSeconds: null, coresBusy: null, peakRssMiB: null, threads: [], loadAverage, windowUs }
       const used = cpuSeconds(pids) - startedCpu
+      const tasks = taskCpuSeconds(pids)
       const wall = (performance.now() - started) / 1000
+      const threads = threadLoads(loopStatsDir, pids, startedAt, Date.now())
+      const unmonitored = unmonitoredSplit(loopStatsDir, startedTasks, tasks, threads)
       return {
         cpuPercent: Math.round((used / wall) * 100),
         cpuSeconds: used,
         coresBusy: Math.round((used / wall) * 100) / 100,
         peakRssMiB: Math.round(peak / 2 ** 20),
-        threads: threadLoads(loopStatsDir, pids, startedAt, Date.now()),
+        threads,
         loadAverage,
         windowUs,
+        ...(unmonitored === undefined ? {} : { unmonitored }),
       }
     },
     line: () => (pids.length === 0 ? '' : ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`),
@@ -598,7 +606,10 @@ function otherThreads(r: Row): string {
   const measured = r.threads.map((load) => load.cpuSeconds)
   if (r.cpuSeconds === null || r.ops === 0 || measured.length === 0 || measured.some((cpu) => cpu === undefined)) return ''
   const rest = r.cpuSeconds - measured.reduce((sum: number, cpu) => sum + (cpu ?? 0), 0)
-  return ` · other threads ${Math.round((rest * 1e6) / r.ops)} µs`
+  const perOp = (seconds: number): number => Math.round((seconds * 1e6) / r.ops)
+  const split =
+    r.unmonitored === undefined ? '' : ` (V8 platform ${perOp(r.unmonitored.platform)}, started later ${perOp(r.unmonitored.later)})`
+  return ` · other threads ${perOp(rest)} µs${split}`
 }
 
 function report(): void {
@@ -634,7 +645,7 @@ function ledgerTables(): string {
   for (const r of rows) {
     if (r.ledgerOf === undefined || r.cpuSeconds === null || r.ops === 0) continue
     const samples = profileSamples(profileDir, r.ledgerOf.pid, r.windowUs[0], r.windowUs[1])
-    const ledger = buildLedger(samples, r.threads, r.cpuSeconds, r.ops)
+    const ledger = buildLedger(samples, r.threads, r.cpuSeconds, r.ops, r.unmonitored)
     tables.push(formatLedger(r.workload, ledger, floorsOf(r.ledgerOf.workload)))
   }
   return tables.length === 0 ? '' : `\n${tables.join('\n\n')}\n`

@@ -98,7 +98,7 @@ export type KeyspaceName = keyof typeof Keyspace
 
 export interface KeyspaceEncoding {
   keyEncoding: 'binary' | 'uint32' | 'ordered-binary'
-  /** `record`: msgpack with the fixed record structures and hex-as-bytes of record-codec.ts */
+  /** `record`: record-codec.ts's tagged form (hex as bytes, keys as one byte; its v1 msgpack and plain msgpack still read) */
   encoding: 'msgpack' | 'binary' | 'record'
 }
 

@@ -1,75 +1,57 @@
 /**
- * How keyspaces 6 `txs`, 7 `receipts` and 8 `invalidTxs` store their records: one record per
- * transaction, the bulk of the ledger (a plain transfer's CommittedTx was ~1,010 bytes of msgpack
- * and its receipt ~290, stored under random hash keys at ~50% page fill: ~2,600 of the ~3,100 bytes
- * of disk a transfer cost). Two things made them large, and this codec removes both:
- * - every record repeated its property names (~250 bytes of a CommittedTx): the common shapes are
- *   msgpackr record structures listed below, so a record names only its structure's index;
- * - hashes, addresses and signatures were hex text, twice their bytes: a lower-case hex string of
- *   20 bytes or more (with or without `0x`) is stored as its bytes in an extension that gives the
- *   same string back.
- * A record reads back exactly as it was written (same keys in the same order, same strings,
- * bigints as bigints); a shape not listed is written as a self-describing record in its own bytes.
+ * How keyspaces 6 `txs`, 7 `receipts` and 8 `invalidTxs` store their records, and the binary form
+ * of an admitted transaction (wire/tx-codec.ts): one record per transaction, the bulk of the ledger
+ * and of the work between a transaction's arrival and its commit.
  *
- * The stored bytes are `0xc1 ‖ msgpack`: 0xc1 is the one byte msgpack never uses, so entries
- * written before this codec (plain msgpack maps, lmdb-js's default encoder) still read as they are.
+ * Two forms are read; the second is written:
+ * - **v1** `0xc1 ‖ msgpack` (msgpackr record structures, long hex text as bytes in extensions):
+ *   written by the versions of issues 23–27's first session. Still read, for ever.
+ * - **v2** `0xc1 0xc1 ‖ value`, this file's own tagged form (below). It exists because v1's encoder
+ *   walked every record into a copy (to swap hex strings for extension objects) before msgpackr
+ *   walked it again: ~15 µs to encode and ~11 µs to decode a transfer, paid on the verify workers
+ *   and the chain thread for every transaction (docs/pipeline.md, issue 27). v2 writes in one walk
+ *   straight into a buffer and reads with no intermediate objects.
+ * `0xc1` is the one byte msgpack never uses, so entries written before either (plain msgpack maps,
+ * lmdb-js's default encoder) still read as they are, and `0xc1 0xc1` is never a v1 record.
  *
- * A transaction is encoded once per node (issue 27): its admission record (wire/tx-codec.ts) is
- * this codec's bytes, and the transaction decoded from them remembers them; a record that holds
- * such a transaction (the CommittedTx, an InvalidTx) writes those bytes again inside an extension
- * instead of walking and packing the transaction anew, which was the largest part of a block's
- * commit on the chain thread. It reads back as the same object.
+ * A v2 value is a tag byte, then:
+ *   0x00 null · 0x01 false · 0x02 true · 0x03 undefined
+ *   0x04 an integer number, |n| < 2^52 (not -0): zigzag varint
+ *   0x05 any other number: float64, big-endian
+ *   0x06 a bigint, |n| < 2^52: zigzag varint · 0x07 any other bigint: sign byte, varint length, magnitude big-endian
+ *        (eight bytes below 2^64, else the fewest)
+ *   0x08 a string: varint length, UTF-8
+ *   0x09 / 0x0a lower-case hex text of 20 bytes or more, with / without `0x`: varint length, the bytes
+ *        (hashes, addresses and signatures: half the size, and no text to scan on reading)
+ *   0x0b a Uint8Array: varint length, the bytes
+ *   0x0c an array: varint count, the values
+ *   0x0d an object: varint count, then each key and its value; a key is a varint, k > 0 naming
+ *        KEYS[k − 1], or 0 and then the key as varint length + UTF-8
+ * (varint: unsigned LEB128.) A value reads back exactly as it was written: same keys in the same
+ * order, same strings, bigints as bigints and numbers as numbers.
  *
- * STRUCTURES is append-only like the keyspace list: an index, once written to a ledger, must keep
- * its keys for ever (test/unit/store/record-codec.test.ts decodes bytes written by the first list).
+ * A transaction is encoded once per node (issue 27): the transaction decoded from its admission
+ * record remembers those bytes, and a record that holds it (the CommittedTx, an InvalidTx) copies
+ * them in place of encoding it again — a value's v2 bytes depend only on the value, so the copy is
+ * exactly what encoding it would write.
+ *
+ * KEYS and v1's STRUCTURES are append-only like the keyspace list: an index, once written to a
+ * ledger, must keep its meaning for ever (test/unit/store/record-codec.test.ts decodes bytes
+ * written by the first lists).
  */
-import { addExtension, Packr } from 'msgpackr'
+import { addExtension, Unpackr } from 'msgpackr'
 
 const MARK = 0xc1
-/** msgpack extension types of this codec (msgpackr's own use 0x10–0x1f for typed arrays, 0x42, 0x52, 0x62, 0x65, 0x69, 0x70, 0x73, 0x74, 0x78) */
-const HEX_PREFIXED = 0x30
-const HEX_BARE = 0x31
-/** a record's msgpack body encoded earlier, embedded as it is */
-const ENCODED = 0x32
 
-/** hex text of at least 20 bytes, lower-case only, so that the text it gives back is exactly the one stored */
-const LONG_HEX = /^(?:0x)?(?:[0-9a-f]{2}){20,}$/
+// ---- v1's extensions (read only): msgpack extension types 0x30–0x32 ----
 
-/** a hex string with its `0x` (hashes, addresses) */
-class PrefixedHex {
-  constructor(readonly text: string) {}
-}
-/** a hex string without it (the signature inside a transaction's `signed` params) */
-class BareHex {
-  constructor(readonly text: string) {}
-}
-
-const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
-addExtension({
-  Class: PrefixedHex,
-  type: HEX_PREFIXED,
-  write: (hex: PrefixedHex) => Buffer.from(hex.text.slice(2), 'hex'),
-  read: (bytes: Uint8Array) => `0x${toHex(bytes)}`,
-})
-addExtension({ Class: BareHex, type: HEX_BARE, write: (hex: BareHex) => Buffer.from(hex.text, 'hex'), read: toHex })
-
-/** a value's bytes as this codec made them earlier (without the mark) */
-class EncodedBody {
-  constructor(readonly bytes: Uint8Array) {}
-}
-// msgpackr's unpack is re-entrant: the embedded body is read by the same codec inside the outer read
-addExtension({
-  Class: EncodedBody,
-  type: ENCODED,
-  write: (body: EncodedBody) => body.bytes,
-  read: (bytes: Uint8Array) => packr.unpack(bytes),
-})
-
-/**
- * Values decoded from this codec's bytes, with those bytes: written again as they are. Only
- * values nobody changes after decoding belong here (a SignedTx never changes once admitted).
- */
-const encodedBodies = new WeakMap<object, Uint8Array>()
+const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
+/** lower-case hex text of 20 bytes or more, with `0x` (hashes, addresses) */
+addExtension({ type: 0x30, read: (bytes: Uint8Array) => `0x${hexOf(bytes)}` } as Parameters<typeof addExtension>[0])
+/** the same without it (the signature inside a transaction's `signed` params) */
+addExtension({ type: 0x31, read: hexOf } as Parameters<typeof addExtension>[0])
+/** a record's msgpack body encoded earlier, embedded as it is (msgpackr's unpack is re-entrant) */
+addExtension({ type: 0x32, read: (bytes: Uint8Array) => packr.unpack(bytes) } as Parameters<typeof addExtension>[0])
 
 const STRUCTURES: string[][] = [
   // 0 CommittedTx
@@ -129,40 +111,430 @@ const packrOptions = {
   // lmdb-js hands the decoder a buffer it reuses for the next read
   copyBuffers: true,
 }
-const packr = new Packr(packrOptions as ConstructorParameters<typeof Packr>[0])
+const packr = new Unpackr(packrOptions as ConstructorParameters<typeof Unpackr>[0])
 /** the encoder lmdb-js used for these keyspaces before: entries without the mark */
-const plain = new Packr({ useRecords: false, useBigIntExtension: true, mapsAsObjects: true, copyBuffers: true } as ConstructorParameters<
-  typeof Packr
+const plain = new Unpackr({ useRecords: false, useBigIntExtension: true, mapsAsObjects: true, copyBuffers: true } as ConstructorParameters<
+  typeof Unpackr
 >[0])
 
-function compact(value: unknown): unknown {
-  if (typeof value === 'string') {
-    if (value.length < 40 || !LONG_HEX.test(value)) return value
-    return value.startsWith('0x') ? new PrefixedHex(value) : new BareHex(value)
-  }
-  if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return value
-  const encoded = encodedBodies.get(value)
-  if (encoded !== undefined) return new EncodedBody(encoded)
-  if (Array.isArray(value)) return value.map(compact)
-  const out: Record<string, unknown> = {}
-  for (const key in value) out[key] = compact((value as Record<string, unknown>)[key])
-  return out
+/**
+ * Values decoded from v2 bytes, with those bytes: written again as they are. Only values nobody
+ * changes after decoding belong here (a SignedTx never changes once admitted).
+ */
+const encodedBodies = new WeakMap<object, Uint8Array>()
+
+// ---- v2 ----
+
+const V2 = 0xc1
+const TAG = {
+  null: 0x00,
+  false: 0x01,
+  true: 0x02,
+  undefined: 0x03,
+  int: 0x04,
+  float: 0x05,
+  smallBigint: 0x06,
+  bigint: 0x07,
+  string: 0x08,
+  prefixedHex: 0x09,
+  bareHex: 0x0a,
+  bytes: 0x0b,
+  array: 0x0c,
+  object: 0x0d,
+} as const
+
+/** object keys written as one byte; append-only (an index once written keeps its key) */
+const KEYS = [
+  // SignedTx
+  'hash',
+  'kind',
+  'from',
+  'to',
+  'value',
+  'payload',
+  'timestamp',
+  'nonce',
+  'extra',
+  'opcode',
+  'vmType',
+  'signature',
+  'signHash',
+  'simulate',
+  'signed',
+  // the signed params of the SDKs
+  'type',
+  'opCode',
+  'gasPrice',
+  'gasLimit',
+  'expirationTimestamp',
+  'version',
+  'extraIdInt64',
+  'extraIdString',
+  'cname',
+  // CommittedTx
+  'tx',
+  'blockNumber',
+  'blockHash',
+  'txIndex',
+  'executeTimeNs',
+  // Receipt, Log
+  'txHash',
+  'contractAddress',
+  'gasUsed',
+  'ret',
+  'logs',
+  'address',
+  'topics',
+  'data',
+  // InvalidTx
+  'invalidMsg',
+  'detail',
+]
+const KEY_CODE = new Map(KEYS.map((key, index) => [key, index + 1]))
+
+const SMALL = 2 ** 52
+const SMALL_BIGINT = 2n ** 52n
+const UINT64 = 2n ** 64n
+
+/** the encoder's buffer, reused: a record is written here, then copied out at its length */
+let out = Buffer.allocUnsafe(64 * 1024)
+let at = 0
+
+function room(bytes: number): void {
+  if (at + bytes <= out.length) return
+  const larger = Buffer.allocUnsafe(Math.max(out.length * 2, at + bytes))
+  out.copy(larger, 0, 0, at)
+  out = larger
 }
 
-/** The stored bytes of a record. */
+function writeVarint(n: number): void {
+  room(8)
+  while (n >= 0x80) {
+    out[at++] = (n % 0x80) | 0x80
+    n = Math.floor(n / 0x80)
+  }
+  out[at++] = n
+}
+
+const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1)
+
+/** hex digit value by character code: lower-case hex digits only, -1 for anything else */
+const NIBBLE = new Int8Array(128).fill(-1)
+for (let digit = 0; digit < 16; digit++) NIBBLE['0123456789abcdef'.charCodeAt(digit)] = digit
+const nibble = (code: number): number => (code < 128 ? NIBBLE[code] : -1)
+
+/**
+ * Lower-case hex text of 20 bytes or more (after an optional `0x`) as its bytes; false, and nothing
+ * written, for any other string.
+ */
+function writeHex(text: string): boolean {
+  const prefixed = text.charCodeAt(0) === 48 && text.charCodeAt(1) === 120
+  const from = prefixed ? 2 : 0
+  const digits = text.length - from
+  if (digits < 40 || digits % 2 !== 0) return false
+  const length = digits / 2
+  const mark = at
+  room(length + 10)
+  out[at++] = prefixed ? TAG.prefixedHex : TAG.bareHex
+  writeVarint(length)
+  for (let i = from; i < text.length; i += 2) {
+    const high = nibble(text.charCodeAt(i))
+    const low = nibble(text.charCodeAt(i + 1))
+    if (high < 0 || low < 0) {
+      at = mark
+      return false
+    }
+    out[at++] = high * 16 + low
+  }
+  return true
+}
+
+function writeString(text: string): void {
+  room(text.length * 3 + 10)
+  out[at++] = TAG.string
+  writeText(text)
+}
+
+function writeText(text: string): void {
+  // UTF-8 is at most 3 bytes a UTF-16 unit
+  room(text.length * 3 + 10)
+  if (text.length < 43) {
+    // one byte of length for the usual short text, and ASCII copied without a call into C++
+    const lengthAt = at++
+    let i = 0
+    for (; i < text.length; i++) {
+      const code = text.charCodeAt(i)
+      if (code >= 0x80) break
+      out[at + i] = code
+    }
+    const written = i === text.length ? i : out.write(text, at, 'utf8')
+    out[lengthAt] = written
+    at += written
+    return
+  }
+  const written = Buffer.byteLength(text)
+  writeVarint(written)
+  at += out.write(text, at, 'utf8')
+}
+
+function writeValue(value: unknown): void {
+  switch (typeof value) {
+    case 'string':
+      if (value.length >= 40 && writeHex(value)) return
+      writeString(value)
+      return
+    case 'number':
+      room(10)
+      if (Number.isInteger(value) && value < SMALL && value > -SMALL && !Object.is(value, -0)) {
+        out[at++] = TAG.int
+        writeVarint(zigzag(value))
+      } else {
+        out[at++] = TAG.float
+        out.writeDoubleBE(value, at)
+        at += 8
+      }
+      return
+    case 'bigint':
+      room(10)
+      if (value < SMALL_BIGINT && value > -SMALL_BIGINT) {
+        out[at++] = TAG.smallBigint
+        writeVarint(zigzag(Number(value)))
+      } else {
+        const magnitude = value < 0n ? -value : value
+        out[at++] = TAG.bigint
+        out[at++] = value < 0n ? 1 : 0
+        if (magnitude < UINT64) {
+          // timestamps in ns are past 2^52: eight bytes, without text in between
+          out[at++] = 8
+          out.writeBigUInt64BE(magnitude, at)
+          at += 8
+        } else {
+          let hex = magnitude.toString(16)
+          if (hex.length % 2 !== 0) hex = `0${hex}`
+          room(hex.length / 2 + 10)
+          writeVarint(hex.length / 2)
+          at += out.write(hex, at, 'hex')
+        }
+      }
+      return
+    case 'boolean':
+      room(1)
+      out[at++] = value ? TAG.true : TAG.false
+      return
+    case 'undefined':
+      room(1)
+      out[at++] = TAG.undefined
+      return
+    case 'object':
+      writeObject(value)
+      return
+    default:
+      throw new TypeError(`a record cannot hold a ${typeof value}`)
+  }
+}
+
+function writeObject(value: object | null): void {
+  if (value === null) {
+    room(1)
+    out[at++] = TAG.null
+    return
+  }
+  const encoded = encodedBodies.get(value)
+  if (encoded !== undefined) {
+    room(encoded.length)
+    out.set(encoded, at)
+    at += encoded.length
+    return
+  }
+  if (value instanceof Uint8Array) {
+    room(value.length + 10)
+    out[at++] = TAG.bytes
+    writeVarint(value.length)
+    out.set(value, at)
+    at += value.length
+    return
+  }
+  if (Array.isArray(value)) {
+    room(10)
+    out[at++] = TAG.array
+    writeVarint(value.length)
+    for (const item of value) writeValue(item)
+    return
+  }
+  const keys = Object.keys(value)
+  room(10)
+  out[at++] = TAG.object
+  writeVarint(keys.length)
+  for (const key of keys) {
+    const code = KEY_CODE.get(key)
+    if (code === undefined) {
+      room(1)
+      out[at++] = 0
+      writeText(key)
+    } else {
+      room(1)
+      out[at++] = code
+    }
+    writeValue((value as Record<string, unknown>)[key])
+  }
+}
+
+/** `value`'s v2 body (without the mark), into the shared buffer at [start, at) */
+function writeBody(value: unknown, start: number): void {
+  at = start
+  writeValue(value)
+}
+
+class RecordDecodeError extends Error {
+  override name = 'RecordDecodeError'
+}
+
+/** the reader's position in `input` (one record at a time: nothing here awaits) */
+let input: Buffer = out
+let pos = 0
+let end = 0
+
+function byte(): number {
+  if (pos >= end) throw new RecordDecodeError('a record ends in the middle of a value')
+  return input[pos++]
+}
+
+function readVarint(): number {
+  let n = 0
+  let scale = 1
+  for (;;) {
+    const b = byte()
+    n += (b & 0x7f) * scale
+    if (b < 0x80) return n
+    scale *= 0x80
+    if (scale > 2 ** 56) throw new RecordDecodeError('a length or number in a record is too long')
+  }
+}
+
+const unzigzag = (n: number): number => (n % 2 === 0 ? n / 2 : -(n + 1) / 2)
+
+function span(length: number): number {
+  const from = pos
+  if (length > end - pos) throw new RecordDecodeError('a record ends in the middle of a value')
+  pos += length
+  return from
+}
+
+function readValue(): unknown {
+  const tag = byte()
+  switch (tag) {
+    case TAG.null:
+      return null
+    case TAG.false:
+      return false
+    case TAG.true:
+      return true
+    case TAG.undefined:
+      return undefined
+    case TAG.int:
+      return unzigzag(readVarint())
+    case TAG.float: {
+      const from = span(8)
+      return input.readDoubleBE(from)
+    }
+    case TAG.smallBigint:
+      return BigInt(unzigzag(readVarint()))
+    case TAG.bigint: {
+      const negative = byte() === 1
+      const length = readVarint()
+      const from = span(length)
+      const magnitude =
+        length === 8 ? input.readBigUInt64BE(from) : length === 0 ? 0n : BigInt(`0x${input.toString('hex', from, from + length)}`)
+      return negative ? -magnitude : magnitude
+    }
+    case TAG.string: {
+      const length = readVarint()
+      const from = span(length)
+      return input.toString('utf8', from, from + length)
+    }
+    case TAG.prefixedHex: {
+      const length = readVarint()
+      const from = span(length)
+      return `0x${input.toString('hex', from, from + length)}`
+    }
+    case TAG.bareHex: {
+      const length = readVarint()
+      const from = span(length)
+      return input.toString('hex', from, from + length)
+    }
+    case TAG.bytes: {
+      const length = readVarint()
+      const from = span(length)
+      return new Uint8Array(input.subarray(from, from + length))
+    }
+    case TAG.array: {
+      const count = readVarint()
+      if (count > end - pos) throw new RecordDecodeError('an array in a record claims more items than it has bytes')
+      const items = new Array(count)
+      for (let i = 0; i < count; i++) items[i] = readValue()
+      return items
+    }
+    case TAG.object: {
+      const count = readVarint()
+      if (count > end - pos) throw new RecordDecodeError('an object in a record claims more keys than it has bytes')
+      const object: Record<string, unknown> = {}
+      for (let i = 0; i < count; i++) {
+        const code = readVarint()
+        let key: string
+        if (code === 0) {
+          const length = readVarint()
+          const from = span(length)
+          key = input.toString('utf8', from, from + length)
+        } else {
+          const known = KEYS[code - 1]
+          if (known === undefined) throw new RecordDecodeError(`a record names key ${code}, which this version does not know`)
+          key = known
+        }
+        // a key "__proto__" (a client's params may hold one) is an own property, as JSON.parse makes it
+        if (key === '__proto__')
+          Object.defineProperty(object, key, { value: readValue(), enumerable: true, writable: true, configurable: true })
+        else object[key] = readValue()
+      }
+      return object
+    }
+    default:
+      throw new RecordDecodeError(`a record holds an unknown value tag 0x${tag.toString(16)}`)
+  }
+}
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+/** the value of a v2 body in bytes[from, to) */
+function readBody(bytes: Uint8Array, from: number, to: number): unknown {
+  input = asBuffer(bytes)
+  pos = from
+  end = to
+  const value = readValue()
+  if (pos !== end) throw new RecordDecodeError(`a record has ${end - pos} bytes after its value`)
+  return value
+}
+
+// ---- v1 (read only) ----
+
+function decodeV1(view: Uint8Array): unknown {
+  return packr.unpack(view.subarray(1))
+}
+
+/** The stored bytes of a record (v2). */
 export function encodeRecord(value: unknown): Buffer {
-  const known = typeof value === 'object' && value !== null ? encodedBodies.get(value) : undefined
-  const body = known ?? packr.pack(compact(value))
-  const out = Buffer.allocUnsafe(body.length + 1)
+  writeBody(value, 2)
   out[0] = MARK
-  out.set(body, 1)
-  return out
+  out[1] = V2
+  return Buffer.from(out.subarray(0, at))
 }
 
 /** A record from its stored bytes; `end` (lmdb-js's length of a reused buffer) when given. */
 export function decodeRecord(bytes: Uint8Array, end?: unknown): unknown {
-  const view = typeof end === 'number' ? bytes.subarray(0, end) : bytes
-  return view[0] === MARK ? packr.unpack(view.subarray(1)) : plain.unpack(view)
+  const length = typeof end === 'number' ? end : bytes.length
+  if (bytes[0] !== MARK) return plain.unpack(bytes.subarray(0, length))
+  if (bytes[1] === V2) return readBody(bytes, 2, length)
+  return decodeV1(bytes.subarray(0, length))
 }
 
 /** Whether `bytes` are this codec's (its mark) rather than plain msgpack written before it. */
@@ -170,11 +542,12 @@ export const isRecordEncoding = (bytes: Uint8Array): boolean => bytes[0] === MAR
 
 /**
  * A record decoded from this codec's `bytes` that remembers them: a record holding it later
- * embeds them instead of encoding it again. The caller promises never to change the value.
+ * copies them instead of encoding it again. The caller promises never to change the value.
  */
 export function decodeRememberedRecord(bytes: Uint8Array): unknown {
   const value = decodeRecord(bytes)
-  if (typeof value === 'object' && value !== null) encodedBodies.set(value, bytes.subarray(1))
+  // only a v2 body can be copied into another v2 record
+  if (typeof value === 'object' && value !== null && bytes[1] === V2) encodedBodies.set(value, bytes.subarray(2))
   return value
 }
 
