@@ -94,6 +94,14 @@ public class Hostile extends Contract {
   public int objectClones() { Copyable c = new Copyable(); List<Object> kept = new ArrayList<>(); for (;;) kept.add(c.copy()); }
   record Named(String name) {}
   public int recordTexts() { Named n = new Named("x".repeat(1_000_000)); List<Object> kept = new ArrayList<>(); for (;;) kept.add(n.toString()); }
+  public int bitSetClones() { BitSet bits = new BitSet(); bits.set(1_000_000); List<Object> kept = new ArrayList<>(); for (;;) kept.add(bits.clone()); }
+  public int listClones() {
+    ArrayList<Integer> list = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) list.add(i);
+    List<Object> kept = new ArrayList<>();
+    for (;;) kept.add(list.clone());
+  }
+  public int addAllCopies() { Integer[] many = new Integer[100_000]; List<Object> kept = new ArrayList<>(); for (;;) { List<Integer> l = new ArrayList<>(); Collections.addAll(l, many); kept.add(l); } }
   public int retain() { long[] before = HOLD[0]; HOLD[0] = new long[6_000_000]; return before == null ? 0 : before.length; }
 }
 `
@@ -138,6 +146,15 @@ public class Regex extends keel.contract.Contract {
   public boolean bad(String s) { return s.matches("(a+)+b"); }
 }`,
     reason: /java\.lang\.String\.matches is not allowed \(regular expressions/,
+  },
+  'r.AdderReference': {
+    source: `package r;
+import java.util.ArrayList;
+import java.util.List;
+public class AdderReference extends keel.contract.Contract {
+  public int copy() { List<Integer> from = new ArrayList<>(); from.add(1); List<Integer> to = new ArrayList<>(); from.forEach(to::add); return to.size(); }
+}`,
+    reason: /method reference to java\.util\.List\.add is not allowed \(the JDK would call it for each element it passes/,
   },
   'r.PowReference': {
     source: `package r;
@@ -310,6 +327,24 @@ export const ALLOCATION_CASES: HostileCase[] = [
   {
     name: "a record's toString of a 1,000,000-character field, kept",
     method: 'recordTexts',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of a BitSet of 1,000,000 bits',
+    method: 'bitSetClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of an ArrayList of 10,000 elements',
+    method: 'listClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'Collections.addAll of 100,000 elements, again and again',
+    method: 'addAllCopies',
     args: [],
     expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
   },

@@ -126,8 +126,12 @@ final class JdkCosts {
           || name.equals("nCopies"))
         return null;
       if (name.equals("sort") || name.equals("max") || name.equals("min")) return SORT_ALL;
+      // Collections.addAll(c, elements…) copies the elements into c
+      if (name.equals("addAll")) return COPY_ARGS;
       return LINEAR_ALL;
     }
+    // BitSet.valueOf copies the words (or bytes) it is given
+    if (owner.equals("java/util/BitSet") && name.equals("valueOf")) return COPY_ARGS;
     if (owner.equals("java/util/List") || owner.equals("java/util/Set") || owner.equals("java/util/Map")) {
       if (name.equals("of") || name.equals("copyOf") || name.equals("ofEntries")) return COPY_ARGS;
     }

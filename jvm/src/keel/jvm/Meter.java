@@ -144,11 +144,14 @@ public final class Meter {
         }
       };
 
-  /** Before `clone()`: the copy is as large as the original (an array's elements, an object's fields). */
+  /**
+   * Before `clone()`: the copy is as large as the original (an array's elements, an object's
+   * fields; a JDK collection's or BitSet's contents too: 48 bytes an element or word, a node's worth).
+   */
   public static void cloned(Object o) {
     if (o == null) return; // the call throws NullPointerException itself
     if (o.getClass().isArray()) madeArray(o);
-    else allocate(OBJECT_BYTES.get(o.getClass()));
+    else allocate(OBJECT_BYTES.get(o.getClass()) + 48 * units(o));
   }
 
   /** Before `new EnumMap(type)`, `EnumSet.noneOf/allOf(type)`: a table of the enum's constants. */
