@@ -57,6 +57,52 @@ public class Hostile extends Contract {
     return seen.size();
   }
   public int search(int n) { String hay = "a".repeat(n); String needle = "a".repeat(n / 2) + "b"; return hay.indexOf(needle); }
+  // memory the JDK makes inside calls the steps charge little for: kept alive to the end of the call
+  static final long[][] HOLD = new long[1][];
+  static final class Fat {
+    long a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, c0, c1, c2, c3, c4, c5, c6, c7, d0, d1, d2, d3, d4, d5, d6, d7;
+    long e0, e1, e2, e3, e4, e5, e6, e7, f0, f1, f2, f3, f4, f5, f6, f7, g0, g1, g2, g3, g4, g5, g6, g7, h0, h1, h2, h3, h4, h5, h6, h7;
+    final Fat next;
+    Fat(Fat next) { this.next = next; }
+  }
+  public int mapFill() { Map<Integer, Integer> m = new HashMap<>(); for (int i = 0; ; i++) m.put(i, i); }
+  public int treeFill() { TreeMap<Integer, Integer> m = new TreeMap<>(); for (int i = 0; ; i++) m.put(i, i); }
+  public int listGrowth() { List<Object> l = new ArrayList<>(); Object o = new Object(); for (;;) l.add(o); }
+  public long boxedChurn() { long sum = 0; for (long i = 0; ; i++) { Long x = i; sum += x; } }
+  public int builderText() { String s = "x".repeat(60_000) + "\u1234"; StringBuilder b = new StringBuilder(); for (;;) b.append(s); }
+  public int builderNumbers() { StringBuilder b = new StringBuilder("\u1234"); for (;;) b.append(Long.MIN_VALUE); }
+  public int fatObjects() { Fat f = null; for (;;) f = new Fat(f); }
+  public int deepThrowables(int depth) {
+    if (depth > 0) return deepThrowables(depth - 1);
+    List<Throwable> kept = new ArrayList<>();
+    for (;;) kept.add(new IllegalStateException());
+  }
+  public int distinctCopies() {
+    List<Integer> source = new ArrayList<>();
+    for (int i = 0; i < 100_000; i++) source.add(i);
+    List<Object> kept = new ArrayList<>();
+    for (;;) kept.add(source.stream().distinct().collect(Collectors.toList()));
+  }
+  enum Many { ${Array.from({ length: 1000 }, (_, i) => `M${i}`).join(', ')} }
+  public int enumMaps() { List<Object> kept = new ArrayList<>(); for (;;) kept.add(new EnumMap<Many, Object>(Many.class)); }
+  public int enumValues() { List<Object> kept = new ArrayList<>(); for (;;) kept.add(Many.values()); }
+  public int arrayClones() { int[] a = new int[100_000]; List<Object> kept = new ArrayList<>(); for (;;) kept.add(a.clone()); }
+  static final class Copyable implements Cloneable {
+    long a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3, b4, b5, b6, b7, c0, c1, c2, c3, c4, c5, c6, c7, d0, d1, d2, d3, d4, d5, d6, d7;
+    Copyable copy() { try { return (Copyable) clone(); } catch (CloneNotSupportedException e) { throw new IllegalStateException(e); } }
+  }
+  public int objectClones() { Copyable c = new Copyable(); List<Object> kept = new ArrayList<>(); for (;;) kept.add(c.copy()); }
+  record Named(String name) {}
+  public int recordTexts() { Named n = new Named("x".repeat(1_000_000)); List<Object> kept = new ArrayList<>(); for (;;) kept.add(n.toString()); }
+  public int bitSetClones() { BitSet bits = new BitSet(); bits.set(1_000_000); List<Object> kept = new ArrayList<>(); for (;;) kept.add(bits.clone()); }
+  public int listClones() {
+    ArrayList<Integer> list = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) list.add(i);
+    List<Object> kept = new ArrayList<>();
+    for (;;) kept.add(list.clone());
+  }
+  public int addAllCopies() { Integer[] many = new Integer[100_000]; List<Object> kept = new ArrayList<>(); for (;;) { List<Integer> l = new ArrayList<>(); Collections.addAll(l, many); kept.add(l); } }
+  public int retain() { long[] before = HOLD[0]; HOLD[0] = new long[6_000_000]; return before == null ? 0 : before.length; }
 }
 `
 
@@ -100,6 +146,15 @@ public class Regex extends keel.contract.Contract {
   public boolean bad(String s) { return s.matches("(a+)+b"); }
 }`,
     reason: /java\.lang\.String\.matches is not allowed \(regular expressions/,
+  },
+  'r.AdderReference': {
+    source: `package r;
+import java.util.ArrayList;
+import java.util.List;
+public class AdderReference extends keel.contract.Contract {
+  public int copy() { List<Integer> from = new ArrayList<>(); from.add(1); List<Integer> to = new ArrayList<>(); from.forEach(to::add); return to.size(); }
+}`,
+    reason: /method reference to java\.util\.List\.add is not allowed \(the JDK would call it for each element it passes/,
   },
   'r.PowReference': {
     source: `package r;
@@ -202,6 +257,98 @@ export const HOSTILE_CASES: HostileCase[] = [
     expect: { kind: 'budget', error: /step budget/ },
   },
   { name: 'a quadratic substring search', method: 'search', args: ['1000000'], expect: { kind: 'budget', error: /step budget/ } },
+]
+
+/**
+ * Allocation-heavy calls: each keeps what it makes alive until its budget ends it. The outcome may
+ * depend on the executor's heap nowhere (test/unit/exec/jvm-hostile.test.ts runs them on the
+ * smallest heap the executor accepts and on a large one, and across a restart).
+ */
+export const ALLOCATION_CASES: HostileCase[] = [
+  { name: 'a HashMap filled until the budget ends', method: 'mapFill', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'a TreeMap filled until the budget ends', method: 'treeFill', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'an ArrayList grown until the budget ends', method: 'listGrowth', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  { name: 'boxed values made and dropped', method: 'boxedChurn', args: [], expect: { kind: 'budget', error: /step budget/ } },
+  {
+    name: 'a StringBuilder grown by a 60,000-character text',
+    method: 'builderText',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a StringBuilder grown by numbers',
+    method: 'builderNumbers',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a chain of objects of 64 long fields',
+    method: 'fatObjects',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    // each records 380 frames: charged by the depth in steps (the walk) and memory (the trace)
+    name: 'exceptions made 350 frames deep and kept',
+    method: 'deepThrowables',
+    args: ['350'],
+    expect: { kind: 'budget', error: /step budget/ },
+  },
+  {
+    name: 'a stream collected again and again (distinct, toList)',
+    method: 'distinctCopies',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'EnumMaps of an enum of 1,000 constants',
+    method: 'enumMaps',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: "an enum's values(), again and again",
+    method: 'enumValues',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of a 100,000-element array',
+    method: 'arrayClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of an object of 32 long fields',
+    method: 'objectClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: "a record's toString of a 1,000,000-character field, kept",
+    method: 'recordTexts',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of a BitSet of 1,000,000 bits',
+    method: 'bitSetClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'clones of an ArrayList of 10,000 elements',
+    method: 'listClones',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'Collections.addAll of 100,000 elements, again and again',
+    method: 'addAllCopies',
+    args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  { name: 'a static slot given a 48 MB array in every call', method: 'retain', args: [], expect: { ret: '0' } },
 ]
 
 export const compileHostile = () => compileJava({ 'h/Hostile.java': HOSTILE_SOURCE }, 'h.Hostile')

@@ -12,16 +12,18 @@
  *
  *   npx tsx test/network/jvm-hostile.test.ts
  */
-import { appendFileSync } from 'node:fs'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type * as Sdk from '@hyperchain/jssdk'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { jvmCallPayload, jvmDeployPayload, jvmRetText } from '../../sdk/src/jvm.ts'
+import { jvmCallPayload, jvmDeployPayload, jvmInvokeArgsPayload, jvmRetText, jvmTarGzDeployPayload, writeJar } from '../../sdk/src/jvm.ts'
 import { contractAddress } from '../../src/crypto/tx-hash.ts'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
 import type { JvmCode } from '../../src/exec/jvm/child.ts'
 import { assertNoFork, call, type Reply } from '../helpers/audit.ts'
 import { compileHostile, compileRefused, HOSTILE_CASES, REFUSED_SOURCES } from '../helpers/hostile-jvm.ts'
+import { loadSdk } from '../helpers/jssdk.ts'
 import { compileJava, executorPidOf } from '../helpers/jvm.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 import { type Wallet, wallet } from '../helpers/wallet.ts'
@@ -68,6 +70,8 @@ public class User extends BaseContract implements IUser {
   }
 }`,
 }
+// Hyperchain 1.x's key-value example rides along in the same javac run (the same Hyperchain API)
+CROSS_SOURCES['kv/KeyValue.java'] = readFileSync(new URL('../../examples/jvm/hyperchain-kv/kv/KeyValue.java', import.meta.url), 'utf8')
 const JVM = { type: 'JVM' } as const
 
 const urls = (): string[] => plan.nodes.map(nodeUrl)
@@ -81,6 +85,11 @@ async function everywhere(url: string, method: string, tx: Record<string, unknow
     else if (reply.code !== -32006 || attempt > 200) throw new Error(`${method}: ${reply.code} ${reply.message}`)
     else await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  return { hash, replies: await receiptsEverywhere(hash) }
+}
+
+/** The receipt of `hash` from every node, once each has it. */
+async function receiptsEverywhere(hash: string): Promise<Reply[]> {
   const replies: Reply[] = []
   for (const at of urls()) {
     const deadline = Date.now() + 120_000
@@ -94,7 +103,7 @@ async function everywhere(url: string, method: string, tx: Record<string, unknow
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
   }
-  return { hash, replies }
+  return replies
 }
 
 /** What a receipt reply says, for comparing nodes: code, message, reason, and the receipt without its hash and block fields. */
@@ -199,6 +208,62 @@ test('cross-contract calls give the same receipts on every VP, and again after e
     if (round === 0) for (const process of net.processes.values()) globalThis.process.kill(executorPidOf(process.pid) as number, 'SIGKILL')
   }
   assert.equal(rounds[1], rounds[0], 'the same steps and logs with new executors, which loaded the callee during the call')
+})
+
+test("a 1.x contract through the official SDK gives the same receipts on every VP: HVMBuilder's deploy, calls and upgrade, and JVM-typed transactions with 1.x payloads", async () => {
+  const sdk = loadSdk()
+  const { Algo, HttpProvider, InvokeParams, ProviderManager, ServiceManager, Transaction } = sdk
+  const account = ServiceManager.getAccountService(ProviderManager.emptyManager()).genAccount(Algo.ECRAW)
+  await everywhere(urls()[0], 'tx_sendTransaction', funder.transfer(`0x${account.getAddress().toLowerCase()}`, 1))
+  const kv = { main: 'kv.KeyValue', classes: new Map([...cross.classes].filter(([name]) => name.startsWith('kv/'))) }
+  const from = account.getAddress()
+  /** signed and sent by the SDK to node `i`; the receipts of every node, which must agree */
+  const send = async (i: number, kind: 'deploy' | 'invoke' | 'maintain', build: (pm: Sdk.ProviderManager) => Promise<Sdk.Transaction>) => {
+    const pm = await ProviderManager.createManager({ httpProviders: [new HttpProvider(1, urls()[i % 4].replace(/^http:\/\//, ''))] })
+    const tx = await build(pm)
+    tx.sign(account)
+    const response = await ServiceManager.getContractService(pm)[kind](tx).send()
+    assert.is(response.code, 0, response.message)
+    const replies = await receiptsEverywhere(response.result as string)
+    const texts = replies.map(outcome)
+    for (const [k, text] of texts.entries()) assert.is(text, texts[0], `${kind}: ${plan.nodes[k].hostname} agrees`)
+    assert.is(replies[0].code, 0, `${kind}: ${replies[0].message} ${replies[0].data}`)
+    return replies[0].result as { contractAddress: string; ret: string; vmType: string }
+  }
+  const jar = new Uint8Array(writeJar(kv)).buffer
+  const hvmAt = (await send(0, 'deploy', async (pm) => (await new Transaction.HVMBuilder(from, pm).deploy(jar)).build())).contractAddress
+  const hvmCall =
+    (fn: string, ...args: string[]) =>
+    async (pm: Sdk.ProviderManager) => {
+      const params = new InvokeParams.HvmTypeBuilder(fn)
+      for (const a of args) params.addString(a)
+      return new Transaction.HVMBuilder(from, pm).invoke(hvmAt, params.build()).build()
+    }
+  await send(1, 'invoke', hvmCall('put', 'colour', 'blue'))
+  assert.is(jvmRetText((await send(2, 'invoke', hvmCall('add', 'n', '40'))).ret), '40')
+  await send(3, 'maintain', async (pm) => (await new Transaction.HVMBuilder(from, pm).upgrade(hvmAt, jar)).build())
+  assert.is(jvmRetText((await send(0, 'invoke', hvmCall('get', 'colour'))).ret), 'blue', 'the upgrade kept the ledger')
+
+  const JVM_TYPE = 'JVM' as Sdk.VmType
+  const deployed = await send(1, 'deploy', async (pm) => {
+    const tx = new Transaction.Builder(from, pm).vmType(JVM_TYPE).build()
+    tx.setTo('0x0')
+    tx.setPayload(jvmTarGzDeployPayload(kv, { name: 'kv' }))
+    return tx
+  })
+  assert.is(deployed.vmType, 'JVM')
+  const jvmCall =
+    (fn: string, ...args: string[]) =>
+    async (pm: Sdk.ProviderManager) => {
+      const tx = new Transaction.Builder(from, pm).vmType(JVM_TYPE).invokeContractAddr(deployed.contractAddress, false).build()
+      tx.setPayload(jvmInvokeArgsPayload(fn, ...args))
+      return tx
+    }
+  assert.is(jvmRetText((await send(2, 'invoke', jvmCall('add', 'n', '2'))).ret), '2')
+  await send(3, 'maintain', async (pm) =>
+    (await new Transaction.Builder(from, pm).vmType(JVM_TYPE).upgrade(deployed.contractAddress, jvmTarGzDeployPayload(kv))).build(),
+  )
+  assert.is(jvmRetText((await send(0, 'invoke', jvmCall('half', 'n'))).ret), '1.0', 'the upgrade kept the ledger')
 })
 
 test('one chain on every VP, and no node stopped a call by the wall clock', async () => {

@@ -969,6 +969,87 @@ test('1.x key-value contract: tar.gz deploy, InvokeArgs calls, typed values and 
   assert.is(await call('get', 'n'), '42')
 })
 
+/**
+ * The official SDK and a 1.x contract. jssdk 1.1.0 has no 1.x builder (its VmType: EVM, HVM, BVM,
+ * TRANSFER, KVSQL, FVM), but nothing in it refuses one: `Builder.vmType` and
+ * `Transaction.setVmType` store any value, `sign` signs it as the `vmtype` of the hashed text, and
+ * `ContractService` sends it as the transaction's `type` (docs/jvm.md §2).
+ */
+async function sdkSend(kind: 'deploy' | 'invoke' | 'maintain', tx: Sdk.Transaction): Promise<Sdk.Receipt & { vmType: string }> {
+  tx.sign(sdkAccount)
+  const response = await contracts[kind](tx).send()
+  assert.is(response.code, 0, `submission: ${response.message}`)
+  const polled = await response.poll().catch(async (error: Error) => {
+    throw new Error(`${error.message}: ${await lastReason()}`)
+  })
+  assert.is(polled.code, 0, polled.message)
+  return polled.result as Sdk.Receipt & { vmType: string }
+}
+
+/** A failed receipt as the SDK reports it: its RequestError's code and `response.data` (the reason). */
+async function sdkRefusal(kind: 'invoke' | 'maintain', tx: Sdk.Transaction): Promise<{ code: number; data: string }> {
+  tx.sign(sdkAccount)
+  const response = await contracts[kind](tx).send()
+  assert.is(response.code, 0, `submission: ${response.message}`)
+  const error = await response.poll().then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  assert.ok(error instanceof sdk.RequestError, 'the SDK reports the failed receipt as a RequestError')
+  return { code: error.getCode(), data: String((error as unknown as { response: { data?: string } }).response.data) }
+}
+
+/** A receipt's ret as text, read with the SDK's own ByteUtil (it has no HVM/JVM result decoder; a 1.x String result is its UTF-8). */
+const sdkRetText = (receipt: Sdk.Receipt): string => sdk.ByteUtil.toString(sdk.ByteUtil.fromHex(receipt.ret))
+
+test('1.x key-value contract through the official SDK: HVMBuilder deploys and upgrades its jar and HvmTypeBuilder calls its functions; a JVM-typed Transaction (Builder.vmType) carries the 1.x tar.gz and InvokeArgs payloads', async () => {
+  const from = sdkAccount.getAddress()
+  const kvJar = arrayBufferOf(writeJar(kv))
+  // (1) the SDK's own Java contract path (type HVM), nothing but its typed API
+  const deployed = await sdkSend('deploy', (await new Transaction.HVMBuilder(from, pm).deploy(kvJar)).build())
+  assert.is(deployed.vmType, 'JVM')
+  const viaHvm = `0x${deployed.contractAddress.replace(/^0x/, '').toLowerCase()}`
+  assert.is(await ok(url, 'contract_getCode', [viaHvm]), jvmJarDeployPayload(writeJar(kv)))
+  const hvmCall = (fn: string, ...args: string[]) => {
+    const params = new InvokeParams.HvmTypeBuilder(fn)
+    for (const a of args) params.addString(a)
+    return new Transaction.HVMBuilder(from, pm).invoke(viaHvm, params.build()).build()
+  }
+  const put = await sdkSend('invoke', hvmCall('put', 'colour', 'blue'))
+  const putLog = (put as unknown as { log: { topics: string[]; data: string }[] }).log
+  assert.equal(putLog[0].topics, [jvmTopic('Put'), jvmTopic('colour')], "ledger.post's event, as the SDK's receipt shows it")
+  assert.is(sdkRetText(await sdkSend('invoke', hvmCall('get', 'colour'))), 'blue')
+  assert.is(sdkRetText(await sdkSend('invoke', hvmCall('add', 'n', '40'))), '40')
+  assert.is((await sdkSend('invoke', hvmCall('putAll', 'r-2', 'two', 'r-1', 'one'))).ret, '0x0', 'result(true) alone: an empty ret')
+  assert.is(sdkRetText(await sdkSend('invoke', hvmCall('range', 'r-', 'r-~'))), 'one,two', 'a range query, in key order')
+  const refused = await sdkRefusal('invoke', hvmCall('refuse', 'by rule'))
+  assert.is(refused.code, -32005)
+  assert.match(refused.data, /refused: by rule/, "result(false, …)'s value is the reason the SDK reports")
+  assert.is((await sdkSend('maintain', (await new Transaction.HVMBuilder(from, pm).upgrade(viaHvm, kvJar)).build())).vmType, 'JVM')
+  assert.is(sdkRetText(await sdkSend('invoke', hvmCall('get', 'n'))), '40', 'the upgrade kept the ledger')
+
+  // (2) a transaction of type JVM, Hyperchain 1.x's own, with 1.x's payloads: the SDK builds, signs and sends it
+  const JVM_TYPE = 'JVM' as Sdk.VmType
+  const deployTx = new Transaction.Builder(from, pm).vmType(JVM_TYPE).build()
+  deployTx.setTo('0x0') // what HVMBuilder.deploy sets: a deploy has no callee (ContractService.deploy drops it)
+  deployTx.setPayload(jvmTarGzDeployPayload(kv, { name: 'kv' }))
+  const jvmDeployed = await sdkSend('deploy', deployTx)
+  assert.is(jvmDeployed.vmType, 'JVM')
+  const viaJvm = `0x${jvmDeployed.contractAddress.replace(/^0x/, '').toLowerCase()}`
+  const jvmCall = (fn: string, ...args: string[]) => {
+    const tx = new Transaction.Builder(from, pm).vmType(JVM_TYPE).invokeContractAddr(viaJvm, false).build()
+    tx.setPayload(jvmInvokeArgsPayload(fn, ...args))
+    return tx
+  }
+  assert.is(sdkRetText(await sdkSend('invoke', jvmCall('add', 'n', '2'))), '2')
+  assert.is(sdkRetText(await sdkSend('invoke', jvmCall('half', 'n'))), '1.0')
+  assert.match((await sdkRefusal('invoke', jvmCall('get', 'missing'))).data, /no value for missing/)
+  // Builder.upgrade takes a payload as it is: the 1.x tar.gz again, typed JVM
+  const upgrade = await new Transaction.Builder(from, pm).vmType(JVM_TYPE).upgrade(viaJvm, jvmTarGzDeployPayload(kv, { name: 'kv' }))
+  assert.is((await sdkSend('maintain', upgrade.build())).vmType, 'JVM')
+  assert.is(sdkRetText(await sdkSend('invoke', jvmCall('get', 'n'))), '2', 'the upgrade kept the ledger')
+})
+
 test('refusals name the class for what it is: a Hyperchain API class Keel does not provide, a class not in the contract, bundled SDK classes', async () => {
   const only = (prefixes: string[]): Map<string, Uint8Array> =>
     new Map([...missing.classes].filter(([name]) => prefixes.some((p) => name.startsWith(p))))

@@ -92,7 +92,31 @@ export interface JvmExecutorOptions {
   callMemoryBytes?: number
   /** step budget of a contract's class initialisers at load */
   initSteps?: number
+  /** the largest step budget a call is expected to get (chain.txGasLimit); a call given more raises the heap floor */
+  callSteps?: number
   log: Logger
+}
+
+const MiB = 1024 * 1024
+/**
+ * What the JDK may keep alive without a charge, per step of the call (docs/jvm.md §5 "Memory"):
+ * everything whose size grows with its input is charged to the call's memory budget, so what is left
+ * are the few dozen bytes constant-time calls make (a map's node and its share of the table, a boxed
+ * value, a list's slot, an iterator, a stream's stage), each paid for with several steps. The worst
+ * measured shapes keep about 20 bytes a step; the model allows 32.
+ */
+export const UNCHARGED_BYTES_PER_STEP = 32
+/** the executor's own (its loaded codes, the JDK) besides any call */
+const EXECUTOR_BASE_MiB = 64
+
+/**
+ * The smallest heap the executor runs with for calls of `steps` steps and `callMemory` bytes: the
+ * budget twice (what is charged, and the copy a growing array or builder holds while it moves), what
+ * the steps let the JDK keep uncharged, and the executor's own. With it no call can exhaust the
+ * heap before its budgets end it, so `jvm.heapMiB` decides nothing.
+ */
+export function heapFloorMiB(callMemory: number, steps: number): number {
+  return Math.ceil((2 * callMemory + UNCHARGED_BYTES_PER_STEP * steps) / MiB) + EXECUTOR_BASE_MiB
 }
 
 export interface JvmExecutor {
@@ -259,12 +283,11 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
   const { log } = options
   const callTimeoutMs = options.callTimeoutMs ?? 5_000
   const callMemory = options.callMemoryBytes ?? 64 * 1024 * 1024
-  // the call's memory budget, not the heap, must be what decides: the heap holds four budgets at least
-  // (the budget, what the steps let JDK code make besides it, and the collector's room), whatever is configured
-  const heapFloorMiB = Math.ceil((4 * callMemory) / (1024 * 1024))
-  const heapMiB = Math.max(options.heapMiB ?? 256, heapFloorMiB)
-  if (options.heapMiB !== undefined && options.heapMiB < heapFloorMiB)
-    log.warn(`jvm.heapMiB ${options.heapMiB} is below four call memory budgets; the executor runs with ${heapFloorMiB} MiB`)
+  // the call's budgets, not the heap, must be what decides: the heap is never below the floor, whatever is configured
+  let coveredSteps = options.callSteps ?? 10_000_000
+  let heapMiB = Math.max(options.heapMiB ?? 256, heapFloorMiB(callMemory, coveredSteps))
+  if (options.heapMiB !== undefined && options.heapMiB < heapMiB)
+    log.info(`jvm.heapMiB ${options.heapMiB} is below what a call's budgets can use; the executor runs with ${heapMiB} MiB`)
   let wallClockStops = 0
   const initSteps = options.initSteps ?? 1_000_000
   const javaHome = options.javaHome === '' ? undefined : options.javaHome
@@ -367,7 +390,26 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
     }
   }
 
+  /** A call given more steps than the heap covers: the executor is replaced by one with the heap those steps need (a new executor gives the same outcome). */
+  const coverSteps = async (steps: number): Promise<void> => {
+    if (steps <= coveredSteps) return
+    coveredSteps = steps
+    const needed = heapFloorMiB(callMemory, steps)
+    if (needed <= heapMiB) return
+    log.info(`a call of ${steps} steps needs a heap of ${needed} MiB; restarting the Java executor with it`)
+    heapMiB = needed
+    const c = child
+    child = undefined
+    if (c === undefined || c.dead !== undefined) return
+    const exited = new Promise<void>((resolve) => c.proc.once('exit', () => resolve()))
+    c.proc.stdin?.end()
+    const timer = setTimeout(() => c.kill(), KILL_GRACE_MS)
+    await exited
+    clearTimeout(timer)
+  }
+
   const callSerially = async (request: JvmCall): Promise<JvmCallResult> => {
+    await coverSteps(request.steps)
     const run = async (c: Child): Promise<JvmCallResult> => {
       for (;;) {
         if (!c.loaded.has(request.hash)) {

@@ -3,12 +3,15 @@
  * the instrumented bytecode of javac's trickier shapes still verifies and runs (switches, nested
  * try/catch/finally, exceptions through frames and out of constructors, lambdas, streams, records,
  * enums), the call depth is counted right when exceptions unwind, step counts repeat exactly, a
- * `finally` cannot outlive a spent budget, and a restarted child reloads its code on demand.
+ * `finally` cannot outlive a spent budget, a restarted child reloads its code on demand, and the
+ * heap follows the step budget of the calls (docs/jvm.md §5 "Memory").
  */
+
+import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { JvmCode } from '../../../src/exec/jvm/child.ts'
-import { createJvmExecutor, type JvmArgs, type JvmCallResult, type JvmExecutor } from '../../../src/exec/jvm/child.ts'
+import { createJvmExecutor, heapFloorMiB, type JvmArgs, type JvmCallResult, type JvmExecutor } from '../../../src/exec/jvm/child.ts'
 import { createLogger } from '../../../src/log.ts'
 import { compileJava } from '../../helpers/jvm.ts'
 
@@ -180,6 +183,20 @@ test('a killed child is replaced and reloads the code when a call needs it', asy
   await new Promise((resolve) => setTimeout(resolve, 200))
   assert.is(await text('table', '2'), 'two')
   assert.is.not(executor.pid(), pid)
+})
+
+test("the executor's heap covers the call's step budget: a call given more steps runs on a new executor with the larger floor, and ends the same way", async () => {
+  const heapOf = (pid: number | undefined) =>
+    readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .find((a) => a.startsWith('-Xmx'))
+  const before = executor.pid()
+  const usual = await run('work', ['10000'])
+  assert.is(heapOf(executor.pid()), `-Xmx${heapFloorMiB(64 * 1024 * 1024, 10_000_000)}m`, 'the floor for 10,000,000 steps (498 MiB)')
+  const larger = await run('work', ['10000'], 20_000_000)
+  assert.equal(larger, usual, 'the same outcome and steps')
+  assert.is.not(executor.pid(), before)
+  assert.is(heapOf(executor.pid()), `-Xmx${heapFloorMiB(64 * 1024 * 1024, 20_000_000)}m`)
 })
 
 test.run()

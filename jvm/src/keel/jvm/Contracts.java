@@ -142,7 +142,7 @@ final class Contracts {
     Scanner.scan(parsed);
     Map<String, byte[]> instrumented = new TreeMap<>();
     for (ClassFile cf : parsed.values()) {
-      Instrumenter.instrument(cf, parsed.keySet());
+      Instrumenter.instrument(cf, parsed);
       instrumented.put(ClassFile.dotted(cf.name), cf.write());
     }
     String loaderName = "contract-" + hash.substring(2, Math.min(hash.length(), 14));
@@ -168,6 +168,17 @@ final class Contracts {
       throw new Refused("the main class " + main + " needs a public constructor without parameters");
     }
     Loaded loaded = new Loaded(loader, loaderName, constructor, Meter.steps());
+    // the JDK caches an enum's constants in its Class the first time it needs them (EnumMap, EnumSet,
+    // Enum.valueOf) by calling the enum's values(), which is contract code: done here, after the
+    // initialisers' steps are counted, so no call's steps depend on whether it came first
+    for (String name : instrumented.keySet()) {
+      try {
+        Class<?> type = Class.forName(name, false, loader);
+        if (type.isEnum()) type.getEnumConstants();
+      } catch (ClassNotFoundException | LinkageError | Stop e) {
+        throw new Refused(loadFailure(e));
+      }
+    }
     loaded.style = Hyperchain.styleOf(mainType);
     loaded.mainType = mainType;
     if (loaded.style == Hyperchain.Style.HVM) loaded.classFiles = parsed;

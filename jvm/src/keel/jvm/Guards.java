@@ -4,18 +4,25 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.BitSet;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.DoubleUnaryOperator;
+import java.util.function.IntFunction;
 import java.util.function.IntPredicate;
 import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 import java.util.function.LongUnaryOperator;
+import java.util.function.ObjDoubleConsumer;
+import java.util.function.ObjIntConsumer;
+import java.util.function.ObjLongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collector;
 import java.util.stream.DoubleStream;
 import java.util.stream.IntStream;
 import java.util.stream.LongStream;
@@ -210,15 +217,174 @@ public final class Guards {
 
   // ---- appending an object appends its text: charged as that text ----
 
+  /**
+   * Text a builder takes in is charged 8 bytes a character (JdkCosts.TEXT_BYTES): two for the
+   * character in UTF-16, and room for the builder's growth (it doubles, and holds the old array
+   * while it copies), so a builder never holds more than was charged for it.
+   */
   public static StringBuilder append(StringBuilder b, Object o) {
     String s = String.valueOf(o);
-    Meter.allocate(2L * s.length());
+    Meter.allocate(JdkCosts.TEXT_BYTES * s.length());
     return b.append(s);
   }
 
   public static StringBuffer append(StringBuffer b, Object o) {
     String s = String.valueOf(o);
-    Meter.allocate(2L * s.length());
+    Meter.allocate(JdkCosts.TEXT_BYTES * s.length());
     return b.append(s);
+  }
+
+  // the longest text of each primitive: a char 1, a boolean 5 (false), an int 11, a long 20, a float 15, a double 24
+
+  public static StringBuilder append(StringBuilder b, char c) {
+    Meter.allocate(JdkCosts.TEXT_BYTES);
+    return b.append(c);
+  }
+
+  public static StringBuilder append(StringBuilder b, boolean v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 5);
+    return b.append(v);
+  }
+
+  public static StringBuilder append(StringBuilder b, int v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 11);
+    return b.append(v);
+  }
+
+  public static StringBuilder append(StringBuilder b, long v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 20);
+    return b.append(v);
+  }
+
+  public static StringBuilder append(StringBuilder b, float v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 15);
+    return b.append(v);
+  }
+
+  public static StringBuilder append(StringBuilder b, double v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 24);
+    return b.append(v);
+  }
+
+  public static StringBuilder appendCodePoint(StringBuilder b, int v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 2);
+    return b.appendCodePoint(v);
+  }
+
+  public static StringBuffer append(StringBuffer b, char c) {
+    Meter.allocate(JdkCosts.TEXT_BYTES);
+    return b.append(c);
+  }
+
+  public static StringBuffer append(StringBuffer b, boolean v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 5);
+    return b.append(v);
+  }
+
+  public static StringBuffer append(StringBuffer b, int v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 11);
+    return b.append(v);
+  }
+
+  public static StringBuffer append(StringBuffer b, long v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 20);
+    return b.append(v);
+  }
+
+  public static StringBuffer append(StringBuffer b, float v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 15);
+    return b.append(v);
+  }
+
+  public static StringBuffer append(StringBuffer b, double v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 24);
+    return b.append(v);
+  }
+
+  public static StringBuffer appendCodePoint(StringBuffer b, int v) {
+    Meter.allocate(JdkCosts.TEXT_BYTES * 2);
+    return b.appendCodePoint(v);
+  }
+
+  // ---- stream operations that hold every element at once: each element reaching them is charged ----
+
+  public static <T> Stream<T> objectDistinct(Stream<T> s) {
+    return s.peek(x -> Meter.buffered()).distinct();
+  }
+
+  public static <T> Stream<T> objectSorted(Stream<T> s) {
+    return s.peek(x -> Meter.buffered()).sorted();
+  }
+
+  public static <T> Stream<T> objectSorted(Stream<T> s, Comparator<? super T> c) {
+    return s.peek(x -> Meter.buffered()).sorted(c);
+  }
+
+  public static <T, R, A> R objectCollect(Stream<T> s, Collector<? super T, A, R> c) {
+    return s.peek(x -> Meter.buffered()).collect(c);
+  }
+
+  public static <T, R> R objectCollect(Stream<T> s, Supplier<R> make, BiConsumer<R, ? super T> add, BiConsumer<R, R> merge) {
+    return s.peek(x -> Meter.buffered()).collect(make, add, merge);
+  }
+
+  public static <T> List<T> objectToList(Stream<T> s) {
+    return s.peek(x -> Meter.buffered()).toList();
+  }
+
+  public static <T> Object[] objectToArray(Stream<T> s) {
+    return s.peek(x -> Meter.buffered()).toArray();
+  }
+
+  public static <T, A> A[] objectToArray(Stream<T> s, IntFunction<A[]> make) {
+    return s.peek(x -> Meter.buffered()).toArray(make);
+  }
+
+  public static IntStream intDistinct(IntStream s) {
+    return s.peek(x -> Meter.buffered()).distinct();
+  }
+
+  public static IntStream intSorted(IntStream s) {
+    return s.peek(x -> Meter.buffered()).sorted();
+  }
+
+  public static int[] intToArray(IntStream s) {
+    return s.peek(x -> Meter.buffered()).toArray();
+  }
+
+  public static <R> R intCollect(IntStream s, Supplier<R> make, ObjIntConsumer<R> add, BiConsumer<R, R> merge) {
+    return s.peek(x -> Meter.buffered()).collect(make, add, merge);
+  }
+
+  public static LongStream longDistinct(LongStream s) {
+    return s.peek(x -> Meter.buffered()).distinct();
+  }
+
+  public static LongStream longSorted(LongStream s) {
+    return s.peek(x -> Meter.buffered()).sorted();
+  }
+
+  public static long[] longToArray(LongStream s) {
+    return s.peek(x -> Meter.buffered()).toArray();
+  }
+
+  public static <R> R longCollect(LongStream s, Supplier<R> make, ObjLongConsumer<R> add, BiConsumer<R, R> merge) {
+    return s.peek(x -> Meter.buffered()).collect(make, add, merge);
+  }
+
+  public static DoubleStream doubleDistinct(DoubleStream s) {
+    return s.peek(x -> Meter.buffered()).distinct();
+  }
+
+  public static DoubleStream doubleSorted(DoubleStream s) {
+    return s.peek(x -> Meter.buffered()).sorted();
+  }
+
+  public static double[] doubleToArray(DoubleStream s) {
+    return s.peek(x -> Meter.buffered()).toArray();
+  }
+
+  public static <R> R doubleCollect(DoubleStream s, Supplier<R> make, ObjDoubleConsumer<R> add, BiConsumer<R, R> merge) {
+    return s.peek(x -> Meter.buffered()).collect(make, add, merge);
   }
 }

@@ -470,7 +470,7 @@ final class Hyperchain {
     byte[] instrumented;
     try {
       Scanner.scanOne(own, bean);
-      Instrumenter.instrument(bean, own.keySet());
+      Instrumenter.instrument(bean, own);
       instrumented = bean.write();
     } catch (Scanner.Refusal e) {
       throw new Contracts.Failure("bean", "InvokeBean refused: " + e.getMessage());

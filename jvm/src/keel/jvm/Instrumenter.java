@@ -79,8 +79,41 @@ final class Instrumenter {
     GUARDED.put("java/lang/String.split(Ljava/lang/String;I)[Ljava/lang/String;", new String[] {"split", "(Ljava/lang/String;Ljava/lang/String;I)[Ljava/lang/String;"});
     for (String[] m : new String[][] {{"set", "I"}, {"set", "IZ"}, {"set", "II"}, {"set", "IIZ"}, {"flip", "I"}, {"flip", "II"}})
       GUARDED.put("java/util/BitSet." + m[0] + "(" + m[1] + ")V", new String[] {m[0], "(Ljava/util/BitSet;" + m[1] + ")V"});
-    for (String b : new String[] {"java/lang/StringBuilder", "java/lang/StringBuffer"})
+    for (String b : new String[] {"java/lang/StringBuilder", "java/lang/StringBuffer"}) {
       GUARDED.put(b + ".append(Ljava/lang/Object;)L" + b + ";", new String[] {"append", "(L" + b + ";Ljava/lang/Object;)L" + b + ";"});
+      // a primitive appended is text of a bounded length, charged as such (its growth of the builder included)
+      for (char t : "CZIJFD".toCharArray())
+        GUARDED.put(b + ".append(" + t + ")L" + b + ";", new String[] {"append", "(L" + b + ";" + t + ")L" + b + ";"});
+      GUARDED.put(b + ".appendCodePoint(I)L" + b + ";", new String[] {"appendCodePoint", "(L" + b + ";I)L" + b + ";"});
+    }
+    // operations that hold every element of a stream at once: each element passing is charged (Guards)
+    String[][] buffering = {
+      {"java/util/stream/Stream", "distinct", "()Ljava/util/stream/Stream;"},
+      {"java/util/stream/Stream", "sorted", "()Ljava/util/stream/Stream;"},
+      {"java/util/stream/Stream", "sorted", "(Ljava/util/Comparator;)Ljava/util/stream/Stream;"},
+      {"java/util/stream/Stream", "collect", "(Ljava/util/stream/Collector;)Ljava/lang/Object;"},
+      {"java/util/stream/Stream", "collect", "(Ljava/util/function/Supplier;Ljava/util/function/BiConsumer;Ljava/util/function/BiConsumer;)Ljava/lang/Object;"},
+      {"java/util/stream/Stream", "toList", "()Ljava/util/List;"},
+      {"java/util/stream/Stream", "toArray", "()[Ljava/lang/Object;"},
+      {"java/util/stream/Stream", "toArray", "(Ljava/util/function/IntFunction;)[Ljava/lang/Object;"},
+      {"java/util/stream/IntStream", "distinct", "()Ljava/util/stream/IntStream;"},
+      {"java/util/stream/IntStream", "sorted", "()Ljava/util/stream/IntStream;"},
+      {"java/util/stream/IntStream", "toArray", "()[I"},
+      {"java/util/stream/IntStream", "collect", "(Ljava/util/function/Supplier;Ljava/util/function/ObjIntConsumer;Ljava/util/function/BiConsumer;)Ljava/lang/Object;"},
+      {"java/util/stream/LongStream", "distinct", "()Ljava/util/stream/LongStream;"},
+      {"java/util/stream/LongStream", "sorted", "()Ljava/util/stream/LongStream;"},
+      {"java/util/stream/LongStream", "toArray", "()[J"},
+      {"java/util/stream/LongStream", "collect", "(Ljava/util/function/Supplier;Ljava/util/function/ObjLongConsumer;Ljava/util/function/BiConsumer;)Ljava/lang/Object;"},
+      {"java/util/stream/DoubleStream", "distinct", "()Ljava/util/stream/DoubleStream;"},
+      {"java/util/stream/DoubleStream", "sorted", "()Ljava/util/stream/DoubleStream;"},
+      {"java/util/stream/DoubleStream", "toArray", "()[D"},
+      {"java/util/stream/DoubleStream", "collect", "(Ljava/util/function/Supplier;Ljava/util/function/ObjDoubleConsumer;Ljava/util/function/BiConsumer;)Ljava/lang/Object;"},
+    };
+    for (String[] op : buffering) {
+      String kind = op[0].substring("java/util/stream/".length()).replace("Stream", "").toLowerCase();
+      String guard = (kind.isEmpty() ? "object" : kind) + Character.toUpperCase(op[1].charAt(0)) + op[1].substring(1);
+      GUARDED.put(op[0] + "." + op[1] + op[2], new String[] {guard, "(L" + op[0] + ";" + op[2].substring(1)});
+    }
   }
 
   private final ClassFile cf;
@@ -90,10 +123,13 @@ final class Instrumenter {
   private final int tick, enter, leave, array, array2, throwable, caught;
   /** the contract's own classes: calls to them are contract code, not JDK work */
   private final java.util.Set<String> own;
+  /** the contract's own classes by name: an object's size is read from their fields */
+  private final Map<String, ClassFile> ownClasses;
 
-  private Instrumenter(ClassFile cf, java.util.Set<String> own) {
+  private Instrumenter(ClassFile cf, Map<String, ClassFile> own) {
     this.cf = cf;
-    this.own = own;
+    this.own = own.keySet();
+    this.ownClasses = own;
     caught = cf.addMethodref(METER, "caught", "(Ljava/lang/Throwable;)V");
     tick = cf.addMethodref(METER, "tick", "(I)V");
     enter = cf.addMethodref(METER, "enter", "()V");
@@ -103,7 +139,7 @@ final class Instrumenter {
     throwable = cf.addClass("java/lang/Throwable");
   }
 
-  static void instrument(ClassFile cf, java.util.Set<String> own) throws ClassFile.FormatException, TooLarge {
+  static void instrument(ClassFile cf, Map<String, ClassFile> own) throws ClassFile.FormatException, TooLarge {
     Instrumenter in = new Instrumenter(cf, own);
     for (ClassFile.Member m : cf.methods) {
       ClassFile.Attribute code = m.attribute("Code");
@@ -256,6 +292,17 @@ final class Instrumenter {
         pre.u1(DUP);
         pre.bytes(invoke(caught));
       }
+      if (insn.opcode == NEW) {
+        // an object of the contract's own class: its fields; an exception: its stack trace too (the JDK records every frame)
+        String type = cf.className(u2(code, insn.offset + 1));
+        int bytes = objectBytes(type);
+        boolean throwable = isThrowable(type);
+        if (bytes > 0 || throwable) {
+          pre.u1(SIPUSH);
+          pre.u2(bytes);
+          pre.bytes(invoke(cf.addMethodref(METER, throwable ? "throwable" : "object", "(I)V")));
+        }
+      }
       if (insn.opcode == NEWARRAY || insn.opcode == ANEWARRAY) {
         pre.u1(DUP);
         pre.u1(BIPUSH);
@@ -275,21 +322,39 @@ final class Instrumenter {
       }
       if (insn.opcode >= IRETURN && insn.opcode <= RETURN) pre.bytes(invoke(leave));
       Out post = new Out();
+      if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESPECIAL) {
+        // a copy the VM makes (an array's clone, Object.clone of an own object): charged like the original's allocation
+        String[] ref = cf.memberRef(u2(code, insn.offset + 1));
+        if (ref[1].equals("clone") && ref[2].equals("()Ljava/lang/Object;")) {
+          pre.u1(DUP);
+          pre.bytes(invoke(cf.addMethodref(METER, "cloned", "(Ljava/lang/Object;)V")));
+        }
+      }
+      if (insn.opcode == INVOKESPECIAL || insn.opcode == INVOKESTATIC) {
+        // tables as large as an enum's constants: an EnumMap's, an EnumSet's (an enum may have thousands)
+        String[] ref = cf.memberRef(u2(code, insn.offset + 1));
+        String member = ref[0] + "." + ref[1] + ref[2];
+        if (member.equals("java/util/EnumMap.<init>(Ljava/lang/Class;)V") || member.startsWith("java/util/EnumSet.noneOf(Ljava/lang/Class;)")
+            || member.startsWith("java/util/EnumSet.allOf(Ljava/lang/Class;)")) {
+          pre.u1(DUP);
+          pre.bytes(invoke(cf.addMethodref(METER, "enumTable", "(Ljava/lang/Class;)V")));
+        }
+      }
       if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC || insn.opcode == INVOKESPECIAL || insn.opcode == INVOKEINTERFACE) {
         String[] ref = cf.memberRef(u2(code, insn.offset + 1));
         if (isJdk(ref[0])) spill = Math.max(spill, jdkCall(ref[0], ref[1], ref[2], insn.opcode, maxLocals, pre, post));
       }
       if (insn.opcode == INVOKEDYNAMIC) {
         String[] nat = cf.nameAndType(cf.entry(u2(code, insn.offset + 1), ClassFile.INVOKE_DYNAMIC).b);
-        // javac's string concatenation: the text it makes is new memory
-        if (nat[0].startsWith("makeConcat") && nat[1].endsWith(")Ljava/lang/String;")) {
+        // javac's string concatenation, a record's toString: the text it makes is new memory
+        if (nat[1].endsWith(")Ljava/lang/String;")) {
           post.u1(DUP);
           post.bytes(invoke(cf.addMethodref(METER, "madeText", "(Ljava/lang/Object;)V")));
         }
       }
       prefix[i] = pre.done();
       suffix[i] = post.done();
-      if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC) {
+      if (insn.opcode == INVOKEVIRTUAL || insn.opcode == INVOKESTATIC || insn.opcode == INVOKEINTERFACE) {
         String[] ref = cf.memberRef(u2(code, insn.offset + 1));
         String[] guard = GUARDED.get(ref[0] + "." + ref[1] + ref[2]);
         if (guard != null) {
@@ -297,6 +362,8 @@ final class Instrumenter {
           code[insn.offset] = (byte) INVOKESTATIC;
           code[insn.offset + 1] = (byte) (idx >>> 8);
           code[insn.offset + 2] = (byte) idx;
+          // invokeinterface is two bytes longer (count, 0): they become no-ops, so no offset moves
+          if (insn.opcode == INVOKEINTERFACE) code[insn.offset + 3] = code[insn.offset + 4] = 0;
         }
       }
     }
@@ -462,6 +529,32 @@ final class Instrumenter {
   }
 
   /** the JDK: what a contract names besides its own classes and the contract API is in java.* */
+  /**
+   * Bytes of an object of `type` charged at its `new`: for the contract's own classes a header and 8
+   * bytes a field (the class's and its own super classes'); 0 for a JDK or engine class (what their
+   * constructors make without an argument is a few dozen bytes, within the steps' allowance, docs/jvm.md §5).
+   */
+  private int objectBytes(String type) {
+    ClassFile c = ownClasses.get(type);
+    if (c == null) return 0;
+    long fields = 0;
+    for (int guard = 0; c != null && guard < 64; guard++) {
+      for (ClassFile.Member f : c.fields) if ((f.access & ClassFile.ACC_STATIC) == 0) fields++;
+      c = c.superName == null ? null : ownClasses.get(c.superName);
+    }
+    return (int) Math.min(16 + 8 * fields, 32767);
+  }
+
+  /** Whether `type` is an exception: a JDK Throwable by name, or an own class extending one. */
+  private boolean isThrowable(String type) {
+    for (int guard = 0; type != null && guard < 64; guard++) {
+      ClassFile c = ownClasses.get(type);
+      if (c == null) return type.startsWith("java/") && (type.endsWith("Exception") || type.endsWith("Error") || type.equals("java/lang/Throwable"));
+      type = c.superName;
+    }
+    return false;
+  }
+
   private boolean isJdk(String owner) {
     return owner.startsWith("java/") && !own.contains(owner);
   }

@@ -42,7 +42,13 @@ final class JdkCosts {
     }
   }
 
+  /** bytes charged for each character a builder takes in: UTF-16's two, and room for its growth (it doubles, keeping the old array while it copies) */
+  static final long TEXT_BYTES = 8;
+
   private static final Plan LINEAR_ALL = new Plan(LINEAR, true, false);
+  /** text copied into a builder (append, insert, replace, a constructor's initial text): charged to memory (TEXT_BYTES a character) */
+  private static final Plan TEXT_ARGS = new Plan(LINEAR, false, true);
+  private static final Plan TEXT_ALL = new Plan(LINEAR, true, true);
   private static final Plan LINEAR_ARGS = new Plan(LINEAR, false, false);
   private static final Plan COPY_ARGS = new Plan(LINEAR, false, true);
   private static final Plan PRODUCT_ALL = new Plan(PRODUCT, true, false);
@@ -99,7 +105,8 @@ final class JdkCosts {
           : LINEAR_ALL;
     }
     if (BUILDERS.contains(owner)) {
-      if (name.equals("append") || name.equals("<init>")) return descriptor.startsWith("(Ljava/lang/") || descriptor.startsWith("([C") ? LINEAR_ARGS : null;
+      if (name.equals("append") || name.equals("<init>")) return descriptor.startsWith("(Ljava/lang/") || descriptor.startsWith("([C") ? TEXT_ARGS : null;
+      if (name.equals("insert") || name.equals("replace")) return TEXT_ALL;
       if (BUILDER_WHOLE.contains(name)) return name.equals("indexOf") || name.equals("lastIndexOf") ? PRODUCT_ALL : LINEAR_ALL;
       return null;
     }
@@ -119,8 +126,12 @@ final class JdkCosts {
           || name.equals("nCopies"))
         return null;
       if (name.equals("sort") || name.equals("max") || name.equals("min")) return SORT_ALL;
+      // Collections.addAll(c, elements…) copies the elements into c
+      if (name.equals("addAll")) return COPY_ARGS;
       return LINEAR_ALL;
     }
+    // BitSet.valueOf copies the words (or bytes) it is given
+    if (owner.equals("java/util/BitSet") && name.equals("valueOf")) return COPY_ARGS;
     if (owner.equals("java/util/List") || owner.equals("java/util/Set") || owner.equals("java/util/Map")) {
       if (name.equals("of") || name.equals("copyOf") || name.equals("ofEntries")) return COPY_ARGS;
     }
@@ -262,12 +273,19 @@ final class JdkCosts {
     }
   }
 
+  /** JDK methods that add to a collection or a builder: a method reference may not name them (a lambda's body is contract code, charged) */
+  private static final Set<String> GROWING = Set.of("add", "addAll", "addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "put",
+      "putAll", "putIfAbsent", "merge", "compute", "computeIfAbsent", "computeIfPresent", "append", "insert", "set", "setLength",
+      "ensureCapacity", "accept");
+
   /**
    * JDK members a method reference may not name: those charged, checked or redirected at their call
    * sites. The JDK would call them without passing a call site; a lambda calling them is contract
    * code, charged like any other.
    */
   static String referenceRefusal(String owner, String name, String descriptor, boolean receiver) {
+    if (owner.startsWith("java/") && GROWING.contains(name))
+      return "the JDK would call it for each element it passes, and what it adds would be charged nowhere; write a lambda that calls it";
     if (charged(owner, name, descriptor, receiver) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
         && !Instrumenter.GUARDED.containsKey(owner + "." + name + descriptor) && made(owner, descriptor) == null)
       return null;

@@ -127,6 +127,51 @@ public final class Meter {
     if (count > 0) allocate((long) count * elementSize + 16);
   }
 
+  /** Before `new` of an object of the contract's own class: its bytes (Instrumenter.objectBytes). */
+  public static void object(int bytes) {
+    allocate(bytes);
+  }
+
+  /** bytes of an object of a class: 16, and 8 a field (its super classes' included) */
+  private static final ClassValue<Long> OBJECT_BYTES =
+      new ClassValue<>() {
+        @Override
+        protected Long computeValue(Class<?> type) {
+          long fields = 0;
+          for (Class<?> c = type; c != null; c = c.getSuperclass())
+            for (java.lang.reflect.Field f : c.getDeclaredFields()) if (!java.lang.reflect.Modifier.isStatic(f.getModifiers())) fields++;
+          return 16 + 8 * fields;
+        }
+      };
+
+  /**
+   * Before `clone()`: the copy is as large as the original (an array's elements, an object's
+   * fields; a JDK collection's or BitSet's contents too: 48 bytes an element or word, a node's worth).
+   */
+  public static void cloned(Object o) {
+    if (o == null) return; // the call throws NullPointerException itself
+    if (o.getClass().isArray()) madeArray(o);
+    else allocate(OBJECT_BYTES.get(o.getClass()) + 48 * units(o));
+  }
+
+  /** Before `new EnumMap(type)`, `EnumSet.noneOf/allOf(type)`: a table of the enum's constants. */
+  public static void enumTable(Class<?> type) {
+    Object[] constants = type == null ? null : type.getEnumConstants();
+    if (constants != null) allocate(8L * constants.length + 16);
+  }
+
+  /** frames below the contract's own on the executor's thread, which a stack trace records too */
+  private static final int HOST_FRAMES = 32;
+
+  /**
+   * Before `new` of an exception: the JDK records the whole stack in it (every frame: memory, and
+   * the work of walking them), so it is charged by the depth, as a caught exception's handler is.
+   */
+  public static void throwable(int bytes) {
+    allocate(bytes + 48L * (depth + HOST_FRAMES));
+    charge(1000 + 10L * depth);
+  }
+
   /** Before `new BitSet(n)`: n bits. */
   public static void bits(int n) {
     if (n > 0) allocate(n / 8 + 16);
@@ -254,6 +299,16 @@ public final class Meter {
     charge(2);
     allocate(16);
     return true;
+  }
+
+  /**
+   * One element reaching a stream operation that holds all of them at once (distinct, sorted,
+   * collect, toList, toArray): a step for the JDK's work on it, and room for it in the JDK's buffers
+   * (a hash table's node, a list's slot, a collector's grouping).
+   */
+  static void buffered() {
+    charge(2);
+    allocate(64);
   }
 
   /** Before `Arrays.copyOfRange(a, from, to)`: the copy has to − from elements. */
