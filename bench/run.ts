@@ -8,7 +8,7 @@
  * markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>]
+ *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--batch-timeout-ms <ms>]
  *                 [--node-repo <checkout>] [--label <name>] [--ledger]
  *
  * `--ledger` (issue 27) profiles every thread of the node (--cpu-prof) and prints, per transaction
@@ -84,6 +84,12 @@ export const benchCommand = {
     'read-concurrency': { type: 'string', value: 'n', default: '64', description: 'connections of the read workloads' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     threads: { type: 'string', description: "the local node's jsonrpc.threads (request threads; its config's default when not given)" },
+    'batch-timeout-ms': {
+      type: 'string',
+      value: 'ms',
+      description:
+        "the local node's chain.batchTimeoutMs (how long the oldest ready transaction waits for a fuller block; its config's default when not given)",
+    },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
     ledger: {
       type: 'boolean',
@@ -146,6 +152,9 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     genesis,
     ...chain,
     ...(values.threads === undefined ? {} : { threads: Number(values.threads) }),
+    ...(values['batch-timeout-ms'] === undefined || chain.batchSize !== undefined
+      ? {}
+      : { batchTimeoutMs: Number(values['batch-timeout-ms']) }),
   })
   const node = await launchNode(configFile)
   return {
