@@ -49,6 +49,12 @@ export interface MethodObject {
   'x-transport'?: 'websocket'
   /** an operator method: answered only for a request an administrator signed (src/rpc/operator-auth.ts) */
   'x-operator'?: boolean
+  /**
+   * `chain`: only the chain thread serves it (what it needs lives there: polling subscriptions, the
+   * archive, the peer directory and consensus, the CA and receipt signer, the configuration, the
+   * governance records, the operators' replay memory); a request thread forwards it (src/front/thread.ts)
+   */
+  'x-thread'?: 'chain'
   paramStructure?: string
 }
 
@@ -106,6 +112,11 @@ export function checkDocument(document: OpenRpcDocument): string[] {
       if (param.required !== true) optionalSeen = true
       else if (optionalSeen) problems.push(`${method.name}: required param ${param.name} follows an optional one`)
     }
+    if (method['x-thread'] !== undefined && method['x-thread'] !== 'chain')
+      problems.push(`${method.name}: x-thread is "chain" or absent (served where the request arrived)`)
+    // one replay memory per node (src/rpc/operator-auth.ts): every operator method runs on the chain thread
+    if (method['x-operator'] === true && method['x-thread'] !== 'chain')
+      problems.push(`${method.name}: an x-operator method needs "x-thread": "chain" (one replay memory per node)`)
     for (const ref of method.errors ?? []) {
       const name = ref.$ref.startsWith(ERROR_REF) ? ref.$ref.slice(ERROR_REF.length) : undefined
       if (name === undefined || !(name in errors)) problems.push(`${method.name}: unknown error ${ref.$ref}`)

@@ -87,6 +87,7 @@ export function renderMethods(document: OpenRpcDocument): string {
       aliases: method['x-aliases'] ?? [],
       ...(method['x-transport'] === undefined ? {} : { transport: method['x-transport'] }),
       ...(method['x-operator'] === true ? { operator: true } : {}),
+      ...(method['x-thread'] === undefined ? {} : { thread: method['x-thread'] }),
       params: method.params.map((param) => ({
         name: param.name,
         required: param.required === true,

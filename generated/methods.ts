@@ -2928,6 +2928,7 @@ export const methods = {
     "service": "tx",
     "summary": "Receipt of a transaction, signed by the node that answers.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "txHash",
@@ -3812,6 +3813,7 @@ export const methods = {
     "service": "contract",
     "summary": "contract_getStatus of a named contract.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "name",
@@ -3836,6 +3838,7 @@ export const methods = {
     "service": "contract",
     "summary": "contract_getCreator of a named contract.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "name",
@@ -3861,6 +3864,7 @@ export const methods = {
     "service": "contract",
     "summary": "contract_getCreateTime of a named contract.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "name",
@@ -4218,6 +4222,7 @@ export const methods = {
     "service": "account",
     "summary": "The roles an account holds.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "address",
@@ -4241,6 +4246,7 @@ export const methods = {
     "service": "account",
     "summary": "The accounts that hold a role.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "role",
@@ -4264,6 +4270,7 @@ export const methods = {
     "service": "account",
     "summary": "Whether an account may send transactions.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "address",
@@ -4287,6 +4294,7 @@ export const methods = {
     "service": "sub",
     "summary": "Subscribe to new blocks (polled).",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "full",
@@ -4311,6 +4319,7 @@ export const methods = {
     "service": "sub",
     "summary": "Subscribe to contract event logs (polled).",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "filter",
@@ -4359,6 +4368,7 @@ export const methods = {
     "service": "sub",
     "summary": "Subscribe to system status events (polled).",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "filter",
@@ -4383,6 +4393,7 @@ export const methods = {
     "service": "sub",
     "summary": "Items cached by a subscription since the previous poll.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "subscriptionId",
@@ -4409,6 +4420,7 @@ export const methods = {
     "aliases": [
       "sub_unsubscription"
     ],
+    "thread": "chain",
     "params": [
       {
         "name": "subscriptionId",
@@ -4434,6 +4446,7 @@ export const methods = {
     "summary": "Open a push subscription on this WebSocket connection.",
     "aliases": [],
     "transport": "websocket",
+    "thread": "chain",
     "params": [
       {
         "name": "kind",
@@ -4467,6 +4480,7 @@ export const methods = {
     "summary": "Close a push subscription of this WebSocket connection.",
     "aliases": [],
     "transport": "websocket",
+    "thread": "chain",
     "params": [
       {
         "name": "subscriptionId",
@@ -4492,6 +4506,7 @@ export const methods = {
     "service": "sub",
     "summary": "Subscribe to snapshot and archive outcomes (polled).",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "subscriptionId",
@@ -4508,6 +4523,7 @@ export const methods = {
     "service": "node",
     "summary": "Nodes of the namespace as seen by this node.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "nodes",
@@ -4523,6 +4539,7 @@ export const methods = {
     "service": "node",
     "summary": "Each node's state, height and latest block, in its own words.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "states",
@@ -4556,6 +4573,7 @@ export const methods = {
       "node_delNode"
     ],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "node",
@@ -4581,6 +4599,7 @@ export const methods = {
     "summary": "Disconnect an NVP node from this VP.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "node",
@@ -4605,6 +4624,7 @@ export const methods = {
     "service": "node",
     "summary": "This node's part in consensus: its role, the view, the primary and the height (a Keel extension).",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "status",
@@ -4635,6 +4655,7 @@ export const methods = {
     "service": "version",
     "summary": "The versions the chain runs and could upgrade to.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "versions",
@@ -4650,6 +4671,7 @@ export const methods = {
     "service": "version",
     "summary": "The versions a node of the namespace runs.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "hostname",
@@ -4674,6 +4696,7 @@ export const methods = {
     "service": "version",
     "summary": "The versions of a release.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "release",
@@ -4698,6 +4721,7 @@ export const methods = {
     "service": "config",
     "summary": "The node's configuration.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "config",
@@ -4713,6 +4737,7 @@ export const methods = {
     "service": "config",
     "summary": "The genesis of the chain.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "genesis",
@@ -4728,6 +4753,7 @@ export const methods = {
     "service": "config",
     "summary": "The peer addresses of the nodes of a role.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "role",
@@ -4751,6 +4777,7 @@ export const methods = {
     "service": "config",
     "summary": "The validator set.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "vset",
@@ -4766,6 +4793,7 @@ export const methods = {
     "service": "config",
     "summary": "Every role and its vote weight.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "roles",
@@ -4781,6 +4809,7 @@ export const methods = {
     "service": "config",
     "summary": "Whether a role exists.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "role",
@@ -4804,6 +4833,7 @@ export const methods = {
     "service": "config",
     "summary": "The latest proposal.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "proposal",
@@ -4820,6 +4850,7 @@ export const methods = {
     "service": "config",
     "summary": "Every contract name.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "names",
@@ -4835,6 +4866,7 @@ export const methods = {
     "service": "config",
     "summary": "The address a contract name stands for.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "name",
@@ -4859,6 +4891,7 @@ export const methods = {
     "service": "config",
     "summary": "The name of a contract.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "address",
@@ -4883,6 +4916,7 @@ export const methods = {
     "service": "cert",
     "summary": "Issue a transaction certificate for a public key.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "request",
@@ -4909,6 +4943,7 @@ export const methods = {
     "summary": "Make a snapshot of the world state.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "blockNumber",
@@ -4934,6 +4969,7 @@ export const methods = {
     "service": "archive",
     "summary": "Whether a snapshot has been made.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -4957,6 +4993,7 @@ export const methods = {
     "service": "archive",
     "summary": "Manifest of a snapshot.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -4981,6 +5018,7 @@ export const methods = {
     "service": "archive",
     "summary": "Manifests of all snapshots.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "manifests",
@@ -4997,6 +5035,7 @@ export const methods = {
     "summary": "Delete a snapshot.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -5022,6 +5061,7 @@ export const methods = {
     "service": "archive",
     "summary": "Verify a snapshot against its block.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -5047,6 +5087,7 @@ export const methods = {
     "summary": "Archive the blocks below a snapshot.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -5080,6 +5121,7 @@ export const methods = {
     "summary": "Restore the blocks archived by a snapshot.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",
@@ -5113,6 +5155,7 @@ export const methods = {
     "summary": "Restore every archived block.",
     "aliases": [],
     "operator": true,
+    "thread": "chain",
     "params": [
       {
         "name": "sync",
@@ -5137,6 +5180,7 @@ export const methods = {
     "service": "archive",
     "summary": "Whether a snapshot's blocks have been archived.",
     "aliases": [],
+    "thread": "chain",
     "params": [
       {
         "name": "snapshotId",

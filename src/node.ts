@@ -7,8 +7,9 @@
  * `stop()` closes it.
  */
 
-import { type KeyObject, webcrypto } from 'node:crypto'
+import { webcrypto } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify as stringifyToml } from 'smol-toml'
@@ -17,21 +18,20 @@ import type { ChainReader } from './api/chain-reader.ts'
 import { ethereumSettingsOf } from './api/eth/handlers.ts'
 import { createEthereumPush } from './api/eth/push.ts'
 import { createHandlers } from './api/index.ts'
-import type { NodeDirectory, NodeStateReport } from './api/node.ts'
+import type { NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
-import { createArchiveService } from './archive/service.ts'
+import { type ArchiveService, createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
 import { type DevAccount, devAccount, type GenesisAccount, genesisGovernanceOf, parseGenesisAccounts } from './chain/genesis.ts'
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
 import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
-import { DEFAULT_TIMERS, TEST_TIMERS } from './consensus/bft/replica.ts'
-import { createVerifyPool } from './crypto/verify-pool.ts'
+import { createVerifyPool, type VerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
 import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
-import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus, p2pStatus } from './events/status.ts'
+import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
 import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
@@ -39,24 +39,17 @@ import { createJvmEngine } from './exec/jvm/engine.ts'
 import { jobs as admissionJobs } from './front/admission-job.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
-import type { NodeHooks } from './governance/execute.ts'
-import { GovernanceView } from './governance/state.ts'
+import { type GenesisGovernance, GovernanceView } from './governance/state.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
 import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
-import { networkDirectory } from './network/directory.ts'
-import { askNodeState, serveNodeState } from './network/node-state.ts'
-import { createNvpRole } from './network/nvp.ts'
-import { createVpRole } from './network/vp.ts'
-import { loadPeerConfig, type PeerConfig, rewriteOneShotFlags } from './p2p/config.ts'
-import { loadNodeIdentity, loadPeerKeys, type NodeIdentity } from './p2p/identity.ts'
-import { createPeerNetwork } from './p2p/network.ts'
+import { loadNetworkFiles, type NetworkRole, startNetworkRole } from './network/role.ts'
 import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
 import { SCHEMA_VERSION } from './store/keyspace.ts'
-import { createStateHasher } from './store/state-hasher.ts'
-import { threadLayout } from './thread-layout.ts'
+import { createStateHasher, type StateHasher } from './store/state-hasher.ts'
+import { type ThreadLayout, threadLayout } from './thread-layout.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -186,23 +179,18 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
   return { ...node, stop }
 }
 
+/**
+ * The chain thread's modules, each made by a factory that takes what it uses, in the order they
+ * need each other; then the request threads (or this thread's servers) open and the node says what
+ * it runs. A module a metric or a handler reads later (chain, network, subscriptions) is read when
+ * it is called, once every module exists.
+ */
 async function startLockedNode(config: KeelConfig, options: StartOptions, fatal: (error: Error) => void): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
   const nowNs = options.nowNs ?? systemNowNs
   const dataDir = resolve(config.node.dataDir, config.node.namespace)
-  // the threads follow the cores this node may use; tests may ask for verify workers themselves
-  const layout = threadLayout({ cores: config.node.cores, requestThreads: config.jsonrpc.threads })
-  const verifyWorkers = options.verifyWorkers ?? layout.verifyWorkers
-  // a pinned clock or pinned ids are functions of this thread: requests that use them are served here
-  const requestThreads =
-    options.nowNs !== undefined || options.events?.newId !== undefined || verifyWorkers === 0 ? 0 : layout.requestThreads
-
-  let dev: DevAccount | undefined
-  let genesis: GenesisAccount[] = parseGenesisAccounts(config.genesis.accounts)
-  if (genesis.length === 0) {
-    dev = devAccount(join(dataDir, 'genesis-account.json'))
-    genesis = [dev]
-  }
+  const threadCounts = threadCountsOf(config, options)
+  const { dev, genesis } = genesisAccountsOf(config, dataDir)
   const ca = await loadOrCreateNodeCa(dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) })
   // a listed enrollment CA file that is no PEM certificate stops the node here, before anything starts
   enrollmentCasOf(config)
@@ -211,45 +199,10 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   const store = await openStore(ledgerPath)
   await store.initGenesis(genesis)
   const governance = genesisGovernanceOf(config, genesis)
-  // the workers load in parallel: each bootstraps its own module graph
-  const [verifyPool, stateHasher] = await Promise.all([
-    createVerifyPool({
-      workers: verifyWorkers,
-      nodeVersion: TX_VERSION,
-      // the request threads' admissions run there too (front/admission-job.ts)
-      jobs: { module: new URL('./front/admission-job.ts', import.meta.url), handlers: admissionJobs },
-      log: log.child('verify'),
-    }),
-    createStateHasher({ worker: verifyWorkers !== 0 && layout.stateHashWorker, log: log.child('state-hash') }),
-  ])
+  const { verifyPool, stateHasher } = await startWorkers({ ...threadCounts, log })
   // request threads load their modules while this thread finishes its start; they listen once it has
-  const loading =
-    requestThreads > 0
-      ? loadRequestThreads({
-          count: requestThreads,
-          start: {
-            config,
-            dataDir,
-            ledgerPath,
-            txVersion: TX_VERSION,
-            compiler: options.compiler ?? {},
-            receiptWaitMs: options.receiptWaitMs,
-          },
-          verifyPool,
-          log,
-        })
-      : undefined
-  // the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it
-  const jvmLog = log.child('jvm')
-  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
-  const executor = createExecutor({
-    txGasLimit: BigInt(config.chain.txGasLimit),
-    blockGasLimit: BigInt(config.chain.blockGasLimit),
-    chainId: BigInt(config.chain.chainId),
-    jvm,
-    governance,
-    versions: { hostname: config.node.hostname, running: runningVersions() },
-  })
+  const loading = loadThreads({ config, options, dataDir, ledgerPath, count: threadCounts.requestThreads, verifyPool, log })
+  const { jvm, executor } = createExecution({ config, governance, log })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
   const chainMetrics = createChainRegistry({
@@ -280,71 +233,50 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
     governance,
   })
-  const network = inNetwork === undefined ? undefined : startNetworkRole({ ...inNetwork, config, store, chain, events, nowNs, log })
+  const network =
+    inNetwork === undefined
+      ? undefined
+      : startNetworkRole({
+          ...inNetwork,
+          config,
+          store,
+          chain,
+          events,
+          nowNs,
+          stateReport: (consensus) => stateReport(store, consensus),
+          log,
+        })
   if (network !== undefined) executor.attachNetwork(network.nodeHooks)
-  // simulated transactions are not in the store; their outcomes answer receipt queries too
-  const reader: ChainReader = Object.assign(Object.create(store) as ChainReader, {
-    getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
-    getInvalidTx: (hash: string) => store.getInvalidTx(hash) ?? chain.simulation(hash)?.invalid,
-  })
+  const reader = readerWithSimulations(store, chain)
   const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
-  const archive = createArchiveService({
-    store,
-    dataDir,
-    namespace: config.node.namespace,
-    publish: (event) => events.publishArchive(event),
-    publishStatus: (event) => events.publishStatus(event),
-    nowNs,
-    log: log.child('archive'),
-    batchBlocks: config.archive.batchBlocks,
-    testBatchDelayMs: config.archive.testBatchDelayMs,
-    newId: options.newSnapshotId ?? randomId,
-  })
-  await archive.recover()
-  chain.onBlock((block) => {
-    // first: a snapshot requested for this block must read the state before the next block changes it
-    archive.onBlock(block)
-    events.publishBlock(block)
-    for (const status of executorStatuses(block)) events.publishStatus(status)
-    for (const status of governanceStatuses(block)) events.publishStatus(status)
-  })
+  const archive = await startArchive({ config, store, dataDir, events, nowNs, newId: options.newSnapshotId, log })
+  publishCommitted({ chain, archive, events })
   const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
-  const selfState = network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 }))
   const submitter = network?.submitter ?? chain.submitter
-  const handlers = createHandlers({
-    // the chain's administrators as this node's committed state holds them: genesis admins, then whoever PERMISSION proposals add
-    operators: { isAdmin: (address) => new GovernanceView(reader.state, governance).isAdmin(address) },
-    identity: { hostname: config.node.hostname, namespace: config.node.namespace },
-    directory: network?.directory,
-    protocol: { txVersion: TX_VERSION, gasPrice: 0 },
-    chain: reader,
-    // issue 28
-    ethereum: ethereumSettingsOf(config, governance),
-    ordering: chain,
+  const handlers = chainThreadHandlers({
+    config,
+    store,
+    reader,
+    governance,
+    genesis,
+    network,
+    chain,
     submitter,
     compiler,
     subscriptions,
-    // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
-    cert: { ca, tcerts: store, now: () => new Date(), log: log.child('cert') },
+    ca,
     archive,
-    signer: network?.signer ?? caSigner(config.node.hostname, ca),
-    onBlock: (listener) => events.onBlock(() => listener()),
+    events,
     receiptWaitMs: options.receiptWaitMs,
-    selfState,
-    versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
-    governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
-    config: {
-      configText: () => stringifyToml(config),
-      genesis: { namespace: config.node.namespace, accounts: genesis.map(({ address, balance }) => ({ address, balance })) },
-    },
+    log,
   })
   let threads: RequestThreads | undefined
-  let servers: RpcServers | undefined
   try {
     await chain.start()
     await network?.start()
     const loaded = await loading
-    if (requestThreads > 0 && loaded === undefined) log.warn('no request thread could start: requests are served on the chain thread')
+    if (threadCounts.requestThreads > 0 && loaded === undefined)
+      log.warn('no request thread could start: requests are served on the chain thread')
     threads = await loaded?.open({
       submitter,
       simulate: chain.simulate,
@@ -362,41 +294,13 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     await (await loading)?.discard()
     throw error
   }
-  if (threads === undefined)
-    servers = createRpcServers({
-      config,
-      handlers,
-      events,
-      height: () => store.height(),
-      tcert: { ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
-      log,
-      newId: options.events?.newId,
-      thread: 'rpc',
-      metrics: async (own) => mergeMetrics([await chainMetrics.snapshot(), await own()]),
-      // issue 28
-      ethereum: createEthereumPush(reader, ethereumSettingsOf(config)),
-    })
-  const address = threads?.address ?? (await (servers as RpcServers).listen())
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
+  const servers =
+    threads === undefined
+      ? chainThreadServers({ config, store, reader, ca, handlers, events, chainMetrics, newId: options.events?.newId, log })
+      : undefined
+  const url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
   events.publishStatus(jsonrpcStatus.start(url))
-  log.info(
-    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
-  )
-  if (config.tcert.check)
-    log.info(
-      `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${config.tcert.enrollmentCaFiles.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${config.tcert.enrollmentCaFiles.length} enrollment CA(s)`}`,
-    )
-  log.info(
-    `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
-  )
-  log.info(
-    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
-  )
-  if (dev !== undefined)
-    log.info(
-      `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
-    )
+  logStarted({ config, url, threads, dataDir, store, verifyPool, stateHasher, threadCounts, dev, log })
   return {
     config,
     devAccount: dev,
@@ -422,146 +326,254 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   }
 }
 
-/** The network files of a node: peer configuration and its identity (certs/ under the same directory). */
-function loadNetworkFiles(config: KeelConfig): { peerConfig: PeerConfig; identity: NodeIdentity; peerKeys: Map<string, KeyObject> } {
-  const dir = resolve(config.network.configDir)
-  const peerConfig = loadPeerConfig(dir)
-  if (peerConfig.self.hostname !== config.node.hostname) {
-    throw new Error(
-      `config: node.hostname is ${JSON.stringify(config.node.hostname)} but ${join(dir, 'peerconfig.toml')} says this node is ${JSON.stringify(peerConfig.self.hostname)}; make them the same`,
-    )
-  }
-  const identity = loadNodeIdentity(join(dir, 'certs'))
-  return { peerConfig, identity, peerKeys: loadPeerKeys(join(dir, 'certs'), identity.ca) }
+/**
+ * The node's threads: the layout of `[node] cores` (src/thread-layout.ts); tests may ask for verify
+ * workers themselves. A pinned clock or pinned ids are functions of this thread: requests that use
+ * them are served here.
+ */
+function threadCountsOf(
+  config: KeelConfig,
+  options: Pick<StartOptions, 'verifyWorkers' | 'nowNs' | 'events'>,
+): { layout: ThreadLayout; verifyWorkers: number; requestThreads: number } {
+  const layout = threadLayout({ cores: config.node.cores, requestThreads: config.jsonrpc.threads })
+  const verifyWorkers = options.verifyWorkers ?? layout.verifyWorkers
+  const requestThreads =
+    options.nowNs !== undefined || options.events?.newId !== undefined || verifyWorkers === 0 ? 0 : layout.requestThreads
+  return { layout, verifyWorkers, requestThreads }
 }
 
-/** Starts this node's part in its network: the peer links and the VP or NVP role. */
-function startNetworkRole(options: {
-  peerConfig: PeerConfig
-  identity: NodeIdentity
-  peerKeys: Map<string, KeyObject>
+/** the request threads, loading their modules while the chain thread finishes its start; they listen once it has (none for 0) */
+function loadThreads(options: {
+  config: KeelConfig
+  options: Pick<StartOptions, 'compiler' | 'receiptWaitMs'>
+  dataDir: string
+  ledgerPath: string
+  count: number
+  verifyPool: VerifyPool
+  log: Logger
+}): ReturnType<typeof loadRequestThreads> | undefined {
+  const { config, dataDir, ledgerPath, count, verifyPool, log } = options
+  if (count === 0) return undefined
+  const { compiler, receiptWaitMs } = options.options
+  return loadRequestThreads({
+    count,
+    start: { config, dataDir, ledgerPath, txVersion: TX_VERSION, compiler: compiler ?? {}, receiptWaitMs },
+    verifyPool,
+    log,
+  })
+}
+
+/** the genesis accounts of the configuration; with none, one generated account whose key is kept in the data directory */
+function genesisAccountsOf(config: KeelConfig, dataDir: string): { dev: DevAccount | undefined; genesis: GenesisAccount[] } {
+  const configured = parseGenesisAccounts(config.genesis.accounts)
+  if (configured.length > 0) return { dev: undefined, genesis: configured }
+  const dev = devAccount(join(dataDir, 'genesis-account.json'))
+  return { dev, genesis: [dev] }
+}
+
+/** the verify workers (which also run the request threads' admissions) and the state hasher; they load in parallel */
+async function startWorkers(options: {
+  verifyWorkers: number
+  layout: ThreadLayout
+  log: Logger
+}): Promise<{ verifyPool: VerifyPool; stateHasher: StateHasher }> {
+  const { verifyWorkers, log } = options
+  const [verifyPool, stateHasher] = await Promise.all([
+    createVerifyPool({
+      workers: verifyWorkers,
+      nodeVersion: TX_VERSION,
+      // the workers' entry imports the admission jobs; this thread runs them from the same table when no worker does
+      jobs: { workerFile: new URL('./front/admission-worker.ts', import.meta.url), handlers: admissionJobs },
+      log: log.child('verify'),
+    }),
+    createStateHasher({ worker: verifyWorkers !== 0 && options.layout.stateHashWorker, log: log.child('state-hash') }),
+  ])
+  return { verifyPool, stateHasher }
+}
+
+/** the EVM executor and the JVM engine it hands Java contracts to; the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it */
+function createExecution(options: { config: KeelConfig; governance: GenesisGovernance; log: Logger }): {
+  jvm: ReturnType<typeof createJvmEngine>
+  executor: ReturnType<typeof createExecutor>
+} {
+  const { config, governance } = options
+  const jvmLog = options.log.child('jvm')
+  const jvm = createJvmEngine(createJvmExecutor({ ...config.jvm, log: jvmLog }), jvmLog)
+  const executor = createExecutor({
+    txGasLimit: BigInt(config.chain.txGasLimit),
+    blockGasLimit: BigInt(config.chain.blockGasLimit),
+    chainId: BigInt(config.chain.chainId),
+    jvm,
+    governance,
+    versions: { hostname: config.node.hostname, running: runningVersions() },
+  })
+  return { jvm, executor }
+}
+
+/** the archive service, with any move a crash interrupted finished (archive/service.ts) */
+async function startArchive(options: {
   config: KeelConfig
   store: Store
-  chain: Chain
-  events: EventHub
+  dataDir: string
+  events: Pick<EventHub, 'publishArchive' | 'publishStatus'>
   nowNs: () => bigint
+  newId: (() => string) | undefined
   log: Logger
-}): {
-  submitter: TxSubmitter
-  /** the VP group NODE proposals change (docs/governance.md §11) */
-  nodeHooks: NodeHooks
-  directory: NodeDirectory
-  signer: ReceiptSigner
-  /** peers linked now */
-  peersConnected(): number
-  selfState(): NodeStateReport
-  start(): Promise<void>
-  stop(): Promise<void>
-} {
-  const { peerConfig, config, events, log } = options
-  const network = createPeerNetwork({
-    config: peerConfig,
-    identity: options.identity,
-    namespace: config.node.namespace,
-    log: log.child('p2p'),
-  })
-  network.onPeerEvent((event) => {
-    if (event.kind === 'refused') return
-    const role = event.peer.vp ? 'VP' : 'NVP'
-    events.publishStatus(
-      event.kind === 'connected'
-        ? p2pStatus.connected(event.peer.hostname, role)
-        : p2pStatus.lost(event.peer.hostname, role, 'link closed or keepalive missed'),
-    )
-  })
-  const common = {
-    peerConfig,
-    network,
-    peerKeys: options.peerKeys,
-    identity: options.identity,
-    genesisVps: config.network.genesisVps,
-    namespace: config.node.namespace,
+}): Promise<ArchiveService> {
+  const { config, events } = options
+  const archive = createArchiveService({
     store: options.store,
-    chain: options.chain,
-    nowNs: options.nowNs,
-  }
-  const timers = config.network.timers === 'test' ? TEST_TIMERS : DEFAULT_TIMERS
-  const vp = peerConfig.self.vp
-    ? createVpRole({
-        ...common,
-        timers,
-        batchSize: config.chain.batchSize,
-        publishStatus: (event) => events.publishStatus(event),
-        log: log.child('consensus'),
-      })
-    : undefined
-  // an NVP forwards a transaction again when it has no outcome after what a view change may take
-  const reforwardAfterMs = 2 * timers.requestMs + timers.viewChangeMs
-  const nvp =
-    vp === undefined
-      ? createNvpRole({
-          ...common,
-          reforwardAfterMs,
-          hosts: () => loadPeerConfig(resolve(config.network.configDir)).hosts,
-          log: log.child('nvp'),
-        })
-      : undefined
-  const directory = networkDirectory({
-    peerConfig,
-    network,
+    dataDir: options.dataDir,
     namespace: config.node.namespace,
-    askState: (hostname) => askNodeState(network, hostname),
-    primary: () => (vp === undefined ? undefined : vp.hostnameOf(vp.replica.state().primary)),
-    consensus: () => {
-      if (vp === undefined) return { role: 'nvp', state: 'following', view: options.store.getBlockBatch(options.store.height())?.view ?? 0 }
-      const state = vp.replica.state()
-      const primary = vp.hostnameOf(state.primary)
-      return {
-        role: 'vp',
-        state: state.phase,
-        view: state.view,
-        ...(primary === undefined ? {} : { primary }),
-        stableCheckpoint: state.stable,
-      }
-    },
-    group:
-      vp === undefined
-        ? undefined
-        : {
-            members: () => vp.replica.state().members,
-            voteToRemove: (id) => vp.voteToRemove(id),
-            idOf: (hostname) => vp.idOf(hostname),
-            hostnameOf: (id) => vp.hostnameOf(id),
-          },
+    publish: (event) => events.publishArchive(event),
+    publishStatus: (event) => events.publishStatus(event),
+    nowNs: options.nowNs,
+    log: options.log.child('archive'),
+    batchBlocks: config.archive.batchBlocks,
+    testBatchDelayMs: config.archive.testBatchDelayMs,
+    newId: options.newId ?? randomId,
   })
-  const selfState = (): NodeStateReport => stateReport(options.store, directory.consensus())
-  serveNodeState(network, selfState)
-  return {
-    submitter: (vp ?? nvp)!.submitter,
-    nodeHooks: (vp ?? nvp)!.nodeHooks,
-    directory,
-    selfState,
-    signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
-    peersConnected: () => network.peers().filter((peer) => peer.status === 0).length,
-    async start() {
-      await network.start()
-      await (vp ?? nvp)!.start()
-      // Hyperchain's one-shot flags (consensus.md §7): a later start is a reconnect. Safe once the
-      // role started: a new VP saved the group it starts from with its chain (network/vp.ts)
-      try {
-        if (rewriteOneShotFlags(resolve(config.network.configDir), peerConfig))
-          log.info('peerconfig.toml: new = false, org = false, rec = true from now on (a restart reconnects)')
-      } catch (error) {
-        log.warn(`peerconfig.toml: the one-shot flags could not be rewritten (${(error as Error).message}); a restart reads them again`)
-      }
-      log.info(
-        `${vp === undefined ? 'NVP' : `VP ${peerConfig.self.id} of ${peerConfig.nodes.length}`} ${peerConfig.self.hostname}: peer links on ${network.address.ip}:${network.address.port}`,
-      )
+  await archive.recover()
+  return archive
+}
+
+/** each committed block: to the archive first, then to the event hub with the statuses it carries */
+function publishCommitted(options: {
+  chain: Pick<Chain, 'onBlock'>
+  archive: Pick<ArchiveService, 'onBlock'>
+  events: Pick<EventHub, 'publishBlock' | 'publishStatus'>
+}): void {
+  const { archive, events } = options
+  options.chain.onBlock((block) => {
+    // first: a snapshot requested for this block must read the state before the next block changes it
+    archive.onBlock(block)
+    events.publishBlock(block)
+    for (const status of executorStatuses(block)) events.publishStatus(status)
+    for (const status of governanceStatuses(block)) events.publishStatus(status)
+  })
+}
+
+/** the JSON-RPC handlers this thread serves (a request thread forwards it what only this thread can serve) */
+function chainThreadHandlers(options: {
+  config: KeelConfig
+  store: Store
+  /** the store, with simulated transactions' outcomes */
+  reader: ChainReader
+  governance: GenesisGovernance
+  genesis: readonly GenesisAccount[]
+  network: NetworkRole | undefined
+  chain: Chain
+  submitter: TxSubmitter
+  compiler: ReturnType<typeof createSolcPool>
+  subscriptions: ReturnType<typeof createPollingSubscriptions>
+  ca: NodeCa
+  archive: ArchiveService
+  events: Pick<EventHub, 'onBlock'>
+  receiptWaitMs: number | undefined
+  log: Logger
+}): ReturnType<typeof createHandlers> {
+  const { config, store, reader, governance, network, ca, events } = options
+  return createHandlers({
+    // the chain's administrators as this node's committed state holds them: genesis admins, then whoever PERMISSION proposals add
+    operators: { isAdmin: (address) => new GovernanceView(reader.state, governance).isAdmin(address) },
+    identity: { hostname: config.node.hostname, namespace: config.node.namespace },
+    directory: network?.directory,
+    protocol: { txVersion: TX_VERSION, gasPrice: 0 },
+    chain: reader,
+    // issue 28
+    ethereum: ethereumSettingsOf(config, governance),
+    ordering: options.chain,
+    submitter: options.submitter,
+    compiler: options.compiler,
+    subscriptions: options.subscriptions,
+    // wall-clock time, not nowNs: clients check a TCert's validity against their own clock
+    cert: { ca, tcerts: store, now: () => new Date(), log: options.log.child('cert') },
+    archive: options.archive,
+    signer: network?.signer ?? caSigner(config.node.hostname, ca),
+    onBlock: (listener) => events.onBlock(() => listener()),
+    receiptWaitMs: options.receiptWaitMs,
+    selfState: network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 })),
+    versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
+    config: {
+      configText: () => stringifyToml(config),
+      genesis: { namespace: config.node.namespace, accounts: options.genesis.map(({ address, balance }) => ({ address, balance })) },
     },
-    async stop() {
-      await vp?.stop()
-      nvp?.stop()
-      await network.stop()
-    },
-  }
+  })
+}
+
+/** the store as the handlers read it: simulated transactions are not in the store; their outcomes answer receipt queries too */
+function readerWithSimulations(store: Store, chain: Pick<Chain, 'simulation'>): ChainReader {
+  return Object.assign(Object.create(store) as ChainReader, {
+    getReceipt: (hash: string) => store.getReceipt(hash) ?? chain.simulation(hash)?.receipt,
+    getInvalidTx: (hash: string) => store.getInvalidTx(hash) ?? chain.simulation(hash)?.invalid,
+  })
+}
+
+/** the JSON-RPC servers on this thread, when no request thread serves (StartOptions.verifyWorkers 0, a pinned clock or ids) */
+function chainThreadServers(options: {
+  config: KeelConfig
+  store: Pick<Store, 'height' | 'getTcert'>
+  reader: ChainReader
+  ca: NodeCa
+  handlers: ReturnType<typeof createHandlers>
+  events: EventHub
+  chainMetrics: Pick<ReturnType<typeof createChainRegistry>, 'snapshot'>
+  newId: (() => string) | undefined
+  log: Logger
+}): RpcServers {
+  const { config, store, chainMetrics } = options
+  return createRpcServers({
+    config,
+    handlers: options.handlers,
+    events: options.events,
+    height: () => store.height(),
+    tcert: { ca: options.ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
+    log: options.log,
+    newId: options.newId,
+    thread: 'rpc',
+    metrics: async (own) => mergeMetrics([await chainMetrics.snapshot(), await own()]),
+    // issue 28
+    ethereum: createEthereumPush(options.reader, ethereumSettingsOf(config)),
+  })
+}
+
+/** the URL clients reach a listening address at (a wildcard address as the loopback) */
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
+}
+
+/** what the operator reads once the node listens: where, with which checks, on which ledger and threads, and the generated account */
+function logStarted(options: {
+  config: KeelConfig
+  url: string
+  threads: RequestThreads | undefined
+  dataDir: string
+  store: Pick<Store, 'height' | 'genesisNumber'>
+  verifyPool: Pick<VerifyPool, 'mode' | 'backend'>
+  stateHasher: Pick<StateHasher, 'mode'>
+  threadCounts: { layout: ThreadLayout; verifyWorkers: number; requestThreads: number }
+  dev: DevAccount | undefined
+  log: Logger
+}): void {
+  const { config, url, threads, dataDir, store, verifyPool, stateHasher, dev, log } = options
+  const { layout, requestThreads, verifyWorkers } = options.threadCounts
+  log.info(
+    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
+  )
+  if (config.tcert.check)
+    log.info(
+      `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${config.tcert.enrollmentCaFiles.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${config.tcert.enrollmentCaFiles.length} enrollment CA(s)`}`,
+    )
+  log.info(
+    `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+  )
+  log.info(
+    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
+  )
+  if (dev !== undefined)
+    log.info(
+      `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
+    )
 }

@@ -21,7 +21,7 @@ import { type ConfigModules, createConfigHandlers } from './config.ts'
 import { createContractHandlers } from './contract.ts'
 import { createDidHandlers } from './did.ts'
 import { createEthHandlers, type EthereumSettings } from './eth/handlers.ts'
-import { createGovernanceHandlers, GOVERNANCE_METHODS, type GovernanceModules } from './governance.ts'
+import { createGovernanceHandlers, type GovernanceModules } from './governance.ts'
 import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
 import { createSubHandlers } from './sub.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
@@ -77,24 +77,13 @@ export type ServedHandlers = Omit<Handlers, EthereumMethod> & Partial<Pick<Handl
 /**
  * Methods whose handlers need what only the chain thread holds: polling subscriptions fed by its
  * event hub, the archive service, the peer directory and consensus state, the CA and keys that
- * record TCerts and sign receipts, the node's configuration, the operator methods' admin check and
- * replay memory. A request thread (src/front/) forwards them to the chain thread; every other
- * method is answered where the request arrived, from the store's readers.
+ * record TCerts and sign receipts, the node's configuration and governance records, the operator
+ * methods' admin check and replay memory. openrpc.json marks each with `"x-thread": "chain"` (the
+ * generated table's `thread`); a request thread (src/front/) forwards them to the chain thread, and
+ * answers every other method where the request arrived, from the store's readers.
  */
-// TODO(issue 29): which thread serves a method belongs in openrpc.json's method table (generated/methods.ts), not in this prefix list
 export function isChainThreadMethod(name: string): boolean {
-  return (
-    name.startsWith('archive_') ||
-    name.startsWith('cert_') ||
-    name.startsWith('config_') ||
-    name.startsWith('version_') ||
-    (name.startsWith('sub_') && name !== 'sub_getLogs') ||
-    (name.startsWith('node_') && name !== 'node_getNodeHash') ||
-    name === 'tx_getTransactionReceiptWithSignature' ||
-    // one replay memory per node: operator methods all run here (rpc/operator-auth.ts)
-    (Object.hasOwn(methods, name) && (methods as Record<string, MethodSpec>)[name].operator === true) ||
-    (GOVERNANCE_METHODS as readonly string[]).includes(name)
-  )
+  return Object.hasOwn(methods, name) && (methods as Record<string, MethodSpec>)[name].thread === 'chain'
 }
 
 export function createHandlers(modules: ApiModules): ServedHandlers {

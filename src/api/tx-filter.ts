@@ -64,6 +64,12 @@ function wantedIds(items: readonly ExtraIdItem[]): ExtraId[] {
   return items.map((item) => (typeof item === 'string' ? item : BigInt(item)))
 }
 
+/**
+ * tx_getTransactionsByExtraID and tx_getTransactionsByFilter.
+ *
+ * Long because: both methods walk the same index streams with the same page bookmark; the walk's
+ * pieces (scan, byHash, inBlock, atIndex, collect) are closures over the chain reader and one another.
+ */
 export function createFilterTxHandlers(modules: { chain: ChainReader }): FilterTxHandlers {
   const { chain } = modules
 

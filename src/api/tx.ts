@@ -38,6 +38,13 @@ export interface TxModules {
 /** Handlers of this file: the tx_ methods other files do not serve. */
 type CoreTxHandlers = Omit<TxHandlers, keyof InvalidTxHandlers | keyof SyncTxHandlers | keyof PageTxHandlers | keyof FilterTxHandlers>
 
+/**
+ * The tx_ methods other files do not serve.
+ *
+ * Long because: one handler per method (26), each a few lines over the same lookups (missing,
+ * committed, txAt, the batch caps); the tx_ methods with more to them already have files of their
+ * own (tx-invalid.ts, tx-sync.ts, tx-pages.ts, tx-filter.ts).
+ */
 export function createTxHandlers(modules: TxModules & { signer: ReceiptSigner }): CoreTxHandlers {
   const { protocol, chain, submitter, signer, answers } = modules
 

@@ -151,6 +151,13 @@ export const signKey = (tx: SignedTx): string => `${tx.from}|${tx.signHash}`
 /** verifier batches in flight at once: enough to keep every verify worker busy */
 const VERIFY_IN_FLIGHT = 4
 
+/**
+ * Long because: one state machine over shared maps. Every operation below reads and updates the
+ * same byHash / bySign maps, the arrival queue with its head and dead-slot count, and the take gate
+ * together; cut apart, each piece would need all of them handed in. The parts that stand alone
+ * are outside: the batched signature checks (batchedSignatureChecks) and reading the log at a
+ * restart (pendingInLog).
+ */
 export function createTxPool(options: PoolOptions): TxPool {
   const { store, verifier, log } = options
   const poolLog = store.poolLog
@@ -160,8 +167,6 @@ export function createTxPool(options: PoolOptions): TxPool {
   let head = 0
   /** entries after `head` settled or taken while still queued: skipped, dropped by compact() */
   let dead = 0
-  const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
-  let verifying = 0
   const listeners: (() => void)[] = []
   // issue 28: entries the gate holds back are out of the queue, in the gate (eth-nonce-gate.ts)
   const gate = options.gate
@@ -178,39 +183,8 @@ export function createTxPool(options: PoolOptions): TxPool {
     for (const listener of listeners) listener()
   }
 
-  const pump = (): void => {
-    while (verifying < VERIFY_IN_FLIGHT && toVerify.length > 0) {
-      const batch = toVerify.splice(0, options.verifyBatch)
-      verifying++
-      verifier
-        .verify(batch.map((item) => item.tx))
-        .then(
-          (results) => {
-            for (const [i, item] of batch.entries()) item.done(results[i])
-          },
-          (error: unknown) => {
-            // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
-            // after a pause (a closed verifier fails at once; unref'd so a stopped node can exit)
-            log.error('signature verification failed; retrying the batch in 1 s', error)
-            setTimeout(() => {
-              toVerify.unshift(...batch)
-              pump()
-            }, 1000).unref()
-          },
-        )
-        .finally(() => {
-          verifying--
-          pump()
-        })
-    }
-  }
-
   /** the signature check of one transaction, batched with the others of this turn */
-  const check = (tx: SignedTx): Promise<SignatureCheckResult> =>
-    new Promise((resolve) => {
-      toVerify.push({ tx, done: resolve })
-      if (toVerify.length === 1) setImmediate(pump)
-    })
+  const check = batchedSignatureChecks({ verifier, verifyBatch: options.verifyBatch, log })
 
   /**
    * Refuses a transaction already known by its hash and, unless its signature failed or a peer
@@ -428,24 +402,7 @@ export function createTxPool(options: PoolOptions): TxPool {
     },
     size: () => byHash.size,
     async restore() {
-      const found: { tx: SignedTx; signatureValid: boolean | undefined; record?: Uint8Array }[] = []
-      const legacy = store.legacyPending()
-      for (const tx of legacy) found.push({ tx, signatureValid: undefined })
-      for (const { payload } of poolLog.replay()) {
-        try {
-          found.push({ ...decodeAdmitted(payload), record: payload })
-        } catch (error) {
-          log.warn(`pool log: a record that is no transaction skipped (${(error as Error).message})`)
-        }
-      }
-      const seen = new Set<Hex>()
-      const pending = found.filter(({ tx }) => {
-        if (seen.has(tx.hash) || byHash.has(tx.hash) || store.hasTx(tx.hash)) return false
-        seen.add(tx.hash)
-        return true
-      })
-      const segment = await poolLog.compact(pending.map((item) => item.record ?? encodeAdmitted(item.tx, item.signatureValid)))
-      if (legacy.length > 0) await store.dropLegacyPending()
+      const { pending, segment } = await pendingInLog({ store, known: (hash) => byHash.has(hash), log })
       for (const { tx, signatureValid } of pending) {
         const entry: Entry = { tx, signatureValid, arrivedAt: Date.now(), taken: false, segment }
         byHash.set(tx.hash, entry)
@@ -459,4 +416,85 @@ export function createTxPool(options: PoolOptions): TxPool {
       listeners.push(listener)
     },
   }
+}
+
+/**
+ * Signature checks batched per turn: the checks asked for in one turn go to the verifier together,
+ * at most VERIFY_IN_FLIGHT batches at once. A verifier fault retries the batch after a pause: it
+ * must not stall the chain nor wrongly pass a signature.
+ */
+function batchedSignatureChecks(options: {
+  verifier: SignatureVerifier
+  verifyBatch: number
+  log: Pick<Logger, 'error'>
+}): (tx: SignedTx) => Promise<SignatureCheckResult> {
+  const { verifier, log } = options
+  const toVerify: { tx: SignedTx; done(result: SignatureCheckResult): void }[] = []
+  let verifying = 0
+
+  const pump = (): void => {
+    while (verifying < VERIFY_IN_FLIGHT && toVerify.length > 0) {
+      const batch = toVerify.splice(0, options.verifyBatch)
+      verifying++
+      verifier
+        .verify(batch.map((item) => item.tx))
+        .then(
+          (results) => {
+            for (const [i, item] of batch.entries()) item.done(results[i])
+          },
+          (error: unknown) => {
+            // a verifier fault must not stall the chain nor wrongly pass a signature: retry the batch,
+            // after a pause (a closed verifier fails at once; unref'd so a stopped node can exit)
+            log.error('signature verification failed; retrying the batch in 1 s', error)
+            setTimeout(() => {
+              toVerify.unshift(...batch)
+              pump()
+            }, 1000).unref()
+          },
+        )
+        .finally(() => {
+          verifying--
+          pump()
+        })
+    }
+  }
+
+  return (tx) =>
+    new Promise((resolve) => {
+      toVerify.push({ tx, done: resolve })
+      if (toVerify.length === 1) setImmediate(pump)
+    })
+}
+
+/**
+ * What a restart finds pending: the pool log's records (and an older store layout's pending
+ * transactions) that no block holds and the pool does not know, once each, in arrival order; the
+ * log is compacted to them (`segment` holds them) and the older layout's copies dropped.
+ */
+async function pendingInLog(options: {
+  store: PendingStore
+  known(hash: Hex): boolean
+  log: Pick<Logger, 'warn'>
+}): Promise<{ pending: { tx: SignedTx; signatureValid: boolean | undefined }[]; segment: number }> {
+  const { store, log } = options
+  const poolLog = store.poolLog
+  const found: { tx: SignedTx; signatureValid: boolean | undefined; record?: Uint8Array }[] = []
+  const legacy = store.legacyPending()
+  for (const tx of legacy) found.push({ tx, signatureValid: undefined })
+  for (const { payload } of poolLog.replay()) {
+    try {
+      found.push({ ...decodeAdmitted(payload), record: payload })
+    } catch (error) {
+      log.warn(`pool log: a record that is no transaction skipped (${(error as Error).message})`)
+    }
+  }
+  const seen = new Set<Hex>()
+  const pending = found.filter(({ tx }) => {
+    if (seen.has(tx.hash) || options.known(tx.hash) || store.hasTx(tx.hash)) return false
+    seen.add(tx.hash)
+    return true
+  })
+  const segment = await poolLog.compact(pending.map((item) => item.record ?? encodeAdmitted(item.tx, item.signatureValid)))
+  if (legacy.length > 0) await store.dropLegacyPending()
+  return { pending, segment }
 }

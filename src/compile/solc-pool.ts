@@ -96,6 +96,12 @@ function installedReleases(packages: readonly string[]): Map<string, string> {
   return found
 }
 
+/**
+ * contract_compileContract's compilers: one worker thread per solc release, loaded when needed.
+ *
+ * Long because: one scheduler. Loading a release's worker, compiling on it, unloading an idle one
+ * and the bounded waiting queue all read and change the same release slots, queue and running count.
+ */
 export function createSolcPool(options: SolcPoolOptions = {}): Compiler {
   const installed = installedReleases(options.packages ?? SOLC_PACKAGES)
   const releases = [...installed.keys()]

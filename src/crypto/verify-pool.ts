@@ -19,7 +19,7 @@ import { availableParallelism } from 'node:os'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
 import type { Logger } from '../log.ts'
 import { packFrames, unpackFrames } from '../wire/frames.ts'
-import { runnableModule, startWorker } from '../workers/start.ts'
+import { startWorker } from '../workers/start.ts'
 import { type SupervisedWorker, superviseWorker } from '../workers/supervise.ts'
 import type { TxFields } from './sign-string.ts'
 import { checkTransactionSignature, SignatureVerdict, type SignatureVerdictCode, signatureVerdict } from './signature.ts'
@@ -39,12 +39,6 @@ export interface VerifyResult<Id = string | number> {
   uncovered?: string
 }
 
-/**
- * Work of a layer above this one that should run beside the signature checks (the request
- * threads' admission: front/admission-job.ts): items in, one answer per item out, all bytes. The
- * workers import `module` and look the job up by name in its `jobs` export; `handlers` is the same
- * table for this thread, when no worker runs.
- */
 /** a job's chunk: its name, the requests' bytes, the data every request of the batch shares */
 export interface JobChunk {
   job: string
@@ -53,8 +47,15 @@ export interface JobChunk {
 }
 
 export type JobHandler = (items: readonly Uint8Array[], data: unknown, context: { nodeVersion: string | undefined }) => Uint8Array[]
+/**
+ * Work of a layer above this one that should run beside the signature checks (the request
+ * threads' admission: front/admission-job.ts): items in, one answer per item out, all bytes.
+ * `workerFile` is the workers' entry, which imports the same table and passes it to
+ * serveVerifyWorker (verify-worker.ts), as front/admission-worker.ts does; `handlers` is the table
+ * for this thread, when no worker runs or one died.
+ */
 export interface JobModule {
-  module: URL
+  workerFile: URL
   handlers: Readonly<Record<string, JobHandler>>
 }
 
@@ -67,7 +68,7 @@ export interface VerifyPoolOptions {
   chunkSize?: number
   /** how long to wait for a worker to load before giving up on it */
   startTimeoutMs?: number
-  /** worker script; default verify-worker next to this file (tests point it elsewhere to force the fallback) */
+  /** worker entry; default `jobs.workerFile`, else signature-worker.ts next to this file (tests point it elsewhere to force the fallback) */
   workerFile?: URL
   /** jobs the workers also run (runJob) */
   jobs?: JobModule
@@ -118,13 +119,10 @@ const IN_THREAD_CHUNK = 64
 export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise<VerifyPool> {
   const wanted = Math.max(0, Math.floor(options.workers ?? Math.max(1, availableParallelism())))
   const nodeVersion = options.nodeVersion
-  const workerFile = options.workerFile ?? new URL('./verify-worker.ts', import.meta.url)
+  const workerFile = options.workerFile ?? options.jobs?.workerFile ?? new URL('./signature-worker.ts', import.meta.url)
   const timeoutMs = options.startTimeoutMs ?? 15_000
-  const jobModule = options.jobs === undefined ? undefined : runnableModule(options.jobs.module).href
   const started = await Promise.all(
-    Array.from({ length: wanted }, () =>
-      startWorker<{ ready: true; backend?: string }>(workerFile, { nodeVersion, jobModule }, timeoutMs, 'verify'),
-    ),
+    Array.from({ length: wanted }, () => startWorker<{ ready: true; backend?: string }>(workerFile, { nodeVersion }, timeoutMs, 'verify')),
   )
   const workers = started.filter((s) => s !== undefined).map((s) => s.worker)
   const backend = started.find((s) => s !== undefined)?.ready.backend ?? (await import('./secp256k1.ts')).secp256k1BackendName()
@@ -148,7 +146,7 @@ export async function createVerifyPool(options: VerifyPoolOptions = {}): Promise
       superviseWorker(worker, {
         what: 'a verify worker',
         log: options.log,
-        start: async () => (await startWorker<{ ready: true }>(workerFile, { nodeVersion, jobModule }, timeoutMs, 'verify'))?.worker,
+        start: async () => (await startWorker<{ ready: true }>(workerFile, { nodeVersion }, timeoutMs, 'verify'))?.worker,
         lost(dead) {
           const endpoint = byWorker.get(dead)
           byWorker.delete(dead)

@@ -1,11 +1,14 @@
 /**
- * Worker thread of verify-pool.ts: verifies batches of transaction signatures off the threads that
- * decide and answer. Messages in: `{ jobId, items: {tx, signature}[] }`; out: `{ jobId, valid:
- * Uint8Array }` (a SignatureVerdict code per item: 1 valid) on the port the job came from.
- * `{ jobId, job, data, packed, count }` runs a named job of the module workerData.jobModule names
- * (verify-pool.ts JobModule) over the requests packed in one buffer (wire/frames.ts) and answers
- * its per-item bytes packed the same way. `{ port }` adds a port another thread sends jobs on.
- * Posts `{ ready: true, backend }` once the crypto modules (and that module) have loaded.
+ * What a worker thread of verify-pool.ts does: verifies batches of transaction signatures off the
+ * threads that decide and answer. Messages in: `{ jobId, items: {tx, signature}[] }`; out: `{ jobId,
+ * valid: Uint8Array }` (a SignatureVerdict code per item: 1 valid) on the port the job came from.
+ * `{ jobId, job, data, packed, count }` runs a named job of the table its entry passed (verify-pool.ts
+ * JobModule) over the requests packed in one buffer (wire/frames.ts) and answers its per-item bytes
+ * packed the same way. `{ port }` adds a port another thread sends jobs on. Posts `{ ready: true,
+ * backend }` once it serves.
+ *
+ * A worker's entry module imports its jobs and calls serveVerifyWorker, so an import shows which
+ * jobs a worker runs: signature-worker.ts (none), front/admission-worker.ts (the admission's).
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads'
 import { failpoint } from '../failpoints.ts'
@@ -21,17 +24,20 @@ type JobMessage = { jobId: number } & (
   | { packed: Uint8Array; count: number; job: string; data: unknown }
 )
 
-const port = parentPort
-if (!port) throw new Error('verify-worker.ts must run as a worker thread')
-runAsBulkThread()
-publishThreadHeap()
-const { nodeVersion, jobModule } = (workerData ?? {}) as { nodeVersion?: string; jobModule?: string }
-// the jobs of a layer above this one (verify-pool.ts JobModule), loaded before this worker says it is ready
-const handlers = jobModule === undefined ? {} : ((await import(jobModule)) as { jobs: JobModule['handlers'] }).jobs
+/** serves this worker thread's port with the signature checks and `handlers`' jobs, then says it is ready */
+export function serveVerifyWorker(handlers: JobModule['handlers']): void {
+  const port = parentPort
+  if (!port) throw new Error('a verify worker must run as a worker thread (verify-pool.ts starts it)')
+  runAsBulkThread()
+  publishThreadHeap()
+  const { nodeVersion } = (workerData ?? {}) as { nodeVersion?: string }
+  serve(port, handlers, nodeVersion)
+  port.postMessage({ ready: true, backend: secp256k1BackendName() })
+}
 
-const serve = (on: MessagePort): void => {
+function serve(on: MessagePort, handlers: JobModule['handlers'], nodeVersion: string | undefined): void {
   on.on('message', (message: JobMessage | { port: MessagePort }) => {
-    if ('port' in message) return serve(message.port)
+    if ('port' in message) return serve(message.port, handlers, nodeVersion)
     // kills this worker as a crash would (docs/reliability.md "Threads that die")
     failpoint('verify.worker')
     if ('job' in message) {
@@ -62,6 +68,3 @@ function framesOf(packed: Uint8Array, count: number): Uint8Array[] {
   } catch {}
   return Array.from({ length: count }, (_, i) => frames[i] ?? new Uint8Array(0))
 }
-
-serve(port)
-port.postMessage({ ready: true, backend: secp256k1BackendName() })

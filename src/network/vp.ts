@@ -17,7 +17,7 @@ import {
   type MembershipSnapshot,
   MIN_VPS,
 } from '../consensus/bft/membership.ts'
-import { batchDigest, type Commit, decodeMessage, encodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
+import { batchDigest, type Commit, decodeMessage, type MemberVote, type Signed } from '../consensus/bft/messages.ts'
 import {
   type ConsensusEvent,
   type ConsensusTimers,
@@ -25,6 +25,7 @@ import {
   type Replica,
   verifyCommitCertificate,
 } from '../consensus/bft/replica.ts'
+import type { Restored } from '../consensus/bft/types.ts'
 import type { Hex, SignedTx, TxSubmitter } from '../domain.ts'
 import { SystemBusy } from '../errors.ts'
 import { consensusStatus } from '../events/status.ts'
@@ -36,17 +37,17 @@ import type { PeerConfig } from '../p2p/config.ts'
 import { type NodeIdentity, readVoteCert, verifyWithKey, voteCertOf } from '../p2p/identity.ts'
 import { type PeerIdentity, type PeerNetwork, refusedAsDeleted } from '../p2p/network.ts'
 import type { Store } from '../store/index.ts'
-import { BINARY_TAG, isBinary, packTagged, unpack } from '../wire/binary.ts'
+import { isBinary, unpack } from '../wire/binary.ts'
 import { parseJson, stringifyJson } from '../wire/json.ts'
-import { type AttendContext, checkAttend, encodeAttend } from './attend.ts'
-import { createBlockSync, type SyncedBlock, serveBlocks } from './block-sync.ts'
+import { type SyncedBlock, serveBlocks } from './block-sync.ts'
 import { Channel } from './channels.ts'
 import { serveForwardedTxs } from './forward.ts'
 import { pushBlock } from './nvp-feed.ts'
-import { createOutbox } from './outbox.ts'
-import { applyBlock, readyTxs } from './replay.ts'
-import { fetchMissingTxs, serveTxFetches } from './tx-fetch.ts'
-import { createTxRelay } from './tx-relay.ts'
+import { serveTxFetches } from './tx-fetch.ts'
+import { createTxRelay, type TxRelay } from './tx-relay.ts'
+import { groupLeaving, joinRequests } from './vp-group.ts'
+import { blockSteps, consensusMessages, createVpRun, poolLending, type VpRun } from './vp-host.ts'
+import { createVpPeers, type VpPeers } from './vp-peers.ts'
 
 export interface VpRoleOptions {
   peerConfig: PeerConfig
@@ -321,104 +322,54 @@ export function blockProofValid(
   return verifyCommitCertificate(proof.commits, { seq: block.number, digest, members }, verify)
 }
 
+/**
+ * A VP's role: the replica, assembled from the parts of its host (vp-host.ts), the VPs it knows by
+ * id (vp-peers.ts), its part in group changes (vp-group.ts) and the gate its clients' transactions
+ * pass (vpSubmitter); start() links them to the network.
+ */
 export function createVpRole(options: VpRoleOptions): VpRole {
   const { peerConfig, network, store, chain, log } = options
-  const n = peerConfig.nodes.length
   const self = peerConfig.self.id
   const ca = options.identity.ca
   // the group it starts from is saved at its first start (start()), so a new VP's restart after the
   // one-shot flag is rewritten still knows it
   const membership = membershipFromChain(genesisGroup(peerConfig, options.genesisVps), store, { admit: admitAddVote(ca) })
-  const hostnames = new Map(peerConfig.nodes.map((node) => [node.id, node.hostname]))
-  const ids = new Map(peerConfig.nodes.map((node) => [node.hostname, node.id]))
-  /** binds a VP the chain added, or a new VP asking to join, to its id (false when either is taken by another) */
-  const learn = (id: number, hostname: string): boolean => {
-    const known = hostnames.get(id)
-    const knownId = ids.get(hostname)
-    if (known === hostname && knownId === id) return true
-    if ((known !== undefined && known !== hostname) || (knownId !== undefined && knownId !== id)) return false
-    hostnames.set(id, hostname)
-    ids.set(hostname, id)
-    return true
-  }
   const addedKey = addedKeys(membership, ca)
-  /** the VPs the chain added: their host names (from the certificates their add votes carried) */
-  const learnAdded = (): void => {
-    for (const id of membership.snapshot().known) {
-      const added = addedKey(id)
-      if (added !== undefined && !learn(id, added.hostname))
-        log.warn(
-          `VP ${id} added by the chain is ${added.hostname}, but this node's files bind that id or host to another; its messages are ignored`,
-        )
-    }
-  }
-  learnAdded()
+  const peers = createVpPeers({ peerConfig, membership, addedKey, log })
+  peers.learnAdded()
   /** records a block's votes (before the replica hears it is executed) and logs what they decide */
   const recordVotes = (number: number, votes: readonly Signed<MemberVote>[]): void => {
-    if (recordMembership(membership, store, number, votes, log)) learnAdded()
+    if (recordMembership(membership, store, number, votes, log)) peers.learnAdded()
   }
-  const others = (): string[] => [...hostnames.entries()].filter(([id]) => id !== self).map(([, hostname]) => hostname)
   const verify = replicaVerifier({
-    hostnameOf: (id) => hostnames.get(id),
+    hostnameOf: peers.hostnameOf,
     addedKey,
     network,
     peerKeys: options.peerKeys,
     own: { id: self, key: options.identity.cert.publicKey },
   })
   const committed = (hash: Hex): SignedTx | undefined => (store.getTx(hash) ?? store.getInvalidTx(hash))?.tx
-
-  type Send = { to: string | undefined; message: Signed }
-  const outbox = createOutbox<{ key: string; value: unknown }, Send>({
-    persist: (writes) =>
-      store.writeConsensus(
-        writes.map(({ key, value }) => ({ key, value: value === undefined ? undefined : packTagged(BINARY_TAG, value) })),
-      ),
-    transmit: ({ to, message }) => {
-      const bytes = encodeMessage(message)
-      if (to !== undefined) network.send(to, Channel.consensus, bytes)
-      else network.broadcast(Channel.consensus, bytes, (peer) => peer.vp && ids.has(peer.hostname))
-    },
-    fail: (error) => {
-      // the replica's votes may not be remembered: it must not take part any more
-      log.error('consensus records could not be written; this VP stops voting (restart it once the disk is fixed)', error)
-      stopped = true
-      chain.halt(
-        `consensus records could not be written (${(error as Error).message ?? String(error)}); restart the node once the disk is fixed`,
-      )
-    },
-  })
-  let stopped = false
-
-  // deliveries and state transfers run one after another, in the order the replica asks
-  let work: Promise<void> = Promise.resolve()
-  const queue = (what: string, job: () => Promise<void>): void => {
-    work = work.then(job).catch((error: unknown) => {
-      log.error(`${what} failed; consensus on this VP is stuck until it is restarted`, error)
-      stopped = true
-      chain.halt(`${what} failed (${(error as Error).message ?? String(error)})`)
-    })
-  }
-
-  const replayDeps = { chain, committed: (hash: Hex) => committed(hash) !== undefined }
-
-  const sync = createBlockSync({
+  const run = createVpRun({ chain, log })
+  const messages = consensusMessages({ store, network, peers, run })
+  const blocks = blockSteps({
+    store,
+    chain,
+    committed,
     network,
-    tip: () => {
-      const number = store.height()
-      return { number, hash: (store.getBlock(number)?.hash ?? `0x${'0'.repeat(64)}`) as Hex }
-    },
-    verify: (block) => blockProofValid(block, membership.at(block.number), verify),
-    apply: async (block) => {
-      await applyBlock(block, replayDeps)
-      recordVotes(block.number, votesOf(block))
-    },
+    membership,
+    proofValid: (block, members) => blockProofValid(block, members, verify),
+    recordVotes,
+    peers,
+    replica: () => replica,
+    run,
     nowNs: options.nowNs,
-    log: log.child('sync'),
+    log,
   })
-
+  const leaving = groupLeaving({ self, network, membership, peers, viewChangeMs: options.timers.viewChangeMs, log })
+  const { persist, send, broadcast } = messages
   const replica = createReplica({
     self,
-    n,
+    n: peerConfig.nodes.length,
     membership,
     // not in the genesis group: a new VP, which follows the chain until its addition takes effect
     joining: !membership.epochs()[0].members.includes(self),
@@ -427,159 +378,23 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     host: {
       sign: (bytes) => network.sign(bytes),
       verify,
-      persist: (key, value) => outbox.write({ key, value }),
-      send: (to, message) => {
-        const hostname = hostnames.get(to)
-        if (hostname !== undefined && !stopped) outbox.send({ to: hostname, message })
-      },
-      broadcast: (message) => {
-        if (!stopped) outbox.send({ to: undefined, message })
-      },
-      takeBatch: (max) => chain.pool.take(max).map((ready) => ready.tx.hash),
-      pendingCount: () => chain.pool.readyCount(),
-      oldestPendingAgeMs: () => {
-        const oldest = chain.pool.oldestArrival()
-        return oldest === undefined ? undefined : Date.now() - oldest
-      },
-      missingTxs: (txHashes) => txHashes.filter((hash) => chain.pool.get(hash) === undefined && committed(hash) === undefined),
-      fetchTxs: (from, txHashes, done) => {
-        const first = hostnames.get(from)
-        const peers = [...(first === undefined ? [] : [first]), ...others().filter((hostname) => hostname !== first)]
-        fetchMissingTxs({ network, pool: chain.pool, peers, hashes: txHashes, nowNs: options.nowNs, log }).then(
-          (missing) => done(missing.length === 0),
-          () => done(false),
-        )
-      },
-      returnToPool: (txHashes) => chain.pool.requeue(txHashes),
-      deliver: (batch) =>
-        queue(`block ${batch.seq}`, async () => {
-          if (batch.seq <= store.height()) return
-          const ready = await readyTxs(batch.txHashes, new Map(), replayDeps)
-          const block = await chain.produce(ready, {
-            timestamp: batch.timestamp,
-            batch: { view: batch.view, txHashes: batch.txHashes, proof: encodeProof(batch.certificate, batch.votes) },
-          })
-          recordVotes(batch.seq, batch.votes)
-          replica.executed(batch.seq, block.header.hash as Hex)
-        }),
-      stateTransfer: (target) =>
-        queue(`state transfer to block ${target.seq}`, async () => {
-          const peers = target.replicas.map((id) => hostnames.get(id)).filter((h): h is string => h !== undefined)
-          for (;;) {
-            try {
-              await sync.syncTo({ number: target.seq, hash: target.blockHash }, peers.length > 0 ? peers : others())
-              break
-            } catch (error) {
-              if (target.claimed) {
-                // one replica's word only: what the peers could bring is what there is (a Byzantine
-                // replica must not hold this one here by claiming blocks nobody has)
-                log.warn(`state transfer towards block ${target.seq} stopped at ${store.height()}: ${(error as Error).message}`)
-                break
-              }
-              log.warn(`state transfer to block ${target.seq} failed (${(error as Error).message}); retrying in 1 s`)
-              if (stopped) return
-              await new Promise((resolve) => setTimeout(resolve, 1000))
-            }
-          }
-          const height = store.height()
-          replica.stateTransferred(height, store.getBlock(height)?.hash as Hex)
-        }),
+      persist,
+      send,
+      broadcast,
+      ...poolLending({ pool: chain.pool, committed, network, peers, nowNs: options.nowNs, log }),
+      deliver: blocks.deliver,
+      stateTransfer: blocks.stateTransfer,
       event: (event: ConsensusEvent) => {
-        if (event.kind === 'membership-changed') leftGroup(event.members)
-        options.publishStatus(statusOf(event, self, log, hostnames))
+        if (event.kind === 'membership-changed') leaving.leftGroup(event.members)
+        options.publishStatus(statusOf(event, self, log, peers))
       },
       now: () => Date.now(),
       log,
     },
   })
-
-  /** a VP that left the group is no longer linked (node_deleteVP "disconnects the VP peer"); this one, if removed, goes idle */
-  const leftGroup = (members: readonly number[], forgetAtOnce = false): void => {
-    if (!members.includes(self)) {
-      log.warn('this VP was removed from the group: it takes no part in consensus any more and serves only the blocks it holds')
-      return
-    }
-    // only former members: a new VP asking to join is not a member yet. The link stays for a
-    // view-change period so a removed VP still fetching the blocks up to the boundary reaches it and
-    // retires (else it stays "recovering" for ever, a few blocks short); a restart forgets at once.
-    for (const [id, hostname] of hostnames) {
-      if (!membership.known(id) || members.includes(id)) continue
-      if (forgetAtOnce) network.forget(hostname)
-      else forgetTimers.push(setTimeout(() => network.forget(hostname), options.timers.viewChangeMs))
-    }
-  }
-  const forgetTimers: NodeJS.Timeout[] = []
-
-  // ---- adding a VP (consensus.md §7, §10.10): ATTEND, then each member's add vote ----
-
-  /** this node asks to be voted in until its addition is decided (then the chain knows it) */
-  const attending = (): boolean => !membership.known(self)
-  const attend = (to?: string): void => {
-    if (!attending() || stopped) return
-    const payload = encodeAttend(self, peerConfig.self.hostname, options.identity.cert, (bytes) => network.sign(bytes))
-    if (to !== undefined) network.send(to, Channel.attend, payload)
-    else network.broadcast(Channel.attend, payload, (peer) => peer.vp)
-  }
-  const attendContext: AttendContext = {
-    ca,
-    linkVerify: (hostname, bytes, signature) => network.verify(hostname, bytes, signature),
-    hostnameOf: (id) => hostnames.get(id),
-    idOf: (hostname) => ids.get(hostname),
-    highestId: () => Math.max(...peerConfig.nodes.map((node) => node.id), ...membership.snapshot().known),
-  }
-  /** add votes this VP cast in this run, by id/cert (the replica resends each until it is ordered) */
-  const addVotesCast = new Set<string>()
-  /** refusals logged once each (bounded: a peer could vary them) */
-  const refusedAttends = new Set<string>()
-  const onAttend = (from: PeerIdentity, payload: Uint8Array): void => {
-    if (stopped) return
-    const checked = checkAttend(from, payload, attendContext)
-    if (typeof checked === 'string') {
-      const key = `${from.hostname}: ${checked}`
-      if (!refusedAttends.has(key)) log.warn(`${from.hostname} asks to join the VP group: refused, ${checked}`)
-      if (refusedAttends.size >= 1000) refusedAttends.clear()
-      refusedAttends.add(key)
-      return
-    }
-    const { id, cert } = checked
-    // linked by id from now on: it receives the group's checkpoints and follows the chain
-    if (!learn(id, from.hostname)) return
-    if (membership.latest().includes(id) || membership.known(id)) return
-    // only a member votes (a VP still joining, or removed, has no say)
-    if (!replica.state().members.includes(self) || replica.state().phase === 'joining') return
-    const vote = { type: 'member-vote' as const, action: 'add' as const, target: id, cert }
-    const key = `${id}/${cert}`
-    if (addVotesCast.has(key) || membership.settled({ ...vote, from: self })) return
-    addVotesCast.add(key)
-    log.info(`${from.hostname} (an ECert of the namespace CA, OU=VP) asks to join as VP ${id}: this VP votes to add it`)
-    replica.voteToAdd(id, cert)
-  }
-
+  const joining = joinRequests({ peerConfig, identity: options.identity, network, membership, peers, replica: () => replica, run, log })
   const relay = createTxRelay({ network, pool: chain.pool, nowNs: options.nowNs, log })
-  const local = chain.submitter
-  const refuseUnlessNormal = (): void => {
-    if (!replica.state().normal) throw SystemBusy.because('consensus is changing view or recovering; retry shortly')
-  }
-  /** a transaction this VP admitted goes to every other VP (consensus.md §3 step 2) */
-  const relayAdmitted = (hash: Hex): Hex => {
-    const pooled = chain.pool.get(hash)
-    if (pooled !== undefined) {
-      relay.relay(pooled.tx)
-      replica.txArrived()
-    }
-    return hash
-  }
-  const submitter: TxSubmitter = {
-    async submit(kind, params) {
-      if ((params as { simulate?: unknown }).simulate !== true) refuseUnlessNormal()
-      return relayAdmitted(await local.submit(kind, params))
-    },
-    async admit(checked) {
-      refuseUnlessNormal()
-      return relayAdmitted(await local.admit(checked))
-    },
-    signHash: (params) => local.signHash(params),
-  }
+  const submitter = vpSubmitter({ local: chain.submitter, pool: chain.pool, relay, replica })
 
   let ticker: NodeJS.Timeout | undefined
   return {
@@ -592,8 +407,8 @@ export function createVpRole(options: VpRoleOptions): VpRole {
       ca,
       namespace: options.namespace,
     }),
-    hostnameOf: (id) => hostnames.get(id),
-    idOf: (hostname) => ids.get(hostname),
+    hostnameOf: peers.hostnameOf,
+    idOf: peers.idOf,
     voteToRemove(target) {
       const members = membership.latest()
       if (!members.includes(target)) throw new Error(`replica ${target} is not in the VP group (${members.join(', ')}) any more`)
@@ -605,66 +420,115 @@ export function createVpRole(options: VpRoleOptions): VpRole {
     async start() {
       // a new VP's starting group must outlive the one-shot `new` flag (node.ts rewrites it after start)
       await saveStartingGroup(membership, store)
-      network.on(Channel.attend, onAttend)
-      network.onPeerEvent((event) => {
-        if (event.kind === 'connected' && event.peer.vp) attend(event.peer.hostname)
-        if (event.kind === 'refused' && refusedAsDeleted(event.reason, peerConfig.self.hostname)) {
-          const id = ids.get(event.peer.hostname)
-          if (id !== undefined) replica.removedBy(id)
-        }
-      })
-      network.on(Channel.consensus, (from, payload) => {
-        const id = ids.get(from.hostname)
-        // only VPs known by id take part (this node's files', the chain's, new ones asking to join,
-        // which the replica ignores until the chain adds them); an NVP's or a stranger's are dropped
-        if (!from.vp || id === undefined || stopped) return
-        let message: Signed
-        try {
-          message = decodeMessage(payload)
-        } catch (error) {
-          log.warn(`dropped a malformed consensus message from ${from.hostname}: ${(error as Error).message}`)
-          return
-        }
-        replica.receive(id, message)
-      })
+      listen({ network, peerConfig, peers, replica, joining, run, log })
       serveBlocks(network, store)
       serveTxFetches(network, { pooled: (hash) => chain.pool.get(hash)?.tx, committed })
       serveForwardedTxs({ network, submitter, nowNs: options.nowNs, log })
       chain.onBlock((block) => pushBlock(network, store, block.header.number))
       chain.pool.onReady(() => replica.txArrived())
-      const records = new Map<string, unknown>()
-      for (const { key, value } of store.readConsensus()) records.set(key, readRecord(value))
-      const height = store.height()
-      const header = store.getBlock(height)
-      replica.start({
-        records,
-        height,
-        heightHash: (header?.hash ?? `0x${'0'.repeat(64)}`) as Hex,
-        heightTime: header?.writeTime ?? 0n,
-      })
+      replica.start(restoredFrom(store))
       // a restart after a group change: the blocks said who is in it
-      if (membership.epochs().length > 1) leftGroup(replica.state().members, true)
+      if (membership.epochs().length > 1) leaving.leftGroup(replica.state().members, true)
       let ticks = 0
       const regossipEvery = Math.max(1, Math.round(options.timers.requestMs / options.timers.tickMs))
       const attendEvery = Math.max(1, Math.round(ATTEND_EVERY_MS / options.timers.tickMs))
       ticker = setInterval(() => {
-        if (stopped) return
+        if (run.stopped) return
         replica.tick()
-        if (ticks % attendEvery === 0) attend()
+        if (ticks % attendEvery === 0) joining.attend()
         if (++ticks % regossipEvery === 0) relay.regossip(options.timers.requestMs)
       }, options.timers.tickMs)
     },
     async stop() {
-      stopped = true
+      run.stop()
       clearInterval(ticker)
-      for (const timer of forgetTimers) clearTimeout(timer)
-      await outbox.drained()
-      await work
+      leaving.stop()
+      await messages.drained()
+      await blocks.drained()
     },
   }
 }
 
-function statusOf(event: ConsensusEvent, self: number, log: Logger, hostnames: ReadonlyMap<number, string>): StatusEvent {
+/** what the replica persisted (keyspace of writeConsensus) and the chain's height, for its start */
+function restoredFrom(store: Pick<Store, 'readConsensus' | 'height' | 'getBlock'>): Restored {
+  const records = new Map<string, unknown>()
+  for (const { key, value } of store.readConsensus()) records.set(key, readRecord(value))
+  const height = store.height()
+  const header = store.getBlock(height)
+  return { records, height, heightHash: (header?.hash ?? `0x${'0'.repeat(64)}`) as Hex, heightTime: header?.writeTime ?? 0n }
+}
+
+/** the channels a VP listens on: ATTEND, consensus messages, and peers' link events */
+function listen(options: {
+  network: PeerNetwork
+  peerConfig: PeerConfig
+  peers: Pick<VpPeers, 'idOf'>
+  replica: Pick<Replica, 'receive' | 'removedBy'>
+  joining: { attend(to?: string): void; onAttend(from: PeerIdentity, payload: Uint8Array): void }
+  run: Pick<VpRun, 'stopped'>
+  log: Pick<Logger, 'warn'>
+}): void {
+  const { network, peers, replica, joining, run, log } = options
+  network.on(Channel.attend, joining.onAttend)
+  network.onPeerEvent((event) => {
+    if (event.kind === 'connected' && event.peer.vp) joining.attend(event.peer.hostname)
+    if (event.kind === 'refused' && refusedAsDeleted(event.reason, options.peerConfig.self.hostname)) {
+      const id = peers.idOf(event.peer.hostname)
+      if (id !== undefined) replica.removedBy(id)
+    }
+  })
+  network.on(Channel.consensus, (from, payload) => {
+    const id = peers.idOf(from.hostname)
+    // only VPs known by id take part (this node's files', the chain's, new ones asking to join,
+    // which the replica ignores until the chain adds them); an NVP's or a stranger's are dropped
+    if (!from.vp || id === undefined || run.stopped) return
+    let message: Signed
+    try {
+      message = decodeMessage(payload)
+    } catch (error) {
+      log.warn(`dropped a malformed consensus message from ${from.hostname}: ${(error as Error).message}`)
+      return
+    }
+    replica.receive(id, message)
+  })
+}
+
+/**
+ * Admission for a VP's clients: -32006 while consensus is not running normally (a simulation
+ * passes), and a transaction this VP admitted goes to every other VP (consensus.md §3 step 2).
+ */
+function vpSubmitter(options: {
+  local: TxSubmitter
+  pool: Pick<Chain['pool'], 'get'>
+  relay: Pick<TxRelay, 'relay'>
+  replica: Pick<Replica, 'state' | 'txArrived'>
+}): TxSubmitter {
+  const { local, pool, relay, replica } = options
+  const refuseUnlessNormal = (): void => {
+    if (!replica.state().normal) throw SystemBusy.because('consensus is changing view or recovering; retry shortly')
+  }
+  const relayAdmitted = (hash: Hex): Hex => {
+    const pooled = pool.get(hash)
+    if (pooled !== undefined) {
+      relay.relay(pooled.tx)
+      replica.txArrived()
+    }
+    return hash
+  }
+  return {
+    async submit(kind, params) {
+      if ((params as { simulate?: unknown }).simulate !== true) refuseUnlessNormal()
+      return relayAdmitted(await local.submit(kind, params))
+    },
+    async admit(checked) {
+      refuseUnlessNormal()
+      return relayAdmitted(await local.admit(checked))
+    },
+    signHash: (params) => local.signHash(params),
+  }
+}
+
+function statusOf(event: ConsensusEvent, self: number, log: Logger, peers: Pick<VpPeers, 'hostnameOf'>): StatusEvent {
   switch (event.kind) {
     case 'view-change-started':
       log.info(`view change to ${event.view}: ${event.reason}`)
@@ -679,7 +543,7 @@ function statusOf(event: ConsensusEvent, self: number, log: Logger, hostnames: R
     case 'membership-changed':
       return consensusStatus.membershipChanged(
         event.from,
-        event.members.map((id) => hostnames.get(id) ?? `replica ${id}`),
+        event.members.map((id) => peers.hostnameOf(id) ?? `replica ${id}`),
       )
   }
 }

@@ -78,6 +78,12 @@ interface Envelope {
   result?: unknown
 }
 
+/**
+ * The one generic dispatcher (docs/style.md §1): a body, a batch or one request in, envelopes out.
+ *
+ * Long because: building an envelope, answering one request, a batch and a body are functions of
+ * their own inside it, over the same compiled param checkers, method table and options.
+ */
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { methods, aliases, schemas, handlers, log, defaultNamespace } = options
   const checkers = new Map<string, ParamChecker>()

@@ -85,25 +85,8 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
           'access-control-max-age': '600',
         }
 
-  const send = (res: ServerResponse, status: number, body: string | JsonChunks, extra: Record<string, string> = {}): void => {
-    if (res.headersSent || res.destroyed) return
-    const length =
-      typeof body === 'string'
-        ? Buffer.byteLength(body)
-        : body.reduce((sum, chunk) => sum + (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength), 0)
-    // an explicit length (the closing newline included): after writeHead, Node would otherwise send every reply chunked
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': String(length + 1),
-      ...corsHeaders,
-      ...extra,
-    })
-    if (typeof body === 'string') return void res.end(`${body}\n`)
-    // the pieces leave in one write (writev) once corked
-    res.cork()
-    for (const chunk of body) res.write(chunk)
-    res.end('\n')
-  }
+  const send = (res: ServerResponse, status: number, body: string | JsonChunks, extra: Record<string, string> = {}): void =>
+    sendJson(res, status, body, { ...corsHeaders, ...extra })
 
   const refuse = (res: ServerResponse, status: number, error: RpcError, extra: Record<string, string> = {}): void => {
     send(res, status, dispatcher.errorReply(error), extra)
@@ -142,30 +125,11 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       res.end()
       return
     }
-    if (method === 'GET' || method === 'HEAD') {
-      const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/'
-      const page = options.pages[path]
-      if (page !== undefined) {
-        res.writeHead(200, { 'content-type': page.contentType, ...corsHeaders, ...page.headers })
-        res.end(method === 'HEAD' ? undefined : page.body)
-        return
-      }
-      const route = options.routes?.[path]
-      if (route !== undefined) {
-        void route().then(
-          (reply) => {
-            if (res.headersSent || res.destroyed) return
-            res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-store', ...corsHeaders })
-            res.end(method === 'HEAD' ? undefined : reply.body)
-          },
-          (error: unknown) => {
-            log.error(`GET ${path} failed`, error)
-            send(res, 500, JSON.stringify({ error: `GET ${path} failed on this node; its log has the reason` }))
-          },
-        )
-        return
-      }
-    }
+    if (
+      (method === 'GET' || method === 'HEAD') &&
+      serveGet(req, res, { pages: options.pages, routes: options.routes, corsHeaders, send, log })
+    )
+      return
     if (method !== 'POST') {
       req.resume()
       refuse(res, 405, new InvalidRequest(`invalid request: HTTP ${method} is not served here; send JSON-RPC requests with POST`), {
@@ -173,71 +137,23 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
       })
       return
     }
-    readBody(req, res)
+    readBody(req, {
+      maxBodyBytes: limits.maxBodyBytes,
+      tooLarge: () =>
+        refuse(res, 413, new InvalidRequest(`invalid request: body larger than ${limits.maxBodyBytes} bytes`), { connection: 'close' }),
+      onRefusedSent: (then) => res.on('finish', then),
+      log,
+      done: (bytes) =>
+        void answerBody(req, bytes, {
+          dispatcher,
+          tcertCheck: options.tcertCheck,
+          maxJsonDepth: limits.maxJsonDepth,
+          send: (status, body) => send(res, status, body),
+          refuse: (error) => refuse(res, 200, error),
+          log,
+        }),
+    })
   })
-
-  function readBody(req: IncomingMessage, res: ServerResponse): void {
-    const chunks: Buffer[] = []
-    let size = 0
-    let refused = false
-    const tooLarge = (): void =>
-      refuse(res, 413, new InvalidRequest(`invalid request: body larger than ${limits.maxBodyBytes} bytes`), { connection: 'close' })
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (refused) {
-        // past the bound the client gets the answer now and the connection closes under it
-        if (size > discardLimit(limits.maxBodyBytes) && !req.isPaused()) {
-          req.pause()
-          tooLarge()
-          res.on('finish', () => setTimeout(() => req.destroy(), 50).unref())
-        }
-        return
-      }
-      if (size > limits.maxBodyBytes) {
-        // The rest of the body is read and dropped (up to a bound), and the 413 sent when it has
-        // ended: a connection closed while the client still writes makes it see EPIPE or
-        // ECONNRESET instead of the answer (half of Node's own HTTP clients did, on a 50 MB body).
-        refused = true
-        chunks.length = 0
-        return
-      }
-      chunks.push(chunk)
-    })
-    req.on('error', (error) => log.debug('request stream failed', error.message))
-    req.on('end', () => {
-      if (refused) return tooLarge()
-      void answer(req, res, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
-    })
-  }
-
-  async function answer(req: IncomingMessage, res: ServerResponse, bytes: Buffer): Promise<void> {
-    let body: unknown
-    try {
-      let text: string
-      try {
-        text = utf8.decode(bytes)
-      } catch {
-        throw new ParseError('parse error: the body is not valid UTF-8')
-      }
-      if (text.trim() === '') throw new ParseError('parse error: empty body; send a JSON-RPC request object')
-      body = parseJson(text, { maxDepth: limits.maxJsonDepth })
-    } catch (error) {
-      if (error instanceof JsonSyntaxError) return refuse(res, 200, new ParseError(`parse error: ${error.message}`))
-      if (error instanceof JsonDepthError) return refuse(res, 200, new InvalidRequest(`invalid request: ${error.message}`))
-      if (error instanceof ParseError) return refuse(res, 200, error)
-      throw error
-    }
-    try {
-      const refusal = await options.tcertCheck?.check(req.headers, { body: bytes, parsed: body })
-      if (refusal !== undefined) return refuse(res, 200, refusal)
-      const operator = readOperatorProof(req.headers, bytes)
-      send(res, 200, await dispatcher.handleBodyChunks(body, { headers: req.headers, operator }))
-    } catch (error) {
-      // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path
-      log.error('failed to answer a request', error)
-      send(res, 200, dispatcher.errorReply(new InternalError()))
-    }
-  }
 
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     // the connection leaves HTTP: its header deadline no longer applies
@@ -272,5 +188,156 @@ export function createRpcHttpServer(options: HttpServerOptions): RpcHttpServer {
         server.close(() => resolve())
         server.closeAllConnections()
       }),
+  }
+}
+
+/** one JSON reply with its length (the closing newline included) and `headers` */
+function sendJson(res: ServerResponse, status: number, body: string | JsonChunks, headers: Record<string, string>): void {
+  if (res.headersSent || res.destroyed) return
+  const length =
+    typeof body === 'string'
+      ? Buffer.byteLength(body)
+      : body.reduce((sum, chunk) => sum + (typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength), 0)
+  // an explicit length (the closing newline included): after writeHead, Node would otherwise send every reply chunked
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(length + 1),
+    ...headers,
+  })
+  if (typeof body === 'string') return void res.end(`${body}\n`)
+  // the pieces leave in one write (writev) once corked
+  res.cork()
+  for (const chunk of body) res.write(chunk)
+  res.end('\n')
+}
+
+/** a GET or HEAD of a page or a route (the playground, /metrics, /health, /ready); false when there is none at that path */
+function serveGet(
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: {
+    pages: HttpServerOptions['pages']
+    routes: HttpServerOptions['routes']
+    corsHeaders: Record<string, string>
+    send(res: ServerResponse, status: number, body: string): void
+    log: Logger
+  },
+): boolean {
+  const { corsHeaders, send, log } = context
+  const method = req.method
+  const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '') || '/'
+  const page = context.pages[path]
+  if (page !== undefined) {
+    res.writeHead(200, { 'content-type': page.contentType, ...corsHeaders, ...page.headers })
+    res.end(method === 'HEAD' ? undefined : page.body)
+    return true
+  }
+  const route = context.routes?.[path]
+  if (route !== undefined) {
+    void route().then(
+      (reply) => {
+        if (res.headersSent || res.destroyed) return
+        res.writeHead(reply.status, { 'content-type': reply.contentType, 'cache-control': 'no-store', ...corsHeaders })
+        res.end(method === 'HEAD' ? undefined : reply.body)
+      },
+      (error: unknown) => {
+        log.error(`GET ${path} failed`, error)
+        send(res, 500, JSON.stringify({ error: `GET ${path} failed on this node; its log has the reason` }))
+      },
+    )
+    return true
+  }
+  return false
+}
+
+/**
+ * Reads a request's body up to `maxBodyBytes`. Past it the rest is read and dropped (up to a bound),
+ * and `tooLarge` answers once it has ended: a connection closed while the client still writes makes
+ * it see EPIPE or ECONNRESET instead of the answer (half of Node's own HTTP clients did, on a 50 MB
+ * body); past the bound the client gets the answer at once and the connection closes under it.
+ */
+function readBody(
+  req: IncomingMessage,
+  context: {
+    maxBodyBytes: number
+    tooLarge(): void
+    /** runs `then` once the refusal has been sent */
+    onRefusedSent(then: () => void): void
+    log: Pick<Logger, 'debug'>
+    done(bytes: Buffer): void
+  },
+): void {
+  const { maxBodyBytes, tooLarge, log } = context
+  const chunks: Buffer[] = []
+  let size = 0
+  let refused = false
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length
+    if (refused) {
+      // past the bound the client gets the answer now and the connection closes under it
+      if (size > discardLimit(maxBodyBytes) && !req.isPaused()) {
+        req.pause()
+        tooLarge()
+        context.onRefusedSent(() => setTimeout(() => req.destroy(), 50).unref())
+      }
+      return
+    }
+    if (size > maxBodyBytes) {
+      // The rest of the body is read and dropped (up to a bound), and the 413 sent when it has
+      // ended: a connection closed while the client still writes makes it see EPIPE or
+      // ECONNRESET instead of the answer (half of Node's own HTTP clients did, on a 50 MB body).
+      refused = true
+      chunks.length = 0
+      return
+    }
+    chunks.push(chunk)
+  })
+  req.on('error', (error) => log.debug('request stream failed', error.message))
+  req.on('end', () => {
+    if (refused) return tooLarge()
+    context.done(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size))
+  })
+}
+
+/** a body's answer: parsed, past the TCert check, dispatched */
+async function answerBody(
+  req: IncomingMessage,
+  bytes: Buffer,
+  context: {
+    dispatcher: Dispatcher
+    tcertCheck: TcertCheck | undefined
+    maxJsonDepth: number
+    send(status: number, body: string | JsonChunks): void
+    /** a refusal, in an envelope with HTTP 200 */
+    refuse(error: RpcError): void
+    log: Pick<Logger, 'error'>
+  },
+): Promise<void> {
+  const { dispatcher, send, refuse, log } = context
+  let body: unknown
+  try {
+    let text: string
+    try {
+      text = utf8.decode(bytes)
+    } catch {
+      throw new ParseError('parse error: the body is not valid UTF-8')
+    }
+    if (text.trim() === '') throw new ParseError('parse error: empty body; send a JSON-RPC request object')
+    body = parseJson(text, { maxDepth: context.maxJsonDepth })
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) return refuse(new ParseError(`parse error: ${error.message}`))
+    if (error instanceof JsonDepthError) return refuse(new InvalidRequest(`invalid request: ${error.message}`))
+    if (error instanceof ParseError) return refuse(error)
+    throw error
+  }
+  try {
+    const refusal = await context.tcertCheck?.check(req.headers, { body: bytes, parsed: body })
+    if (refusal !== undefined) return refuse(refusal)
+    const operator = readOperatorProof(req.headers, bytes)
+    send(200, await dispatcher.handleBodyChunks(body, { headers: req.headers, operator }))
+  } catch (error) {
+    // handleBody turns handler failures into envelopes; reaching here is a bug in the transport path
+    log.error('failed to answer a request', error)
+    send(200, dispatcher.errorReply(new InternalError()))
   }
 }

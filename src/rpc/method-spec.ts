@@ -16,6 +16,8 @@ export interface MethodSpec {
   readonly transport?: 'websocket'
   /** an operator method: answered only for a request an administrator signed (operator-auth.ts) */
   readonly operator?: true
+  /** `chain`: served only by the chain thread; a request thread forwards it there (openrpc.json `x-thread`) */
+  readonly thread?: 'chain'
   readonly params: readonly ParamSpec[]
   readonly result: { readonly name: string; readonly schema: unknown }
   /** codes the method may answer besides 0 */

@@ -144,7 +144,6 @@ function subscribeCheckers() {
 
 export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   const { dispatcher, events, limits, log, namespace } = options
-  const checkers = subscribeCheckers()
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.wsMaxFrameBytes,
@@ -153,7 +152,6 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   })
   const open = new Set<Connection>()
   let upgrading = 0
-  const newId = options.newId ?? randomId
 
   // ---- writing: back-pressure in ws-outbound.ts; a reader past the limits is cut off here ----
 
@@ -170,172 +168,10 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   }
 
   const write = (connection: Connection, text: string): void => connection.out.write(text)
-
-  // ---- push ----
-
-  const notificationHead = `{"jsonrpc":"2.0","namespace":${JSON.stringify(namespace)},"method":"sub_subscription","params":{"subscription":"`
-  const notify = (connection: Connection, id: string, resultText: string): void =>
-    write(connection, `${notificationHead}${id}","result":${resultText}}}`)
-
-  /** `make` runs at most once per key; each wire form is serialised once per event, whatever the number of subscribers */
-  const memo = <K>(make: (key: K) => string): ((key: K) => string) => {
-    const made = new Map<K, string>()
-    return (key) => {
-      let text = made.get(key)
-      if (text === undefined) {
-        text = make(key)
-        made.set(key, text)
-      }
-      return text
-    }
-  }
-
-  // issue 28: eth_subscribe's notifications
-  const ethNotify = (connection: Connection, id: string, resultText: string): void =>
-    write(connection, `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${resultText}}}`)
-
-  const offBlock = events.onBlock((event) => {
-    if (open.size === 0) return
-    const blockText = memo((verbose: boolean) => (verbose ? event.fullText() : JSON.stringify(event.hash)))
-    const logText = memo((index: number) => stringifyJson(event.logs()[index]))
-    const ethHead = memo((_: 0) => stringifyJson(options.ethereum?.head(event.number) ?? null))
-    let ethLogs: { log: Log; shaped: unknown }[] | undefined
-    const ethLogText = memo((index: number) => stringifyJson((ethLogs as { shaped: unknown }[])[index].shaped))
-    for (const connection of open) {
-      for (const [id, subscription] of connection.subscriptions) {
-        if (subscription.kind === 'ethHeads') ethNotify(connection, id, ethHead(0))
-        else if (subscription.kind === 'ethLogs') {
-          ethLogs ??= options.ethereum?.logs(event.number) ?? []
-          for (let i = 0; i < ethLogs.length && !connection.out.cut; i++)
-            if (subscription.ethMatches?.(ethLogs[i].log)) ethNotify(connection, id, ethLogText(i))
-        } else if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
-        else if (subscription.kind === 'logs') {
-          const logs = event.logs()
-          for (let i = 0; i < logs.length && !connection.out.cut; i++)
-            if (matchLog(subscription.criteria as LogCriteria, logs[i])) notify(connection, id, logText(i))
-        }
-        if (connection.out.cut) break
-      }
-    }
-  })
-  const offStatus = events.onStatus((message) => {
-    if (open.size === 0) return
-    const text = memo((_: 0) => stringifyJson(message))
-    for (const connection of open) {
-      for (const [id, subscription] of connection.subscriptions) {
-        if (subscription.kind !== 'systemStatus' || !(subscription.matcher as StatusMatcher)(message)) continue
-        notify(connection, id, text(0))
-        if (connection.out.cut) break
-      }
-    }
-  })
+  const stopPush = startPush({ events, open, namespace, ethereum: options.ethereum })
+  const own = subscriptionMethods({ limits, height: options.height, newId: options.newId ?? randomId, ethereum: options.ethereum })
 
   // ---- requests ----
-
-  const reply = (id: unknown, code: number, message: string, result?: unknown): string =>
-    stringifyJson({ jsonrpc: '2.0', namespace, id, code, message, ...(result === undefined ? {} : { result }) })
-
-  const subscribe = (connection: Connection, params: unknown[]): string => {
-    const kind = params[0]
-    if (kind !== 'block' && kind !== 'logs' && kind !== 'systemStatus')
-      throw new InvalidParams(
-        `invalid argument 0 (kind): must be "block", "logs" or "systemStatus"; got ${kind === undefined ? 'nothing' : stringifyJson(kind).slice(0, 64)}`,
-      )
-    const [, arg] = checkers[kind].check(params)
-    let subscription: Subscription
-    if (kind === 'block') subscription = { kind, verbose: arg === true }
-    else if (kind === 'logs')
-      subscription = { kind, verbose: false, criteria: subscriptionCriteria(arg as LogFilter | undefined, options.height()) }
-    else subscription = { kind, verbose: false, matcher: compileStatusFilter(arg as SystemStatusFilter | undefined) }
-    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
-      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
-    let id = newId()
-    while (connection.subscriptions.has(id)) id = newId()
-    connection.subscriptions.set(id, subscription)
-    return id
-  }
-
-  /** issue 28: eth_subscribe ["newHeads"] or ["logs", {address?, topics?}] */
-  const ethSubscribe = (connection: Connection, params: unknown[]): string => {
-    if (options.ethereum === undefined) throw new MethodNotFound('The method eth_subscribe does not exist/is not available')
-    const asked = options.ethereum.subscription(params)
-    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
-      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
-    let id = newId()
-    while (connection.subscriptions.has(id)) id = newId()
-    connection.subscriptions.set(
-      id,
-      asked.kind === 'newHeads' ? { kind: 'ethHeads', verbose: false } : { kind: 'ethLogs', verbose: false, ethMatches: asked.matches },
-    )
-    return id
-  }
-
-  /** issue 28: eth_unsubscribe [id] → whether there was such a subscription (Ethereum answers false, not an error) */
-  const ethUnsubscribe = (connection: Connection, params: unknown[]): boolean => {
-    const [id] = params
-    if (typeof id !== 'string') throw new InvalidParams('invalid argument 0: the subscription id')
-    const subscription = connection.subscriptions.get(id)
-    if (subscription === undefined || (subscription.kind !== 'ethHeads' && subscription.kind !== 'ethLogs')) return false
-    return connection.subscriptions.delete(id)
-  }
-
-  const unsubscribe = (connection: Connection, params: unknown[]): true => {
-    const [id] = checkers.unsubscribe.check(params) as [string]
-    if (!connection.subscriptions.delete(id)) throw new SubscriptionNotExist('subscription not found')
-    return true
-  }
-
-  /** A well-formed single request for a WebSocket-only method; anything else goes to the dispatcher. */
-  const wsOnly = (body: unknown): { id: unknown; method: string; params: unknown[] } | undefined => {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
-    const { id, jsonrpc, method, params, namespace: asked } = body as Record<string, unknown>
-    if (typeof method !== 'string' || !WS_METHODS.has(method) || jsonrpc !== '2.0') return undefined
-    if (!(typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)))) return undefined
-    if (!(asked === undefined || asked === '' || asked === namespace)) return undefined
-    if (!(params === undefined || params === null || Array.isArray(params))) return undefined
-    return { id, method, params: (params ?? []) as unknown[] }
-  }
-
-  const answer = async (connection: Connection, data: Buffer): Promise<string> => {
-    let body: unknown
-    try {
-      body = parseJson(utf8.decode(data), { maxDepth: limits.maxJsonDepth })
-    } catch (error) {
-      if (error instanceof JsonSyntaxError) return dispatcher.errorReply(new ParseError(`parse error: ${error.message}`))
-      if (error instanceof JsonDepthError) return dispatcher.errorReply(new InvalidRequest(`invalid request: ${error.message}`))
-      if (error instanceof TypeError) return dispatcher.errorReply(new ParseError('parse error: the message is not valid UTF-8'))
-      throw error
-    }
-    const own = wsOnly(body)
-    // issue 28: eth_subscribe / eth_unsubscribe, answered in Ethereum's envelope
-    if (own?.method.startsWith('eth_')) {
-      try {
-        const result = own.method === 'eth_subscribe' ? ethSubscribe(connection, own.params) : ethUnsubscribe(connection, own.params)
-        return stringifyJson({ jsonrpc: '2.0', id: own.id, result })
-      } catch (error) {
-        if (error instanceof RpcError)
-          return stringifyJson({ jsonrpc: '2.0', id: own.id, error: { code: error.code, message: error.message } })
-        throw error
-      }
-    }
-    if (own !== undefined) {
-      try {
-        const result = own.method === 'sub_subscribe' ? subscribe(connection, own.params) : unsubscribe(connection, own.params)
-        return reply(own.id, 0, 'SUCCESS', result)
-      } catch (error) {
-        if (error instanceof RpcError) return reply(own.id, error.code, error.message)
-        throw error
-      }
-    }
-    if (
-      Array.isArray(body) &&
-      body.some(
-        (element) => element !== null && typeof element === 'object' && WS_METHODS.has((element as { method?: unknown }).method as string),
-      )
-    )
-      return dispatcher.errorReply(new InvalidRequest('invalid request: sub_subscribe and sub_unsubscribe cannot be sent in a batch'))
-    return dispatcher.handleBody(body, { headers: connection.headers })
-  }
 
   const accept = (ws: WebSocket, req: IncomingMessage): void => {
     const connection: Connection = {
@@ -349,7 +185,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     open.add(connection)
     ws.on('message', (data: Buffer) => {
       if (connection.out.cut) return
-      void answer(connection, data)
+      void answerMessage(connection, data, { dispatcher, maxJsonDepth: limits.maxJsonDepth, namespace, own })
         .then((text) => write(connection, text))
         .catch((error: unknown) => {
           log.error('failed to answer a WebSocket message', error)
@@ -413,8 +249,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
       return held
     },
     close: async () => {
-      offBlock()
-      offStatus()
+      stopPush()
       const closing = [...open].map(
         (connection) =>
           new Promise<void>((resolve) => {
@@ -428,4 +263,211 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
       wss.close()
     },
   }
+}
+
+/** `make` runs at most once per key; each wire form is serialised once per event, whatever the number of subscribers */
+function memo<K>(make: (key: K) => string): (key: K) => string {
+  const made = new Map<K, string>()
+  return (key) => {
+    let text = made.get(key)
+    if (text === undefined) {
+      text = make(key)
+      made.set(key, text)
+    }
+    return text
+  }
+}
+
+/**
+ * Each block and system-status event, pushed to the open connections' subscriptions in chain order;
+ * a connection cut off midway gets nothing more. Returns what stops listening to the hub.
+ */
+function startPush(options: {
+  events: Pick<EventHub, 'onBlock' | 'onStatus'>
+  open: ReadonlySet<Connection>
+  namespace: string
+  ethereum: EthereumPush | undefined
+}): () => void {
+  const { events, open, namespace } = options
+  const write = (connection: Connection, text: string): void => connection.out.write(text)
+  const notificationHead = `{"jsonrpc":"2.0","namespace":${JSON.stringify(namespace)},"method":"sub_subscription","params":{"subscription":"`
+  const notify = (connection: Connection, id: string, resultText: string): void =>
+    write(connection, `${notificationHead}${id}","result":${resultText}}}`)
+
+  // issue 28: eth_subscribe's notifications
+  const ethNotify = (connection: Connection, id: string, resultText: string): void =>
+    write(connection, `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${id}","result":${resultText}}}`)
+
+  const offBlock = events.onBlock((event) => {
+    if (open.size === 0) return
+    const blockText = memo((verbose: boolean) => (verbose ? event.fullText() : JSON.stringify(event.hash)))
+    const logText = memo((index: number) => stringifyJson(event.logs()[index]))
+    const ethHead = memo((_: 0) => stringifyJson(options.ethereum?.head(event.number) ?? null))
+    let ethLogs: { log: Log; shaped: unknown }[] | undefined
+    const ethLogText = memo((index: number) => stringifyJson((ethLogs as { shaped: unknown }[])[index].shaped))
+    for (const connection of open) {
+      for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.kind === 'ethHeads') ethNotify(connection, id, ethHead(0))
+        else if (subscription.kind === 'ethLogs') {
+          ethLogs ??= options.ethereum?.logs(event.number) ?? []
+          for (let i = 0; i < ethLogs.length && !connection.out.cut; i++)
+            if (subscription.ethMatches?.(ethLogs[i].log)) ethNotify(connection, id, ethLogText(i))
+        } else if (subscription.kind === 'block') notify(connection, id, blockText(subscription.verbose))
+        else if (subscription.kind === 'logs') {
+          const logs = event.logs()
+          for (let i = 0; i < logs.length && !connection.out.cut; i++)
+            if (matchLog(subscription.criteria as LogCriteria, logs[i])) notify(connection, id, logText(i))
+        }
+        if (connection.out.cut) break
+      }
+    }
+  })
+  const offStatus = events.onStatus((message) => {
+    if (open.size === 0) return
+    const text = memo((_: 0) => stringifyJson(message))
+    for (const connection of open) {
+      for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.kind !== 'systemStatus' || !(subscription.matcher as StatusMatcher)(message)) continue
+        notify(connection, id, text(0))
+        if (connection.out.cut) break
+      }
+    }
+  })
+  return () => {
+    offBlock()
+    offStatus()
+  }
+}
+
+/** The WebSocket-only methods: sub_subscribe / sub_unsubscribe and (issue 28) eth_subscribe / eth_unsubscribe, on one connection's subscriptions. */
+function subscriptionMethods(options: {
+  limits: Pick<WsLimits, 'wsMaxSubscriptions'>
+  /** current chain height, to resolve `latest` in a log filter */
+  height(): number
+  newId(): string
+  ethereum: EthereumPush | undefined
+}): {
+  subscribe(connection: Connection, params: unknown[]): string
+  unsubscribe(connection: Connection, params: unknown[]): true
+  ethSubscribe(connection: Connection, params: unknown[]): string
+  ethUnsubscribe(connection: Connection, params: unknown[]): boolean
+} {
+  const { limits, newId } = options
+  const checkers = subscribeCheckers()
+  const subscribe = (connection: Connection, params: unknown[]): string => {
+    const kind = params[0]
+    if (kind !== 'block' && kind !== 'logs' && kind !== 'systemStatus')
+      throw new InvalidParams(
+        `invalid argument 0 (kind): must be "block", "logs" or "systemStatus"; got ${kind === undefined ? 'nothing' : stringifyJson(kind).slice(0, 64)}`,
+      )
+    const [, arg] = checkers[kind].check(params)
+    let subscription: Subscription
+    if (kind === 'block') subscription = { kind, verbose: arg === true }
+    else if (kind === 'logs')
+      subscription = { kind, verbose: false, criteria: subscriptionCriteria(arg as LogFilter | undefined, options.height()) }
+    else subscription = { kind, verbose: false, matcher: compileStatusFilter(arg as SystemStatusFilter | undefined) }
+    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
+      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
+    let id = newId()
+    while (connection.subscriptions.has(id)) id = newId()
+    connection.subscriptions.set(id, subscription)
+    return id
+  }
+
+  /** issue 28: eth_subscribe ["newHeads"] or ["logs", {address?, topics?}] */
+  const ethSubscribe = (connection: Connection, params: unknown[]): string => {
+    if (options.ethereum === undefined) throw new MethodNotFound('The method eth_subscribe does not exist/is not available')
+    const asked = options.ethereum.subscription(params)
+    if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
+      throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
+    let id = newId()
+    while (connection.subscriptions.has(id)) id = newId()
+    connection.subscriptions.set(
+      id,
+      asked.kind === 'newHeads' ? { kind: 'ethHeads', verbose: false } : { kind: 'ethLogs', verbose: false, ethMatches: asked.matches },
+    )
+    return id
+  }
+
+  /** issue 28: eth_unsubscribe [id] → whether there was such a subscription (Ethereum answers false, not an error) */
+  const ethUnsubscribe = (connection: Connection, params: unknown[]): boolean => {
+    const [id] = params
+    if (typeof id !== 'string') throw new InvalidParams('invalid argument 0: the subscription id')
+    const subscription = connection.subscriptions.get(id)
+    if (subscription === undefined || (subscription.kind !== 'ethHeads' && subscription.kind !== 'ethLogs')) return false
+    return connection.subscriptions.delete(id)
+  }
+
+  const unsubscribe = (connection: Connection, params: unknown[]): true => {
+    const [id] = checkers.unsubscribe.check(params) as [string]
+    if (!connection.subscriptions.delete(id)) throw new SubscriptionNotExist('subscription not found')
+    return true
+  }
+  return { subscribe, unsubscribe, ethSubscribe, ethUnsubscribe }
+}
+
+/** A well-formed single request for a WebSocket-only method; anything else goes to the dispatcher. */
+function wsOnlyRequest(body: unknown, namespace: string): { id: unknown; method: string; params: unknown[] } | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
+  const { id, jsonrpc, method, params, namespace: asked } = body as Record<string, unknown>
+  if (typeof method !== 'string' || !WS_METHODS.has(method) || jsonrpc !== '2.0') return undefined
+  if (!(typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)))) return undefined
+  if (!(asked === undefined || asked === '' || asked === namespace)) return undefined
+  if (!(params === undefined || params === null || Array.isArray(params))) return undefined
+  return { id, method, params: (params ?? []) as unknown[] }
+}
+
+const replyIn = (namespace: string, id: unknown, code: number, message: string, result?: unknown): string =>
+  stringifyJson({ jsonrpc: '2.0', namespace, id, code, message, ...(result === undefined ? {} : { result }) })
+
+/**
+ * One message's answer: a WebSocket-only method answered here (eth_ ones in Ethereum's envelope),
+ * anything else by the dispatcher, as over HTTP
+ */
+async function answerMessage(
+  connection: Connection,
+  data: Buffer,
+  context: { dispatcher: Dispatcher; maxJsonDepth: number; namespace: string; own: ReturnType<typeof subscriptionMethods> },
+): Promise<string> {
+  const { dispatcher, namespace, own } = context
+  let body: unknown
+  try {
+    body = parseJson(utf8.decode(data), { maxDepth: context.maxJsonDepth })
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) return dispatcher.errorReply(new ParseError(`parse error: ${error.message}`))
+    if (error instanceof JsonDepthError) return dispatcher.errorReply(new InvalidRequest(`invalid request: ${error.message}`))
+    if (error instanceof TypeError) return dispatcher.errorReply(new ParseError('parse error: the message is not valid UTF-8'))
+    throw error
+  }
+  const request = wsOnlyRequest(body, namespace)
+  // issue 28: eth_subscribe / eth_unsubscribe, answered in Ethereum's envelope
+  if (request?.method.startsWith('eth_')) {
+    try {
+      const result =
+        request.method === 'eth_subscribe' ? own.ethSubscribe(connection, request.params) : own.ethUnsubscribe(connection, request.params)
+      return stringifyJson({ jsonrpc: '2.0', id: request.id, result })
+    } catch (error) {
+      if (error instanceof RpcError)
+        return stringifyJson({ jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message } })
+      throw error
+    }
+  }
+  if (request !== undefined) {
+    try {
+      const result =
+        request.method === 'sub_subscribe' ? own.subscribe(connection, request.params) : own.unsubscribe(connection, request.params)
+      return replyIn(namespace, request.id, 0, 'SUCCESS', result)
+    } catch (error) {
+      if (error instanceof RpcError) return replyIn(namespace, request.id, error.code, error.message)
+      throw error
+    }
+  }
+  if (
+    Array.isArray(body) &&
+    body.some(
+      (element) => element !== null && typeof element === 'object' && WS_METHODS.has((element as { method?: unknown }).method as string),
+    )
+  )
+    return dispatcher.errorReply(new InvalidRequest('invalid request: sub_subscribe and sub_unsubscribe cannot be sent in a batch'))
+  return dispatcher.handleBody(body, { headers: connection.headers })
 }

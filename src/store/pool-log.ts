@@ -74,6 +74,13 @@ interface Waiting {
   reject(error: Error): void
 }
 
+/**
+ * Opens the pool log in `ledgerPath`.
+ *
+ * Long because: one group-commit state machine over the log's segments. append, release, replay
+ * and compact all read and change the same active segment, waiting appends, write in flight and
+ * per-segment live counts.
+ */
 export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number } = {}): PoolLog {
   const segmentBytes = options.segmentBytes ?? SEGMENT_BYTES
   const dir = join(ledgerPath, POOL_LOG_DIR)

@@ -97,74 +97,21 @@ function callRequest(raw: unknown): EthereumCallRequest {
   }
 }
 
+/** The Ethereum dialect's methods: one factory per group below, each taking only what it uses. */
 export function createEthHandlers(modules: EthModules): EthHandlers & NetHandlers & Web3Handlers & DebugHandlers {
-  const { chain, submitter, settings } = modules
+  const { chain, settings } = modules
   const chainId = BigInt(settings.chainId)
   const txGasLimit = BigInt(settings.txGasLimit)
   const blockGasLimit = BigInt(settings.blockGasLimit)
-  const nowNs = modules.nowNs ?? systemNowNs
   let executor: Executor | undefined
   const evm = (): Executor => {
     executor ??= createExecutor({ txGasLimit, blockGasLimit, chainId, governance: settings.governance })
     return executor
   }
-  /** transactions this thread admitted that no block holds yet, by hash, and by sender and nonce */
-  const pending = new Map<Hex, SignedTx>()
-  const bySender = new Map<Hex, Map<bigint, SignedTx>>()
-  const dropPending = (tx: SignedTx): void => {
-    pending.delete(tx.hash)
-    const mine = bySender.get(tx.from)
-    if (mine?.get(tx.nonce) !== tx) return
-    mine.delete(tx.nonce)
-    if (mine.size === 0) bySender.delete(tx.from)
-  }
-  const addPending = (tx: SignedTx): void => {
-    if (pending.size >= MAX_PENDING) dropPending(pending.values().next().value as SignedTx)
-    pending.set(tx.hash, tx)
-    const mine = bySender.get(tx.from) ?? new Map<bigint, SignedTx>()
-    bySender.set(tx.from, mine)
-    mine.set(tx.nonce, tx)
-  }
-  // each pending entry costs two store reads to check: swept once per block, not per submission
-  // (per submission, thousands in flight made a raw transaction cost milliseconds)
-  let sweptAt = -1
-  const forgetCommitted = (): void => {
-    const height = chain.height()
-    if (height === sweptAt) return
-    sweptAt = height
-    for (const tx of [...pending.values()])
-      if (chain.getTx(tx.hash) !== undefined || chain.getInvalidTx(tx.hash) !== undefined) dropPending(tx)
-  }
-  const committedNonce = (from: Hex): bigint => chain.state.getAccount(from)?.nonce ?? 0n
-  /** the next nonce counting this thread's pending Ethereum transactions of `from` */
-  const pendingNonce = (from: Hex): bigint => {
-    forgetCommitted()
-    let next = committedNonce(from)
-    const mine = bySender.get(from)
-    while (mine?.has(next) === true) next++
-    return next
-  }
-
-  const headerOf = (number: number): BlockHeader | undefined => (number === 0 ? genesisHeader(chain) : chain.getBlock(number))
-  const blockJson = (header: BlockHeader | undefined, full: unknown) =>
-    header === undefined ? null : ethBlock(chain, header, full === true, chainId, blockGasLimit, txGasLimit)
+  const nowNs = modules.nowNs ?? systemNowNs
   const context = () => ({ number: chain.height() + 1, timestamp: nowNs() })
-
-  const run = async (raw: unknown, tag: unknown) => {
-    stateBlock(chain, tag as BlockSelector)
-    const request = callRequest(raw)
-    return { request, result: await evm().ethereumCall(chain.state, request, context()) }
-  }
-  const failed = (result: { reverted: boolean; ret: Hex; detail?: string }): RpcError => {
-    if (result.reverted) {
-      const reason = decodeRevertReason(result.ret)
-      return new ExecutionReverted(reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, result.ret)
-    }
-    return new ExecutionFailed(result.detail ?? 'execution failed')
-  }
-
+  const pending = createPendingEthTxs(chain)
   const filters = createEthFilters(chain, (filter) => ethLogs(chain, filter, chainId, txGasLimit))
-
   return {
     eth_chainId: () => quantity(chainId),
     net_version: () => chainId.toString(),
@@ -180,28 +127,101 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
     eth_accounts: () => [],
     eth_gasPrice: () => '0x0',
     eth_maxPriorityFeePerGas: () => '0x0',
-    eth_feeHistory: ([count, newest, percentiles]) => {
-      const blocks = Number(quantityOf(count, 'blockCount'))
-      const last = blockOfTag(chain, newest as BlockSelector)
-      if (last === undefined) throw new TransactionRejected('header not found')
-      const n = Math.max(0, Math.min(blocks, 1024, last + 1))
-      const rewards = Array.isArray(percentiles) ? percentiles : undefined
-      return {
-        oldestBlock: quantity(last - n + 1),
-        baseFeePerGas: Array.from({ length: n + 1 }, () => '0x0'),
-        gasUsedRatio: Array.from({ length: n }, () => 0),
-        ...(rewards === undefined ? {} : { reward: Array.from({ length: n }, () => rewards.map(() => '0x0')) }),
-      }
+    ...ethStateHandlers({ chain, evm, context, txGasLimit, pending }),
+    ...ethSubmissionHandlers({ chain, submitter: modules.submitter, pending, chainId, txGasLimit, nowNs, onBlock: modules.onBlock }),
+    ...ethBlockHandlers({ chain, chainId, txGasLimit, blockGasLimit }),
+    eth_getLogs: ([filter]) => ethLogs(chain, filter as LogFilter, chainId, txGasLimit),
+    eth_newFilter: ([filter]) => filters.newLogFilter(filter as LogFilter),
+    eth_newBlockFilter: () => filters.newBlockFilter(),
+    eth_newPendingTransactionFilter: () => filters.newPendingFilter(),
+    eth_getFilterChanges: ([id]) => filters.changes(id),
+    eth_getFilterLogs: ([id]) => filters.logs(id),
+    eth_uninstallFilter: ([id]) => filters.uninstall(id),
+    ...createDebugHandlers({ chain, evm, txGasLimit, callRequest, latestContext: context }),
+  }
+}
+
+/** transactions this thread admitted that no block holds yet, by hash, and by sender and nonce */
+interface PendingEthTxs {
+  add(tx: SignedTx): void
+  get(hash: Hex): SignedTx | undefined
+  /** the one of `from` with this nonce, after forgetting what blocks took */
+  waitingAt(from: Hex, nonce: bigint): SignedTx | undefined
+  /** the sender's next nonce in the committed state */
+  committedNonce(from: Hex): bigint
+  /** the next nonce counting this thread's pending transactions of `from` */
+  pendingNonce(from: Hex): bigint
+}
+
+function createPendingEthTxs(chain: ChainReader): PendingEthTxs {
+  const pending = new Map<Hex, SignedTx>()
+  const bySender = new Map<Hex, Map<bigint, SignedTx>>()
+  const dropPending = (tx: SignedTx): void => {
+    pending.delete(tx.hash)
+    const mine = bySender.get(tx.from)
+    if (mine?.get(tx.nonce) !== tx) return
+    mine.delete(tx.nonce)
+    if (mine.size === 0) bySender.delete(tx.from)
+  }
+  // each pending entry costs two store reads to check: swept once per block, not per submission
+  // (per submission, thousands in flight made a raw transaction cost milliseconds)
+  let sweptAt = -1
+  const forgetCommitted = (): void => {
+    const height = chain.height()
+    if (height === sweptAt) return
+    sweptAt = height
+    for (const tx of [...pending.values()])
+      if (chain.getTx(tx.hash) !== undefined || chain.getInvalidTx(tx.hash) !== undefined) dropPending(tx)
+  }
+  const committedNonce = (from: Hex): bigint => chain.state.getAccount(from)?.nonce ?? 0n
+  return {
+    add(tx) {
+      if (pending.size >= MAX_PENDING) dropPending(pending.values().next().value as SignedTx)
+      pending.set(tx.hash, tx)
+      const mine = bySender.get(tx.from) ?? new Map<bigint, SignedTx>()
+      bySender.set(tx.from, mine)
+      mine.set(tx.nonce, tx)
     },
+    get: (hash) => pending.get(hash),
+    waitingAt(from, nonce) {
+      forgetCommitted()
+      return bySender.get(from)?.get(nonce)
+    },
+    committedNonce,
+    pendingNonce(from) {
+      forgetCommitted()
+      let next = committedNonce(from)
+      const mine = bySender.get(from)
+      while (mine?.has(next) === true) next++
+      return next
+    },
+  }
+}
+
+/** the account state at a block, and calls run on it (eth_call, eth_estimateGas) */
+function ethStateHandlers(modules: {
+  chain: ChainReader
+  evm(): Executor
+  context(): { number: number; timestamp: bigint }
+  txGasLimit: bigint
+  pending: Pick<PendingEthTxs, 'committedNonce' | 'pendingNonce'>
+}): Pick<EthHandlers, 'eth_getBalance' | 'eth_getTransactionCount' | 'eth_getCode' | 'eth_getStorageAt' | 'eth_call' | 'eth_estimateGas'> {
+  const { chain, evm, context, txGasLimit, pending } = modules
+  const run = async (raw: unknown, tag: unknown) => {
+    stateBlock(chain, tag as BlockSelector)
+    const request = callRequest(raw)
+    return { request, result: await evm().ethereumCall(chain.state, request, context()) }
+  }
+  return {
     eth_getBalance: ([who, tag]) => {
       stateBlock(chain, tag as BlockSelector)
       return quantity(chain.state.getAccount(address(who, 'address'))?.balance ?? 0n)
     },
     eth_getTransactionCount: ([who, tag]) => {
       const from = address(who, 'address')
-      if (tag === 'pending') return quantity(pendingNonce(from))
+      if (tag === 'pending') return quantity(pending.pendingNonce(from))
       stateBlock(chain, tag as BlockSelector)
-      return quantity(committedNonce(from))
+      return quantity(pending.committedNonce(from))
     },
     eth_getCode: ([who, tag]) => {
       stateBlock(chain, tag as BlockSelector)
@@ -237,6 +257,29 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
       }
       return quantity(high)
     },
+  }
+}
+
+function failed(result: { reverted: boolean; ret: Hex; detail?: string }): RpcError {
+  if (result.reverted) {
+    const reason = decodeRevertReason(result.ret)
+    return new ExecutionReverted(reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, result.ret)
+  }
+  return new ExecutionFailed(result.detail ?? 'execution failed')
+}
+
+/** a raw transaction's admission (checked as geth checks it), and its way to a receipt */
+function ethSubmissionHandlers(modules: {
+  chain: ChainReader
+  submitter: TxSubmitter
+  pending: PendingEthTxs
+  chainId: bigint
+  txGasLimit: bigint
+  nowNs(): bigint
+  onBlock(listener: () => void): () => void
+}): Pick<EthHandlers, 'eth_sendRawTransaction' | 'eth_getTransactionByHash' | 'eth_getTransactionReceipt'> {
+  const { chain, submitter, pending, chainId, txGasLimit, nowNs } = modules
+  return {
     eth_sendRawTransaction: async ([raw]) => {
       if (typeof raw !== 'string') throw new InvalidParams('invalid argument 0: the signed transaction as 0x hex bytes')
       const decoded = decodeEthereumTx(raw, chainId)
@@ -250,14 +293,13 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
         throw new TransactionRejected(
           `max priority fee per gas higher than max fee per gas: address ${from}, maxPriorityFeePerGas: ${fields.maxPriorityFeePerGas}, maxFeePerGas: ${fields.maxFeePerGas}`,
         )
-      const state = committedNonce(from)
+      const state = pending.committedNonce(from)
       if (fields.nonce < state) throw new TransactionRejected(`nonce too low: address ${from}, tx: ${fields.nonce} state: ${state}`)
       if (fields.nonce > state + MAX_NONCE_GAP)
         throw new TransactionRejected(
           `nonce too high: address ${from}, tx: ${fields.nonce} state: ${state} (at most ${MAX_NONCE_GAP} ahead)`,
         )
-      forgetCommitted()
-      const waiting = bySender.get(from)?.get(fields.nonce)
+      const waiting = pending.waitingAt(from, fields.nonce)
       if (waiting !== undefined && waiting.hash !== decoded.hash)
         throw new TransactionRejected(
           `replacement transaction underpriced: nonce ${fields.nonce} of ${from} is pending (${waiting.hash}); Keel does not replace pending transactions`,
@@ -272,7 +314,7 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
         if (error instanceof DuplicateTransaction) throw new TransactionRejected(`already known: ${tx.hash}`)
         throw error
       }
-      addPending(tx)
+      pending.add(tx)
       return tx.hash
     },
     eth_getTransactionByHash: ([hash]) => {
@@ -285,10 +327,66 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
     eth_getTransactionReceipt: async ([hash]) => {
       const wanted = hashOf(hash)
       let placed = placeOf(chain, wanted)
-      if (placed === undefined && pending.has(wanted)) placed = await placedSoon(wanted)
+      if (placed === undefined && pending.get(wanted) !== undefined) placed = await placedSoon(wanted)
       if (placed === undefined) return null
       const header = chain.getBlock(placed.blockNumber) as BlockHeader
       return ethReceipt(placed, placedTxs(chain, header), chainId, txGasLimit)
+    },
+  }
+
+  /** where a pending transaction lands within RECEIPT_WAIT_MS, or undefined */
+  function placedSoon(hash: Hex): Promise<Placed | undefined> {
+    return new Promise((resolve) => {
+      const done = (placed: Placed | undefined): void => {
+        clearTimeout(timer)
+        unsubscribe()
+        resolve(placed)
+      }
+      const timer = setTimeout(() => done(undefined), RECEIPT_WAIT_MS)
+      const unsubscribe = modules.onBlock(() => {
+        const placed = placeOf(chain, hash)
+        if (placed !== undefined) done(placed)
+      })
+      // it may have landed between the first look and the subscription
+      const placed = placeOf(chain, hash)
+      if (placed !== undefined) done(placed)
+    })
+  }
+}
+
+/** blocks and their transactions by number, tag or hash (block 0 is the genesis header), and the fee history of a chain without fees */
+function ethBlockHandlers(modules: {
+  chain: ChainReader
+  chainId: bigint
+  txGasLimit: bigint
+  blockGasLimit: bigint
+}): Pick<
+  EthHandlers,
+  | 'eth_feeHistory'
+  | 'eth_getBlockByNumber'
+  | 'eth_getBlockByHash'
+  | 'eth_getBlockTransactionCountByNumber'
+  | 'eth_getBlockTransactionCountByHash'
+  | 'eth_getTransactionByBlockNumberAndIndex'
+  | 'eth_getTransactionByBlockHashAndIndex'
+> {
+  const { chain, chainId, txGasLimit, blockGasLimit } = modules
+  const headerOf = (number: number): BlockHeader | undefined => (number === 0 ? genesisHeader(chain) : chain.getBlock(number))
+  const blockJson = (header: BlockHeader | undefined, full: unknown) =>
+    header === undefined ? null : ethBlock(chain, header, full === true, chainId, blockGasLimit, txGasLimit)
+  return {
+    eth_feeHistory: ([count, newest, percentiles]) => {
+      const blocks = Number(quantityOf(count, 'blockCount'))
+      const last = blockOfTag(chain, newest as BlockSelector)
+      if (last === undefined) throw new TransactionRejected('header not found')
+      const n = Math.max(0, Math.min(blocks, 1024, last + 1))
+      const rewards = Array.isArray(percentiles) ? percentiles : undefined
+      return {
+        oldestBlock: quantity(last - n + 1),
+        baseFeePerGas: Array.from({ length: n + 1 }, () => '0x0'),
+        gasUsedRatio: Array.from({ length: n }, () => 0),
+        ...(rewards === undefined ? {} : { reward: Array.from({ length: n }, () => rewards.map(() => '0x0')) }),
+      }
     },
     eth_getBlockByNumber: ([tag, full]) => {
       const number = blockOfTag(chain, tag as BlockSelector)
@@ -310,33 +408,6 @@ export function createEthHandlers(modules: EthModules): EthHandlers & NetHandler
       return txAt(header, index)
     },
     eth_getTransactionByBlockHashAndIndex: ([hash, index]) => txAt(headerByHash(hashOf(hash)), index),
-    eth_getLogs: ([filter]) => ethLogs(chain, filter as LogFilter, chainId, txGasLimit),
-    eth_newFilter: ([filter]) => filters.newLogFilter(filter as LogFilter),
-    eth_newBlockFilter: () => filters.newBlockFilter(),
-    eth_newPendingTransactionFilter: () => filters.newPendingFilter(),
-    eth_getFilterChanges: ([id]) => filters.changes(id),
-    eth_getFilterLogs: ([id]) => filters.logs(id),
-    eth_uninstallFilter: ([id]) => filters.uninstall(id),
-    ...createDebugHandlers({ chain, evm, txGasLimit, callRequest, latestContext: context }),
-  }
-
-  /** where a pending transaction lands within RECEIPT_WAIT_MS, or undefined */
-  function placedSoon(hash: Hex): Promise<Placed | undefined> {
-    return new Promise((resolve) => {
-      const done = (placed: Placed | undefined): void => {
-        clearTimeout(timer)
-        unsubscribe()
-        resolve(placed)
-      }
-      const timer = setTimeout(() => done(undefined), RECEIPT_WAIT_MS)
-      const unsubscribe = modules.onBlock(() => {
-        const placed = placeOf(chain, hash)
-        if (placed !== undefined) done(placed)
-      })
-      // it may have landed between the first look and the subscription
-      const placed = placeOf(chain, hash)
-      if (placed !== undefined) done(placed)
-    })
   }
 
   function headerByHash(hash: Hex): BlockHeader | undefined {

@@ -86,6 +86,13 @@ export function verifyCommitCertificate(
 /** the replica with every section: nothing is left abstract */
 class ReplicaMachine extends Liveness {}
 
+/**
+ * The replica as its host sees it (types.ts Replica).
+ *
+ * Long because: it is the Replica interface's dispatch table, each entry a few lines handing over
+ * to ReplicaMachine, whose sections are already one file each (normal-case.ts, view-change.ts,
+ * recovery.ts, …); start() restores every persisted record in one place, in one order.
+ */
 export function createReplica(options: ReplicaOptions): Replica {
   const r = new ReplicaMachine(options)
   // ---- dispatch ----

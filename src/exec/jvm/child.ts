@@ -279,6 +279,13 @@ export function childArgs(jar: string, heapMiB: number): string[] {
   ]
 }
 
+/**
+ * The Java child's lifetime and the calls made on it.
+ *
+ * Long because: one state machine over one child process. Starting it (once, shared by concurrent
+ * callers), the calls queued one at a time on it, restarting it after a crash or a wall-clock stop,
+ * and stopping it all read and change the same child, start promise, queue and failure count.
+ */
 export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
   const { log } = options
   const callTimeoutMs = options.callTimeoutMs ?? 5_000

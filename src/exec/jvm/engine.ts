@@ -63,6 +63,12 @@ interface CodeEntry {
 /** decoded codes kept (each at most 512 KiB) */
 const CODE_CACHE_MAX = 64
 
+/**
+ * Runs Java contract transactions on the executor (child.ts): deploy, invoke and read-only calls.
+ *
+ * Long because: its parts are already small closures (entryOf, applyWrites, calleeOf, prepare,
+ * describe) over the same decoded-code cache and executor; cut apart, each would take both.
+ */
 export function createJvmEngine(executor: JvmExecutor, log: Logger): JvmEngine {
   const codes = new Map<Hex, CodeEntry>()
 

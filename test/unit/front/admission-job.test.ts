@@ -54,7 +54,7 @@ async function runOnPool(pool: VerifyPool, params: Record<string, unknown>[]) {
   return answers.map(admissionAnswer)
 }
 
-const jobModule = { module: new URL('../../../src/front/admission-job.ts', import.meta.url), handlers: jobs }
+const jobModule = { workerFile: new URL('../../../src/front/admission-worker.ts', import.meta.url), handlers: jobs }
 
 test('a valid transfer: the hash and the record admitting it in the request thread gave', () => {
   const params = transfer(1)
