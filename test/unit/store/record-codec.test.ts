@@ -170,7 +170,8 @@ test('every kind of value reads back exactly, keys in order, types kept', () => 
 
 test('damaged bytes fail with a reason, never a wrong value or a hang', () => {
   const bytes = encodeRecord(committed)
-  for (const cut of [3, 10, 100, bytes.length - 1]) assert.throws(() => decodeRecord(bytes.subarray(0, cut)), /ends in the middle|claims more/)
+  for (const cut of [3, 10, 100, bytes.length - 1])
+    assert.throws(() => decodeRecord(bytes.subarray(0, cut)), /ends in the middle|claims more/)
   assert.throws(() => decodeRecord(Buffer.from([0xc1, 0xc1, 0x7f])), /unknown value tag 0x7f/)
   assert.throws(() => decodeRecord(Buffer.from([0xc1, 0xc1, 0x0d, 0x01, 0xfe, 0x01, 0x00])), /key 254/)
   assert.throws(() => decodeRecord(Buffer.from([0xc1, 0xc1, 0x0c, 0xff, 0xff, 0xff, 0x7f])), /more items than it has bytes/)
