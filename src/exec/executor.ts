@@ -44,6 +44,7 @@ import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
+import { cacheJumpAnalysis } from './jump-analysis.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
 import type { Tracer } from './trace.ts'
@@ -965,6 +966,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     engine ??= (async () => {
       const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
       fastEipLookup(common)
+      await cacheJumpAnalysis()
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })

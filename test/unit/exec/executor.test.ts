@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type ExecutionOutcome, ZERO_WORD } from '../../../src/domain.ts'
 import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNAVAILABLE } from '../../../src/exec/executor.ts'
+import { jumpAnalysisCount } from '../../../src/exec/jump-analysis.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, maintainTx, mkTx, OTHER, topic, transferTx, word } from './helpers.ts'
 
 const SOURCE = `// SPDX-License-Identifier: UNLICENSED
@@ -289,6 +290,25 @@ test('upgrade: new behaviour at the same address, storage kept', async () => {
   assert.is(expectFail(bad.outcomes[0]).detail, 'upgrade failed: reverted: no')
   assert.is(expectFail(bad.outcomes[1]).detail, 'contract code is empty')
   assert.is(bad.changes.code.size, 0)
+})
+
+test("a contract's jump destinations are analysed once across calls and blocks, and anew when its code changes", async () => {
+  const { ex, state } = await withStore()
+  const before = jumpAnalysisCount.performed
+  const first = await ex.executeBlock(state, ok([invokeTx(FIRST, SET(1n)), invokeTx(FIRST, GET), invokeTx(FIRST, SET(2n))]), CTX)
+  first.outcomes.map(expectOk)
+  assert.is(jumpAnalysisCount.performed - before, 1, 'the runtime code, at its first call')
+  state.apply(first.changes)
+  const second = await ex.executeBlock(state, ok([invokeTx(FIRST, GET)]), { number: 3, timestamp: 3n })
+  assert.is(expectOk(second.outcomes[0]).ret, `0x${word(2n)}`)
+  assert.is(jumpAnalysisCount.performed - before, 1, 'a later block reuses it')
+  const upgraded = await ex.executeBlock(state, ok([maintainTx(FIRST, 1, C.StoreV2.bin), invokeTx(FIRST, GET)]), {
+    number: 4,
+    timestamp: 4n,
+  })
+  const [, get] = upgraded.outcomes.map(expectOk)
+  assert.is(get.ret, `0x${word(3n)}`, 'V2 runs: stored 2 + 1')
+  assert.is(jumpAnalysisCount.performed - before, 3, "V2's init code and its runtime code")
 })
 
 test('deploy failures change nothing, not even the deploy count', async () => {
