@@ -48,6 +48,7 @@ import { hexToBytesChecked } from './hex-bytes.ts'
 import { cacheJumpAnalysis } from './jump-analysis.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
+import { stepPlainOpcodesSynchronously } from './sync-steps.ts'
 import type { Tracer } from './trace.ts'
 
 /** reliability.md part B: a worst-case transaction must stay around 1 s of JS EVM time */
@@ -969,6 +970,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
       fastEipLookup(common)
       await cacheJumpAnalysis()
+      await stepPlainOpcodesSynchronously()
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })

@@ -28,18 +28,26 @@ interface InterpreterLike {
 /** analyses the EVM performed (not answered from the cache): tests read it */
 export const jumpAnalysisCount = { performed: 0 }
 
+/**
+ * The prototype of the Interpreter class @ethereumjs/evm runs (not exported: reached through the
+ * module file the EVM itself imports, so the same module instance and the same class).
+ */
+export async function interpreterPrototype<T>(): Promise<T> {
+  const entry = import.meta.resolve('@ethereumjs/evm')
+  const module = (await import(new URL('./interpreter.js', entry).href)) as { Interpreter?: { prototype: T } }
+  if (module.Interpreter?.prototype === undefined)
+    throw new Error('@ethereumjs/evm: no Interpreter class in interpreter.js (the EVM version changed)')
+  return module.Interpreter.prototype
+}
+
 let installed: Promise<void> | undefined
 
 /** Installs the cache once per process; every EVM of the process shares it (keyed by its opcode table). */
 export function cacheJumpAnalysis(): Promise<void> {
   installed ??= (async () => {
-    const entry = import.meta.resolve('@ethereumjs/evm')
-    const module = (await import(new URL('./interpreter.js', entry).href)) as {
-      Interpreter?: { prototype: InterpreterLike }
-    }
-    const prototype = module.Interpreter?.prototype
-    const analyse = prototype?._getValidJumpDestinations
-    if (prototype === undefined || typeof analyse !== 'function') {
+    const prototype = await interpreterPrototype<InterpreterLike>()
+    const analyse = prototype._getValidJumpDestinations
+    if (typeof analyse !== 'function') {
       throw new Error('@ethereumjs/evm: Interpreter._getValidJumpDestinations not found (the EVM version changed; see jump-analysis.ts)')
     }
     const byTable = new WeakMap<object, WeakMap<Uint8Array, JumpAnalysis>>()
