@@ -44,6 +44,7 @@ import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
+import { installFastMstore } from './fast-mstore.ts'
 import { hexToBytesChecked } from './hex-bytes.ts'
 import { cacheJumpAnalysis } from './jump-analysis.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
@@ -974,6 +975,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
+      installFastMstore(evm)
       engineOfRun = new Engine(
         evm,
         sm,
