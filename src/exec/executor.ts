@@ -36,6 +36,7 @@ import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
 import { type Address, bytesToHex, createAddressFromString, createZeroAddress } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
+import { keccak256 } from '../crypto/hash.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
 import { Opcode } from '../domain.ts'
 import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
@@ -968,7 +969,9 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   let engine: Promise<Engine> | undefined
   const getEngine = (): Promise<Engine> => {
     engine ??= (async () => {
-      const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
+      // the KECCAK256 opcode (every mapping slot) and CREATE's addresses hash with Keel's Keccak: the
+      // native sponge when it loads (crypto/hash.ts), ~3x @noble/hashes' on a mapping key's 64 bytes
+      const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK, customCrypto: { keccak256 } })
       fastEipLookup(common)
       await cacheJumpAnalysis()
       await stepPlainOpcodesSynchronously()
