@@ -4,7 +4,7 @@
  * load generator or second thread beside it. `npm run bench -- --ledger` prints each stage of the
  * node beside these.
  *
- *   npx tsx bench/floors.ts [--workload transfers] [--count 2000] [--json]
+ *   npx tsx bench/floors.ts [--workload transfers|erc20] [--count 2000] [--json]
  *
  * CPU is read from /proc: this thread's own (/proc/thread-self/schedstat, ns) for the stages that
  * run on one thread, and the process's (every thread) where a stage hands work to another thread
@@ -32,16 +32,18 @@ import { openPoolLog } from '../src/store/pool-log.ts'
 import { createStateHasher } from '../src/store/state-hasher.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { admittedRecord, decodeAdmitted, encodeTx } from '../src/wire/tx-codec.ts'
+import { artifact, calldata } from '../test/helpers/chain.ts'
 import type { Floors } from './ledger.ts'
 import { scratchDir } from './scratch.ts'
 import { derivedAccount, sdkTransaction } from './sdk-tx.ts'
+import { TOKEN_SOURCE } from './token.ts'
 
 export const floorsCommand = {
   name: 'keel bench floors',
   synopsis: '[options]',
   summary: "Measures each pipeline stage's floor alone (the node's code on the bench's transactions) and prints them.",
   options: {
-    workload: { type: 'string', value: 'name', default: 'transfers', description: 'transfers (the only workload with floors so far)' },
+    workload: { type: 'string', value: 'name', default: 'transfers', description: 'transfers or erc20 (the workloads with floors so far)' },
     count: { type: 'string', value: 'n', default: '2000', description: 'transactions measured (blocks of 500)' },
     json: { type: 'boolean', default: false, description: 'print the floors as JSON (what bench/run.ts reads)' },
   },
@@ -321,15 +323,120 @@ async function measureTransfers(count: number): Promise<Floors> {
   return floors
 }
 
+/**
+ * The ERC-20 workload's executor floors (issue 27, the EVM path): a fresh ledger funded at genesis,
+ * the bench's token (bench/token.ts) deployed and shared out to every account as the load
+ * generator's set-up does, then blocks of 500 transfer() calls shaped like the load generator's
+ * (account i to account 7i + 1, amount 1) through the producer with the executor, the state root
+ * and the commit timed apart. Only these stages: admission and the stages before it differ from
+ * the transfers workload's by the payload alone.
+ */
+async function measureErc20(count: number): Promise<Floors> {
+  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount('keel-floors', i))
+  const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
+  const ready = (kind: 'deploy' | 'invoke', params: Record<string, unknown>): ReadyTx => ({
+    tx: admitTransaction(kind, params, { nowNs }),
+    signatureValid: true,
+  })
+  const store = await openStore(join(scratchDir('keel-floors-erc20-'), 'ledger'))
+  await store.initGenesis(accounts.map((account) => ({ address: account.address, balance: 10n ** 15n })))
+  const executor = createExecutor({})
+  const hasher = await createStateHasher({ worker: false })
+  const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
+  const timed = async <T>(key: 'execution' | 'stateRoot', run: () => Promise<T>): Promise<T> => {
+    const started = threadNs()
+    const result = await run()
+    spent[key] += threadNs() - started
+    return result
+  }
+  const producer = createBlockProducer({
+    store: {
+      height: () => store.height(),
+      findBySignHash: (from, signHash) => store.findBySignHash(from, signHash),
+      getBlock: (number) => store.getBlock(number),
+      get state() {
+        return store.state
+      },
+      stateRootAfterOn: (on, changes) => timed('stateRoot', () => store.stateRootAfterOn(on, changes)),
+      async commitBlock(block) {
+        const thread = threadNs()
+        const whole = processNs()
+        await store.commitBlock(block)
+        spent.commitThread += threadNs() - thread
+        spent.commitProcess += processNs() - whole
+      },
+    },
+    executor: { executeBlock: (state, batch, context) => timed('execution', () => executor.executeBlock(state, batch, context)) },
+    hasher,
+    nowNs,
+    log: createLogger({ level: 'silent' }),
+  })
+  const produceAll = async (txs: ReadyTx[]): Promise<void> => {
+    for (let i = 0; i < txs.length; i += BLOCK) {
+      const block = await producer.produce(txs.slice(i, i + BLOCK))
+      if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
+    }
+  }
+  const transfer = (to: string, amount: bigint): string => calldata('transfer(address,uint256)', to as `0x${string}`, amount)
+  const deployed = await producer.produce([
+    ready('deploy', sdkTransaction(accounts[0], { kind: 'deploy', payload: artifact(TOKEN_SOURCE, 'BenchToken').bin })),
+  ])
+  const token = deployed.receipts[0]?.contractAddress
+  if (token === undefined) throw new Error(`floors: the token was not deployed (${deployed.invalid[0]?.detail})`)
+  await produceAll(
+    accounts
+      .slice(1)
+      .map((account) =>
+        ready('invoke', sdkTransaction(accounts[0], { kind: 'invoke', to: token, payload: transfer(account.address, 10n ** 24n) })),
+      ),
+  )
+  const calls = Array.from({ length: count }, (_, i) =>
+    ready(
+      'invoke',
+      sdkTransaction(accounts[i % ACCOUNTS], {
+        kind: 'invoke',
+        to: token,
+        payload: transfer(accounts[(i * 7 + 1) % ACCOUNTS].address, 1n),
+      }),
+    ),
+  )
+  // a first block's worth warms the code paths (and the token's code cache) as a running node's are
+  await produceAll(calls.slice(0, BLOCK))
+  Object.assign(spent, { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 })
+  const produceThread = threadNs()
+  const produceProcess = processNs()
+  await produceAll(calls.slice(BLOCK))
+  const measured = calls.length - BLOCK
+  const perTx = (ns: number): number => ns / 1000 / measured
+  const produceUs = perTx(threadNs() - produceThread)
+  const offThreadUs = perTx(processNs() - produceProcess) - produceUs
+  await hasher.close()
+  await store.close()
+  return {
+    execution: { us: perTx(spent.execution), what: `executeBlock, blocks of ${BLOCK} ERC-20 transfer() calls` },
+    stateRoot: { us: perTx(spent.stateRoot), what: 'diff + lane hashes in one thread' },
+    commitEncoding: {
+      us: produceUs - perTx(spent.execution) - perTx(spent.stateRoot),
+      what: "roots, bloom, receipts with their logs and commitBlock's keying, encoding and LMDB instructions, this thread",
+    },
+    otherThreads: {
+      us: offThreadUs,
+      what: `this process's other threads while the blocks were made (V8's GC and compiler helpers for that work; LMDB's write transactions ${perTx(spent.commitProcess - spent.commitThread).toFixed(1)}; the pool log is not in this floor)`,
+    },
+  }
+}
+
 const { values } = parseOrExit(floorsCommand, process.argv.slice(2))
-if (values.workload !== 'transfers') {
-  console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers only)`)
+const measure = { transfers: measureTransfers, erc20: measureErc20 }[values.workload]
+if (measure === undefined) {
+  console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers and erc20 only)`)
 } else {
+  const count = values.workload === 'erc20' ? Math.max(Number(values.count), 2 * BLOCK) : Number(values.count)
   // a first pass compiles the code (the optimising compiler's threads would otherwise land in the
   // other threads' floor, which a node under a long load has long paid); the second is measured
-  await measureTransfers(Number(values.count))
+  await measure(count)
   offThreadNs = 0
-  const floors = await measureTransfers(Number(values.count))
+  const floors = await measure(count)
   if (values.json) console.log(JSON.stringify(floors))
   else
     for (const [stage, floor] of Object.entries(floors))

@@ -34,8 +34,9 @@
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
-import { type Address, bytesToHex, createAddressFromString, createZeroAddress, hexToBytes, type PrefixedHexString } from '@ethereumjs/util'
+import { type Address, bytesToHex, createAddressFromString, createZeroAddress } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
+import { keccak256 } from '../crypto/hash.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
 import { Opcode } from '../domain.ts'
 import { ethereumGasLimitOf, isEthereumTx } from '../eth/transaction.ts'
@@ -44,8 +45,12 @@ import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
 import { BlockState, StateReadError } from './block-state.ts'
+import { installFastMstore } from './fast-mstore.ts'
+import { hexToBytesChecked } from './hex-bytes.ts'
+import { cacheJumpAnalysis } from './jump-analysis.ts'
 import type { JvmEngine, JvmRun } from './jvm/engine.ts'
 import { OverlayStateManager } from './state-manager.ts'
+import { stepPlainOpcodesSynchronously } from './sync-steps.ts'
 import type { Tracer } from './trace.ts'
 
 /** reliability.md part B: a worst-case transaction must stay around 1 s of JS EVM time */
@@ -166,7 +171,6 @@ export interface Executor {
 
 // ---------------------------------------------------------------------------------------------
 
-const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})*$/
 const ADDRESS = /^0x[0-9a-f]{40}$/
 const ZERO_ADDRESS_UNPREFIXED = '0'.repeat(40)
 
@@ -230,7 +234,7 @@ function toLogs(result: ExecResult): Log[] {
 /** Hex payload to bytes, or undefined when it is not whole bytes of hex. */
 function payloadBytes(payload: Hex): Uint8Array | undefined {
   if (payload === '0x' || payload === '') return new Uint8Array(0)
-  return HEX_BYTES.test(payload) ? hexToBytes(payload as PrefixedHexString) : undefined
+  return hexToBytesChecked(payload)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -937,19 +941,21 @@ function jumpdestWithTurns(turn: () => Promise<void> | undefined): NonNullable<E
 /** Creates an executor; the EVM is built on first use and reused for every block. */
 /**
  * The interpreter asks the Common whether an EIP is active several times per opcode; Common
- * answers with `Array.includes` over every EIP of the hardfork (~100 for Osaka). A Set gives the
- * same answers; it is rebuilt whenever Common replaces its list (a hardfork or EIP change).
+ * answers with `Array.includes` over every EIP of the hardfork (~100 for Osaka). A table indexed by
+ * EIP number gives the same answers; it is rebuilt whenever Common replaces its list (a hardfork or
+ * EIP change).
  */
 function fastEipLookup(common: ReturnType<typeof createCustomCommon>): void {
   const owner = common as unknown as { _activatedEIPsCache: number[] }
   let from: number[] | undefined
-  let active = new Set<number>()
+  let active = new Uint8Array(0)
   common.isActivatedEIP = (eip: number): boolean => {
     if (owner._activatedEIPsCache !== from) {
       from = owner._activatedEIPsCache
-      active = new Set(from)
+      active = new Uint8Array(Math.max(0, ...from) + 1)
+      for (const n of from) active[n] = 1
     }
-    return active.has(eip)
+    return active[eip] === 1
   }
 }
 
@@ -963,11 +969,16 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   let engine: Promise<Engine> | undefined
   const getEngine = (): Promise<Engine> => {
     engine ??= (async () => {
-      const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK })
+      // the KECCAK256 opcode (every mapping slot) and CREATE's addresses hash with Keel's Keccak: the
+      // native sponge when it loads (crypto/hash.ts), ~3x @noble/hashes' on a mapping key's 64 bytes
+      const common = createCustomCommon({ chainId: Number(chainId) }, Mainnet, { hardfork: HARDFORK, customCrypto: { keccak256 } })
       fastEipLookup(common)
+      await cacheJumpAnalysis()
+      await stepPlainOpcodesSynchronously()
       const sm = new OverlayStateManager()
       let engineOfRun: Engine | undefined
       const evm = await createEVM({ common, stateManager: sm, customOpcodes: [jumpdestWithTurns(() => engineOfRun?.turn())] })
+      installFastMstore(evm)
       engineOfRun = new Engine(
         evm,
         sm,

@@ -12,20 +12,12 @@
  * record that SSTORE gas (EIP-2200/3529) needs.
  */
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
-import {
-  Account,
-  type Address,
-  bytesToHex,
-  hexToBytes,
-  KECCAK256_NULL,
-  KECCAK256_RLP,
-  type PrefixedHexString,
-  setLengthLeft,
-} from '@ethereumjs/util'
+import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP, type PrefixedHexString } from '@ethereumjs/util'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex } from '../domain.ts'
 import { ZERO_WORD } from '../domain.ts'
 import type { BlockState } from './block-state.ts'
+import { hexToBytesChecked, wordHex } from './hex-bytes.ts'
 
 interface CodeEntry {
   code: Hex
@@ -34,6 +26,13 @@ interface CodeEntry {
 }
 
 const EMPTY = new Uint8Array(0)
+
+/** a storage word as the overlay holds it (32-byte `0x` hex, block-state.ts toWord) → its bytes */
+function wordBytes(word: Hex): Uint8Array {
+  const bytes = hexToBytesChecked(word)
+  if (bytes === undefined) throw new Error(`storage word is not hex: ${word.slice(0, 80)}`)
+  return bytes
+}
 /** code cache entries kept across blocks before the cache is dropped */
 const CODE_CACHE_MAX = 4096
 
@@ -50,7 +49,7 @@ export class OverlayStateManager implements StateManagerInterface {
       const a = address.toString()
       const k = bytesToHex(key)
       const v = this.originals.get(a + k) ?? this.overlay().getStorage(a, k)
-      return v === ZERO_WORD ? EMPTY : hexToBytes(v as PrefixedHexString)
+      return v === ZERO_WORD ? EMPTY : wordBytes(v)
     },
     clear: (): void => this.originals.clear(),
   }
@@ -155,7 +154,7 @@ export class OverlayStateManager implements StateManagerInterface {
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     const v = this.overlay().getStorage(address.toString(), bytesToHex(key))
-    return v === ZERO_WORD ? EMPTY : hexToBytes(v as PrefixedHexString)
+    return v === ZERO_WORD ? EMPTY : wordBytes(v)
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
@@ -164,7 +163,7 @@ export class OverlayStateManager implements StateManagerInterface {
     const s = this.overlay()
     const ok = a + k
     if (!this.originals.has(ok)) this.originals.set(ok, s.getStorage(a, k))
-    s.putStorage(a, k, value.length === 0 ? ZERO_WORD : bytesToHex(setLengthLeft(value, 32)))
+    s.putStorage(a, k, value.length === 0 ? ZERO_WORD : wordHex(value))
   }
 
   async clearStorage(address: Address): Promise<void> {

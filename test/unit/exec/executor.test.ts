@@ -2,6 +2,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type ExecutionOutcome, ZERO_WORD } from '../../../src/domain.ts'
 import { type BlockTx, createExecutor, FROZEN_DETAIL, JVM_UNAVAILABLE } from '../../../src/exec/executor.ts'
+import { jumpAnalysisCount } from '../../../src/exec/jump-analysis.ts'
+import { syncStepCount } from '../../../src/exec/sync-steps.ts'
+import type { Tracer } from '../../../src/exec/trace.ts'
 import { calldata, compile, DEPLOYER, deployTx, invokeTx, MapState, maintainTx, mkTx, OTHER, topic, transferTx, word } from './helpers.ts'
 
 const SOURCE = `// SPDX-License-Identifier: UNLICENSED
@@ -289,6 +292,47 @@ test('upgrade: new behaviour at the same address, storage kept', async () => {
   assert.is(expectFail(bad.outcomes[0]).detail, 'upgrade failed: reverted: no')
   assert.is(expectFail(bad.outcomes[1]).detail, 'contract code is empty')
   assert.is(bad.changes.code.size, 0)
+})
+
+test("a contract's jump destinations are analysed once across calls and blocks, and anew when its code changes", async () => {
+  const { ex, state } = await withStore()
+  const before = jumpAnalysisCount.performed
+  const first = await ex.executeBlock(state, ok([invokeTx(FIRST, SET(1n)), invokeTx(FIRST, GET), invokeTx(FIRST, SET(2n))]), CTX)
+  first.outcomes.map(expectOk)
+  assert.is(jumpAnalysisCount.performed - before, 1, 'the runtime code, at its first call')
+  state.apply(first.changes)
+  const second = await ex.executeBlock(state, ok([invokeTx(FIRST, GET)]), { number: 3, timestamp: 3n })
+  assert.is(expectOk(second.outcomes[0]).ret, `0x${word(2n)}`)
+  assert.is(jumpAnalysisCount.performed - before, 1, 'a later block reuses it')
+  const upgraded = await ex.executeBlock(state, ok([maintainTx(FIRST, 1, C.StoreV2.bin), invokeTx(FIRST, GET)]), {
+    number: 4,
+    timestamp: 4n,
+  })
+  const [, get] = upgraded.outcomes.map(expectOk)
+  assert.is(get.ret, `0x${word(3n)}`, 'V2 runs: stored 2 + 1')
+  assert.is(jumpAnalysisCount.performed - before, 3, "V2's init code and its runtime code")
+})
+
+test("plain opcodes step synchronously; with a step listener every step is the EVM's own runStep, with the same outcome", async () => {
+  const { ex, state } = await withStore()
+  const txs = ok([invokeTx(FIRST, SET(7n)), invokeTx(FIRST, GET)])
+  const before = syncStepCount.taken
+  const plain = await ex.executeBlock(state, txs, CTX)
+  const fast = syncStepCount.taken - before
+  assert.ok(fast > 50, `${fast} steps taken synchronously`)
+  let steps = 0
+  const onStep = (): void => void steps++
+  const stepCounter: Tracer = {
+    attach: (evm) => void evm.events.on('step', onStep),
+    detach: (evm) => void evm.events.off('step', onStep),
+    result: () => ({ gas: 0, failed: false, returnValue: '0x', structLogs: [] }),
+  }
+  const tracedSet = await ex.traceInBlock(state, [], txs[0], CTX, stepCounter)
+  assert.is(syncStepCount.taken - before, fast, 'no synchronous step while a step listener watches')
+  assert.ok(steps > 0)
+  assert.equal(stripTime([tracedSet.outcome]), stripTime(plain.outcomes.slice(0, 1)))
+  const tracedGet = await ex.traceInBlock(state, txs.slice(0, 1), txs[1], CTX, stepCounter)
+  assert.equal(stripTime([...tracedGet.prior, tracedGet.outcome]), stripTime(plain.outcomes))
 })
 
 test('deploy failures change nothing, not even the deploy count', async () => {
