@@ -102,6 +102,28 @@ public class Hostile extends Contract {
     for (;;) kept.add(list.clone());
   }
   public int addAllCopies() { Integer[] many = new Integer[100_000]; List<Object> kept = new ArrayList<>(); for (;;) { List<Integer> l = new ArrayList<>(); Collections.addAll(l, many); kept.add(l); } }
+  record Holder(List<String> items) {}
+  static final class Shown { final String text; Shown(String text) { this.text = text; } public String toString() { return text; } }
+  /** text the JDK makes from 1,000 references to one 1,000,000-character String (10^9 characters), by each way in */
+  public int elementsText(int way) {
+    String big = "x".repeat(1_000_000);
+    List<String> list = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) list.add(big);
+    switch (way) {
+      case 0: return list.toString().length();
+      case 1: return String.valueOf(list).length();
+      case 2: return ("" + list).length();
+      case 3: return String.join(",", list).length();
+      case 4: return list.stream().collect(Collectors.joining()).length();
+      case 5: { StringJoiner j = new StringJoiner(","); for (String s : list) j.add(s); return j.toString().length(); }
+      case 6: return new StringBuilder().append(list).length();
+      case 7: { Map<Integer, List<String>> m = new TreeMap<>(); m.put(1, list); return m.toString().length(); }
+      case 8: return Arrays.toString(list.toArray()).length();
+      case 9: return new Holder(list).toString().length();
+      case 10: { Shown shown = new Shown(big); List<Object> own = new ArrayList<>(); for (int i = 0; i < 1000; i++) own.add(shown); return own.toString().length(); }
+      default: { String s = "x".repeat(8_000_000); return (${Array.from({ length: 100 }, () => 's').join(' + ')}).length(); }
+    }
+  }
   public int retain() { long[] before = HOLD[0]; HOLD[0] = new long[6_000_000]; return before == null ? 0 : before.length; }
 }
 `
@@ -346,6 +368,79 @@ export const ALLOCATION_CASES: HostileCase[] = [
     name: 'Collections.addAll of 100,000 elements, again and again',
     method: 'addAllCopies',
     args: [],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: "a collection's toString of 1,000 references to a 1,000,000-character String",
+    method: 'elementsText',
+    args: ['0'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'String.valueOf of a collection of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['1'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a collection concatenated to a String of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['2'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'String.join of a collection of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['3'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'Collectors.joining of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['4'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a StringJoiner of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['5'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'a collection appended to a StringBuilder of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['6'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: "a map's toString, of a collection of 1,000 references to a 1,000,000-character String",
+    method: 'elementsText',
+    args: ['7'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: 'Arrays.toString of 1,000 references to a 1,000,000-character String',
+    method: 'elementsText',
+    args: ['8'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    name: "a record's toString, of a collection of 1,000 references to a 1,000,000-character String",
+    method: 'elementsText',
+    args: ['9'],
+    expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
+  },
+  {
+    // its toString is contract code the JDK would call for each reference: its length is not known before
+    name: "a collection's toString of 1,000 references to an own object whose text is 1,000,000 characters",
+    method: 'elementsText',
+    args: ['10'],
+    expect: { kind: 'exception', error: /h\.Hostile\$Shown, whose text is not known before the JDK builds it/ },
+  },
+  {
+    name: 'a concatenation of 100 Strings of 8,000,000 characters',
+    method: 'elementsText',
+    args: ['11'],
     expect: { kind: 'memory', error: /memory budget of 64 MiB exceeded/ },
   },
   { name: 'a static slot given a 48 MB array in every call', method: 'retain', args: [], expect: { ret: '0' } },

@@ -152,6 +152,16 @@ test('step counts repeat exactly; a spent budget stops a finally block too; the 
   assert.ok(!short.ok && short.kind === 'budget', 'one step less does not')
 })
 
+test('a failing function called 20 times on one executor fails the same way each time (the JDK makes an accessor after 15 reflective calls)', async () => {
+  const outcomes = []
+  for (let i = 0; i < 20; i++) {
+    const r = await run('stubborn', [], 20_000)
+    outcomes.push(r.ok ? 'ok' : `${r.kind} ${r.error} ${r.steps}`)
+  }
+  assert.match(outcomes[0] ?? '', /^budget /)
+  assert.equal(outcomes, Array(20).fill(outcomes[0]))
+})
+
 test('functions inherited from a package-private base class are callable', async () => {
   const child = await compileJava(
     {

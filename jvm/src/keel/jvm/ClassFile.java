@@ -311,6 +311,12 @@ final class ClassFile {
     return add(new Entry(METHODREF, c, nat, null), "M" + owner + "." + name + descriptor);
   }
 
+  /** a dynamic call site of the same bootstrap method with another name and type */
+  int addInvokeDynamic(int bootstrap, String name, String descriptor) {
+    int nat = add(new Entry(NAME_AND_TYPE, addUtf8(name), addUtf8(descriptor), null), "N" + name + ":" + descriptor);
+    return add(new Entry(INVOKE_DYNAMIC, bootstrap, nat, null), "I" + bootstrap + ":" + name + descriptor);
+  }
+
   // ---- writing ----
 
   byte[] write() {

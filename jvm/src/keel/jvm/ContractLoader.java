@@ -17,8 +17,11 @@ final class ContractLoader extends ClassLoader {
   }
 
   /**
-   * What a proxy class the executor makes for a cross-contract call (CrossCalls) links against;
-   * contract bytecode naming these is refused by the scanner.
+   * What a proxy class the executor makes for a cross-contract call (CrossCalls) links against, and
+   * what the accessor the JDK generates for a contract method after it was invoked 15 times
+   * reflectively links against (InvocationTargetException: without it the 16th call of a method on
+   * one executor failed, whatever the contract); contract bytecode naming these is refused by the
+   * scanner.
    */
   private static final java.util.Set<String> PROXY_NAMES =
       java.util.Set.of(
@@ -26,6 +29,7 @@ final class ContractLoader extends ClassLoader {
           "java.lang.reflect.InvocationHandler",
           "java.lang.reflect.Method",
           "java.lang.reflect.UndeclaredThrowableException",
+          "java.lang.reflect.InvocationTargetException",
           "java.lang.Class",
           "java.lang.NoSuchMethodException",
           "java.lang.NoSuchMethodError",

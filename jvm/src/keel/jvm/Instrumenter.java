@@ -86,6 +86,19 @@ final class Instrumenter {
         GUARDED.put(b + ".append(" + t + ")L" + b + ";", new String[] {"append", "(L" + b + ";" + t + ")L" + b + ";"});
       GUARDED.put(b + ".appendCodePoint(I)L" + b + ";", new String[] {"appendCodePoint", "(L" + b + ";I)L" + b + ";"});
     }
+    // text made from elements: each element's text (and a delimiter) charged as it is added (Guards)
+    GUARDED.put("java/lang/String.join(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;",
+        new String[] {"join", "(Ljava/lang/CharSequence;[Ljava/lang/CharSequence;)Ljava/lang/String;"});
+    GUARDED.put("java/lang/String.join(Ljava/lang/CharSequence;Ljava/lang/Iterable;)Ljava/lang/String;",
+        new String[] {"join", "(Ljava/lang/CharSequence;Ljava/lang/Iterable;)Ljava/lang/String;"});
+    GUARDED.put("java/util/StringJoiner.add(Ljava/lang/CharSequence;)Ljava/util/StringJoiner;",
+        new String[] {"add", "(Ljava/util/StringJoiner;Ljava/lang/CharSequence;)Ljava/util/StringJoiner;"});
+    GUARDED.put("java/util/StringJoiner.merge(Ljava/util/StringJoiner;)Ljava/util/StringJoiner;",
+        new String[] {"merge", "(Ljava/util/StringJoiner;Ljava/util/StringJoiner;)Ljava/util/StringJoiner;"});
+    for (String args : new String[] {"", "Ljava/lang/CharSequence;", "Ljava/lang/CharSequence;Ljava/lang/CharSequence;Ljava/lang/CharSequence;"})
+      GUARDED.put("java/util/stream/Collectors.joining(" + args + ")Ljava/util/stream/Collector;", new String[] {"joining", "(" + args + ")Ljava/util/stream/Collector;"});
+    GUARDED.put("java/util/stream/Collectors.toMap(Ljava/util/function/Function;Ljava/util/function/Function;)Ljava/util/stream/Collector;",
+        new String[] {"toMap", "(Ljava/util/function/Function;Ljava/util/function/Function;)Ljava/util/stream/Collector;"});
     // operations that hold every element of a stream at once: each element passing is charged (Guards)
     String[][] buffering = {
       {"java/util/stream/Stream", "distinct", "()Ljava/util/stream/Stream;"},
@@ -345,7 +358,21 @@ final class Instrumenter {
         if (isJdk(ref[0])) spill = Math.max(spill, jdkCall(ref[0], ref[1], ref[2], insn.opcode, maxLocals, pre, post));
       }
       if (insn.opcode == INVOKEDYNAMIC) {
-        String[] nat = cf.nameAndType(cf.entry(u2(code, insn.offset + 1), ClassFile.INVOKE_DYNAMIC).b);
+        ClassFile.Entry site = cf.entry(u2(code, insn.offset + 1), ClassFile.INVOKE_DYNAMIC);
+        String[] nat = cf.nameAndType(site.b);
+        if (nat[1].endsWith(")Ljava/lang/String;") && (nat[0].equals("makeConcatWithConstants") || nat[0].equals("makeConcat"))) {
+          String concat = concatOperands(nat[1], maxLocals, pre);
+          spill = Math.max(spill, params(nat[1]).size() * 2);
+          if (!concat.equals(nat[1])) {
+            int idx = cf.addInvokeDynamic(site.a, nat[0], concat);
+            code[insn.offset + 1] = (byte) (idx >>> 8);
+            code[insn.offset + 2] = (byte) idx;
+          }
+        } else if (nat[0].equals("toString") && nat[1].endsWith(")Ljava/lang/String;") && params(nat[1]).size() == 1) {
+          // a record's toString, made by the JDK from its fields: their text is charged before
+          pre.u1(DUP);
+          pre.bytes(invoke(cf.addMethodref(GUARDS, "recordText", "(Ljava/lang/Object;)V")));
+        }
         // javac's string concatenation, a record's toString: the text it makes is new memory
         if (nat[1].endsWith(")Ljava/lang/String;")) {
           post.u1(DUP);
@@ -559,7 +586,7 @@ final class Instrumenter {
     return owner.startsWith("java/") && !own.contains(owner);
   }
 
-  private static final int LCONST_0 = 0x09, LADD = 0x61, ILOAD = 0x15, ISTORE = 0x36;
+  private static final int LCONST_0 = 0x09, LADD = 0x61, ILOAD = 0x15, ISTORE = 0x36, I2L = 0x85, SWAP = 0x5f;
 
   /** parameter descriptors of a method descriptor, one per parameter */
   static List<String> params(String descriptor) {
@@ -610,6 +637,16 @@ final class Instrumenter {
    * locals used.
    */
   private int jdkCall(String owner, String name, String descriptor, int opcode, int firstFree, Out pre, Out post) {
+    String text = JdkCosts.textOf(owner, name, descriptor);
+    if (text != null && opcode == INVOKESPECIAL) text = "superText"; // super.toString() of a subclass of a JDK collection
+    if (text != null) {
+      // the operand the JDK makes text from is on top (Objects.toString(o, fallback): under the fallback)
+      boolean under = descriptor.equals("(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/String;");
+      if (under) pre.u1(SWAP);
+      pre.u1(DUP);
+      pre.bytes(invoke(cf.addMethodref(GUARDS, text, "(Ljava/lang/Object;)V")));
+      if (under) pre.u1(SWAP);
+    }
     int capacity = JdkCosts.capacity(owner, name, descriptor);
     if (capacity != 0) {
       pre.u1(DUP);
@@ -677,6 +714,53 @@ final class Instrumenter {
       post.bytes(invoke(cf.addMethodref(METER, made, "(Ljava/lang/Object;)V")));
     }
     return used;
+  }
+
+  /**
+   * Before javac's string concatenation: its operands are parked in locals above the method's own;
+   * each that is not a String or a primitive is made a String (Guards.concatOperand: a JDK
+   * container's text is charged before it is made); the text of all of them (a String's length, a
+   * primitive's longest text) is charged; they are put back. Returns the call site's type with those
+   * operands as Strings.
+   */
+  private String concatOperands(String descriptor, int firstFree, Out pre) {
+    List<String> params = params(descriptor);
+    int[] slot = new int[params.size()];
+    int next = firstFree;
+    for (int k = 0; k < params.size(); k++) {
+      slot[k] = next;
+      next += params.get(k).equals("J") || params.get(k).equals("D") ? 2 : 1;
+    }
+    for (int k = params.size() - 1; k >= 0; k--) local(pre, ISTORE + typeOffset(params.get(k)), slot[k]);
+    StringBuilder type = new StringBuilder("(");
+    int fixed = 0;
+    for (int k = 0; k < params.size(); k++) {
+      String p = params.get(k);
+      if (typeOffset(p) == 4) {
+        if (!p.equals("Ljava/lang/String;")) {
+          local(pre, ILOAD + 4, slot[k]);
+          pre.bytes(invoke(cf.addMethodref(GUARDS, "concatOperand", "(Ljava/lang/Object;)Ljava/lang/String;")));
+          local(pre, ISTORE + 4, slot[k]);
+        }
+        type.append("Ljava/lang/String;");
+      } else {
+        type.append(p);
+        fixed += p.equals("C") ? 1 : p.equals("Z") ? 5 : p.equals("J") ? 20 : p.equals("F") ? 15 : p.equals("D") ? 24 : 11;
+      }
+    }
+    type.append(")Ljava/lang/String;");
+    pre.u1(SIPUSH);
+    pre.u2(fixed);
+    pre.u1(I2L);
+    for (int k = 0; k < params.size(); k++) {
+      if (typeOffset(params.get(k)) != 4) continue;
+      local(pre, ILOAD + 4, slot[k]);
+      pre.bytes(invoke(cf.addMethodref(GUARDS, "length", "(Ljava/lang/String;)J")));
+      pre.u1(LADD);
+    }
+    pre.bytes(invoke(cf.addMethodref(GUARDS, "concat", "(J)V")));
+    for (int k = 0; k < params.size(); k++) local(pre, ILOAD + typeOffset(params.get(k)), slot[k]);
+    return type.toString();
   }
 
   private static int indexOf(int[] indexAt, int offset, int codeLength, String what) throws ClassFile.FormatException {

@@ -273,6 +273,27 @@ final class JdkCosts {
     }
   }
 
+  /**
+   * JDK calls that make text from an operand that may be a container (its toString, String.valueOf,
+   * Objects.toString, a builder's insert, Arrays.toString): the Guards method charging that text's
+   * longest length before the call, or null.
+   */
+  static String textOf(String owner, String name, String descriptor) {
+    if (name.equals("toString") && descriptor.equals("()Ljava/lang/String;")) return "text";
+    switch (owner + "." + name + descriptor) {
+      case "java/lang/String.valueOf(Ljava/lang/Object;)Ljava/lang/String;":
+      case "java/util/Objects.toString(Ljava/lang/Object;)Ljava/lang/String;":
+      case "java/util/Objects.toString(Ljava/lang/Object;Ljava/lang/String;)Ljava/lang/String;":
+      case "java/lang/StringBuilder.insert(ILjava/lang/Object;)Ljava/lang/StringBuilder;":
+      case "java/lang/StringBuffer.insert(ILjava/lang/Object;)Ljava/lang/StringBuffer;":
+        return "text";
+      case "java/util/Arrays.deepToString([Ljava/lang/Object;)Ljava/lang/String;":
+        return "deepArrayText";
+      default:
+        return owner.equals("java/util/Arrays") && name.equals("toString") && descriptor.startsWith("([") ? "arrayText" : null;
+    }
+  }
+
   /** JDK methods that add to a collection or a builder: a method reference may not name them (a lambda's body is contract code, charged) */
   private static final Set<String> GROWING = Set.of("add", "addAll", "addFirst", "addLast", "offer", "offerFirst", "offerLast", "push", "put",
       "putAll", "putIfAbsent", "merge", "compute", "computeIfAbsent", "computeIfPresent", "append", "insert", "set", "setLength",
@@ -287,7 +308,8 @@ final class JdkCosts {
     if (owner.startsWith("java/") && GROWING.contains(name))
       return "the JDK would call it for each element it passes, and what it adds would be charged nowhere; write a lambda that calls it";
     if (charged(owner, name, descriptor, receiver) == null && capacity(owner, name, descriptor) == 0 && range(owner, name, descriptor) == 0
-        && !Instrumenter.GUARDED.containsKey(owner + "." + name + descriptor) && made(owner, descriptor) == null)
+        && !Instrumenter.GUARDED.containsKey(owner + "." + name + descriptor) && made(owner, descriptor) == null
+        && textOf(owner, name, descriptor) == null)
       return null;
     return "its cost is charged where it is called; write a lambda that calls it";
   }
