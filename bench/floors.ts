@@ -196,6 +196,46 @@ async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
   return (2 * (requestSide + chainSideNs)) / 1000 / (records.length * rounds)
 }
 
+/**
+ * A block producer over `store` with the executor and an in-thread state hasher, timing execution,
+ * the state root and the commit apart (this thread's CPU; the process's too for the commit, whose
+ * LMDB write transaction runs on another thread). `spent` adds up ns as blocks are made.
+ */
+async function measuredProducer(store: Awaited<ReturnType<typeof openStore>>, nowNs: () => bigint) {
+  const executor = createExecutor({})
+  const hasher = await createStateHasher({ worker: false })
+  const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
+  const timed = async <T>(key: 'execution' | 'stateRoot', run: () => Promise<T>): Promise<T> => {
+    const started = threadNs()
+    const result = await run()
+    spent[key] += threadNs() - started
+    return result
+  }
+  const producer = createBlockProducer({
+    store: {
+      height: () => store.height(),
+      findBySignHash: (from, signHash) => store.findBySignHash(from, signHash),
+      getBlock: (number) => store.getBlock(number),
+      get state() {
+        return store.state
+      },
+      stateRootAfterOn: (on, changes) => timed('stateRoot', () => store.stateRootAfterOn(on, changes)),
+      async commitBlock(block) {
+        const thread = threadNs()
+        const whole = processNs()
+        await store.commitBlock(block)
+        spent.commitThread += threadNs() - thread
+        spent.commitProcess += processNs() - whole
+      },
+    },
+    executor: { executeBlock: (state, batch, context) => timed('execution', () => executor.executeBlock(state, batch, context)) },
+    hasher,
+    nowNs,
+    log: createLogger({ level: 'silent' }),
+  })
+  return { producer, spent, hasher }
+}
+
 async function measureTransfers(count: number): Promise<Floors> {
   const { bodies, params } = transactions(count)
   const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
@@ -241,13 +281,12 @@ async function measureTransfers(count: number): Promise<Floors> {
   await store.initGenesis(
     Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount('keel-floors', i).address, balance: 10n ** 15n })),
   )
-  const quiet = createLogger({ level: 'silent' })
   const pool = createTxPool({
     store,
     verifier: { verify: async () => Promise.reject(new Error('every transaction arrives verified')) },
     capacity: count * 2,
     verifyBatch: 512,
-    log: quiet,
+    log: createLogger({ level: 'silent' }),
   })
   // the transactions as the chain thread has them: decoded from the records a verify worker made
   const admitted = records.map((record) => decodeAdmitted(record).tx)
@@ -263,37 +302,7 @@ async function measureTransfers(count: number): Promise<Floors> {
     what: "the pool's checks and reservations (pool.add less its log append)",
   }
 
-  const executor = createExecutor({})
-  const hasher = await createStateHasher({ worker: false })
-  const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
-  const timed = async <T>(key: 'execution' | 'stateRoot', run: () => Promise<T>): Promise<T> => {
-    const started = threadNs()
-    const result = await run()
-    spent[key] += threadNs() - started
-    return result
-  }
-  const producer = createBlockProducer({
-    store: {
-      height: () => store.height(),
-      findBySignHash: (from, signHash) => store.findBySignHash(from, signHash),
-      getBlock: (number) => store.getBlock(number),
-      get state() {
-        return store.state
-      },
-      stateRootAfterOn: (on, changes) => timed('stateRoot', () => store.stateRootAfterOn(on, changes)),
-      async commitBlock(block) {
-        const thread = threadNs()
-        const whole = processNs()
-        await store.commitBlock(block)
-        spent.commitThread += threadNs() - thread
-        spent.commitProcess += processNs() - whole
-      },
-    },
-    executor: { executeBlock: (state, batch, context) => timed('execution', () => executor.executeBlock(state, batch, context)) },
-    hasher,
-    nowNs,
-    log: quiet,
-  })
+  const { producer, spent, hasher } = await measuredProducer(store, nowNs)
   let produced = 0
   const produceThread = threadNs()
   const produceProcess = processNs()
@@ -340,37 +349,7 @@ async function measureErc20(count: number): Promise<Floors> {
   })
   const store = await openStore(join(scratchDir('keel-floors-erc20-'), 'ledger'))
   await store.initGenesis(accounts.map((account) => ({ address: account.address, balance: 10n ** 15n })))
-  const executor = createExecutor({})
-  const hasher = await createStateHasher({ worker: false })
-  const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
-  const timed = async <T>(key: 'execution' | 'stateRoot', run: () => Promise<T>): Promise<T> => {
-    const started = threadNs()
-    const result = await run()
-    spent[key] += threadNs() - started
-    return result
-  }
-  const producer = createBlockProducer({
-    store: {
-      height: () => store.height(),
-      findBySignHash: (from, signHash) => store.findBySignHash(from, signHash),
-      getBlock: (number) => store.getBlock(number),
-      get state() {
-        return store.state
-      },
-      stateRootAfterOn: (on, changes) => timed('stateRoot', () => store.stateRootAfterOn(on, changes)),
-      async commitBlock(block) {
-        const thread = threadNs()
-        const whole = processNs()
-        await store.commitBlock(block)
-        spent.commitThread += threadNs() - thread
-        spent.commitProcess += processNs() - whole
-      },
-    },
-    executor: { executeBlock: (state, batch, context) => timed('execution', () => executor.executeBlock(state, batch, context)) },
-    hasher,
-    nowNs,
-    log: createLogger({ level: 'silent' }),
-  })
+  const { producer, spent, hasher } = await measuredProducer(store, nowNs)
   const produceAll = async (txs: ReadyTx[]): Promise<void> => {
     for (let i = 0; i < txs.length; i += BLOCK) {
       const block = await producer.produce(txs.slice(i, i + BLOCK))
