@@ -248,6 +248,16 @@ class Child {
   kill(): void {
     if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL')
   }
+
+  /** Closes its stdin (the child exits when it reads the end) and waits for it, killing it after a grace period. */
+  async retire(): Promise<void> {
+    if (this.dead !== undefined) return
+    const exited = new Promise<void>((resolve) => this.proc.once('exit', () => resolve()))
+    this.proc.stdin?.end()
+    const timer = setTimeout(() => this.kill(), KILL_GRACE_MS)
+    await exited
+    clearTimeout(timer)
+  }
 }
 
 class CallTimeout extends Error {
@@ -407,12 +417,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
     heapMiB = needed
     const c = child
     child = undefined
-    if (c === undefined || c.dead !== undefined) return
-    const exited = new Promise<void>((resolve) => c.proc.once('exit', () => resolve()))
-    c.proc.stdin?.end()
-    const timer = setTimeout(() => c.kill(), KILL_GRACE_MS)
-    await exited
-    clearTimeout(timer)
+    await c?.retire()
   }
 
   const callSerially = async (request: JvmCall): Promise<JvmCallResult> => {
@@ -530,12 +535,7 @@ export function createJvmExecutor(options: JvmExecutorOptions): JvmExecutor {
       await starting?.catch(() => undefined)
       const c = child
       child = undefined
-      if (c === undefined || c.dead !== undefined) return
-      const exited = new Promise<void>((resolve) => c.proc.once('exit', () => resolve()))
-      c.proc.stdin?.end()
-      const timer = setTimeout(() => c.kill(), KILL_GRACE_MS)
-      await exited
-      clearTimeout(timer)
+      await c?.retire()
     },
   }
 }
