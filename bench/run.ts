@@ -8,7 +8,7 @@
  * markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--batch-timeout-ms <ms>]
+ *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--cores <n>] [--batch-timeout-ms <ms>]
  *                 [--node-repo <checkout>] [--label <name>] [--ledger]
  *
  * `--ledger` (issue 27) profiles every thread of the node (--cpu-prof) and prints, per transaction
@@ -84,6 +84,12 @@ export const benchCommand = {
     'read-concurrency': { type: 'string', value: 'n', default: '64', description: 'connections of the read workloads' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
     threads: { type: 'string', description: "the local node's jsonrpc.threads (request threads; its config's default when not given)" },
+    cores: {
+      type: 'string',
+      value: 'n',
+      description:
+        "the local node's node.cores (its thread layout: 1 runs everything on the chain thread; its config's default when not given)",
+    },
     'batch-timeout-ms': {
       type: 'string',
       value: 'ms',
@@ -152,6 +158,7 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     genesis,
     ...chain,
     ...(values.threads === undefined ? {} : { threads: Number(values.threads) }),
+    ...(values.cores === undefined ? {} : { cores: Number(values.cores) }),
     ...(values['batch-timeout-ms'] === undefined || chain.batchSize !== undefined
       ? {}
       : { batchTimeoutMs: Number(values['batch-timeout-ms']) }),
