@@ -74,7 +74,7 @@ interface Rule {
 /**
  * Rules, tried on each frame from the innermost outwards; the first frame any rule matches names the
  * sample's stage. Order inside the list matters only for one frame matched by two rules.
- * Files not listed (hash helpers, msgpack, lmdb's reads, sign strings, JSON stringify) name no
+ * Files not listed (hash helpers, msgpack, the record codec, lmdb's reads, sign strings, JSON stringify) name no
  * stage: their caller's does.
  */
 const RULES: readonly Rule[] = [
@@ -135,7 +135,6 @@ const RULES: readonly Rule[] = [
   { stage: 'execution', url: '@ethereumjs/' },
   { stage: 'execution', url: 'governance/' },
   { stage: 'lmdbWrite', url: 'lmdb/write.' },
-  { stage: 'commitEncoding', url: 'store/record-codec.' },
   { stage: 'commitEncoding', url: 'store/db.' },
   { stage: 'commitEncoding', url: 'store/repos/' },
   { stage: 'commitEncoding', url: 'store/codec.' },
