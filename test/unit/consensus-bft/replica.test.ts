@@ -182,6 +182,25 @@ test('the primary cut off with transactions of its own: the others move on; heal
   assert.ok(executedEverywhere(sim, everyone(4), [...alone, ...during, ...after]), 'all four hold everything once healed')
 })
 
+test('every replica killed at once with batches in flight (F3): restarted, the primary is bound by its votes for those seqs and takes nothing it cannot propose; what only it held is executed everywhere', () => {
+  const sim = createSim({ n: 4, seed: 20 })
+  sim.run(500)
+  // sent to the primary, which proposes batches at once; all four die before its relays and
+  // pre-prepares arrive: these transactions are in its pool (its log) only, its votes on disk
+  const onlyAtPrimary = sim.submit(25, 1)
+  sim.run(3)
+  assert.ok(
+    sim.nodes.get(1)!.sent.some((m) => m.body.type === 'pre-prepare'),
+    'the primary proposed before the crash',
+  )
+  for (const id of everyone(4)) sim.crash(id)
+  sim.run(100) // what was in flight is lost
+  for (const id of everyone(4)) sim.restart(id)
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), onlyAtPrimary), 'every transaction only the primary held is executed on all four')
+})
+
 test('fuzz: 150 seeds of loss, delay and crash/restart of at most f replicas: never a fork, and everything executed in the end', () => {
   for (let seed = 100; seed < 250; seed++) {
     const sim = createSim({ n: 4, seed, drop: 0.05, maxDelayMs: 40, batchSize: 5 })
