@@ -182,6 +182,26 @@ test('the primary cut off with transactions of its own: the others move on; heal
   assert.ok(executedEverywhere(sim, everyone(4), [...alone, ...during, ...after]), 'all four hold everything once healed')
 })
 
+test('the primary cut off with transactions of its own while the others go on under load: healed, it fetches their blocks past its own batches (state transfer at a checkpoint), and what only it held is still ordered', () => {
+  const sim = createSim({ n: 4, seed: 21 })
+  sim.run(500)
+  sim.isolate(1)
+  const alone = sim.submit(10, 1)
+  sim.submit(40, 2)
+  sim.run(15_000)
+  sim.heal()
+  // checkpoints keep coming while it is still in the old view: they bring it past the seqs of the
+  // batches it proposed alone, which the others filled with their own
+  for (let i = 0; i < 60; i++) {
+    sim.submit(5, 2)
+    sim.run(100)
+  }
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(sim.nodes.get(1)!.fetched.size > 0, 'replica 1 caught up by state transfer')
+  assert.ok(executedEverywhere(sim, everyone(4), alone), 'what only replica 1 held is executed on all four')
+})
+
 test('every replica killed at once with batches in flight (F3): restarted, the primary is bound by its votes for those seqs and takes nothing it cannot propose; what only it held is executed everywhere', () => {
   const sim = createSim({ n: 4, seed: 20 })
   sim.run(500)
