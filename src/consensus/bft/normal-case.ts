@@ -30,6 +30,11 @@ export abstract class NormalCase extends ReplicaCore {
     while (this.seqNo < this.stable.seq + L && this.seqNo - this.lastDelivered < PIPELINE) {
       const seq = this.seqNo + 1
       if (this.primaryAt(this.view, seq) !== this.self) return
+      // a batch proposed for this (view, seq) before a restart binds this replica (recordVote), and
+      // any batch made now differs from it (its time at least): none can be proposed until a view
+      // change moves on, so nothing is taken out of the pool for it
+      const earlier = this.ownVotes.get(seq)
+      if (earlier !== undefined && earlier.view === this.view) return
       const votes = [...this.memberVotes.values()]
         .filter((vote) => !this.membership.settled({ ...vote.body, from: vote.from }))
         .slice(0, MAX_BATCH_VOTES)
@@ -47,7 +52,11 @@ export abstract class NormalCase extends ReplicaCore {
         digest: batchDigest(seq, timestamp, txHashes, votes),
       }
       if (votes.length > 0) body.votes = votes
-      if (!this.recordVote(seq, body.digest)) return
+      if (!this.recordVote(seq, body.digest)) {
+        // taken and never proposed: back to the pool, or they would wait there, taken, for ever (F3)
+        if (txHashes.length > 0) this.host.returnToPool(txHashes)
+        return
+      }
       this.seqNo = seq
       this.lastTimestamp = timestamp
       const message = this.sign(body)

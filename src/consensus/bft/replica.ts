@@ -221,7 +221,16 @@ export function createReplica(options: ReplicaOptions): Replica {
       if (seq > r.lastDelivered) r.lastDelivered = seq
       if (seq > r.seqNo) r.seqNo = seq
       r.checkJoined()
-      for (const s of [...r.slots.keys()]) if (s <= seq) r.slots.delete(s)
+      // the blocks fetched decided those seqs: this replica's own batches among them that they did not
+      // commit (the others moved on in a view it missed) go back to the pool (what they did commit is
+      // settled already), or their transactions would stay taken, neither ordered nor re-gossiped
+      const dropped: Hex[] = []
+      for (const [s, slot] of r.slots) {
+        if (s > seq) continue
+        if (slot.prePrepare?.from === r.self) dropped.push(...slot.prePrepare.body.txHashes)
+        r.slots.delete(s)
+      }
+      if (dropped.length > 0) r.host.returnToPool(dropped)
       r.lastProgress = r.host.now()
       r.host.event({ kind: 'recovery-finished', view: r.view, height: seq })
       r.checkStable(seq - (seq % K))

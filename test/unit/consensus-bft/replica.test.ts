@@ -182,6 +182,45 @@ test('the primary cut off with transactions of its own: the others move on; heal
   assert.ok(executedEverywhere(sim, everyone(4), [...alone, ...during, ...after]), 'all four hold everything once healed')
 })
 
+test('the primary cut off with transactions of its own while the others go on under load: healed, it fetches their blocks past its own batches (state transfer at a checkpoint), and what only it held is still ordered', () => {
+  const sim = createSim({ n: 4, seed: 21 })
+  sim.run(500)
+  sim.isolate(1)
+  const alone = sim.submit(10, 1)
+  sim.submit(40, 2)
+  sim.run(15_000)
+  sim.heal()
+  // checkpoints keep coming while it is still in the old view: they bring it past the seqs of the
+  // batches it proposed alone, which the others filled with their own
+  for (let i = 0; i < 60; i++) {
+    sim.submit(5, 2)
+    sim.run(100)
+  }
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(sim.nodes.get(1)!.fetched.size > 0, 'replica 1 caught up by state transfer')
+  assert.ok(executedEverywhere(sim, everyone(4), alone), 'what only replica 1 held is executed on all four')
+})
+
+test('every replica killed at once with batches in flight (F3): restarted, the primary is bound by its votes for those seqs and takes nothing it cannot propose; what only it held is executed everywhere', () => {
+  const sim = createSim({ n: 4, seed: 20 })
+  sim.run(500)
+  // sent to the primary, which proposes batches at once; all four die before its relays and
+  // pre-prepares arrive: these transactions are in its pool (its log) only, its votes on disk
+  const onlyAtPrimary = sim.submit(25, 1)
+  sim.run(3)
+  assert.ok(
+    sim.nodes.get(1)!.sent.some((m) => m.body.type === 'pre-prepare'),
+    'the primary proposed before the crash',
+  )
+  for (const id of everyone(4)) sim.crash(id)
+  sim.run(100) // what was in flight is lost
+  for (const id of everyone(4)) sim.restart(id)
+  sim.run(30_000)
+  assertNoFork(sim, everyone(4))
+  assert.ok(executedEverywhere(sim, everyone(4), onlyAtPrimary), 'every transaction only the primary held is executed on all four')
+})
+
 test('fuzz: 150 seeds of loss, delay and crash/restart of at most f replicas: never a fork, and everything executed in the end', () => {
   for (let seed = 100; seed < 250; seed++) {
     const sim = createSim({ n: 4, seed, drop: 0.05, maxDelayMs: 40, batchSize: 5 })

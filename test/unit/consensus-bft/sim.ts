@@ -308,7 +308,9 @@ export function createSim(options: SimOptions) {
   }
 
   const regossip = (node: Node): void => {
-    const waiting = node.pool.filter((h) => !node.executed.has(h))
+    // what waits, as the node's pool.waiting answers: a transaction in a batch this node proposed
+    // (taken) is not sent again, so one the replica takes and never gives back is lost with it
+    const waiting = node.pool.filter((h) => !node.executed.has(h) && !node.taken.has(h))
     for (const other of nodes.values()) {
       if (other === node || cut.has(`${node.id}>${other.id}`)) continue
       schedule(1 + Math.floor(random() * maxDelay), () => {
