@@ -5,23 +5,16 @@
  * is also the validity check (the executor used to run a regular expression first, then decode).
  */
 import type { Hex } from '../domain.ts'
-
-/** a character code's nibble value, 255 when it is not a hex digit */
-const NIBBLE = new Uint8Array(128).fill(255)
-for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i
-for (let i = 0; i < 6; i++) {
-  NIBBLE[97 + i] = 10 + i
-  NIBBLE[65 + i] = 10 + i
-}
+import { hexDigit } from '../wire/hex-digits.ts'
 
 /** `0x` + whole bytes of hex (either case) → the bytes; undefined for anything else (odd length, a non-hex digit, no prefix). */
 export function hexToBytesChecked(hex: string): Uint8Array | undefined {
   if (hex.length < 2 || hex.charCodeAt(0) !== 48 || hex.charCodeAt(1) !== 120 || hex.length % 2 !== 0) return undefined
   const out = new Uint8Array((hex.length - 2) >> 1)
   for (let i = 0, c = 2; i < out.length; i++, c += 2) {
-    const high = NIBBLE[hex.charCodeAt(c)] ?? 255
-    const low = NIBBLE[hex.charCodeAt(c + 1)] ?? 255
-    if (high === 255 || low === 255) return undefined
+    const high = hexDigit(hex.charCodeAt(c))
+    const low = hexDigit(hex.charCodeAt(c + 1))
+    if (high < 0 || low < 0) return undefined
     out[i] = (high << 4) | low
   }
   return out

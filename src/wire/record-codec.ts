@@ -40,6 +40,7 @@
  * written by the first lists).
  */
 import { addExtension, Unpackr } from 'msgpackr'
+import { lowerHexDigit } from './hex-digits.ts'
 
 const MARK = 0xc1
 
@@ -218,11 +219,6 @@ function writeVarint(n: number): void {
 
 const zigzag = (n: number): number => (n >= 0 ? n * 2 : -n * 2 - 1)
 
-/** hex digit value by character code: lower-case hex digits only, -1 for anything else */
-const NIBBLE = new Int8Array(128).fill(-1)
-for (let digit = 0; digit < 16; digit++) NIBBLE['0123456789abcdef'.charCodeAt(digit)] = digit
-const nibble = (code: number): number => (code < 128 ? NIBBLE[code] : -1)
-
 /**
  * Lower-case hex text of 20 bytes or more (after an optional `0x`) as its bytes; false, and nothing
  * written, for any other string.
@@ -238,8 +234,8 @@ function writeHex(text: string): boolean {
   out[at++] = prefixed ? TAG.prefixedHex : TAG.bareHex
   writeVarint(length)
   for (let i = from; i < text.length; i += 2) {
-    const high = nibble(text.charCodeAt(i))
-    const low = nibble(text.charCodeAt(i + 1))
+    const high = lowerHexDigit(text.charCodeAt(i))
+    const low = lowerHexDigit(text.charCodeAt(i + 1))
     if (high < 0 || low < 0) {
       at = mark
       return false
