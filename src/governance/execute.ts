@@ -126,6 +126,9 @@ function modeName(mode: number): string {
   return mode === 0 ? 'not set' : `${CA_MODES[mode]} (${mode})`
 }
 
+/** A certificate's subject or issuer on one line, as a refusal names it. */
+const oneLine = (name: string): string => name.replaceAll('\n', ', ')
+
 /**
  * A certificate (PEM text) read and checked at a block's time: parsed, and within its validity.
  * node:crypto's X509Certificate parses and verifies the same bytes alike on every node.
@@ -139,9 +142,7 @@ function certificateAt(pem: string, blockTime: bigint, what: string): X509Certif
   }
   const ms = Number(blockTime / 1_000_000n)
   if (ms < Date.parse(cert.validFrom) || ms > Date.parse(cert.validTo))
-    refuse(
-      `${what} (${cert.subject.replaceAll('\n', ', ')}) is not valid at the block's time: it is valid from ${cert.validFrom} to ${cert.validTo}`,
-    )
+    refuse(`${what} (${oneLine(cert.subject)}) is not valid at the block's time: it is valid from ${cert.validFrom} to ${cert.validTo}`)
   return cert
 }
 
@@ -181,14 +182,19 @@ class ParamsMismatch extends Error {}
 
 const MAX_BALANCE = 2n ** 63n - 1n
 
+/** The result of an operation a `type` proposal does not hold. */
+const notHeld = (type: ProposalType): OperationResult => ({
+  code: OpCode.methodNotExist,
+  msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}`,
+})
+
 /**
  * An operation of a `type` proposal judged by `run`: success, or the refusal its error names, in
  * the codes the SDK reads (an unexpected error is thrown on). A method the type does not hold is
  * refused before `run`.
  */
 function operationResult(type: ProposalType, op: Operation, run: () => void): OperationResult {
-  if (!METHODS_OF[type].includes(op.method))
-    return { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` }
+  if (!METHODS_OF[type].includes(op.method)) return notHeld(type)
   try {
     run()
     return { code: OpCode.success }
@@ -381,12 +387,12 @@ class Contracts {
         if (mode !== CENTER)
           refuse(`AddRootCA needs CA mode center (1); this chain's CA mode is ${modeName(mode)} (a CA proposal's SetCAMode sets it once)`)
         const root = certificateAt(argText(operation, 0), this.bvm.blockTime, 'the root CA')
-        if (!root.ca) refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is not a CA certificate (basicConstraints CA:TRUE)`)
+        if (!root.ca) refuse(`the root CA ${oneLine(root.subject)} is not a CA certificate (basicConstraints CA:TRUE)`)
         if (!root.checkIssued(root) || !root.verify(root.publicKey))
-          refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is not self-signed: a root CA signs its own certificate`)
+          refuse(`the root CA ${oneLine(root.subject)} is not self-signed: a root CA signs its own certificate`)
         const pem = root.toString()
         if (this.gov.rootCAs().some((known) => new X509Certificate(known).fingerprint256 === root.fingerprint256))
-          refuse(`the root CA ${root.subject.replaceAll('\n', ', ')} is on the chain already`)
+          refuse(`the root CA ${oneLine(root.subject)} is on the chain already`)
         this.gov.addRootCA(pem)
         return ok(null)
       }
@@ -409,7 +415,7 @@ class Contracts {
     })
     if (!issued)
       refuse(
-        `the certificate (${cert.subject.replaceAll('\n', ', ')}, issued by ${cert.issuer.replaceAll('\n', ', ')}) is not issued by any of the chain's ${roots.length} root CAs (RootCA.GetRootCAs)`,
+        `the certificate (${oneLine(cert.subject)}, issued by ${oneLine(cert.issuer)}) is not issued by any of the chain's ${roots.length} root CAs (RootCA.GetRootCAs)`,
       )
   }
 
@@ -746,11 +752,7 @@ class Contracts {
     } else refuse(`Direct runs NODE and CA contents only; a ${JSON.stringify(type)} proposal is created and voted`)
     const results: OperationResult[] = []
     for (const op of operations)
-      results.push(
-        METHODS_OF[type].includes(op.method)
-          ? await this.perform(type, op, this.bvm.from)
-          : { code: OpCode.methodNotExist, msg: `a ${type} proposal holds ${METHODS_OF[type].join(', ')}` },
-      )
+      results.push(METHODS_OF[type].includes(op.method) ? await this.perform(type, op, this.bvm.from) : notHeld(type))
     return ok(base64Of(JSON.stringify(results)))
   }
 
