@@ -30,7 +30,7 @@ export const SOURCES_BUILD_ENV = 'KEEL_NODE_BUILD'
  * The module to run for a module of this code base named by its source file: its built `.js` twin
  * when this code runs built, or its twin in the build KEEL_NODE_BUILD names.
  */
-export function runnableModule(source: URL): URL {
+function runnableModule(source: URL): URL {
   if (!source.pathname.endsWith('.ts')) return source
   if (runningBuilt) return new URL(source.href.replace(/\.ts$/, '.js'))
   const build = process.env[SOURCES_BUILD_ENV]

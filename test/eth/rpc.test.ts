@@ -16,7 +16,7 @@ import WebSocket from 'ws'
 import { type KeelNode, startNode } from '../../src/node.ts'
 import { commit, ok } from '../helpers/chain.ts'
 import { eth, ethOk, ethReceipt, fixtureArtifacts, tokenArtifact } from '../helpers/eth.ts'
-import { Algo, Config, govClient, Proposal, ProviderManager, ServiceManager } from '../helpers/governance.ts'
+import { Algo, filterRulesProposal, govClient, Proposal, ProviderManager, ServiceManager } from '../helpers/governance.ts'
 import { post, startTestNode } from '../helpers/node.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -573,18 +573,7 @@ test("an Ethereum transaction a governance rule refuses at execution uses its no
   const gov = await govClient(url)
   const admin = ServiceManager.getAccountService(ProviderManager.emptyManager()).fromPrivateKey(carolKey.slice(2), Algo.ECRAW)
   const rule = { id: 1, name: 'no victim', to: [victim], vm: ['transfer'], allow_anyone: false, authorized_roles: [], forbidden_roles: [] }
-  const created = await gov.ok(
-    admin,
-    Proposal()
-      .createForConfig(
-        Config()
-          .setFilterRules([rule] as never)
-          .build(),
-        Config().setFilterEnable(true).build(),
-      )
-      .build(),
-    'the rule',
-  )
+  const created = await gov.ok(admin, filterRulesProposal([rule]), 'the rule')
   await gov.ok(
     admin,
     Proposal()

@@ -132,6 +132,18 @@ export const Cns = () => new BvmOperation.CNS.Builder()
 export const ContractOp = () => new BvmOperation.Contract.Builder()
 export const NodeOp = () => new BvmOperation.Node.Builder()
 
+/** A CONFIG proposal that sets these namespace filter rules (the SDK's NsFilterRule) and turns filtering on. */
+export function filterRulesProposal(rules: object[]): ReturnType<ReturnType<typeof Proposal>['build']> {
+  return Proposal()
+    .createForConfig(
+      Config()
+        .setFilterRules(rules as never)
+        .build(),
+      Config().setFilterEnable(true).build(),
+    )
+    .build()
+}
+
 /** A counter contract and its second version (which adds 2), for deployments and upgrades by vote. */
 export const COUNTER = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.0;

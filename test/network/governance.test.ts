@@ -21,10 +21,10 @@ import {
   BvmOperation,
   Cns,
   COUNTER,
-  Config,
   ContractOp,
   counterContract,
   DecodeUtil,
+  filterRulesProposal,
   type GovClient,
   govClient,
   NodeOp,
@@ -395,17 +395,7 @@ test('every other call family on the four VPs: Hash, Balance, Account, Cert, Ver
     authorized_roles: ['admin'],
     forbidden_roles: [],
   }
-  await passed(
-    Proposal()
-      .createForConfig(
-        Config()
-          .setFilterRules([rule] as never)
-          .build(),
-        Config().setFilterEnable(true).build(),
-      )
-      .build(),
-    'CONFIG',
-  )
+  await passed(filterRulesProposal([rule]), 'CONFIG')
   for (const vp of ['node1', 'node4']) {
     try {
       await on(vp).bvm(w.account, Hash().set('on-chain', 'value-2').build())
