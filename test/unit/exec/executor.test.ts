@@ -335,6 +335,53 @@ test("plain opcodes step synchronously; with a step listener every step is the E
   assert.equal(stripTime([...tracedGet.prior, tracedGet.outcome]), stripTime(plain.outcomes))
 })
 
+test("the frame loop here and the EVM's own (a step listener on) agree on every kind of frame: calls, creations, reverts, events, out of gas", async () => {
+  const ex = createExecutor({ txGasLimit: 1_000_000n })
+  const state = new MapState().fund(DEPLOYER, 1000n)
+  const watched: Tracer = {
+    attach: (evm) => void evm.events.on('step', countStep),
+    detach: (evm) => void evm.events.off('step', countStep),
+    result: () => ({ gas: 0, failed: false, returnValue: '0x', structLogs: [] }),
+  }
+  let watchedSteps = 0
+  function countStep(): void {
+    watchedSteps++
+  }
+  /** each transaction of the block run again with a step listener, after the ones before it */
+  async function sameWhenWatched(txs: BlockTx[]): Promise<ExecutionOutcome[]> {
+    const frames = syncStepCount.frames
+    const plain = await ex.executeBlock(state, txs, CTX)
+    assert.ok(syncStepCount.frames > frames, 'the loop here ran the frames')
+    for (let i = 0; i < txs.length; i++) {
+      const framesBefore = syncStepCount.frames
+      const traced = await ex.traceInBlock(state, txs.slice(0, i), txs[i]!, CTX, watched)
+      assert.equal(stripTime([traced.outcome]), stripTime([plain.outcomes[i]!]), `transaction ${i}`)
+      if (i === 0) assert.is(syncStepCount.frames, framesBefore, "a watched frame runs the EVM's own loop")
+    }
+    state.apply(plain.changes)
+    return plain.outcomes
+  }
+  const names = ['Store', 'Emitter', 'Reverter', 'Looper', 'Factory', 'Caller', 'Token'] as const
+  const deployed = await sameWhenWatched(ok([...names.map((name) => deployTx(C[name]!.bin)), deployTx(C.BadCtor.bin)]))
+  const at = Object.fromEntries(names.map((name, i) => [name, expectOk(deployed[i]!).contractAddress!]))
+  assert.is(expectFail(deployed[names.length]!).detail, 'reverted: no')
+  const calls = await sameWhenWatched(
+    ok([
+      invokeTx(at.Store!, SET(5n)),
+      invokeTx(at.Emitter!, calldata('ping(uint256)', 3n)),
+      invokeTx(at.Reverter!, calldata('fail(uint256)', 1n)),
+      invokeTx(at.Looper!, calldata('spin()')),
+      invokeTx(at.Factory!, calldata('make()')),
+      invokeTx(at.Caller!, calldata('callGet(address)', at.Store!)),
+      invokeTx(at.Token!, calldata('transfer(address,uint256)', OTHER, 10n)),
+      invokeTx(at.Store!, '0xdeadbeef'),
+    ]),
+  )
+  assert.is(expectOk(calls[5]!).ret, `0x${word(5n)}`, 'the inner call read the stored value')
+  assert.is(expectFail(calls[3]!).gasUsed, 1_000_000, 'the loop ran out of its budget')
+  assert.ok(watchedSteps > 1000, `${watchedSteps} steps watched`)
+})
+
 test('deploy failures change nothing, not even the deploy count', async () => {
   const ex = createExecutor()
   const state = new MapState()
