@@ -3452,8 +3452,9 @@ export const methods = {
   },
   tx_getTransactionsVersion: {
     "service": "tx",
-    "summary": "Transaction format version the node signs and verifies.",
+    "summary": "Transaction format version the chain runs.",
     "aliases": [],
+    "thread": "chain",
     "params": [],
     "result": {
       "name": "version",
@@ -4715,6 +4716,24 @@ export const methods = {
     "errors": [
       -32602,
       -32001
+    ]
+  },
+  version_setSupportedVersion: {
+    "service": "version",
+    "summary": "Declare on chain the versions this node's build supports.",
+    "aliases": [],
+    "operator": true,
+    "thread": "chain",
+    "params": [],
+    "result": {
+      "name": "txHash",
+      "schema": {
+        "$ref": "Hash"
+      }
+    },
+    "errors": [
+      -32602,
+      -32008
     ]
   },
   config_getConfig: {

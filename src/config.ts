@@ -106,6 +106,12 @@ export interface KeelConfig {
      * proposal may set); a shorter genesis value is for tests that watch a proposal expire
      */
     proposalTimeoutSeconds: number
+    /**
+     * the versions the chain starts at, by kind (`tx_version = "3.6"`), over the ones this build
+     * runs; each must be one the build supports. A SYSTEM proposal raises them later
+     * (docs/governance.md §17). Written into the genesis governance: every VP must list the same.
+     */
+    runningVersions: Record<string, string>
   }
   /** TCerts (protocol.md §3); the node CA that issues them lives in the data directory */
   tcert: {
@@ -175,7 +181,7 @@ export const defaultConfig: KeelConfig = {
   },
   jvm: { javaHome: '', heapMiB: 256, callTimeoutMs: 5_000 },
   archive: { batchBlocks: 100, testBatchDelayMs: 0 },
-  genesis: { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300 },
+  genesis: { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300, runningVersions: {} },
   tcert: { check: false, enrollmentCaFiles: [] },
   network: { configDir: '', timers: 'default', genesisVps: [] },
   log: { level: 'info', format: 'text' },

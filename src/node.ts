@@ -29,7 +29,6 @@ import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
 import type { KeelConfig } from './config.ts'
 import { createVerifyPool, type VerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
-import { RECORD_VERSION } from './domain.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
@@ -40,43 +39,28 @@ import { jobs as admissionJobs } from './front/admission-job.ts'
 import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
 import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
 import { type GenesisGovernance, GovernanceView } from './governance/state.ts'
+import { BUILD_RUNNING, TX_VERSION as BUILD_TX_VERSION, chainVersionOf } from './governance/versions.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
 import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
+import { createSupportDeclarer, loadOrCreateNodeAccount } from './network/node-account.ts'
 import { loadNetworkFiles, type NetworkRole, startNetworkRole } from './network/role.ts'
 import { lockDataDir } from './store/data-dir-lock.ts'
 import type { Store } from './store/index.ts'
 import { openStore, ZERO_HASH } from './store/index.ts'
-import { SCHEMA_VERSION } from './store/keyspace.ts'
 import { createStateHasher, type StateHasher } from './store/state-hasher.ts'
 import { type ThreadLayout, threadLayout } from './thread-layout.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
-/** Version string reported by tx_getTransactionsVersion (sdk-wire.md §2 recommends ≥ 3.6). */
-export const TX_VERSION = '4.1'
+/** Version string this build reports by default (tx_getTransactionsVersion; the chain's running one may be older). */
+export const TX_VERSION = BUILD_TX_VERSION
 
 /** This build, as version_getVersions names it. */
 const KEEL_RELEASE = `keel-${(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version}`
 
-/**
- * The version of each format this build runs (version_getVersions): the transaction format the
- * SDK signs, the version written into records, the ledger layout, Keel's RBFT messages (their
- * first version), and no NoxBFT.
- */
-const CHAIN_VERSION: ChainVersion = {
-  tx_version: TX_VERSION,
-  block_version: RECORD_VERSION,
-  encode_version: String(SCHEMA_VERSION),
-  consensus_version: '1',
-  rbft_version: '1',
-  noxbft_version: '',
-}
-
-/** CHAIN_VERSION's tags that name a version (the Version contract's runningVersions) */
-function runningVersions(): Record<string, string> {
-  return Object.fromEntries(Object.entries(CHAIN_VERSION).filter(([, version]) => version !== ''))
-}
+/** The version of each format this build runs (governance/versions.ts BUILD_RUNNING), as version_getVersions names them. */
+const CHAIN_VERSION: ChainVersion = chainVersionOf(BUILD_RUNNING)
 
 /** What this node says of itself (node_getNodeStates, and its peers' Channel.nodeState requests). */
 function stateReport(store: Pick<Store, 'height' | 'getBlock'>, consensus: { state: string; view: number | bigint }): NodeStateReport {
@@ -202,7 +186,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   const { verifyPool, stateHasher } = await startWorkers({ ...threadCounts, log })
   // request threads load their modules while this thread finishes its start; they listen once it has
   const loading = loadThreads({ config, options, dataDir, ledgerPath, count: threadCounts.requestThreads, verifyPool, log })
-  const { jvm, executor } = createExecution({ config, governance, log })
+  const { jvm, executor } = createExecution({ config, governance, selfCertPem: ca.pem, log })
   const events = createEventHub({ nowNs, log: log.child('events') })
   // the sources are read at each scrape, when every module below exists
   const chainMetrics = createChainRegistry({
@@ -260,6 +244,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     governance,
     genesis,
     network,
+    nodeAccount: loadOrCreateNodeAccount(dataDir),
     chain,
     submitter,
     compiler,
@@ -392,7 +377,7 @@ async function startWorkers(options: {
 }
 
 /** the EVM executor and the JVM engine it hands Java contracts to; the Java child starts on the first JVM transaction, so EVM-only nodes never pay for it */
-function createExecution(options: { config: KeelConfig; governance: GenesisGovernance; log: Logger }): {
+function createExecution(options: { config: KeelConfig; governance: GenesisGovernance; selfCertPem: string; log: Logger }): {
   jvm: ReturnType<typeof createJvmEngine>
   executor: ReturnType<typeof createExecutor>
 } {
@@ -405,7 +390,8 @@ function createExecution(options: { config: KeelConfig; governance: GenesisGover
     chainId: BigInt(config.chain.chainId),
     jvm,
     governance,
-    versions: { hostname: config.node.hostname, running: runningVersions() },
+    // a node that runs alone binds its node account with its TCert CA certificate (governance.md §17)
+    versions: { hostname: config.node.hostname, selfCertPem: options.selfCertPem },
   })
   return { jvm, executor }
 }
@@ -462,6 +448,8 @@ function chainThreadHandlers(options: {
   governance: GenesisGovernance
   genesis: readonly GenesisAccount[]
   network: NetworkRole | undefined
+  /** the node's own account (network/node-account.ts), which signs its version_setSupportedVersion */
+  nodeAccount: ReturnType<typeof loadOrCreateNodeAccount>
   chain: Chain
   submitter: TxSubmitter
   compiler: ReturnType<typeof createSolcPool>
@@ -473,6 +461,8 @@ function chainThreadHandlers(options: {
   log: Logger
 }): ReturnType<typeof createHandlers> {
   const { config, store, reader, governance, network, ca, events } = options
+  const view = () => new GovernanceView(reader.state, governance)
+  const runningTxVersion = () => view().runningVersions().tx_version ?? TX_VERSION
   return createHandlers({
     // the chain's administrators as this node's committed state holds them: genesis admins, then whoever PERMISSION proposals add
     operators: { isAdmin: (address) => new GovernanceView(reader.state, governance).isAdmin(address) },
@@ -493,7 +483,24 @@ function chainThreadHandlers(options: {
     onBlock: (listener) => events.onBlock(() => listener()),
     receiptWaitMs: options.receiptWaitMs,
     selfState: network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 })),
-    versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
+    versions: {
+      release: KEEL_RELEASE,
+      chain: CHAIN_VERSION,
+      ledger: {
+        running: () => view().runningVersions(),
+        supportedBy: (hostname) => view().supportedBy(hostname)?.versions,
+        vpHostnames: () => network?.nodeHooks.vps().map((vp) => vp.hostname) ?? [config.node.hostname],
+      },
+      declare: createSupportDeclarer({
+        account: options.nodeAccount,
+        binder:
+          network === undefined
+            ? { ...caSigner(config.node.hostname, ca), certPem: ca.pem }
+            : { ...network.signer, certPem: network.certPem },
+        submitter: options.submitter,
+        runningTxVersion,
+      }),
+    },
     governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
     config: {
       configText: () => stringifyToml(config),

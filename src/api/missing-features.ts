@@ -5,7 +5,6 @@
  * meeting an unknown method. README "The official SDK" lists them.
  */
 const DID = 'DID documents and credentials (did_ accounts, documents and verifiable credentials)'
-const VERSIONS = 'chain version upgrades (the Version contract and SYSTEM proposals)'
 
 export const MISSING_FEATURES: Readonly<Record<string, string>> = {
   did_getDIDDocument: DID,
@@ -13,5 +12,4 @@ export const MISSING_FEATURES: Readonly<Record<string, string>> = {
   did_checkCredentialValid: DID,
   did_checkCredentialAbandoned: DID,
   did_sendDIDTransaction: DID,
-  version_setSupportedVersion: VERSIONS,
 }

@@ -10,6 +10,7 @@ import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex } from '../domain.ts'
 import { writeFileAtomically } from '../fs-atomic.ts'
 import type { GenesisGovernance } from '../governance/state.ts'
+import { BUILD_RUNNING, genesisVersionsProblem } from '../governance/versions.ts'
 
 /** What the generated account starts with: 10^15, well inside int64. */
 export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n
@@ -70,7 +71,9 @@ export function genesisAccountsIn(
  * generated account the single admin.
  */
 export function genesisGovernanceOf(
-  config: { genesis: { admins: string[]; adminThreshold: number; proposalTimeoutSeconds: number } },
+  config: {
+    genesis: { admins: string[]; adminThreshold: number; proposalTimeoutSeconds: number; runningVersions?: Record<string, string> }
+  },
   accounts: readonly GenesisAccount[],
 ): GenesisGovernance {
   const configured = config.genesis.admins.map((admin) => {
@@ -80,5 +83,16 @@ export function genesisGovernanceOf(
   const admins = [...new Set(configured.length > 0 ? configured : accounts.map((account) => account.address))].sort()
   const threshold = config.genesis.adminThreshold
   if (threshold > admins.length) throw new Error(`config: genesis.adminThreshold ${threshold} exceeds the ${admins.length} admins`)
-  return { admins, adminThreshold: threshold, proposalTimeoutNs: BigInt(config.genesis.proposalTimeoutSeconds) * 1_000_000_000n }
+  // the versions the chain starts at (docs/governance.md §17): the build's, with the kinds the genesis names
+  const wanted = config.genesis.runningVersions ?? {}
+  if (wanted === null || typeof wanted !== 'object' || Array.isArray(wanted))
+    throw new Error(`config: genesis.runningVersions must be a table of version kinds, got ${JSON.stringify(wanted)}`)
+  const problem = genesisVersionsProblem(wanted)
+  if (problem !== undefined) throw new Error(`config: ${problem}`)
+  return {
+    admins,
+    adminThreshold: threshold,
+    proposalTimeoutNs: BigInt(config.genesis.proposalTimeoutSeconds) * 1_000_000_000n,
+    runningVersions: { ...BUILD_RUNNING, ...wanted },
+  }
 }

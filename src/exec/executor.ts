@@ -987,7 +987,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         options.jvm,
         options.governance ?? NO_GOVERNANCE,
         network,
-        options.versions ?? { hostname: '', running: {} },
+        options.versions ?? { hostname: '' },
       )
       return engineOfRun
     })()

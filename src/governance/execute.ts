@@ -10,8 +10,9 @@
  *   `{"Success", "Ret", "Err"}`; a refusal (not an admin, a proposal in the wrong state, bad
  *   arguments) is `Success: false` with `Err` saying why, and changes nothing.
  */
-import { X509Certificate } from 'node:crypto'
+import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto'
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { versionAtLeast } from '../../sdk/src/sign-string.ts'
 import type { Account, ExecutionOutcome, Hex, Log } from '../domain.ts'
 import {
   BUILTIN_ROLES,
@@ -25,6 +26,17 @@ import {
   type ProposalType,
   type SlotWriter,
 } from './state.ts'
+import {
+  asSupported,
+  availableVersions,
+  highest,
+  isVersionTag,
+  nodeBindingBytes,
+  type RunningVersions,
+  type SupportedVersions,
+  VERSION_TAGS,
+  type VersionTag,
+} from './versions.ts'
 import {
   argText,
   BuiltinAddress,
@@ -56,13 +68,13 @@ export interface BvmHooks {
 }
 
 /**
- * The format versions this build runs (version_getVersions' tags: tx_version, block_version, …) and
- * the host name of a node that runs alone. Every node of a network runs one Keel release (Keel has
- * no system upgrade), so every VP answers the Version contract alike (docs/governance.md §6).
+ * What the Version contract needs of the node beyond the chain: the host name of a node that runs
+ * alone, and its certificate (its TCert CA's, PEM), the one a solo node binds its node account with.
+ * On a network the VP group and the namespace CA (NodeHooks) decide instead.
  */
 export interface ChainVersions {
   hostname: string
-  running: Readonly<Record<string, string>>
+  selfCertPem?: string
 }
 
 /** The algorithms Keel hashes and encrypts with, as the HashChange contract names them (protocol.md §2). */
@@ -419,33 +431,167 @@ class Contracts {
       )
   }
 
-  // ---- Version: the format versions the chain's nodes run (read only; Keel has no system upgrade) ----
+  // ---- Version: the versions the chain runs and its VPs support (docs/governance.md §17) ----
+
+  /** the host names of the VP group (a node that runs alone: its own) */
+  private vpHostnames(): string[] {
+    return this.bvm.hooks.node?.vps().map((vp) => vp.hostname) ?? [this.bvm.hooks.versions.hostname]
+  }
+
+  /** what a VP supports: what it declared, else the versions it runs */
+  private supportedOf(hostname: string, running: RunningVersions): SupportedVersions {
+    return this.gov.supportedBy(hostname)?.versions ?? asSupported(running)
+  }
 
   private version(operation: Operation): { result: BvmResult; logs: Log[] } {
-    const { running, hostname } = this.bvm.hooks.versions
-    const hostnames = this.bvm.hooks.node?.vps().map((vp) => vp.hostname) ?? [hostname]
+    const running = this.gov.runningVersions()
+    const hostnames = this.vpHostnames()
     switch (operation.method) {
-      case 'GetLatestVersions':
+      case 'GetLatestVersions': {
         arity(operation, 0)
+        const maxSupported = (hostname: string) => {
+          const supported = this.supportedOf(hostname, running)
+          return Object.fromEntries(
+            VERSION_TAGS.flatMap((tag) => {
+              const best = highest(supported[tag])
+              return best === undefined ? [] : [[tag, best]]
+            }),
+          )
+        }
         return ok(
           base64Of(
             JSON.stringify({
-              maxSupportedVersions: Object.fromEntries(hostnames.map((name) => [name, running])),
-              availableVersions: {},
+              maxSupportedVersions: Object.fromEntries(hostnames.map((name) => [name, maxSupported(name)])),
+              availableVersions: availableVersions(
+                hostnames.map((hostname) => this.supportedOf(hostname, running)),
+                running,
+              ),
               runningVersions: running,
             }),
           ),
         )
+      }
       case 'GetSupportedVersionByHostname': {
         arity(operation, 1)
         const wanted = argText(operation, 0).trim()
         if (!hostnames.includes(wanted))
           refuse(`${JSON.stringify(wanted)} is no VP of this chain (${hostnames.join(', ')}): the Version contract knows the VPs' versions`)
-        return ok(base64Of(JSON.stringify(Object.fromEntries(Object.entries(running).map(([tag, version]) => [tag, [version]])))))
+        const supported = this.supportedOf(wanted, running)
+        return ok(
+          base64Of(
+            JSON.stringify(Object.fromEntries(VERSION_TAGS.filter((tag) => supported[tag].length > 0).map((tag) => [tag, supported[tag]]))),
+          ),
+        )
       }
+      case 'SetSupportedVersion':
+        return this.setSupportedVersion(operation, hostnames, running)
       default:
-        return refuse(`the Version contract has no method ${operation.method} (GetLatestVersions, GetSupportedVersionByHostname)`)
+        return refuse(
+          `the Version contract has no method ${operation.method} (GetLatestVersions, GetSupportedVersionByHostname, SetSupportedVersion)`,
+        )
     }
+  }
+
+  /**
+   * SetSupportedVersion(hostname, versions, cert, binding): a VP declares the versions its build
+   * supports, from its node account, proving with its certificate's key that the account is its
+   * own. The account gets the nodeOfVP role (an earlier account of the same VP loses it).
+   */
+  private setSupportedVersion(operation: Operation, hostnames: string[], running: RunningVersions): { result: BvmResult; logs: Log[] } {
+    arity(operation, 4)
+    const hostname = argText(operation, 0).trim()
+    const versions = supportedArg(operation, 1)
+    const from = this.bvm.from
+    if (!hostnames.includes(hostname))
+      refuse(`${JSON.stringify(hostname)} is no VP of this chain (${hostnames.join(', ')}): only a VP declares the versions it supports`)
+    for (const tag of VERSION_TAGS) {
+      const runs = running[tag]
+      if (runs !== undefined && !versions[tag].includes(runs))
+        refuse(
+          `${hostname} declares ${tag} ${versions[tag].join(', ') || 'none'}, without ${runs}, the version the chain runs: a VP supports what it runs`,
+        )
+    }
+    const key = this.vpKey(hostname, argText(operation, 2))
+    const signature = argText(operation, 3).trim().replace(/^0x/i, '')
+    let verified = false
+    try {
+      verified =
+        /^[0-9a-fA-F]+$/.test(signature) &&
+        verifySignature('sha256', nodeBindingBytes(hostname, from), { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'hex'))
+    } catch {
+      verified = false
+    }
+    if (!verified)
+      refuse(
+        `the binding of ${from} to ${hostname} does not verify with the key of ${hostname}'s certificate: only the VP itself binds its node account (version_setSupportedVersion on that VP)`,
+      )
+    const previous = this.gov.supportedBy(hostname)
+    if (previous !== undefined && previous.account !== from) this.gov.revoke(previous.account, 'nodeOfVP')
+    if (!this.gov.hasRole(from, 'nodeOfVP')) this.gov.grant(from, 'nodeOfVP')
+    this.gov.putSupported({ hostname, account: from, versions, block: this.bvm.blockNumber })
+    return ok(null)
+  }
+
+  /**
+   * The public key of `hostname`'s certificate (PEM): on a network an ECert of the namespace CA for
+   * that VP (NodeHooks.readCert); on a node that runs alone, its own certificate.
+   */
+  private vpKey(hostname: string, pem: string): KeyObject {
+    const node = this.bvm.hooks.node
+    if (node !== undefined) {
+      const read = node.readCert(pem)
+      if (typeof read === 'string') refuse(`SetSupportedVersion: ${read}`)
+      if (read.hostname !== hostname) refuse(`SetSupportedVersion: the certificate is ${read.hostname}'s, not ${hostname}'s`)
+      return new X509Certificate(Buffer.from(read.cert, 'base64')).publicKey
+    }
+    const own = this.bvm.hooks.versions.selfCertPem
+    let cert: X509Certificate
+    try {
+      cert = new X509Certificate(pem)
+    } catch (error) {
+      return refuse(`SetSupportedVersion: the certificate is not X.509 in PEM (${error instanceof Error ? error.message : String(error)})`)
+    }
+    if (own === undefined || new X509Certificate(own).fingerprint256 !== cert.fingerprint256)
+      refuse(
+        `SetSupportedVersion: the certificate is not ${hostname}'s own (a node that runs alone binds its account with its TCert CA certificate)`,
+      )
+    return cert.publicKey
+  }
+
+  /**
+   * A SYSTEM proposal's SystemUpgrade(ChainVersion): the kinds it names with a version other than
+   * the running one are raised to it, once every VP of the group supports it.
+   */
+  private systemOp(op: Operation, apply: boolean): string | undefined {
+    arity(op, 1)
+    const target = jsonArg<unknown>(op, 0)
+    if (target === null || typeof target !== 'object' || Array.isArray(target))
+      throw new BvmDecodeError('SystemUpgrade: the argument is not a ChainVersion object {"tx_version", "block_version", …}')
+    const config = this.gov.config()
+    const running = this.gov.runningVersions(config)
+    const changes: [VersionTag, string][] = []
+    for (const [tag, version] of Object.entries(target)) {
+      if (!isVersionTag(tag))
+        throw new BvmDecodeError(`SystemUpgrade: ${JSON.stringify(tag)} is no version kind (${VERSION_TAGS.join(', ')})`)
+      if (typeof version !== 'string') throw new BvmDecodeError(`SystemUpgrade: ${tag} is not a string`)
+      if (version === '' || version === running[tag]) continue
+      if (running[tag] !== undefined && versionAtLeast(running[tag], version))
+        refuse(`SystemUpgrade: the chain runs ${tag} ${running[tag]}; a system upgrade does not go down to ${version}`)
+      changes.push([tag, version])
+    }
+    if (changes.length === 0)
+      refuse(`SystemUpgrade changes nothing: the chain runs ${JSON.stringify(running)} already (version_getVersions)`)
+    const hostnames = this.vpHostnames()
+    for (const [tag, version] of changes) {
+      const lacking = hostnames.filter((hostname) => !this.supportedOf(hostname, running)[tag].includes(version))
+      if (lacking.length > 0)
+        refuse(
+          `${tag} ${version} is not supported by ${lacking.join(', ')} (of the VPs ${hostnames.join(', ')}): each VP declares what its build supports with version_setSupportedVersion, and the Version contract's GetSupportedVersionByHostname shows it`,
+        )
+    }
+    if (!apply) return undefined
+    this.gov.setConfig({ ...config, runningVersions: { ...running, ...Object.fromEntries(changes) } })
+    return `the chain runs ${changes.map(([tag, version]) => `${tag} ${version} (was ${running[tag] ?? 'none'})`).join(', ')} from block ${this.bvm.blockNumber}`
   }
 
   // ---- HashChange: the chain's hash and encryption algorithms (fixed in Keel) ----
@@ -633,10 +779,6 @@ class Contracts {
     arity(operation, 2)
     const type = argText(operation, 1) as ProposalType
     if (!PROPOSAL_TYPES.includes(type)) refuse(`unknown proposal type ${JSON.stringify(type)} (${PROPOSAL_TYPES.join(', ')})`)
-    if (type === 'SYSTEM')
-      refuse(
-        'Keel has no system upgrade (SYSTEM proposals, SystemUpgrade): every VP of a Keel network runs one release, whose format versions version_getVersions and the Version contract name, and no node records other supported versions on chain (version_setSupportedVersion is not available either)',
-      )
     const from = this.bvm.from
     const role = this.gov.voterRole(type)
     if (!this.gov.hasRole(from, role)) refuse(`${from} may not create a ${type} proposal: it needs the ${role} role`)
@@ -724,6 +866,9 @@ class Contracts {
       case 'CA':
         this.caOp(op, false)
         return
+      case 'SYSTEM':
+        this.systemOp(op, false)
+        return
       default:
         return
     }
@@ -801,6 +946,9 @@ class Contracts {
           break
         case 'CA':
           msg = this.caOp(op, true)
+          break
+        case 'SYSTEM':
+          msg = this.systemOp(op, true)
           break
         default:
           refuse(`Keel has no ${type} proposals`)
@@ -1042,6 +1190,21 @@ class Contracts {
 }
 
 const BUILTIN_ADDRESSES_LIST: readonly string[] = Object.values(BuiltinAddress)
+
+/** SetSupportedVersion's versions: the SDK's SupportedVersion, `{tag: [version, …]}`; a kind left out supports nothing. */
+function supportedArg(op: Operation, index: number): SupportedVersions {
+  const raw = jsonArg<unknown>(op, index)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new BvmDecodeError(`${op.method}: argument ${index} is not a SupportedVersion object {"tx_version": […], …}`)
+  const out = Object.fromEntries(VERSION_TAGS.map((tag) => [tag, [] as string[]])) as Record<VersionTag, string[]>
+  for (const [tag, list] of Object.entries(raw)) {
+    if (!isVersionTag(tag)) throw new BvmDecodeError(`${op.method}: ${JSON.stringify(tag)} is no version kind (${VERSION_TAGS.join(', ')})`)
+    if (!Array.isArray(list) || list.some((item) => typeof item !== 'string' || item === ''))
+      throw new BvmDecodeError(`${op.method}: ${tag} is not a list of versions`)
+    out[tag] = [...new Set(list as string[])]
+  }
+  return out
+}
 
 function contractOption(op: Operation): ContractOption {
   const option = jsonArg<ContractOption>(op, 0)

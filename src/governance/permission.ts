@@ -4,9 +4,11 @@
  * `filter.rules`), both set by CONFIG proposals. Checked at admission against the committed state
  * and again at execution against the block's state, so every VP decides alike.
  */
+import { versionAtLeast } from '../../sdk/src/sign-string.ts'
 import type { Hex, SignedTx } from '../domain.ts'
 import { ZERO_ADDRESS } from '../domain.ts'
 import type { GovernanceConfig, GovernanceView } from './state.ts'
+import { CNAME_TX_VERSION } from './versions.ts'
 import { BuiltinAddress } from './wire.ts'
 
 /** The engine name a filter rule's `vm` list matches (lower case; `hvm` is Hyperchain's name for Java contracts). */
@@ -25,6 +27,8 @@ export function permissionRefusal(view: GovernanceView, config: GovernanceConfig
   if (tx.vmType === 'BVM') {
     // admins and contract managers can always reach the Proposal contract, so no rule locks governance out
     if (tx.to === BuiltinAddress.proposal && (view.isAdmin(from) || view.hasRole(from, 'contractManager'))) return undefined
+    // nor a VP's node account out of declaring what it supports (a system upgrade needs every VP's)
+    if (tx.to === BuiltinAddress.version && view.hasRole(from, 'nodeOfVP')) return undefined
   } else if (config.contractVoteEnable && (tx.kind === 'deploy' || tx.kind === 'maintain')) {
     return 'contracts are deployed, upgraded and frozen by vote on this chain (proposal.contract.vote.enable): send a CONTRACT proposal (contract_manageContractByVote)'
   }
@@ -64,5 +68,22 @@ export function refusalOf(view: GovernanceView, config: GovernanceConfig, tx: Si
   const status = view.accountStatus(from)
   if (status !== 'normal') return `account ${from} is ${status}: its transactions are refused (account_getStatus)`
   const cname = cnameOf(tx)
+  const versionRefusal = txVersionRefusal(view.runningVersions(config).tx_version, tx, cname)
+  if (versionRefusal !== undefined) return versionRefusal
   return permissionRefusal(view, config, tx, cname === undefined ? undefined : view.addressOfName(cname))
+}
+
+/**
+ * The running tx_version's gate (docs/governance.md §17): a transaction may not declare a newer
+ * transaction format than the chain runs, nor name its contract by `cname` before 2.2, the version
+ * whose sign string covers it. A SYSTEM proposal raises the running version.
+ */
+export function txVersionRefusal(running: string | undefined, tx: SignedTx, cname: string | undefined): string | undefined {
+  if (running === undefined) return undefined
+  const declared = tx.signed.version
+  if (typeof declared === 'string' && declared !== '' && !versionAtLeast(running, declared))
+    return `this chain runs tx_version ${running} (tx_getTransactionsVersion); the transaction declares version ${declared}, which a SYSTEM proposal must first make the running one (version_getVersions)`
+  if (cname !== undefined && !versionAtLeast(running, CNAME_TX_VERSION))
+    return `this chain runs tx_version ${running}: a contract is named by cname from tx_version ${CNAME_TX_VERSION} on (a SYSTEM proposal upgrades the chain); send its address in to`
+  return undefined
 }

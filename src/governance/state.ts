@@ -11,6 +11,7 @@
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex } from '../domain.ts'
+import { BUILD_RUNNING, type RunningVersions, type SupportedVersions } from './versions.ts'
 import { BuiltinAddress } from './wire.ts'
 
 /** Reads storage words (32-byte 0x hex; zero or `0x` when unset). */
@@ -109,6 +110,8 @@ export interface GovernanceConfig {
   contractVoteThreshold: number
   filterEnable: boolean
   filterRules: FilterRule[]
+  /** the versions the chain runs, once a SYSTEM proposal changed them (absent: the genesis's) */
+  runningVersions?: RunningVersions
 }
 
 export type ProposalStatus = 'VOTING' | 'REJECT' | 'WAITING_EXE' | 'CANCEL' | 'COMPLETED' | 'TIMEOUT'
@@ -171,6 +174,16 @@ export interface NodeDecision {
   cert?: string
 }
 
+/** What a VP declared it supports (the Version contract's SetSupportedVersion, sent by version_setSupportedVersion). */
+export interface SupportedRecord {
+  hostname: string
+  /** the node account the VP bound to itself; it holds the nodeOfVP role */
+  account: Hex
+  versions: SupportedVersions
+  /** the block of the declaration */
+  block: number
+}
+
 /** Built-in roles, present from genesis and never deleted (Hyperchain's admin, contractManager, nodeOfVP; Keel adds audit). */
 export const BUILTIN_ROLES = ['admin', 'contractManager', 'nodeOfVP', 'audit'] as const
 
@@ -181,6 +194,7 @@ const P = BuiltinAddress.proposal
 const A = BuiltinAddress.account
 const H = BuiltinAddress.hash
 const R = BuiltinAddress.rootCA
+const V = BuiltinAddress.version
 
 /** Hyperchain's CA modes (the SDK's CAMode): a chain sets one once, by a CA proposal (docs/governance.md §16). */
 export const CA_MODES: Readonly<Record<number, string>> = { 1: 'center', 2: 'distributed', 3: 'none' }
@@ -196,6 +210,8 @@ export interface GenesisGovernance {
   /** 0: every admin */
   adminThreshold: number
   proposalTimeoutNs: bigint
+  /** the versions the chain starts at (`[genesis] runningVersions` over the build's); absent: the build's */
+  runningVersions?: RunningVersions
 }
 
 export const NO_GOVERNANCE: GenesisGovernance = { admins: [], adminThreshold: 0, proposalTimeoutNs: MIN_PROPOSAL_TIMEOUT_NS }
@@ -308,6 +324,16 @@ export class GovernanceView {
     return readRecord<string[]>(this.state, R, 'root-cas') ?? []
   }
 
+  /** the versions the chain runs: set by the last executed SYSTEM proposal, else the genesis's */
+  runningVersions(config: GovernanceConfig = this.config()): RunningVersions {
+    return config.runningVersions ?? this.genesis.runningVersions ?? BUILD_RUNNING
+  }
+
+  /** what a VP declared it supports, undefined before its first declaration */
+  supportedBy(hostname: string): SupportedRecord | undefined {
+    return readRecord<SupportedRecord>(this.state, V, `supported:${hostname}`)
+  }
+
   nodeRecord(hostname: string): NodeRecord | undefined {
     return readRecord<NodeRecord>(this.state, P, `node:${hostname}`)
   }
@@ -412,6 +438,10 @@ export class GovernanceWriter extends GovernanceView {
 
   addRootCA(pem: string): void {
     writeRecord(this.state, R, 'root-cas', [...this.rootCAs(), pem])
+  }
+
+  putSupported(record: SupportedRecord): void {
+    writeRecord(this.state, V, `supported:${record.hostname}`, record)
   }
 
   putNodeRecord(record: NodeRecord): void {

@@ -30,6 +30,8 @@ export interface NetworkRole {
   nodeHooks: NodeHooks
   directory: NodeDirectory
   signer: ReceiptSigner
+  /** this node's ECert (PEM): with `signer`, what binds its node account to it (governance.md §17) */
+  certPem: string
   /** peers linked now */
   peersConnected(): number
   selfState(): NodeStateReport
@@ -148,6 +150,7 @@ export function startNetworkRole(options: {
     directory,
     selfState,
     signer: { hostname: config.node.hostname, sign: async (bytes) => network.sign(bytes) },
+    certPem: options.identity.certPem,
     peersConnected: () => network.peers().filter((peer) => peer.status === 0).length,
     async start() {
       await network.start()

@@ -8,6 +8,8 @@
 import { createRequire } from 'node:module'
 import type * as Sdk from '@hyperchain/jssdk'
 import * as assert from 'uvu/assert'
+import { accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { operatorHeaders } from '../../sdk/src/operator.ts'
 import { loadSdk } from './jssdk.ts'
 
 export const sdk = loadSdk()
@@ -173,5 +175,32 @@ export function counterContract(): { abi: string; bin: string; binV2: string } {
     abi: JSON.stringify(counter.abi),
     bin: counter.evm.bytecode.object,
     binV2: output.contracts['counter.sol'].CounterV2.evm.bytecode.object,
+  }
+}
+
+/** an SDK account's private key (its field is protected in the SDK's types) */
+export const keyOf = (x: { account: unknown }): string => `0x${(x.account as { privateKey: string }).privateKey.replace(/^0x/, '')}`
+
+/**
+ * version_setSupportedVersion through the SDK's VersionService (it polls the receipt), signed as an
+ * operator by `admin` over the body the SDK's HttpProvider sends (docs/governance.md §13); without
+ * `admin`, unsigned. The receipt decoded, or the refusal's code and message.
+ */
+export async function declareVersions(
+  pm: Sdk.ProviderManager,
+  admin?: { account: unknown },
+): Promise<BvmOutcome | { code: number; message: string }> {
+  const request = ServiceManager.getVersionService(pm).setSupportedVersion()
+  if (admin !== undefined)
+    for (const [name, value] of Object.entries(
+      operatorHeaders(accountFromPrivateKey(keyOf(admin)), sdk.JSONBigintUtil.stringify(request.body())),
+    ))
+      request.addHeader(name, value)
+  try {
+    const sent = await request.send()
+    return outcomeOf((await sent.poll()).result as Sdk.Receipt)
+  } catch (error) {
+    if (!(error instanceof RequestError)) throw error
+    return error.getResponse() as { code: number; message: string }
   }
 }

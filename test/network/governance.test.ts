@@ -4,29 +4,39 @@
  * receipts on every VP, a VP killed (SIGKILL) in the middle of a vote that restarts and catches up
  * with the governance state, a VP added by a NODE proposal (AddNode, AddVP) and removed by one
  * (RemoveVP); then every other call family (CNS, CONTRACT by vote, CONFIG, and the operations that
- * need no vote) sent on one VP, voted on others, with the same state and receipts on all four.
+ * need no vote) sent on one VP, voted on others, with the same state and receipts on all four; and a
+ * system upgrade: the chain starts at tx_version 3.6, every VP declares what it supports through its
+ * own version_setSupportedVersion, a forged declaration is refused, a SYSTEM proposal raises it.
  *
  *   npx tsx test/network/governance.test.ts
  */
-import { readFileSync } from 'node:fs'
+import { generateKeyPairSync, sign } from 'node:crypto'
+import { appendFileSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { accountFromPrivateKey } from '../../sdk/src/account.ts'
+import { signBvm } from '../../sdk/src/bvm.ts'
 import { loadOrCreateNodeCa } from '../../src/cert/ca.ts'
+import { BUILD_SUPPORTED, nodeBindingBytes } from '../../src/governance/versions.ts'
+import { BuiltinAddress } from '../../src/governance/wire.ts'
 import { ECERT_FILE } from '../../src/p2p/identity.ts'
 import { assertNoFork, assertSameOutcomes, call, height } from '../helpers/audit.ts'
 import { waitCommitted } from '../helpers/client-load.ts'
 import {
   Algo,
   BvmOperation,
+  type BvmOutcome,
   Cns,
   COUNTER,
   ContractOp,
   counterContract,
   DecodeUtil,
+  declareVersions,
   filterRulesProposal,
   type GovClient,
   govClient,
+  keyOf,
   NodeOp,
   newAccount,
   Permission,
@@ -37,6 +47,7 @@ import {
   ServiceManager,
   Transaction,
 } from '../helpers/governance.ts'
+import { waitForReceipt } from '../helpers/node.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 import { wallet } from '../helpers/wallet.ts'
 
@@ -48,8 +59,14 @@ let admin: ReturnType<typeof newAccount>
 const clients = new Map<string, GovClient>()
 const governance: string[] = []
 
+/** every VP's genesis starts the chain at tx_version 3.6 (this build supports 4.1 too): the system upgrade case raises it */
+const startAt36 = (hostname: string) =>
+  appendFileSync(join(net.dir, hostname, 'keel.toml'), '\n[genesis.runningVersions]\ntx_version = "3.6"\n')
+
 test.before(async () => {
-  await net.up({ vps: 4, nvps: 0 })
+  await net.create({ vps: 4, nvps: 0 })
+  for (const vp of vps) startAt36(vp)
+  await Promise.all(vps.map((vp) => net.start(vp)))
   const { privateKey } = JSON.parse(readFileSync(join(net.dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
   const account = ServiceManager.getAccountService(ProviderManager.emptyManager()).fromPrivateKey(privateKey.replace(/^0x/, ''), Algo.ECRAW)
   admin = { account, address: wallet(privateKey).address.toLowerCase() }
@@ -195,6 +212,7 @@ test('a VP added by proposal: AddNode (its ECert) and AddVP, voted by the admins
   governance.push(refused.txHash)
   const node5 = await net.addVp()
   assert.is(node5.id, 5)
+  startAt36('node5')
   const ecert = readFileSync(join(net.dir, 'node5', 'config', 'certs', ECERT_FILE))
   const results = (await passed(
     Proposal()
@@ -445,6 +463,97 @@ test('every other call family on the four VPs: Hash, Balance, Account, Cert, Ver
   await level()
   assert.is((plain(await sameEverywhere('config_getProposal', [])) as { status: string }).status, 'COMPLETED')
   assert.equal(await sameEverywhere('account_getAccountsByRole', ['contractManager']), [admin.address, x.address, y.address].sort())
+  await assertSameOutcomes(vps.map(net.urlOf), governance)
+  await assertNoFork(vps.map(net.urlOf))
+})
+
+test('a system upgrade on four VPs: a forged declaration is refused; each VP declares through its own version_setSupportedVersion (signed by an admin); the SYSTEM proposal is refused until node4 declared, then voted on three VPs; the same versions on all four', async () => {
+  const running = Object.values(
+    ((await sameEverywhere('version_getVersions', [])) as { runningHyperchainVersions: Record<string, Record<string, string>> })
+      .runningHyperchainVersions,
+  )[0]
+  assert.is(running.tx_version, '3.6')
+  assert.is(await sameEverywhere('tx_getTransactionsVersion', []), '3.6')
+
+  // an outsider sends node2's ECert (public) with a binding its own P-256 key signed
+  const outsider = newAccount()
+  const ecert2 = readFileSync(join(net.dir, 'node2', 'config', 'certs', ECERT_FILE), 'utf8')
+  const { privateKey: stranger } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const forgedBinding = sign('sha256', nodeBindingBytes('node2', outsider.address), { key: stranger, dsaEncoding: 'ieee-p1363' })
+  const forged = signBvm(
+    accountFromPrivateKey(keyOf(outsider)),
+    {
+      to: BuiltinAddress.version,
+      system: false,
+      method: 'SetSupportedVersion',
+      args: ['node2', JSON.stringify(BUILD_SUPPORTED), ecert2, forgedBinding.toString('hex')],
+    },
+    { version: '3.6' },
+  )
+  const sent = await call(net.urlOf('node3'), 'contract_invokeContract', [forged])
+  governance.push(sent.result as string)
+  const receipt = await waitForReceipt(net.urlOf('node3'), sent.result as string, 60_000)
+  const refused = DecodeUtil.decodeBvmResultRet((receipt.result as { ret: string }).ret) as { Success: boolean; Err: string }
+  assert.not.ok(refused.Success, 'a forged binding')
+  assert.match(refused.Err, new RegExp(`the binding of ${outsider.address} to node2 does not verify with the key of node2's certificate`))
+
+  const declare = async (vp: string) => {
+    const declared = (await declareVersions(on(vp).pm, admin)) as BvmOutcome
+    assert.ok(declared.Success, `${vp} declares: ${declared.Err}`)
+    governance.push(declared.txHash)
+  }
+  await Promise.all(['node1', 'node2', 'node3'].map(declare))
+  const SystemUpgrade = () => new BvmOperation.SystemUpgrade.Builder()
+  const target = { ...running, tx_version: '4.1' }
+  const upgrade = () =>
+    Proposal()
+      .createForSystemUpgrade(
+        SystemUpgrade()
+          .systemUpgrade(target as never)
+          .build(),
+      )
+      .build()
+  const early = await on('node2').refused(
+    admin.account,
+    upgrade(),
+    /tx_version 4\.1 is not supported by node4 \(of the VPs node1, node2, node3, node4\)/,
+    'SYSTEM before node4 declared',
+  )
+  governance.push(early.txHash)
+  await declare('node4')
+  await level()
+  for (const vp of vps)
+    assert.equal(((await sameEverywhere('version_getSupportedVersionByHostname', [vp])) as { tx_version: string[] }).tx_version, [
+      '2.1',
+      '2.2',
+      '3.6',
+      '4.1',
+    ])
+  assert.is(((await sameEverywhere('account_getAccountsByRole', ['nodeOfVP'])) as string[]).length, 4, 'four node accounts')
+  assert.equal(await sameEverywhere('account_getRoles', [outsider.address]), [], 'the forger holds no role')
+
+  const results = (await passed(upgrade(), 'SYSTEM')) as { code: number; msg: string }[]
+  assert.is(results[0].code, 200)
+  assert.match(results[0].msg, /^the chain runs tx_version 4\.1 \(was 3\.6\) from block \d+$/)
+  await level()
+  const after = (await sameEverywhere('version_getVersions', [])) as {
+    availableHyperchainVersions: object
+    runningHyperchainVersions: Record<string, object>
+  }
+  assert.equal(Object.values(after.runningHyperchainVersions), [target])
+  assert.equal(after.availableHyperchainVersions, {})
+  assert.is(await sameEverywhere('tx_getTransactionsVersion', []), '4.1')
+  const latest = await Promise.all(
+    vps.map((vp) =>
+      on(vp).ok(newAccount().account, new BvmOperation.Version.Builder().getLatestVersions().build(), `GetLatestVersions on ${vp}`),
+    ),
+  )
+  for (const answer of latest) {
+    governance.push(answer.txHash)
+    assert.equal(plain(answer.Ret), plain(latest[0].Ret))
+  }
+  assert.is((plain(latest[0].Ret) as { runningVersions: { tx_version: string } }).runningVersions.tx_version, '4.1')
+  await level()
   await assertSameOutcomes(vps.map(net.urlOf), governance)
   await assertNoFork(vps.map(net.urlOf))
 })

@@ -57,7 +57,7 @@ test('[tcert]: off by default with no enrollment CAs; enrollmentCaFiles must be 
 })
 
 test('[genesis] admins: none by default (the genesis accounts are then the admins); each must be a 20-byte address', () => {
-  assert.equal(resolveConfig().genesis, { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300 })
+  assert.equal(resolveConfig().genesis, { accounts: [], admins: [], adminThreshold: 0, proposalTimeoutSeconds: 300, runningVersions: {} })
   const admin = '0x17d806c92fa941b4b7a8ffffc58fa2f297a3bffc'
   assert.equal(resolveConfig({ genesis: { admins: [admin, admin.slice(2).toUpperCase()] } }).genesis.admins, [
     admin,

@@ -173,6 +173,8 @@ import type {
   VersionGetSupportedVersionByHostnameResult,
   VersionGetHyperchainVersionFromBinParams,
   VersionGetHyperchainVersionFromBinResult,
+  VersionSetSupportedVersionParams,
+  VersionSetSupportedVersionResult,
   ConfigGetConfigParams,
   ConfigGetConfigResult,
   ConfigGetGenesisInfoParams,
@@ -776,9 +778,9 @@ export interface KeelClientMethods {
    */
   tx_getGasPrice(...params: TxGetGasPriceParams): Promise<TxGetGasPriceResult>
   /**
-   * Transaction format version the node signs and verifies.
+   * Transaction format version the chain runs.
    *
-   * Called by the official SDK at start-up; the SDK copies it into every transaction and its signed string. Keel reports a version whose first part is a positive integer (the SDK loops forever on anything else).
+   * Called by the official SDK at start-up; the SDK copies it into every transaction and its signed string. Keel reports the tx_version the chain runs (version_getVersions): `4.1` unless the genesis (`[genesis] runningVersions`) started the chain at an older one and no SYSTEM proposal raised it since; a transaction declaring a newer version than the chain runs is refused (docs/governance.md §17). Always a version whose first part is a positive integer (the SDK loops forever on anything else).
    * @returns version
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
@@ -1502,7 +1504,7 @@ export interface KeelClientMethods {
   /**
    * The versions the chain runs and could upgrade to.
    *
-   * `runningHyperchainVersions` maps this node's release (`keel-<version>`) to the versions of each format it runs: tx_version (the transaction format tx_getTransactionsVersion reports, the SDK's sign string), block_version (written into blocks, transactions and receipts), encode_version (Keel's ledger layout), consensus_version and rbft_version (Keel's RBFT messages) and noxbft_version (empty: no NoxBFT). Keel has no system upgrade, so `availableHyperchainVersions` is empty.
+   * `runningHyperchainVersions` maps this node's release (`keel-<version>`) to the versions of each format it runs: tx_version (the transaction format tx_getTransactionsVersion reports, the SDK's sign string), block_version (written into blocks, transactions and receipts), encode_version (Keel's ledger layout), consensus_version and rbft_version (Keel's RBFT messages) and noxbft_version (empty: no NoxBFT). The versions are the chain's (its committed state): the genesis's (`[genesis] runningVersions` over the build's) until a SYSTEM proposal raises them. `availableHyperchainVersions` maps the release to the versions a SYSTEM proposal could raise the chain to (per kind, the highest that every VP of the group supports: what it declared with version_setSupportedVersion, else what it runs); empty when there is none (docs/governance.md §17).
    * @returns versions
    * @throws -32602 INVALID_PARAMS: invalid method parameters
    * @example
@@ -1514,7 +1516,7 @@ export interface KeelClientMethods {
   /**
    * The versions a node of the namespace runs.
    *
-   * For this node, or another node it asks over its peer link (as node_getNodeStates does): each kind of version as a list (one version each: Keel runs one of each). A host name no node has: -32602 `no node <hostname> in this namespace: node_getNodes lists the host names this node knows`; a node that does not answer: -32001 `Not found versions of <hostname>: it did not answer (node_getNodeStates shows its state)`.
+   * What a VP declared on chain with version_setSupportedVersion (every version its build supports); for a VP that declared nothing, the versions the chain runs (it runs them), one of each kind; for another node (an NVP) it asks over its peer link (as node_getNodeStates does), one of each kind. A host name no node has: -32602 `no node <hostname> in this namespace: node_getNodes lists the host names this node knows`; a node that does not answer: -32001 `Not found versions of <hostname>: it did not answer (node_getNodeStates shows its state)`.
    * @param hostname NodeHostname
    * @returns versions
    * @throws -32602 INVALID_PARAMS: invalid method parameters
@@ -1539,6 +1541,21 @@ export interface KeelClientMethods {
    * ```
    */
   version_getHyperchainVersionFromBin(...params: VersionGetHyperchainVersionFromBinParams): Promise<VersionGetHyperchainVersionFromBinResult>
+  /**
+   * Declare on chain the versions this node's build supports.
+   *
+   * This node signs, with its node account (`node-account.json` in its data directory, made on its first start), a BVM transaction to the Version contract: SetSupportedVersion(its host name, the versions its build supports as a SupportedVersion, its certificate, a P-256 signature by its certificate's key binding the account to it), submits it and answers its hash; the official SDK polls the receipt (`VersionService.setSupportedVersion(...).send()` then `poll()`). On a network the certificate is the VP's ECert, checked by every VP against the namespace CA and the VP group; a node that runs alone uses its TCert CA certificate. The first accepted declaration grants the account the `nodeOfVP` role. A SYSTEM proposal (SystemUpgrade) is accepted only for versions every VP of the group declared. An operator method: answered only for a request an administrator signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008. Rules: docs/governance.md §17.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
+   * @returns txHash
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.version_setSupportedVersion()
+   * ```
+   */
+  version_setSupportedVersion(...params: VersionSetSupportedVersionParams): Promise<VersionSetSupportedVersionResult>
   /**
    * The node's configuration.
    *

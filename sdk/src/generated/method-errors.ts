@@ -90,6 +90,7 @@ export const methodErrorCodes: { readonly [M in keyof Methods]: readonly Methods
   version_getVersions: [-32602],
   version_getSupportedVersionByHostname: [-32602, -32001],
   version_getHyperchainVersionFromBin: [-32602, -32001],
+  version_setSupportedVersion: [-32602, -32008],
   config_getConfig: [-32602],
   config_getGenesisInfo: [-32602],
   config_getHosts: [-32602],

@@ -88,6 +88,7 @@ export const methodNames = [
   "version_getVersions",
   "version_getSupportedVersionByHostname",
   "version_getHyperchainVersionFromBin",
+  "version_setSupportedVersion",
   "config_getConfig",
   "config_getGenesisInfo",
   "config_getHosts",

@@ -1449,6 +1449,13 @@ export type VersionGetHyperchainVersionFromBinResult = ChainVersion
 /** Codes `version_getHyperchainVersionFromBin` can answer besides 0. */
 export type VersionGetHyperchainVersionFromBinError = -32602 | -32001
 
+/** Positional params of `version_setSupportedVersion`. */
+export type VersionSetSupportedVersionParams = []
+/** Result of `version_setSupportedVersion`. */
+export type VersionSetSupportedVersionResult = Hash
+/** Codes `version_setSupportedVersion` can answer besides 0. */
+export type VersionSetSupportedVersionError = -32602 | -32008
+
 /** Positional params of `config_getConfig`. */
 export type ConfigGetConfigParams = []
 /** Result of `config_getConfig`. */
@@ -1936,6 +1943,7 @@ export interface Methods {
   version_getVersions: { params: VersionGetVersionsParams; result: VersionGetVersionsResult; error: VersionGetVersionsError }
   version_getSupportedVersionByHostname: { params: VersionGetSupportedVersionByHostnameParams; result: VersionGetSupportedVersionByHostnameResult; error: VersionGetSupportedVersionByHostnameError }
   version_getHyperchainVersionFromBin: { params: VersionGetHyperchainVersionFromBinParams; result: VersionGetHyperchainVersionFromBinResult; error: VersionGetHyperchainVersionFromBinError }
+  version_setSupportedVersion: { params: VersionSetSupportedVersionParams; result: VersionSetSupportedVersionResult; error: VersionSetSupportedVersionError }
   config_getConfig: { params: ConfigGetConfigParams; result: ConfigGetConfigResult; error: ConfigGetConfigError }
   config_getGenesisInfo: { params: ConfigGetGenesisInfoParams; result: ConfigGetGenesisInfoResult; error: ConfigGetGenesisInfoError }
   config_getHosts: { params: ConfigGetHostsParams; result: ConfigGetHostsResult; error: ConfigGetHostsError }

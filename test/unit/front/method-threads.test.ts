@@ -41,7 +41,7 @@ const CHAIN_THREAD_MODULES = [
  */
 const SPREAD_KEYS = {
   governance: { genesis: true, latestBlockTime: true } satisfies Record<keyof ApiModules['governance'], true>,
-  versions: { release: true, chain: true } satisfies Record<keyof ApiModules['versions'], true>,
+  versions: { release: true, chain: true, ledger: true, declare: true } satisfies Record<keyof ApiModules['versions'], true>,
   config: { configText: true, genesis: true } satisfies Record<keyof ApiModules['config'], true>,
 }
 
