@@ -192,12 +192,14 @@ export function createChainRegistry(
       if (primary !== undefined) this.set({ hostname: primary }, 1)
     },
   })
-  const withProcess = options.process ?? true
-  if (withProcess) {
-    collectDefaultMetrics({ register: registry, prefix: 'keel_' })
-    heapGauges(registry, 'chain', '')
+  // the process's and the thread's own figures carry no namespace label
+  const processRegistry = options.process ?? true ? new Registry() : undefined
+  processRegistry?.setDefaultLabels({ thread: 'chain' })
+  if (processRegistry !== undefined) {
+    collectDefaultMetrics({ register: processRegistry, prefix: 'keel_' })
+    heapGauges(processRegistry, 'chain', '')
   }
-  const lag = withProcess ? loopLagGauge(registry) : { disable: () => undefined }
+  const lag = processRegistry === undefined ? { disable: () => undefined } : loopLagGauge(processRegistry)
   return {
     registry,
     record: {
@@ -213,7 +215,7 @@ export function createChainRegistry(
         else rejected.inc({ code: String(code) })
       },
     },
-    snapshot: () => registry.getMetricsAsJSON(),
+    snapshot: async () => [...(await registry.getMetricsAsJSON()), ...((await processRegistry?.getMetricsAsJSON()) ?? [])],
     close: () => lag.disable(),
   }
 }
