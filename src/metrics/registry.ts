@@ -193,7 +193,7 @@ export function createChainRegistry(
     },
   })
   // the process's and the thread's own figures carry no namespace label
-  const processRegistry = options.process ?? true ? new Registry() : undefined
+  const processRegistry = (options.process ?? true) ? new Registry() : undefined
   processRegistry?.setDefaultLabels({ thread: 'chain' })
   if (processRegistry !== undefined) {
     collectDefaultMetrics({ register: processRegistry, prefix: 'keel_' })
