@@ -18,7 +18,7 @@ import type { ChainReader } from './api/chain-reader.ts'
 import { ethereumSettingsOf } from './api/eth/handlers.ts'
 import { createEthereumPush } from './api/eth/push.ts'
 import { createHandlers } from './api/index.ts'
-import type { NodeStateReport } from './api/node.ts'
+import type { NamespaceControl, NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
 import { type ArchiveService, createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
@@ -219,6 +219,8 @@ interface SharedModules {
   defaultName: string
   /** set once a namespace's metrics carry the process's own figures (createChainRegistry `process`) */
   processMetricsTaken?: boolean
+  /** node_getNamespaces, node_startNamespace, node_stopNamespace in every namespace (set before the first starts) */
+  namespaceControl?: NamespaceControl
   log: Logger
 }
 
@@ -252,6 +254,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
   // request threads load their modules while this thread starts the chains; they listen once it has
   const loading = loadThreads({ config, options, count: threadCounts.requestThreads, verifyPool, log })
   const namespaces = createNamespaceSet(config, shared)
+  shared.namespaceControl = rpcNamespaceControl(namespaces.control)
   let threads: RequestThreads | undefined
   try {
     await namespaces.startConfigured()
@@ -311,6 +314,16 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
       await closeShared()
       log.info('stopped')
     },
+  }
+}
+
+/** the namespaces as the node_ methods answer of them: no data directory (a client has no use for the node's paths) */
+function rpcNamespaceControl(control: NodeNamespaces): NamespaceControl {
+  const wire = ({ dataDir: _, ...status }: NamespaceStatus): ReturnType<NamespaceControl['list']>[number] => status
+  return {
+    list: () => control.list().map(wire),
+    start: async (name) => wire(await control.start(name)),
+    stop: async (name) => wire(await control.stop(name)),
   }
 }
 
@@ -586,6 +599,7 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
       archive,
       events,
       receiptWaitMs: options.receiptWaitMs,
+      namespaces: shared.namespaceControl,
       log,
     })
     undo.push(() => chain.stop())
@@ -757,6 +771,7 @@ function chainThreadHandlers(options: {
   archive: ArchiveService
   events: Pick<EventHub, 'onBlock'>
   receiptWaitMs: number | undefined
+  namespaces: NamespaceControl | undefined
   log: Logger
 }): ReturnType<typeof createHandlers> {
   const { config, store, reader, governance, network, ca, events } = options
@@ -780,6 +795,7 @@ function chainThreadHandlers(options: {
     onBlock: (listener) => events.onBlock(() => listener()),
     receiptWaitMs: options.receiptWaitMs,
     selfState: network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 })),
+    namespaces: options.namespaces,
     versions: { release: KEEL_RELEASE, chain: CHAIN_VERSION },
     governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
     config: {

@@ -14,6 +14,8 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { WebSocket } from 'ws'
+import { accountFromPrivateKey } from '../sdk/src/account.ts'
+import { operatorHeaders } from '../sdk/src/operator.ts'
 import { resolveConfig } from '../src/config.ts'
 import { type KeelNode, startNode } from '../src/node.ts'
 import { lockDataDir } from '../src/store/data-dir-lock.ts'
@@ -254,6 +256,35 @@ test('a namespace that cannot start (its directory locked) is reported failed an
   assert.is((await node.namespaces.start('ns4')).state, 'running', 'started once the directory is free')
   await node.namespaces.stop('ns4')
 })
+
+test('node_startNamespace / node_stopNamespace / node_getNamespaces: operator methods, answered in the namespace the request names', async () => {
+  const unsigned = await call('global', 'node_startNamespace', ['ns5'])
+  assert.is(unsigned.code, -32008, unsigned.message)
+  const started = await operatorCall('global', 'node_startNamespace', ['ns5'])
+  assert.is(started.code, 0, started.message)
+  assert.equal(started.result, { name: 'ns5', state: 'running', isDefault: false, height: 0 })
+  const listed = await call('ns2', 'node_getNamespaces')
+  assert.equal(
+    (listed.result as { name: string; state: string }[]).map(({ name, state }) => `${name} ${state}`),
+    ['global running', 'ns2 running', 'ns3 stopped', 'ns4 stopped', 'ns5 running'],
+  )
+  assert.is((await call('ns5', 'block_latestBlock')).namespace, 'ns5')
+  const again = await operatorCall('global', 'node_startNamespace', ['ns5'])
+  assert.is(again.code, -32602)
+  assert.match(again.message, /ns5 is running/)
+  // the funded account is no admin of ns5's genesis (ns5 generated its own): refused there
+  assert.is((await operatorCall('ns5', 'node_stopNamespace', ['ns5'])).code, -32008)
+  const stopped = await operatorCall('global', 'node_stopNamespace', ['ns5'])
+  assert.equal(stopped.result, { name: 'ns5', state: 'stopped', isDefault: false })
+  assert.is((await call('ns5', 'block_latestBlock')).code, -32010)
+  assert.is((await operatorCall('global', 'node_stopNamespace', ['global'])).code, -32602)
+})
+
+/** one request in `namespace`, signed by the funded account as an operator (an admin of global's and ns2's genesis) */
+async function operatorCall(namespace: string, method: string, params: unknown[]): Promise<Reply> {
+  const body = stringifyJson({ jsonrpc: '2.0', namespace, id: 1, method, params })
+  return (await post(node.url, body, { headers: operatorHeaders(accountFromPrivateKey(funded.privateKey), body) })).body as Reply
+}
 
 interface Notification {
   namespace?: string
