@@ -443,7 +443,7 @@ export const schemas = {
   },
   "NamespaceName": {
     "title": "NamespaceName",
-    "description": "a namespace name",
+    "description": "a namespace's name: [a-z0-9_]{1,64} (checked by the method, which says so)",
     "type": "string"
   },
   "Done": {
@@ -1639,6 +1639,54 @@ export const schemas = {
     "items": {
       "$ref": "PeerInfo"
     }
+  },
+  "NamespaceStatusList": {
+    "title": "NamespaceStatusList",
+    "description": "the namespaces of this node, the default first",
+    "type": "array",
+    "items": {
+      "$ref": "NamespaceStatus"
+    }
+  },
+  "NamespaceStatus": {
+    "title": "NamespaceStatus",
+    "description": "one namespace of this node, as node_getNamespaces reports it (issue 30)",
+    "type": "object",
+    "required": [
+      "name",
+      "state",
+      "isDefault"
+    ],
+    "properties": {
+      "name": {
+        "type": "string",
+        "description": "the namespace"
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "starting",
+          "running",
+          "stopping",
+          "stopped",
+          "failed"
+        ],
+        "description": "running: served; failed: could not start (reason); stopped: an operator stopped it"
+      },
+      "reason": {
+        "type": "string",
+        "description": "why it could not start (state failed)"
+      },
+      "isDefault": {
+        "type": "boolean",
+        "description": "the namespace a request naming none is handled in"
+      },
+      "height": {
+        "type": "integer",
+        "description": "its chain height, while it runs"
+      }
+    },
+    "additionalProperties": false
   },
   "ConsensusStatus": {
     "title": "ConsensusStatus",
@@ -4614,6 +4662,74 @@ export const methods = {
       "name": "message",
       "schema": {
         "$ref": "DeleteNodeMessage"
+      }
+    },
+    "errors": [
+      -32602,
+      -32008
+    ]
+  },
+  node_getNamespaces: {
+    "service": "node",
+    "summary": "The namespaces this node serves, and those that failed to start or were stopped (a Keel extension).",
+    "aliases": [],
+    "thread": "chain",
+    "params": [],
+    "result": {
+      "name": "namespaces",
+      "schema": {
+        "$ref": "NamespaceStatusList"
+      }
+    },
+    "errors": [
+      -32602
+    ]
+  },
+  node_startNamespace: {
+    "service": "node",
+    "summary": "Start serving a namespace while the node runs (a Keel extension).",
+    "aliases": [],
+    "operator": true,
+    "thread": "chain",
+    "params": [
+      {
+        "name": "namespace",
+        "required": true,
+        "schema": {
+          "$ref": "NamespaceName"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "NamespaceStatus"
+      }
+    },
+    "errors": [
+      -32602,
+      -32008
+    ]
+  },
+  node_stopNamespace: {
+    "service": "node",
+    "summary": "Stop serving a namespace while the node runs (a Keel extension).",
+    "aliases": [],
+    "operator": true,
+    "thread": "chain",
+    "params": [
+      {
+        "name": "namespace",
+        "required": true,
+        "schema": {
+          "$ref": "NamespaceName"
+        }
+      }
+    ],
+    "result": {
+      "name": "status",
+      "schema": {
+        "$ref": "NamespaceStatus"
       }
     },
     "errors": [

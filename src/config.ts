@@ -3,6 +3,7 @@
  * and then by command-line flags. Unknown keys in the file are refused, so a typo is seen at start.
  */
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import type { LogFormat, LogLevel } from './log.ts'
 
@@ -10,7 +11,13 @@ export interface KeelConfig {
   node: {
     /** host name other nodes know this one by; with the namespace it gives the node hash */
     hostname: string
+    /** the namespace a request naming none is handled in: the first of `namespaces` */
     namespace: string
+    /**
+     * the namespaces this process serves (issue 30), each a ledger of its own in
+     * `<dataDir>/<namespace>/`; [] (the default): `namespace` alone. Given, `namespace` becomes its first.
+     */
+    namespaces: string[]
     dataDir: string
     /**
      * the cores this node may use (0: all the machine has); the thread layout follows from it
@@ -148,7 +155,7 @@ export interface KeelConfig {
 
 /** Limits follow reliability.md part B. */
 export const defaultConfig: KeelConfig = {
-  node: { hostname: 'node1', namespace: 'global', dataDir: './data', cores: 0 },
+  node: { hostname: 'node1', namespace: 'global', namespaces: [], dataDir: './data', cores: 0 },
   jsonrpc: {
     host: '127.0.0.1',
     port: 8081,
@@ -247,7 +254,33 @@ export function resolveConfig(...overrides: (ConfigOverrides | undefined)[]): Ke
   if (!Number.isInteger(resolved.jvm.callTimeoutMs) || resolved.jvm.callTimeoutMs < 100)
     throw new Error(`config: jvm.callTimeoutMs must be an integer of at least 100, got ${resolved.jvm.callTimeoutMs}`)
   if (!/^[a-z0-9_]{1,64}$/.test(resolved.node.namespace)) throw new Error('config: node.namespace must match [a-z0-9_]{1,64}')
+  const { namespaces } = resolved.node
+  if (
+    !Array.isArray(namespaces) ||
+    namespaces.some((name) => typeof name !== 'string' || !NAMESPACE_NAME.test(name)) ||
+    new Set(namespaces).size !== namespaces.length
+  )
+    throw new Error(`config: node.namespaces must be a list of distinct names matching [a-z0-9_]{1,64}, got ${JSON.stringify(namespaces)}`)
+  if (namespaces.length > 0) resolved.node.namespace = namespaces[0]
   return resolved
+}
+
+const NAMESPACE_NAME = /^[a-z0-9_]{1,64}$/
+
+/** The namespaces a configuration serves, the default one first (`node.namespaces`, or `node.namespace` alone). */
+export function namespacesOf(config: KeelConfig): string[] {
+  return config.node.namespaces.length > 0 ? [...config.node.namespaces] : [config.node.namespace]
+}
+
+/**
+ * The configuration one namespace runs with: `node.namespace` is that namespace, so every module
+ * that reads it (node hash, archive, network) works unchanged. With several namespaces in a
+ * network, each has its own network files in `<network.configDir>/<namespace>/`.
+ */
+export function namespaceConfig(config: KeelConfig, namespace: string): KeelConfig {
+  if (namespacesOf(config).length === 1 && namespace === config.node.namespace) return config
+  const configDir = config.network.configDir === '' ? '' : join(config.network.configDir, namespace)
+  return { ...config, node: { ...config.node, namespace, namespaces: [namespace] }, network: { ...config.network, configDir } }
 }
 
 export function readConfigFile(path: string): ConfigOverrides {

@@ -121,8 +121,12 @@ export class AccountNotExist extends RpcError {
 /** -32010 NAMESPACE_NOT_EXIST. */
 export class NamespaceNotExist extends RpcError {
   static readonly code = ErrorCode.NAMESPACE_NOT_EXIST
-  constructor(namespace: string) {
-    super(ErrorCode.NAMESPACE_NOT_EXIST, `The namespace '${namespace}' does not exist`)
+  /** `known`: the namespaces this node serves, so the client sees what it may name */
+  constructor(namespace: string, known?: readonly string[]) {
+    super(
+      ErrorCode.NAMESPACE_NOT_EXIST,
+      `The namespace '${namespace}' does not exist${known === undefined ? '' : `; this node serves ${known.map((name) => `'${name}'`).join(', ')}`}`,
+    )
   }
 }
 

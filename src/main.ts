@@ -16,7 +16,12 @@ export const startCommand = {
     config: { type: 'string', value: 'file', description: 'a keel.toml; flags below override it' },
     port: { type: 'string', value: 'port', description: 'JSON-RPC port (0: any free port)' },
     host: { type: 'string', value: 'address', description: 'JSON-RPC address; 0.0.0.0 serves other machines' },
-    'data-dir': { type: 'string', value: 'dir', description: 'where the ledger lives' },
+    'data-dir': { type: 'string', value: 'dir', description: 'where the ledgers live, one directory per namespace' },
+    namespaces: {
+      type: 'string',
+      value: 'names',
+      description: 'the namespaces to serve, comma-separated, the default first (e.g. global,ns2); each has its own ledger',
+    },
     'log-level': { type: 'string', value: 'level', description: 'debug | info | warn | error | silent' },
     'log-format': { type: 'string', value: 'format', description: 'text | json (one JSON object per line)' },
   },
@@ -27,7 +32,7 @@ export async function runStart(argv: string[]): Promise<void> {
   await runCommand(startCommand, argv, async (values) => {
     const flags: ConfigOverrides = {
       jsonrpc: { port: integerOption(startCommand, 'port', values.port), host: values.host },
-      node: { dataDir: values['data-dir'] },
+      node: { dataDir: values['data-dir'], namespaces: values.namespaces?.split(',').map((name) => name.trim()) },
       log: { level: values['log-level'] as LogLevel | undefined, format: values['log-format'] as LogFormat | undefined },
     }
     let config: ReturnType<typeof resolveConfig>
@@ -65,6 +70,7 @@ export async function runStart(argv: string[]): Promise<void> {
     if (signalDuringStart !== undefined) return stop(signalDuringStart)
     if (node.devAccount !== undefined) {
       const keyFile = join(config.node.dataDir, config.node.namespace, 'genesis-account.json')
+      // with several namespaces, the hint uses the default one; each namespace's key file is in its own directory
       node.log.info(
         `next, in another terminal: npx tsx examples/sign-transfer.ts --url ${node.url} --key-file ${keyFile} --to 0x3434343434343434343434343434343434343434 --value 100`,
       )

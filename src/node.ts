@@ -18,7 +18,7 @@ import type { ChainReader } from './api/chain-reader.ts'
 import { ethereumSettingsOf } from './api/eth/handlers.ts'
 import { createEthereumPush } from './api/eth/push.ts'
 import { createHandlers } from './api/index.ts'
-import type { NodeStateReport } from './api/node.ts'
+import type { NamespaceControl, NodeStateReport } from './api/node.ts'
 import type { ReceiptSigner } from './api/tx-records.ts'
 import { type ArchiveService, createArchiveService } from './archive/service.ts'
 import { loadOrCreateNodeCa, type NodeCa } from './cert/ca.ts'
@@ -26,9 +26,10 @@ import { type DevAccount, devAccount, type GenesisAccount, genesisGovernanceOf, 
 import type { Chain } from './chain/index.ts'
 import { createChain } from './chain/index.ts'
 import { createSolcPool, type SolcPoolOptions } from './compile/solc-pool.ts'
-import type { KeelConfig } from './config.ts'
+import { type KeelConfig, namespaceConfig, namespacesOf } from './config.ts'
 import { createVerifyPool, type VerifyPool } from './crypto/verify-pool.ts'
 import type { TxSubmitter } from './domain.ts'
+import { InvalidParams } from './errors.ts'
 import { createEventHub, type EventHub } from './events/hub.ts'
 import { consensusStatus, executorStatuses, governanceStatuses, jsonrpcStatus } from './events/status.ts'
 import { createPollingSubscriptions, type PollingOverrides, randomId } from './events/subscriptions.ts'
@@ -36,12 +37,19 @@ import { createExecutor } from './exec/executor.ts'
 import { createJvmExecutor } from './exec/jvm/child.ts'
 import { createJvmEngine } from './exec/jvm/engine.ts'
 import { jobs as admissionJobs } from './front/admission-job.ts'
-import { createRpcServers, enrollmentCasOf, type RpcServers } from './front/serve.ts'
-import { loadRequestThreads, type RequestThreads } from './front/threads.ts'
+import {
+  createRpcServers,
+  enrollmentCasOf,
+  type RpcServers,
+  type ServedNamespace,
+  type ServedNamespaces,
+  servedNamespaces,
+} from './front/serve.ts'
+import { loadRequestThreads, type NamespaceDoors, type RequestThreads } from './front/threads.ts'
 import { type GenesisGovernance, GovernanceView } from './governance/state.ts'
 import { BUILD_RUNNING, TX_VERSION as BUILD_TX_VERSION, chainVersionOf } from './governance/versions.ts'
 import { createLogger, type Logger } from './log.ts'
-import { createChainRegistry, mergeMetrics } from './metrics/registry.ts'
+import { createChainRegistry, type MetricsSnapshot, mergeMetrics } from './metrics/registry.ts'
 import { directoryBytes, isViewChangeFinished } from './metrics/sources.ts'
 import { createSupportDeclarer, loadOrCreateNodeAccount } from './network/node-account.ts'
 import { loadNetworkFiles, type NetworkRole, startNetworkRole } from './network/role.ts'
@@ -84,14 +92,41 @@ function caSigner(hostname: string, ca: NodeCa): ReceiptSigner {
 
 export interface KeelNode {
   readonly config: KeelConfig
-  /** the generated funded account, when the config names no genesis accounts */
+  /** the default namespace's generated funded account, when the config names no genesis accounts */
   readonly devAccount: DevAccount | undefined
   /** base URL of the JSON-RPC endpoint, e.g. http://127.0.0.1:8081 */
   readonly url: string
   readonly log: Logger
-  /** block and system-status events of this node */
+  /** block and system-status events of the default namespace */
   readonly events: EventHub
+  /** issue 30: the namespaces this process serves; an operator starts and stops them while it runs */
+  readonly namespaces: NodeNamespaces
   stop(): Promise<void>
+}
+
+/** What node_getNamespaces says of one namespace. */
+export interface NamespaceStatus {
+  name: string
+  /** running: served; failed: could not start (`reason`); stopped: an operator stopped it */
+  state: 'starting' | 'running' | 'stopping' | 'stopped' | 'failed'
+  /** why it failed to start */
+  reason?: string
+  /** its ledger's height, while it runs */
+  height?: number
+  dataDir: string
+  /** the default namespace answers requests naming none; it runs as long as the node */
+  isDefault: boolean
+}
+
+export interface NodeNamespaces {
+  /** every namespace this process knows: configured, started or stopped since, the default first */
+  list(): NamespaceStatus[]
+  /** a running namespace's events and generated account */
+  get(name: string): { events: EventHub; devAccount: DevAccount | undefined; dataDir: string } | undefined
+  /** starts one (a new name gets `<dataDir>/<name>/` and its own genesis); a failure is its status, not the node's */
+  start(name: string): Promise<NamespaceStatus>
+  /** stops one (never the default): its requests answer -32010, the others keep serving */
+  stop(name: string): Promise<NamespaceStatus>
 }
 
 export interface StartOptions {
@@ -124,25 +159,22 @@ const exitOnFatal = (): void => process.exit(FATAL_EXIT_CODE)
 const systemNowNs = (): bigint => BigInt(Date.now()) * 1_000_000n + BigInt(process.hrtime.bigint() % 1_000_000n)
 
 /**
- * Starts a node on its data directory, which it locks first (store/data-dir-lock.ts): a second
- * process on the same directory fails here, naming the PID that holds it. stop() gives it up.
+ * Starts a node: the modules every namespace shares (verify workers, state hasher, compilers,
+ * request threads, the JSON-RPC port), then each namespace's chain on its own data directory, which
+ * it locks first (store/data-dir-lock.ts): a second process on the same directory fails there,
+ * naming the PID that holds it. A namespace other than the default that cannot start is reported in
+ * its status (node_getNamespaces) and the others serve; the default one failing stops the start.
+ * stop() closes everything and gives the directories up.
  */
 export async function startNode(config: KeelConfig, options: StartOptions = {}): Promise<KeelNode> {
-  const lock = lockDataDir(resolve(config.node.dataDir, config.node.namespace))
   let node: KeelNode | undefined
   let stopping: Promise<void> | undefined
   let fatalBeforeStart: Error | undefined
   const stop = (): Promise<void> => {
-    stopping ??= (async () => {
-      try {
-        await node?.stop()
-      } finally {
-        lock.release()
-      }
-    })()
+    stopping ??= node?.stop() ?? Promise.resolve()
     return stopping
   }
-  // never half-alive: the node stops whole (releasing the lock), then the process exits non-zero
+  // never half-alive: the node stops whole (releasing the locks), then the process exits non-zero
   const fatal = (error: Error): void => {
     if (node === undefined) {
       fatalBeforeStart ??= error
@@ -153,122 +185,69 @@ export async function startNode(config: KeelConfig, options: StartOptions = {}):
       .catch((stopError: unknown) => running.log.error('stopping after a fatal fault failed', stopError))
       .finally(() => (options.onFatal ?? exitOnFatal)(error))
   }
-  try {
-    node = await startLockedNode(config, options, fatal)
-  } catch (error) {
-    lock.release()
-    throw error
-  }
+  node = await startLockedNode(config, options, fatal)
   if (fatalBeforeStart !== undefined) fatal(fatalBeforeStart)
   return { ...node, stop }
 }
 
+/** What every namespace's chain shares on the chain thread. */
+interface SharedModules {
+  options: StartOptions
+  nowNs: () => bigint
+  verifyPool: VerifyPool
+  stateHasher: StateHasher
+  compiler: ReturnType<typeof createSolcPool>
+  /** true when the process serves several namespaces: their log lines name them */
+  nameLogs: boolean
+  /** the default namespace (the first configured) */
+  defaultName: string
+  /** set once a namespace's metrics carry the process's own figures (createChainRegistry `process`) */
+  processMetricsTaken?: boolean
+  /** node_getNamespaces, node_startNamespace, node_stopNamespace in every namespace (set before the first starts) */
+  namespaceControl?: NamespaceControl
+  log: Logger
+}
+
 /**
- * The chain thread's modules, each made by a factory that takes what it uses, in the order they
- * need each other; then the request threads (or this thread's servers) open and the node says what
- * it runs. A module a metric or a handler reads later (chain, network, subscriptions) is read when
- * it is called, once every module exists.
+ * The shared modules, then the namespaces' chains, then the request threads (or this thread's
+ * servers) open and the node says what it runs.
  */
 async function startLockedNode(config: KeelConfig, options: StartOptions, fatal: (error: Error) => void): Promise<KeelNode> {
   const log = options.log ?? createLogger({ level: config.log.level, format: config.log.format })
-  const nowNs = options.nowNs ?? systemNowNs
-  const dataDir = resolve(config.node.dataDir, config.node.namespace)
   const threadCounts = threadCountsOf(config, options)
-  const { dev, genesis } = genesisAccountsOf(config, dataDir)
-  const ca = await loadOrCreateNodeCa(dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) })
   // a listed enrollment CA file that is no PEM certificate stops the node here, before anything starts
   enrollmentCasOf(config)
-  const inNetwork = config.network.configDir === '' ? undefined : loadNetworkFiles(config)
-  const ledgerPath = join(dataDir, 'ledger')
-  const store = await openStore(ledgerPath)
-  await store.initGenesis(genesis)
-  const governance = genesisGovernanceOf(config, genesis)
+  const configured = namespacesOf(config)
   const { verifyPool, stateHasher } = await startWorkers({ ...threadCounts, log })
-  // request threads load their modules while this thread finishes its start; they listen once it has
-  const loading = loadThreads({ config, options, dataDir, ledgerPath, count: threadCounts.requestThreads, verifyPool, log })
-  const { jvm, executor } = createExecution({ config, governance, selfCertPem: ca.pem, log })
-  const events = createEventHub({ nowNs, log: log.child('events') })
-  // the sources are read at each scrape, when every module below exists
-  const chainMetrics = createChainRegistry({
-    height: () => store.height(),
-    poolSize: () => chain.pool.size(),
-    ledgerBytes: () => directoryBytes(ledgerPath),
-    consensus: () => network?.directory.consensus() ?? { view: 0, state: 'normal', primary: config.node.hostname },
-    peersConnected: () => network?.peersConnected() ?? 0,
-    pollingSubscriptions: () => subscriptions.size(),
-    jvmWallClockStops: () => jvm.wallClockStops(),
-  })
-  events.onStatus((status) => {
-    if (isViewChangeFinished(status)) chainMetrics.record.observeViewChange()
-  })
-  const chain = createChain({
-    metrics: chainMetrics.record,
-    store,
-    executor,
+  const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
+  const closeShared = async (): Promise<void> => {
+    await compiler.close()
+    await verifyPool.close()
+    await stateHasher.close()
+  }
+  const shared: SharedModules = {
+    options,
+    nowNs: options.nowNs ?? systemNowNs,
     verifyPool,
     stateHasher,
-    batchSize: config.chain.batchSize,
-    batchTimeoutMs: config.chain.batchTimeoutMs,
-    poolCapacity: config.chain.poolCapacity,
-    txRate: { perSecond: config.chain.txRatePerSecond, burst: config.chain.txRateBurst },
-    nowNs,
-    log: log.child('chain'),
-    ordering: inNetwork === undefined ? 'solo' : 'consensus',
-    onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
-    governance,
-  })
-  const network =
-    inNetwork === undefined
-      ? undefined
-      : startNetworkRole({
-          ...inNetwork,
-          config,
-          store,
-          chain,
-          events,
-          nowNs,
-          stateReport: (consensus) => stateReport(store, consensus),
-          log,
-        })
-  if (network !== undefined) executor.attachNetwork(network.nodeHooks)
-  const reader = readerWithSimulations(store, chain)
-  const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
-  const archive = await startArchive({ config, store, dataDir, events, nowNs, newId: options.newSnapshotId, log })
-  publishCommitted({ chain, archive, events })
-  const compiler = createSolcPool({ ...options.compiler, log: log.child('solc') })
-  const submitter = network?.submitter ?? chain.submitter
-  const handlers = chainThreadHandlers({
-    config,
-    store,
-    reader,
-    governance,
-    genesis,
-    network,
-    nodeAccount: loadOrCreateNodeAccount(dataDir),
-    chain,
-    submitter,
     compiler,
-    subscriptions,
-    ca,
-    archive,
-    events,
-    receiptWaitMs: options.receiptWaitMs,
+    nameLogs: configured.length > 1,
+    defaultName: config.node.namespace,
     log,
-  })
+  }
+  // request threads load their modules while this thread starts the chains; they listen once it has
+  const loading = loadThreads({ config, options, count: threadCounts.requestThreads, verifyPool, log })
+  const namespaces = createNamespaceSet(config, shared)
+  shared.namespaceControl = rpcNamespaceControl(namespaces.control)
   let threads: RequestThreads | undefined
   try {
-    await chain.start()
-    await network?.start()
+    await namespaces.startConfigured()
     const loaded = await loading
     if (threadCounts.requestThreads > 0 && loaded === undefined)
       log.warn('no request thread could start: requests are served on the chain thread')
     threads = await loaded?.open({
-      submitter,
-      simulate: chain.simulate,
-      handlers,
-      events,
-      tip: () => store.position(),
-      metricsSnapshot: chainMetrics.snapshot,
+      namespaces: namespaces.running().map(doorsOf),
+      metricsSnapshot: () => namespaces.metricsSnapshot(),
       log,
       fatal(reason, cause) {
         log.error(`${reason}: the node stops and exits with code ${FATAL_EXIT_CODE} so that its supervisor restarts it`, cause)
@@ -277,37 +256,361 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     })
   } catch (error) {
     await (await loading)?.discard()
+    await namespaces.stopAll()
+    await closeShared()
     throw error
   }
+  const first = namespaces.defaultChain()
+  const served = threads === undefined ? servedNamespaces(config.node.namespace) : undefined
+  if (served !== undefined) for (const chain of namespaces.running()) served.set(chain.name, servedOn(chain))
+  namespaces.attachFront({
+    open: async (chain) => (threads === undefined ? served?.set(chain.name, servedOn(chain)) : threads.openNamespace(doorsOf(chain))),
+    close: async (name) => (threads === undefined ? served?.delete(name) : threads.closeNamespace(name)),
+  })
   const servers =
-    threads === undefined
-      ? chainThreadServers({ config, store, reader, ca, handlers, events, chainMetrics, newId: options.events?.newId, log })
-      : undefined
+    served === undefined
+      ? undefined
+      : chainThreadServers({
+          config,
+          served,
+          reader: first.reader,
+          metricsSnapshot: () => namespaces.metricsSnapshot(),
+          newId: options.events?.newId,
+          log,
+        })
   const url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
-  events.publishStatus(jsonrpcStatus.start(url))
-  logStarted({ config, url, threads, dataDir, store, verifyPool, stateHasher, threadCounts, dev, log })
+  namespaces.listening(url)
+  logStarted({ config, url, threads, chains: namespaces.running(), verifyPool, stateHasher, threadCounts, log })
+  for (const failed of namespaces.list().filter((status) => status.state === 'failed'))
+    log.error(`namespace ${failed.name} did not start (${failed.reason}); the others serve`)
   return {
     config,
-    devAccount: dev,
+    devAccount: first.dev,
     url,
     log,
-    events,
+    events: first.events,
+    namespaces: namespaces.control,
     stop: async () => {
-      events.publishStatus(jsonrpcStatus.stop())
+      namespaces.stopping()
       await threads?.stop()
       await servers?.close()
-      subscriptions.close()
-      await network?.stop()
-      await chain.stop()
-      await jvm.stop()
-      await archive.close()
-      await compiler.close()
-      await verifyPool.close()
-      await stateHasher.close()
-      await store.close()
-      chainMetrics.close()
+      await namespaces.stopAll()
+      await closeShared()
       log.info('stopped')
     },
+  }
+}
+
+/** the namespaces as the node_ methods answer of them: no data directory (a client has no use for the node's paths) */
+function rpcNamespaceControl(control: NodeNamespaces): NamespaceControl {
+  const wire = ({ dataDir: _, ...status }: NamespaceStatus): ReturnType<NamespaceControl['list']>[number] => status
+  return {
+    list: () => control.list().map(wire),
+    start: async (name) => wire(await control.start(name)),
+    stop: async (name) => wire(await control.stop(name)),
+  }
+}
+
+/** One namespace's chain on this thread: its ledger, pool, ordering, events, subscriptions, TCert CA, archive and handlers. */
+interface NamespaceChain {
+  readonly name: string
+  /** the configuration it runs with (config.ts namespaceConfig) */
+  readonly config: KeelConfig
+  readonly dataDir: string
+  readonly ledgerPath: string
+  readonly dev: DevAccount | undefined
+  readonly store: Store
+  readonly reader: ChainReader
+  readonly ca: NodeCa
+  readonly events: EventHub
+  readonly chain: Chain
+  readonly submitter: TxSubmitter
+  readonly handlers: ReturnType<typeof createHandlers>
+  readonly metrics: ReturnType<typeof createChainRegistry>
+  readonly log: Logger
+  stop(): Promise<void>
+}
+
+/** what a namespace's chain lends the request threads */
+function doorsOf(chain: NamespaceChain): NamespaceDoors {
+  return {
+    name: chain.name,
+    dataDir: chain.dataDir,
+    ledgerPath: chain.ledgerPath,
+    submitter: chain.submitter,
+    simulate: chain.chain.simulate,
+    handlers: chain.handlers,
+    events: chain.events,
+    tip: () => chain.store.position(),
+    log: chain.log,
+  }
+}
+
+/** what a namespace's chain gives this thread's servers, when requests are served here */
+function servedOn(chain: NamespaceChain): ServedNamespace {
+  const { store } = chain
+  return {
+    handlers: chain.handlers,
+    events: chain.events,
+    height: () => store.height(),
+    tcert: { ca: chain.ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
+  }
+}
+
+/**
+ * The namespaces of this process and their states: those configured start with the node; an
+ * operator starts and stops others while it runs (node_startNamespace, node_stopNamespace). Each
+ * state change is told to the front (request threads or this thread's servers) before it is
+ * reported, so a namespace answers only once every thread serves it.
+ *
+ * Long because: the set's operations share its maps of chains and states and the front they tell.
+ */
+function createNamespaceSet(config: KeelConfig, shared: SharedModules) {
+  const chains = new Map<string, NamespaceChain>()
+  const states = new Map<string, NamespaceStatus>()
+  const defaultName = config.node.namespace
+  let front: { open(chain: NamespaceChain): Promise<void>; close(name: string): Promise<void> } | undefined
+  let url: string | undefined
+  let closing = false
+  const statusOf = (name: string, state: NamespaceStatus['state'], reason?: string): NamespaceStatus => ({
+    name,
+    state,
+    ...(reason === undefined ? {} : { reason }),
+    dataDir: resolve(config.node.dataDir, name),
+    isDefault: name === defaultName,
+  })
+  const withHeight = (status: NamespaceStatus): NamespaceStatus => {
+    const chain = chains.get(status.name)
+    return chain === undefined || status.state !== 'running' ? status : { ...status, height: chain.store.height() }
+  }
+  /** starts one chain; its failure is its state */
+  const startOne = async (name: string): Promise<NamespaceChain | undefined> => {
+    states.set(name, statusOf(name, 'starting'))
+    try {
+      const chain = await startNamespaceChain(namespaceConfig(config, name), shared)
+      chains.set(name, chain)
+      states.set(name, statusOf(name, 'running'))
+      return chain
+    } catch (error) {
+      states.set(name, statusOf(name, 'failed', (error as Error).message))
+      if (name === defaultName) throw error
+      shared.log.error(`namespace ${name} failed to start`, error)
+      return undefined
+    }
+  }
+  const stopOne = async (name: string): Promise<void> => {
+    const chain = chains.get(name)
+    if (chain === undefined) return
+    states.set(name, statusOf(name, 'stopping'))
+    await front?.close(name)
+    chains.delete(name)
+    await chain.stop()
+    states.set(name, statusOf(name, 'stopped'))
+  }
+  const control: NodeNamespaces = {
+    list: () =>
+      [...states.values()]
+        .map(withHeight)
+        .sort((a, b) => (a.isDefault ? -1 : b.isDefault ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    get(name) {
+      const chain = chains.get(name)
+      return chain === undefined ? undefined : { events: chain.events, devAccount: chain.dev, dataDir: chain.dataDir }
+    },
+    async start(name) {
+      if (!/^[a-z0-9_]{1,64}$/.test(name))
+        throw new InvalidParams(`invalid namespace name ${JSON.stringify(name.slice(0, 70))}: it must match [a-z0-9_]{1,64}`)
+      if (closing) throw new InvalidParams('the node is stopping')
+      const state = states.get(name)?.state
+      if (state === 'running' || state === 'starting' || state === 'stopping')
+        throw new InvalidParams(`namespace ${name} is ${state}; node_getNamespaces lists each namespace's state`)
+      const chain = await startOne(name)
+      if (chain !== undefined) {
+        try {
+          await front?.open(chain)
+          if (url !== undefined) chain.events.publishStatus(jsonrpcStatus.start(url))
+          chain.log.info(`namespace ${name} started: ledger in ${chain.dataDir}, height ${chain.store.height()}`)
+        } catch (error) {
+          chains.delete(name)
+          await chain.stop()
+          states.set(name, statusOf(name, 'failed', (error as Error).message))
+        }
+      }
+      return withHeight(states.get(name) as NamespaceStatus)
+    },
+    async stop(name) {
+      if (name === defaultName)
+        throw new InvalidParams(
+          `namespace ${name} is this node's default (requests naming none are handled in it); it stops only with the node`,
+        )
+      const state = states.get(name)?.state
+      if (state !== 'running')
+        throw new InvalidParams(
+          state === undefined
+            ? `no namespace ${name} on this node; node_getNamespaces lists them`
+            : `namespace ${name} is ${state}, not running`,
+        )
+      await stopOne(name)
+      shared.log.info(`namespace ${name} stopped`)
+      return states.get(name) as NamespaceStatus
+    },
+  }
+  return {
+    control,
+    list: control.list,
+    running: () => [...chains.values()],
+    defaultChain: () => chains.get(defaultName) as NamespaceChain,
+    async startConfigured() {
+      for (const name of namespacesOf(config)) await startOne(name)
+    },
+    attachFront(attached: NonNullable<typeof front>) {
+      front = attached
+    },
+    listening(at: string) {
+      url = at
+      for (const chain of chains.values()) chain.events.publishStatus(jsonrpcStatus.start(at))
+    },
+    stopping() {
+      closing = true
+      for (const chain of chains.values()) chain.events.publishStatus(jsonrpcStatus.stop())
+    },
+    async stopAll() {
+      front = undefined
+      for (const name of [...chains.keys()].reverse()) await stopOne(name)
+    },
+    /** every running namespace's chain metrics, merged into one snapshot list */
+    async metricsSnapshot(): Promise<MetricsSnapshot> {
+      const snapshots = await Promise.all([...chains.values()].map((chain) => chain.metrics.snapshot()))
+      return snapshots.flat()
+    },
+  }
+}
+
+/**
+ * One namespace's chain (issue 30): its modules, each made by a factory that takes what it uses, in
+ * the order they need each other, on its data directory, which it locks first. A module a metric or
+ * a handler reads later (chain, network, subscriptions) is read when it is called, once every
+ * module exists. What it opened is closed again when a later step fails.
+ */
+async function startNamespaceChain(config: KeelConfig, shared: SharedModules): Promise<NamespaceChain> {
+  const { options, nowNs, verifyPool, stateHasher, compiler } = shared
+  const name = config.node.namespace
+  const log = shared.nameLogs || name !== shared.defaultName ? shared.log.child(name) : shared.log
+  const dataDir = resolve(config.node.dataDir, name)
+  const lock = lockDataDir(dataDir)
+  const undo: (() => Promise<void> | void)[] = [() => lock.release()]
+  const unwind = async (): Promise<void> => {
+    for (const step of undo.reverse()) await step()
+  }
+  try {
+    const { dev, genesis } = genesisAccountsOf(config, dataDir)
+    const ca = await loadOrCreateNodeCa(dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) })
+    const inNetwork = config.network.configDir === '' ? undefined : loadNetworkFiles(config)
+    const ledgerPath = join(dataDir, 'ledger')
+    const store = await openStore(ledgerPath)
+    undo.push(() => store.close())
+    await store.initGenesis(genesis)
+    const governance = genesisGovernanceOf(config, genesis)
+    const { jvm, executor } = createExecution({ config, governance, selfCertPem: ca.pem, log })
+    undo.push(() => jvm.stop())
+    const events = createEventHub({ nowNs, log: log.child('events') })
+    // the sources are read at each scrape, when every module below exists
+    const chainMetrics = createChainRegistry(
+      {
+        height: () => store.height(),
+        poolSize: () => chain.pool.size(),
+        ledgerBytes: () => directoryBytes(ledgerPath),
+        consensus: () => network?.directory.consensus() ?? { view: 0, state: 'normal', primary: config.node.hostname },
+        peersConnected: () => network?.peersConnected() ?? 0,
+        pollingSubscriptions: () => subscriptions.size(),
+        jvmWallClockStops: () => jvm.wallClockStops(),
+      },
+      { namespace: name, process: shared.processMetricsTaken !== true },
+    )
+    shared.processMetricsTaken = true
+    undo.push(() => chainMetrics.close())
+    events.onStatus((status) => {
+      if (isViewChangeFinished(status)) chainMetrics.record.observeViewChange()
+    })
+    const chain = createChain({
+      metrics: chainMetrics.record,
+      store,
+      executor,
+      verifyPool,
+      stateHasher,
+      batchSize: config.chain.batchSize,
+      batchTimeoutMs: config.chain.batchTimeoutMs,
+      poolCapacity: config.chain.poolCapacity,
+      txRate: { perSecond: config.chain.txRatePerSecond, burst: config.chain.txRateBurst },
+      nowNs,
+      log: log.child('chain'),
+      ordering: inNetwork === undefined ? 'solo' : 'consensus',
+      onHalt: (reason) => events.publishStatus(consensusStatus.orderingStopped(reason)),
+      governance,
+    })
+    const network =
+      inNetwork === undefined
+        ? undefined
+        : startNetworkRole({
+            ...inNetwork,
+            config,
+            store,
+            chain,
+            events,
+            nowNs,
+            stateReport: (consensus) => stateReport(store, consensus),
+            log,
+          })
+    if (network !== undefined) executor.attachNetwork(network.nodeHooks)
+    const reader = readerWithSimulations(store, chain)
+    const subscriptions = createPollingSubscriptions(events, log.child('events'), options.events)
+    undo.push(() => subscriptions.close())
+    const archive = await startArchive({ config, store, dataDir, events, nowNs, newId: options.newSnapshotId, log })
+    undo.push(() => archive.close())
+    publishCommitted({ chain, archive, events })
+    const submitter = network?.submitter ?? chain.submitter
+    const handlers = chainThreadHandlers({
+      config,
+      store,
+      reader,
+      governance,
+      genesis,
+      network,
+      nodeAccount: loadOrCreateNodeAccount(dataDir),
+      chain,
+      submitter,
+      compiler,
+      subscriptions,
+      ca,
+      archive,
+      events,
+      receiptWaitMs: options.receiptWaitMs,
+      namespaces: shared.namespaceControl,
+      log,
+    })
+    undo.push(() => chain.stop())
+    await chain.start()
+    undo.push(async () => await network?.stop())
+    await network?.start()
+    return {
+      name,
+      config,
+      dataDir,
+      ledgerPath,
+      dev,
+      store,
+      reader,
+      ca,
+      events,
+      chain,
+      submitter,
+      handlers,
+      metrics: chainMetrics,
+      log,
+      stop: unwind,
+    }
+  } catch (error) {
+    await unwind()
+    throw error
   }
 }
 
@@ -331,18 +634,16 @@ function threadCountsOf(
 function loadThreads(options: {
   config: KeelConfig
   options: Pick<StartOptions, 'compiler' | 'receiptWaitMs'>
-  dataDir: string
-  ledgerPath: string
   count: number
   verifyPool: VerifyPool
   log: Logger
 }): ReturnType<typeof loadRequestThreads> | undefined {
-  const { config, dataDir, ledgerPath, count, verifyPool, log } = options
+  const { config, count, verifyPool, log } = options
   if (count === 0) return undefined
   const { compiler, receiptWaitMs } = options.options
   return loadRequestThreads({
     count,
-    start: { config, dataDir, ledgerPath, txVersion: TX_VERSION, compiler: compiler ?? {}, receiptWaitMs },
+    start: { config, txVersion: TX_VERSION, compiler: compiler ?? {}, receiptWaitMs },
     verifyPool,
     log,
   })
@@ -458,6 +759,7 @@ function chainThreadHandlers(options: {
   archive: ArchiveService
   events: Pick<EventHub, 'onBlock'>
   receiptWaitMs: number | undefined
+  namespaces: NamespaceControl | undefined
   log: Logger
 }): ReturnType<typeof createHandlers> {
   const { config, store, reader, governance, network, ca, events } = options
@@ -483,6 +785,7 @@ function chainThreadHandlers(options: {
     onBlock: (listener) => events.onBlock(() => listener()),
     receiptWaitMs: options.receiptWaitMs,
     selfState: network?.selfState ?? (() => stateReport(store, { state: 'normal', view: 0 })),
+    namespaces: options.namespaces,
     versions: {
       release: KEEL_RELEASE,
       chain: CHAIN_VERSION,
@@ -520,26 +823,21 @@ function readerWithSimulations(store: Store, chain: Pick<Chain, 'simulation'>): 
 /** the JSON-RPC servers on this thread, when no request thread serves (StartOptions.verifyWorkers 0, a pinned clock or ids) */
 function chainThreadServers(options: {
   config: KeelConfig
-  store: Pick<Store, 'height' | 'getTcert'>
+  served: ServedNamespaces
+  /** the default namespace's reads: the Ethereum endpoint serves it (issue 28) */
   reader: ChainReader
-  ca: NodeCa
-  handlers: ReturnType<typeof createHandlers>
-  events: EventHub
-  chainMetrics: Pick<ReturnType<typeof createChainRegistry>, 'snapshot'>
+  metricsSnapshot(): Promise<MetricsSnapshot>
   newId: (() => string) | undefined
   log: Logger
 }): RpcServers {
-  const { config, store, chainMetrics } = options
+  const { config } = options
   return createRpcServers({
     config,
-    handlers: options.handlers,
-    events: options.events,
-    height: () => store.height(),
-    tcert: { ca: options.ca, isIssued: (pemBytes) => store.getTcert(pemBytes) !== undefined },
+    namespaces: options.served,
     log: options.log,
     newId: options.newId,
     thread: 'rpc',
-    metrics: async (own) => mergeMetrics([await chainMetrics.snapshot(), await own()]),
+    metrics: async (own) => mergeMetrics([await options.metricsSnapshot(), await own()]),
     // issue 28
     ethereum: createEthereumPush(options.reader, ethereumSettingsOf(config)),
   })
@@ -551,36 +849,37 @@ function urlOf(address: AddressInfo): string {
   return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${address.port}`
 }
 
-/** what the operator reads once the node listens: where, with which checks, on which ledger and threads, and the generated account */
+/** what the operator reads once the node listens: where, with which checks, on which ledgers and threads, and the generated accounts */
 function logStarted(options: {
   config: KeelConfig
   url: string
   threads: RequestThreads | undefined
-  dataDir: string
-  store: Pick<Store, 'height' | 'genesisNumber'>
+  chains: readonly NamespaceChain[]
   verifyPool: Pick<VerifyPool, 'mode' | 'backend'>
   stateHasher: Pick<StateHasher, 'mode'>
   threadCounts: { layout: ThreadLayout; verifyWorkers: number; requestThreads: number }
-  dev: DevAccount | undefined
   log: Logger
 }): void {
-  const { config, url, threads, dataDir, store, verifyPool, stateHasher, dev, log } = options
+  const { config, url, threads, chains, verifyPool, stateHasher, log } = options
   const { layout, requestThreads, verifyWorkers } = options.threadCounts
+  const names = chains.map((chain) => chain.name)
   log.info(
-    `JSON-RPC listening on ${url} (namespace ${config.node.namespace}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
+    `JSON-RPC listening on ${url} (namespace${names.length === 1 ? '' : 's'} ${names.join(', ')}); playground at ${url}/playground; metrics at ${url}/metrics, readiness at ${url}/ready; ${threads === undefined ? 'requests served on the chain thread' : `${threads.count} request thread(s)`}`,
   )
   if (config.tcert.check)
     log.info(
       `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${config.tcert.enrollmentCaFiles.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${config.tcert.enrollmentCaFiles.length} enrollment CA(s)`}`,
     )
-  log.info(
-    `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
-  )
+  for (const { log: chainLog, dataDir, store } of chains)
+    chainLog.info(
+      `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+    )
   log.info(
     `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
   )
-  if (dev !== undefined)
-    log.info(
-      `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
-    )
+  for (const { log: chainLog, dev, dataDir } of chains)
+    if (dev !== undefined)
+      chainLog.info(
+        `genesis account ${dev.address} holds ${dev.balance}; its private key ${dev.privateKey} is kept in ${join(dataDir, 'genesis-account.json')}`,
+      )
 }

@@ -9,6 +9,10 @@
  * moment of full load. Then the node restarts on the same directory and drains, and the test
  * checks every outcome, the chain, the balances, the receipts served before each kill, and finally
  * the stopped data directory through `openStore`.
+ *
+ * The node serves two namespaces (issue 30): the load goes to `global`, while one client sends
+ * transfers to `ns2` one at a time; a kill loses nothing in either, and neither's transactions
+ * appear in the other.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -84,6 +88,9 @@ const accepted = new Map<string, Sent>()
 const unknown = new Map<string, Sent>()
 /** refused with an error code (-32006 busy is the only one expected); must never reach the chain */
 const refused = new Map<string, Sent & { code: number }>()
+/** issue 30: the transfers sent to the second namespace, accepted or unanswered */
+const SECOND = 'ns2'
+const second = { accepted: new Map<string, Sent>(), unknown: new Map<string, Sent>() }
 /** I7: what the node served before a kill (receipt replies by hash, block hashes by number) */
 const servedReceipts = new Map<string, { round: number; reply: string }>()
 const servedBlocks = new Map<number, string>()
@@ -137,6 +144,7 @@ async function startNode(): Promise<NodeProcess> {
   const started = performance.now()
   writeNodeConfig(configFile, {
     dataDir,
+    namespaces: ['global', SECOND],
     batchSize: 20,
     batchTimeoutMs: 5,
     poolCapacity: 20_000,
@@ -232,8 +240,25 @@ async function loadAndKill(target: NodeProcess, round: number, killAfterMs: numb
     }
   }
 
+  /** one client of the second namespace, one transfer at a time, killed mid-flight like the others */
+  const secondClient = async (): Promise<void> => {
+    while (!killed) {
+      const tx = makeTx(round)
+      let reply: Reply
+      try {
+        reply = (await post(url, envelope('tx_sendTransaction', [tx.params], { namespace: SECOND }))).body as Reply
+      } catch (error) {
+        if (!killed) throw new Error(`submission to ${SECOND} failed while the node was up: ${String(error)}`)
+        second.unknown.set(tx.hash, tx)
+        return
+      }
+      if (reply.code === 0) second.accepted.set(tx.hash, tx)
+      else if (reply.code !== -32006) throw new Error(`unexpected answer in ${SECOND}: ${reply.code} ${reply.message}`)
+    }
+  }
+
   const started = performance.now()
-  const running = [...Array.from({ length: CONCURRENCY }, (_x, i) => worker(i < SINGLE_WORKERS ? 1 : BATCH)), poller()]
+  const running = [...Array.from({ length: CONCURRENCY }, (_x, i) => worker(i < SINGLE_WORKERS ? 1 : BATCH)), poller(), secondClient()]
   await new Promise((resolve) => setTimeout(resolve, killAfterMs))
   killed = true
   const exit = await target.kill('SIGKILL')
@@ -301,6 +326,26 @@ async function resubmitUnknowns(url: string): Promise<void> {
   }
 }
 
+/** receipts in the second namespace, in batches of 100 */
+async function receiptsInSecond(url: string, hashes: readonly string[]): Promise<Reply[]> {
+  const replies: Reply[] = []
+  for (let at = 0; at < hashes.length; at += 100) {
+    const body = hashes.slice(at, at + 100).map((hash, id) => envelope('tx_getTransactionReceipt', [hash], { id, namespace: SECOND }))
+    replies.push(...((await post(url, body)).body as Reply[]))
+  }
+  return replies
+}
+
+/** after a restart: the second namespace's unknowns sent again (0: it never had it; -32007: it has it) */
+async function resubmitSecondUnknowns(url: string): Promise<void> {
+  for (const tx of second.unknown.values()) {
+    if (second.accepted.has(tx.hash)) continue
+    const reply = (await post(url, envelope('tx_sendTransaction', [tx.params], { namespace: SECOND }))).body as Reply
+    assert.ok(reply.code === 0 || reply.code === -32007, `${SECOND}: resubmitted unknown ${tx.hash}: ${reply.code} ${reply.message}`)
+    second.accepted.set(tx.hash, tx)
+  }
+}
+
 test.after(async () => {
   printReport()
   if (node !== undefined && !node.hasExited()) await node.kill('SIGKILL')
@@ -316,6 +361,7 @@ test(`F1: load, then kill -9 at random moments (${KILLS} kills), restarting on t
       const problems = await checkServed(running.url)
       assert.equal(problems.slice(0, 10), [], `I7 after kill ${round}: ${problems.length} served records changed`)
       await resubmitUnknowns(running.url)
+      await resubmitSecondUnknowns(running.url)
     }
     const killAfter = KILL_AFTER_MS[0] + randomInt(KILL_AFTER_MS[1] - KILL_AFTER_MS[0])
     await loadAndKill(running, round, killAfter)
@@ -330,6 +376,7 @@ test('restart drains: every accepted hash gets its outcome, and receipts served 
   const problems = await checkServed(running.url)
   assert.equal(problems.slice(0, 10), [], `I7 after the last kill: ${problems.length} served records changed`)
   await resubmitUnknowns(running.url)
+  await resubmitSecondUnknowns(running.url)
 
   let open = [...accepted.keys()]
   const deadline = Date.now() + DRAIN_TIMEOUT_MS
@@ -344,10 +391,40 @@ test('restart drains: every accepted hash gets its outcome, and receipts served 
       )
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
+    let openSecond = [...second.accepted.keys()]
+    while (openSecond.length > 0) {
+      const replies = await receiptsInSecond(running.url, openSecond)
+      openSecond = openSecond.filter((_hash, i) => replies[i].code === -32001)
+      if (openSecond.length === 0) break
+      assert.ok(
+        Date.now() < deadline,
+        `${openSecond.length} hashes accepted in ${SECOND} still without an outcome: ${openSecond.slice(0, 3)}…`,
+      )
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
   } finally {
     // the checks below still run on whatever the node holds
     finalHeight = await height(running.url)
   }
+})
+
+test(`issue 30: every hash accepted in ${SECOND} has its expected outcome there, and none is known in global`, async () => {
+  const url = node!.url
+  const hashes = [...second.accepted.keys()]
+  assert.ok(hashes.length >= KILLS, `only ${hashes.length} transfers accepted in ${SECOND}`)
+  const replies = await receiptsInSecond(url, hashes)
+  const wrong = hashes.flatMap((hash, i) => {
+    const tx = second.accepted.get(hash)!
+    return replies[i].code === EXPECTED_CODE[tx.kind]
+      ? []
+      : [`${hash} (${tx.kind}, round ${tx.round}): ${replies[i].code} ${replies[i].message}`]
+  })
+  assert.equal(wrong.slice(0, 10), [], `${wrong.length} of ${hashes.length} hashes accepted in ${SECOND} have a wrong or no outcome`)
+  const inGlobal = await receipts(url, hashes)
+  assert.ok(
+    inGlobal.every((reply) => reply.code === -32001),
+    `a transaction of ${SECOND} is known in global`,
+  )
 })
 
 test('I3: each accepted hash has exactly one outcome, the expected one; an unknown hash at most one', async () => {
@@ -507,7 +584,8 @@ function printReport(): void {
       `(${accepted.size - invalid} receipts, ${invalid} invalid records), ${unknown.size} unknown ` +
       `(resubmitted: ${stats.unknownResubmitted.accepted} accepted, ${stats.unknownResubmitted.duplicate} duplicate), ` +
       `${refused.size} refused busy; ${(acceptedUnderLoad / (loadMs / 1000)).toFixed(0)} accepted tx/s under load; ` +
-      `${finalHeight} blocks; ${servedReceipts.size} receipts and ${servedBlocks.size} blocks checked for I7`,
+      `${finalHeight} blocks; ${servedReceipts.size} receipts and ${servedBlocks.size} blocks checked for I7; ` +
+      `${SECOND}: ${second.accepted.size} accepted, ${second.unknown.size} unknown`,
   )
   for (const r of stats.rounds) console.log(`  round ${r.round}: ${JSON.stringify(r)}`)
   for (const r of stats.restarts)

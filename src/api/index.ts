@@ -22,7 +22,14 @@ import { createContractHandlers } from './contract.ts'
 import { createDidHandlers } from './did.ts'
 import { createEthHandlers, type EthereumSettings } from './eth/handlers.ts'
 import { createGovernanceHandlers, type GovernanceModules } from './governance.ts'
-import { aloneDirectory, createNodeHandlers, type NodeDirectory, type NodeIdentity, type NodeStateReport } from './node.ts'
+import {
+  aloneDirectory,
+  createNodeHandlers,
+  type NamespaceControl,
+  type NodeDirectory,
+  type NodeIdentity,
+  type NodeStateReport,
+} from './node.ts'
 import { createSubHandlers } from './sub.ts'
 import { createTxHandlers, type ProtocolInfo } from './tx.ts'
 import { createFilterTxHandlers } from './tx-filter.ts'
@@ -53,6 +60,8 @@ export interface ApiModules {
   receiptWaitMs?: number
   /** this node's own state report (node_getNodeStates; its peers ask for it too) */
   selfState(): NodeStateReport
+  /** issue 30: the namespaces of the process (chain thread only); absent: one namespace alone */
+  namespaces?: NamespaceControl
   versions: Omit<VersionModules, 'hostname' | 'directory'>
   config: Omit<ConfigModules, 'directory'>
   /** who may call the operator methods (openrpc.json `x-operator`; rpc/operator-auth.ts) */

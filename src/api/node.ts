@@ -1,6 +1,6 @@
 /** Handlers of the `node_` service. */
 import type { NodeHandlers } from '../../generated/handlers.ts'
-import type { ConsensusStatus, NodeState, PeerInfo } from '../../generated/types.ts'
+import type { ConsensusStatus, NamespaceStatus, NodeState, PeerInfo } from '../../generated/types.ts'
 import { nodeHash } from '../crypto/hash.ts'
 import { InvalidParams } from '../errors.ts'
 
@@ -39,6 +39,16 @@ export interface NodeStateReport {
   versions: Record<string, string>
 }
 
+/**
+ * The namespaces of this process (issue 30; node.ts), for node_getNamespaces, node_startNamespace
+ * and node_stopNamespace. Their refusals are RpcErrors the client can act on.
+ */
+export interface NamespaceControl {
+  list(): NamespaceStatus[]
+  start(name: string): Promise<NamespaceStatus>
+  stop(name: string): Promise<NamespaceStatus>
+}
+
 /** node_getNodeStates' status of a node that did not answer, from its link (PeerInfo.status). */
 const UNANSWERED = ['UNREACHABLE', 'PENDING', 'STOPPED'] as const
 
@@ -62,6 +72,8 @@ export function createNodeHandlers(modules: {
   ordering?: { halted(): string | undefined }
   /** this node's own report (what it answers its peers too) */
   selfState(): NodeStateReport
+  /** the namespaces of the process; absent: handlers built for one namespace alone (it is the only one, and none starts) */
+  namespaces?: NamespaceControl
 }): NodeHandlers {
   const hash = nodeHash(modules.identity.hostname, modules.identity.namespace)
   const directory = modules.directory ?? aloneDirectory(modules.identity)
@@ -89,7 +101,18 @@ export function createNodeHandlers(modules: {
       directory.deleteNVP(nodehash.toLowerCase())
       return `successful request to delete nvp node, hash ${nodehash.toLowerCase()}`
     },
+    node_getNamespaces: () =>
+      modules.namespaces?.list() ?? [
+        { name: modules.identity.namespace, state: 'running', isDefault: true, height: modules.chain.height() },
+      ],
+    node_startNamespace: ([name]) => namespacesOf(modules.namespaces).start(name),
+    node_stopNamespace: ([name]) => namespacesOf(modules.namespaces).stop(name),
   }
+}
+
+function namespacesOf(control: NamespaceControl | undefined): NamespaceControl {
+  if (control === undefined) throw new InvalidParams('these handlers serve one namespace alone: no namespace starts or stops here')
+  return control
 }
 
 /** A node with no network configured: the only VP, its own primary, with no peer port. */

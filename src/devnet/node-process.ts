@@ -196,6 +196,8 @@ function readFrom(path: string, offset: number): Buffer {
 
 export interface NodeConfigFile {
   dataDir: string
+  /** [node] namespaces: several namespaces in the process, the default first (issue 30) */
+  namespaces?: readonly string[]
   port?: number
   batchSize?: number
   batchTimeoutMs?: number
@@ -222,6 +224,7 @@ export function writeNodeConfig(path: string, config: NodeConfigFile): void {
   const lines = ['[node]', `dataDir = ${JSON.stringify(config.dataDir)}`]
   if (config.hostname !== undefined) lines.push(`hostname = ${JSON.stringify(config.hostname)}`)
   if (config.cores !== undefined) lines.push(`cores = ${config.cores}`)
+  if (config.namespaces !== undefined) lines.push(`namespaces = [${config.namespaces.map((name) => JSON.stringify(name)).join(', ')}]`)
   lines.push('', '[jsonrpc]', `port = ${config.port ?? 0}`)
   if (config.threads !== undefined) lines.push(`threads = ${config.threads}`)
   lines.push('', '[chain]')

@@ -15,19 +15,15 @@ import type { MetricsSnapshot } from '../metrics/registry.ts'
 import type { OperatorProof } from '../rpc/context.ts'
 import type { StoreTip } from '../store/index.ts'
 
-/** What a request thread starts with (its workerData). */
+/** What a request thread starts with (its workerData); it serves no namespace until it is told to open one (`open`). */
 export interface FrontStart {
   config: KeelConfig
-  /** the namespace's data directory (the node CA lives there) */
-  dataDir: string
-  /** the ledger's LMDB environment, opened here for reading */
-  ledgerPath: string
   txVersion: string
   /** contract_compileContract's compilers (the request thread compiles: src/compile/solc-pool.ts) */
   compiler: Omit<SolcPoolOptions, 'log'>
   /** tx_sendTransactionReturnReceipt's bound, when not the default */
   receiptWaitMs?: number
-  /** to the chain thread */
+  /** to the chain thread: what concerns the thread (listening, metrics, logs, namespaces opened); each namespace has a port of its own */
   chain: MessagePort
   /** to each verify worker (verify-pool.ts connect) */
   verify: MessagePort[]
@@ -41,6 +37,22 @@ export interface Simulated {
   invalid?: InvalidTx
 }
 
+/**
+ * A namespace for a request thread to serve: it opens the ledger for reading and talks to that
+ * namespace's chain over `port` (admissions, forwarded calls, blocks), so nothing of one namespace
+ * crosses into another.
+ */
+export interface FrontNamespaceStart {
+  name: string
+  /** the namespace's data directory (its node CA lives there) */
+  dataDir: string
+  /** its ledger's LMDB environment, opened here for reading */
+  ledgerPath: string
+  port: MessagePort
+  tip: StoreTip
+}
+
+/** What crosses a namespace's port towards its chain (the chain thread serves each port with that namespace's doors). */
 export type ToChain =
   /**
    * transactions to admit, their records (wire/tx-codec.ts admittedRecord) in one transferred
@@ -62,6 +74,9 @@ export type ToChain =
   | { t: 'simulate'; id: number; tx: Uint8Array }
   /** a status event this thread raises (a cut-off WebSocket reader): the chain's hub publishes it */
   | { t: 'status'; event: StatusEvent }
+
+/** What crosses the control port towards the chain thread. */
+export type ToChainControl =
   | { t: 'log'; level: Exclude<LogLevel, 'silent'>; component: string; message: string; stack?: string; detail?: string }
   /** answer to `go`: listening (fd: its socket, for the next thread), or why not */
   | { t: 'listening'; address?: AddressInfo; fd?: number; error?: string }
@@ -70,10 +85,12 @@ export type ToChain =
   /** this thread's metrics, answering `snapshot` */
   | { t: 'snapshot'; id: number; snapshot: MetricsSnapshot }
   | { t: 'stopped' }
+  /** answer to `open` / `close`: the namespace is served (or no longer), or why it could not be opened */
+  | { t: 'opened'; name: string; error?: string }
+  | { t: 'closed'; name: string }
 
+/** What crosses a namespace's port towards the request thread. */
 export type ToFront =
-  /** the chain thread is ready: listen (on the first thread's socket `fd`, for the others) */
-  | { t: 'go'; tip: StoreTip; fd?: number }
   /** code 0: durable and answered; else the JSON-RPC error */
   | { t: 'admitted'; ids: number[]; codes: number[]; messages: string[] }
   | { t: 'reply'; id: number; tip: StoreTip; text?: string; code?: number; message?: string }
@@ -83,10 +100,20 @@ export type ToFront =
   | { t: 'status'; message: SystemStatusMessage }
   /** the store moved without a block (an archive or restore finished in the background) */
   | { t: 'tip'; tip: StoreTip }
+  /** the merged metrics, or why they could not be collected (on the control port) */
+  | { t: 'scraped'; id: number; contentType: string; text: string; error?: string }
+
+/** What crosses the control port towards the request thread. */
+export type ToFrontControl =
+  /** the chain thread is ready: listen (on the first thread's socket `fd`, for the others) */
+  | { t: 'go'; fd?: number }
+  /** serve one more namespace (at start, and when an operator starts one) */
+  | ({ t: 'open' } & FrontNamespaceStart)
+  /** stop serving a namespace: its requests answer -32010 from now on */
+  | { t: 'close'; name: string }
   /** send this thread's metrics (a scrape on any thread collects every thread's) */
   | { t: 'snapshot'; id: number }
   /** a port to a verify worker started since (a dead one's replacement: verify-pool.ts onWorker) */
   | { t: 'verifier'; port: MessagePort }
-  /** the merged metrics, or why they could not be collected */
   | { t: 'scraped'; id: number; contentType: string; text: string; error?: string }
   | { t: 'stop' }

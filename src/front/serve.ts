@@ -1,7 +1,9 @@
 /**
- * The JSON-RPC servers of one thread: the dispatcher over a set of handlers, HTTP and WebSocket on
- * one port, the TCert check. A request thread (thread.ts) builds them over its own handlers; a node
- * that serves requests on its chain thread (`jsonrpc.threads = 0`) builds them there (node.ts).
+ * The JSON-RPC servers of one thread: the dispatcher over each namespace's handlers, HTTP and
+ * WebSocket on one port, the TCert check. A request thread (thread.ts) builds them over its own
+ * handlers; a node that serves requests on its chain thread (`jsonrpc.threads = 0`) builds them
+ * there (node.ts). A request is handled in the namespace its envelope names (issue 30): its
+ * handlers, its events, its TCerts; a namespace may be added or removed while the servers run.
  */
 
 import { readFileSync } from 'node:fs'
@@ -19,7 +21,7 @@ import { ETHEREUM_MISSING } from '../eth/missing.ts'
 import type { EventHub } from '../events/hub.ts'
 import type { Logger } from '../log.ts'
 import { createRpcRegistry, type MetricsSnapshot } from '../metrics/registry.ts'
-import { operatorRoutes } from '../metrics/routes.ts'
+import { type ConsensusReport, operatorRoutes } from '../metrics/routes.ts'
 import { createDispatcher, type Dispatcher } from '../rpc/dispatch.ts'
 import { createRpcHttpServer, type RpcHttpServer } from '../rpc/http.ts'
 import { createTcertCheck, type TcertCheck } from '../rpc/tcert-check.ts'
@@ -29,15 +31,44 @@ import { playgroundClientRoute } from './playground.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
-export interface RpcServersOptions {
-  config: KeelConfig
+/** What one namespace gives a thread's servers. */
+export interface ServedNamespace {
   handlers: Readonly<Record<string, unknown>>
   /** block and status events for WebSocket push; `publishStatus` raises this thread's own (a cut-off reader) */
   events: Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'>
   /** the chain height, to resolve `latest` in a pushed log filter */
   height(): number
-  /** the TCert check's view of the node CA and of the TCerts issued, when `[tcert] check` is on */
+  /** the TCert check's view of the namespace's CA and of the TCerts it issued, when `[tcert] check` is on */
   tcert?: { ca: NodeCa; isIssued(pemBytes: Uint8Array): boolean }
+}
+
+/** The namespaces a thread serves now. */
+export interface ServedNamespaces {
+  /** the namespace of a request that names none (the first configured; it runs as long as the node) */
+  readonly defaultName: string
+  get(name: string): ServedNamespace | undefined
+  /** the names served, the default first */
+  names(): string[]
+}
+
+/** A thread's namespaces, which it adds and removes as the chain thread says. */
+export function servedNamespaces(defaultName: string): ServedNamespaces & {
+  set(name: string, served: ServedNamespace): void
+  delete(name: string): void
+} {
+  const served = new Map<string, ServedNamespace>()
+  return {
+    defaultName,
+    get: (name) => served.get(name),
+    names: () => [...served.keys()].sort((a, b) => (a === defaultName ? -1 : b === defaultName ? 1 : a < b ? -1 : 1)),
+    set: (name, namespace) => void served.set(name, namespace),
+    delete: (name) => void served.delete(name),
+  }
+}
+
+export interface RpcServersOptions {
+  config: KeelConfig
+  namespaces: ServedNamespaces
   /** listen on this socket of another request thread instead of opening the configured port */
   fd?: number
   log: Logger
@@ -88,36 +119,29 @@ const ROOT_PAGE = {
 }
 
 export function createRpcServers(options: RpcServersOptions): RpcServers {
-  const { config, log } = options
+  const { config, log, namespaces } = options
   const documentText = openRpcDocumentText()
+  const defaultNamespace = (): ServedNamespace => namespaces.get(namespaces.defaultName) as ServedNamespace
   const dispatcher = createDispatcher({
     methods,
     aliases,
     schemas,
-    handlers: options.handlers,
+    handlers: defaultNamespace().handlers,
+    handlersOf: (name) => namespaces.get(name)?.handlers,
     // issue 28: the Ethereum methods Keel knows and does not serve
     missingFeatures: { ...MISSING_FEATURES, ...ETHEREUM_MISSING },
     document: parseJson(documentText, { maxDepth: 512 }),
-    defaultNamespace: config.node.namespace,
-    isKnownNamespace: (namespace) => namespace === config.node.namespace,
+    defaultNamespace: namespaces.defaultName,
+    isKnownNamespace: (namespace) => namespaces.get(namespace) !== undefined,
+    knownNamespaces: () => namespaces.names(),
     limits: { maxBatchLength: config.jsonrpc.maxBatchLength, maxBatchResponseBytes: config.jsonrpc.maxBatchResponseBytes },
     log: log.child('rpc'),
     observe: (method, code, seconds) => metrics.record.observeCall(method, code, seconds),
   })
-  const tcertCheck: TcertCheck | undefined =
-    config.tcert.check && options.tcert !== undefined
-      ? createTcertCheck({
-          ca: options.tcert.ca,
-          isIssued: options.tcert.isIssued,
-          enrollmentCas: enrollmentCasOf(config),
-          isGetTcert: (method) => dispatcher.canonicalName(method) === 'cert_getTCert',
-        })
-      : undefined
+  const tcertCheck = config.tcert.check ? namespacesTcertCheck(config, namespaces, dispatcher) : undefined
   const ws = createRpcWsServer({
     dispatcher,
-    events: options.events,
-    height: options.height,
-    namespace: config.node.namespace,
+    namespaces,
     limits: config.jsonrpc,
     tcertCheck,
     log: log.child('ws'),
@@ -148,15 +172,22 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
       '/playground/keel-client.js': playgroundClientRoute(root),
       ...operatorRoutes({
         metrics: () => options.metrics(metrics.snapshot),
-        // what node_getConsensusStatus answers (forwarded to the chain thread from a request thread)
-        consensus: async () =>
-          answerValue(
-            await (options.handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
-              namespace: config.node.namespace,
-              method: 'node_getConsensusStatus',
-              headers: {},
-            }),
-          ),
+        // what node_getConsensusStatus answers in each namespace (forwarded to the chain thread from a request thread)
+        consensus: async () => {
+          const reports: Record<string, ConsensusReport> = {}
+          for (const name of namespaces.names()) {
+            const served = namespaces.get(name)
+            if (served === undefined) continue
+            reports[name] = answerValue(
+              await (served.handlers as unknown as NodeHandlers).node_getConsensusStatus([], {
+                namespace: name,
+                method: 'node_getConsensusStatus',
+                headers: {},
+              }),
+            ) as ConsensusReport
+          }
+          return { defaultName: namespaces.defaultName, reports }
+        },
       }),
     },
     onUpgrade: ws.handleUpgrade,
@@ -174,6 +205,49 @@ export function createRpcServers(options: RpcServersOptions): RpcServers {
       await ws.close()
       await http.close()
       metrics.close()
+    },
+  }
+}
+
+/**
+ * The TCert check of a thread serving several namespaces: a TCert is checked against the CA and the
+ * issued TCerts of each namespace the request names (the default one for a WebSocket upgrade, which
+ * names none), so a TCert one namespace issued is refused in another.
+ */
+function namespacesTcertCheck(config: KeelConfig, namespaces: ServedNamespaces, dispatcher: Dispatcher): TcertCheck {
+  const enrollmentCas = enrollmentCasOf(config)
+  const checks = new WeakMap<ServedNamespace, TcertCheck>()
+  const checkOf = (served: ServedNamespace): TcertCheck | undefined => {
+    if (served.tcert === undefined) return undefined
+    let check = checks.get(served)
+    if (check === undefined) {
+      check = createTcertCheck({
+        ca: served.tcert.ca,
+        isIssued: served.tcert.isIssued,
+        enrollmentCas,
+        isGetTcert: (method) => dispatcher.canonicalName(method) === 'cert_getTCert',
+      })
+      checks.set(served, check)
+    }
+    return check
+  }
+  return {
+    async check(headers, request) {
+      const named = new Set<string>()
+      const elements = 'upgradePath' in request ? [] : Array.isArray(request.parsed) ? request.parsed : [request.parsed]
+      for (const element of elements) {
+        const name = element !== null && typeof element === 'object' ? (element as { namespace?: unknown }).namespace : undefined
+        named.add(typeof name === 'string' && name !== '' ? name : namespaces.defaultName)
+      }
+      if (named.size === 0) named.add(namespaces.defaultName)
+      for (const name of named) {
+        // a namespace that does not exist is answered -32010 by the dispatcher
+        const served = namespaces.get(name)
+        const check = served === undefined ? undefined : checkOf(served)
+        const refusal = await check?.check(headers, request)
+        if (refusal !== undefined) return refusal
+      }
+      return undefined
     },
   }
 }

@@ -19,7 +19,7 @@ import { packFrames } from '../wire/frames.ts'
 import { JsonText } from '../wire/json.ts'
 import { encodeTx } from '../wire/tx-codec.ts'
 import { ADMIT_JOB, admissionAnswer, admissionRequest } from './admission-job.ts'
-import type { Simulated, ToChain, ToFront } from './messages.ts'
+import type { Simulated, ToChain, ToChainControl, ToFront } from './messages.ts'
 
 /**
  * A turn's submissions leave for the verify pool and the chain thread in groups of at most this
@@ -73,8 +73,9 @@ export interface ChainLink {
   receive(message: ToFront): void
 }
 
+/** A namespace's link talks over its port; the thread's control link (its port to the chain thread) serves only `scrape`. */
 export function createChainLink(
-  port: { postMessage(message: ToChain, transfer?: readonly ArrayBuffer[]): void },
+  port: { postMessage(message: ToChain | ToChainControl, transfer?: readonly ArrayBuffer[]): void },
   reader: { follow(tip: StoreTip): void },
 ): ChainLink {
   let nextId = 1

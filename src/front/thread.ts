@@ -16,20 +16,21 @@ import { createHandlers, isChainThreadMethod } from '../api/index.ts'
 import { loadOrCreateNodeCa } from '../cert/ca.ts'
 import { genesisAccountsIn, genesisGovernanceOf } from '../chain/genesis.ts'
 import { createSolcPool } from '../compile/solc-pool.ts'
+import { namespaceConfig } from '../config.ts'
 import { createVerifyClient } from '../crypto/verify-pool.ts'
 import { failpoint } from '../failpoints.ts'
 import type { Logger, LogLevel } from '../log.ts'
 import { openStoreReader } from '../store/index.ts'
 import { jobs as admissionJobs } from './admission-job.ts'
 import { createFrontEvents } from './events.ts'
-import type { FrontStart, ToChain, ToFront } from './messages.ts'
-import { createRpcServers, listeningFd, type RpcServers } from './serve.ts'
+import type { FrontNamespaceStart, FrontStart, ToChainControl, ToFront, ToFrontControl } from './messages.ts'
+import { createRpcServers, listeningFd, type RpcServers, type ServedNamespace, servedNamespaces } from './serve.ts'
 import { createChainLink, createFrontSubmitter } from './submitter.ts'
 
 const start = workerData as FrontStart
 const port = start.chain
 const { config } = start
-const post = (message: ToChain): void => port.postMessage(message)
+const post = (message: ToChainControl): void => port.postMessage(message)
 // a failpoint here kills this thread from outside any handler, as a crash of the thread would (docs/reliability.md "Threads that die")
 const failpointNow = (): void => failpoint('front.thread')
 
@@ -62,67 +63,91 @@ function forwardingLogger(component: string): Logger {
 }
 
 const log = forwardingLogger('front')
-const store = openStoreReader(start.ledgerPath)
-const reader = store.reader
-const link = createChainLink(port, reader)
 const verifier = createVerifyClient(start.verify, { nodeVersion: start.txVersion, backend: start.verifyBackend, handlers: admissionJobs })
-const { submitter, simulation } = createFrontSubmitter({ link, verifier })
-const answers = createAnswerCache(reader)
-const events = createFrontEvents(reader, link, answers, log.child('events'))
-
-// the store's reads, and simulated outcomes too (they are kept here: this thread took the simulation)
-const chain = Object.assign(Object.create(reader) as typeof reader, {
-  getReceipt: (hash: string) => reader.getReceipt(hash) ?? simulation(hash)?.receipt,
-  getInvalidTx: (hash: string) => reader.getInvalidTx(hash) ?? simulation(hash)?.invalid,
-})
 const compiler = createSolcPool({ ...start.compiler, log: log.child('solc') })
-const handlers: Record<string, unknown> = createHandlers({
-  identity: { hostname: config.node.hostname, namespace: config.node.namespace },
-  protocol: { txVersion: start.txVersion, gasPrice: 0 },
-  // issue 28: with the genesis governance, which debug_traceTransaction re-executes under
-  ethereum: ethereumSettingsOf(config, genesisGovernanceOf(config, genesisAccountsIn(config, start.dataDir))),
-  chain,
-  submitter,
-  compiler,
-  answers,
-  onBlock: (listener) => link.onBlock(() => listener()),
-  receiptWaitMs: start.receiptWaitMs,
-  // what only the chain thread holds: the methods that use it are forwarded there (below)
-  subscriptions: onChainThread('polling subscriptions'),
-  cert: onChainThread('the TCert CA'),
-  archive: onChainThread('the archive service'),
-  signer: onChainThread('the receipt signer'),
-  selfState: onChainThread('the node state'),
-  versions: onChainThread('the versions'),
-  config: onChainThread('the configuration'),
-  operators: onChainThread('the admin set'),
-  governance: onChainThread('the governance records'),
-})
-for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
-const tcert = config.tcert.check
-  ? {
-      ca: await loadOrCreateNodeCa(start.dataDir, { hostname: config.node.hostname, warn: (message) => log.warn(message) }),
-      isIssued: (pemBytes: Uint8Array) => reader.getTcert(pemBytes) !== undefined,
-    }
-  : undefined
+// the thread's own link: GET /metrics asks the chain thread for every thread's metrics over it
+const control = createChainLink(port, { follow: () => undefined })
+const namespaces = servedNamespaces(config.node.namespace)
+
+/** One namespace this thread serves: its ledger read here, its link to its chain, its handlers. */
+interface FrontNamespace {
+  served: ServedNamespace
+  reader: ReturnType<typeof openStoreReader>['reader']
+  close(): Promise<void>
+}
+const opened = new Map<string, FrontNamespace>()
+
+/** Opens a namespace: the reader of its ledger, its handlers (chain-thread methods forwarded over its port), its TCert check's view. */
+async function openNamespace(start_: FrontNamespaceStart): Promise<FrontNamespace> {
+  const nsConfig = namespaceConfig(config, start_.name)
+  const nsLog = log.child(start_.name)
+  const store = openStoreReader(start_.ledgerPath)
+  const reader = store.reader
+  const link = createChainLink(start_.port, reader)
+  const { submitter, simulation } = createFrontSubmitter({ link, verifier })
+  const answers = createAnswerCache(reader)
+  const events = createFrontEvents(reader, link, answers, nsLog.child('events'))
+  // the store's reads, and simulated outcomes too (they are kept here: this thread took the simulation)
+  const chain = Object.assign(Object.create(reader) as typeof reader, {
+    getReceipt: (hash: string) => reader.getReceipt(hash) ?? simulation(hash)?.receipt,
+    getInvalidTx: (hash: string) => reader.getInvalidTx(hash) ?? simulation(hash)?.invalid,
+  })
+  const handlers: Record<string, unknown> = createHandlers({
+    identity: { hostname: config.node.hostname, namespace: start_.name },
+    protocol: { txVersion: start.txVersion, gasPrice: 0 },
+    // issue 28: with the genesis governance, which debug_traceTransaction re-executes under
+    ethereum: ethereumSettingsOf(nsConfig, genesisGovernanceOf(nsConfig, genesisAccountsIn(nsConfig, start_.dataDir))),
+    chain,
+    submitter,
+    compiler,
+    answers,
+    onBlock: (listener) => link.onBlock(() => listener()),
+    receiptWaitMs: start.receiptWaitMs,
+    // what only the chain thread holds: the methods that use it are forwarded there (below)
+    subscriptions: onChainThread('polling subscriptions'),
+    cert: onChainThread('the TCert CA'),
+    archive: onChainThread('the archive service'),
+    signer: onChainThread('the receipt signer'),
+    selfState: onChainThread('the node state'),
+    versions: onChainThread('the versions'),
+    config: onChainThread('the configuration'),
+    operators: onChainThread('the admin set'),
+    governance: onChainThread('the governance records'),
+  })
+  for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
+  const tcert = config.tcert.check
+    ? {
+        ca: await loadOrCreateNodeCa(start_.dataDir, { hostname: config.node.hostname, warn: (message) => nsLog.warn(message) }),
+        isIssued: (pemBytes: Uint8Array) => reader.getTcert(pemBytes) !== undefined,
+      }
+    : undefined
+  reader.follow(start_.tip)
+  start_.port.on('message', (message: ToFront) => link.receive(message))
+  return {
+    served: { handlers, events, height: () => reader.height(), tcert },
+    reader,
+    close: async () => {
+      start_.port.close()
+      await store.close()
+    },
+  }
+}
+
 let servers: RpcServers | undefined
 
 /** the chain thread is ready for what this thread hands over: listen */
-async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
-  reader.follow(message.tip)
+async function go(message: Extract<ToFrontControl, { t: 'go' }>): Promise<void> {
+  // issue 28: the Ethereum endpoint serves the default namespace
+  const defaultNamespace = opened.get(config.node.namespace)
   servers = createRpcServers({
     config,
-    handlers,
-    events,
-    height: () => reader.height(),
-    tcert,
+    namespaces,
     fd: message.fd,
     log,
     thread: start.threadName,
     // the chain thread asks every request thread for its snapshot (this one's too) and merges them
-    metrics: () => link.scrape(),
-    // issue 28
-    ethereum: createEthereumPush(reader, ethereumSettingsOf(config)),
+    metrics: () => control.scrape(),
+    ethereum: defaultNamespace === undefined ? undefined : createEthereumPush(defaultNamespace.reader, ethereumSettingsOf(config)),
   })
   servers.http.server.on('request', () => setImmediate(failpointNow))
   try {
@@ -134,20 +159,50 @@ async function go(message: Extract<ToFront, { t: 'go' }>): Promise<void> {
   }
 }
 
-port.on('message', (message: ToFront) => {
-  if (message.t === 'go') return void go(message)
-  if (message.t === 'verifier') return verifier.addPort(message.port)
-  if (message.t === 'snapshot') {
-    void (servers?.metricsSnapshot() ?? Promise.resolve([])).then((snapshot) => post({ t: 'snapshot', id: message.id, snapshot }))
-    return
+/** control messages run one after another: a namespace is open before `go` listens, and before a later `close` of it */
+let queue: Promise<void> = Promise.resolve()
+const inTurn = (work: () => Promise<void>): void => {
+  queue = queue.then(work).catch((error: unknown) => log.error('a request thread failed to follow the chain thread', error))
+}
+
+port.on('message', (message: ToFrontControl) => {
+  switch (message.t) {
+    case 'go':
+      return inTurn(() => go(message))
+    case 'verifier':
+      return verifier.addPort(message.port)
+    case 'snapshot':
+      void (servers?.metricsSnapshot() ?? Promise.resolve([])).then((snapshot) => post({ t: 'snapshot', id: message.id, snapshot }))
+      return
+    case 'scraped':
+      return control.receive(message)
+    case 'open':
+      return inTurn(async () => {
+        try {
+          const namespace = await openNamespace(message)
+          opened.set(message.name, namespace)
+          namespaces.set(message.name, namespace.served)
+          post({ t: 'opened', name: message.name })
+        } catch (error) {
+          post({ t: 'opened', name: message.name, error: (error as Error).message })
+        }
+      })
+    case 'close':
+      return inTurn(async () => {
+        namespaces.delete(message.name)
+        const namespace = opened.get(message.name)
+        opened.delete(message.name)
+        await namespace?.close()
+        post({ t: 'closed', name: message.name })
+      })
+    case 'stop':
+      return inTurn(async () => {
+        await servers?.close()
+        await compiler.close()
+        await verifier.close()
+        for (const namespace of opened.values()) await namespace.close()
+        post({ t: 'stopped' })
+      })
   }
-  if (message.t !== 'stop') return link.receive(message)
-  void (async () => {
-    await servers?.close()
-    await compiler.close()
-    await verifier.close()
-    await store.close()
-    post({ t: 'stopped' })
-  })().catch((error: unknown) => log.error('stopping a request thread failed', error))
 })
 parentPort?.postMessage({ ready: true })

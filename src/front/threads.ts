@@ -21,16 +21,27 @@ import { unpackFrames } from '../wire/frames.ts'
 import { stringifyJson } from '../wire/json.ts'
 import { decodeAdmitted, decodeTx } from '../wire/tx-codec.ts'
 import { startWorker } from '../workers/start.ts'
-import type { FrontStart, Simulated, ToChain, ToFront } from './messages.ts'
+import type { FrontStart, Simulated, ToChain, ToChainControl, ToFront, ToFrontControl } from './messages.ts'
 
-/** What the chain thread lends its request threads. */
-export interface ChainDoors {
+/** What one namespace's chain lends the request threads (each thread reaches it over a port of its own). */
+export interface NamespaceDoors {
+  name: string
+  /** its data directory and ledger, which the request threads open for reading */
+  dataDir: string
+  ledgerPath: string
   submitter: TxSubmitter
   simulate(tx: SignedTx): Promise<Simulated>
   /** every handler, for the methods a request thread forwards (api/index.ts isChainThreadMethod) */
   handlers: Readonly<Record<string, unknown>>
   events: EventHub
   tip(): StoreTip
+  log: Logger
+}
+
+/** What the chain thread lends its request threads. */
+export interface ChainDoors {
+  /** the namespaces served from the start, the default one first */
+  namespaces: NamespaceDoors[]
   /** the chain thread's own metrics; a scrape merges them with every request thread's */
   metricsSnapshot(): Promise<MetricsSnapshot>
   log: Logger
@@ -44,6 +55,10 @@ export interface ChainDoors {
 export interface RequestThreads {
   readonly address: AddressInfo
   readonly count: number
+  /** every thread serves one more namespace (an operator started it); rejects when a thread cannot open it */
+  openNamespace(doors: NamespaceDoors): Promise<void>
+  /** no thread serves the namespace any more: its requests answer -32010 */
+  closeNamespace(name: string): Promise<void>
   stop(): Promise<void>
 }
 
@@ -113,8 +128,9 @@ export async function loadRequestThreads(options: {
     discard: async () => {
       for (const { worker } of loaded) await worker.terminate()
     },
+    // Long because: a thread's whole life on this side — its answers to what it was told, opening on its socket in turn, its namespaces, its death and its stop — shares the threads list and the stopping flag.
     async open(doors) {
-      const threads: { worker: Worker; port: MessagePort; off(): void; exited?: boolean }[] = []
+      const threads: ServedThread[] = []
       let stopping = false
       const snapshots = new Map<number, (snapshot: MetricsSnapshot) => void>()
       let nextSnapshot = 1
@@ -133,7 +149,7 @@ export async function loadRequestThreads(options: {
                 clearTimeout(timer)
                 resolve(snapshot)
               })
-              port.postMessage({ t: 'snapshot', id } satisfies ToFront)
+              port.postMessage({ t: 'snapshot', id } satisfies ToFrontControl)
             }),
         )
         return mergeMetrics([await doors.metricsSnapshot(), ...(await Promise.all(asked))])
@@ -150,32 +166,29 @@ export async function loadRequestThreads(options: {
           await worker.terminate()
           continue
         }
-        const listening = new Promise<Extract<ToChain, { t: 'listening' }>>((resolve) => {
-          const onListening = (message: ToChain): void => {
-            if (message.t !== 'listening') return
-            port.off('message', onListening)
-            resolve(message)
-          }
-          port.on('message', onListening)
-          worker.once('exit', (code) => resolve({ t: 'listening', error: `request thread ${name} stopped (exit code ${code})` }))
-        })
-        const off = serveFront(port, doors, { scrape, onSnapshot })
-        port.postMessage({ t: 'go', tip: doors.tip(), fd } satisfies ToFront)
+        const thread: ServedThread = { worker, port, name, namespaces: new Map(), off: () => undefined }
+        thread.off = serveControl(thread, doors, { scrape, onSnapshot })
+        // the namespaces first: the thread opens them, in order, before it listens
+        const opening = doors.namespaces.map((namespace) => openOn(thread, namespace))
+        const listening = answerOf(thread, 'listening', (message) => message, `request thread ${name} stopped`)
+        port.postMessage({ t: 'go', fd } satisfies ToFrontControl)
         const answer = await listening
-        if (answer.error !== undefined) {
+        const refused = (await Promise.all(opening)).find((error) => error !== undefined)
+        const error = answer.error ?? refused
+        if (error !== undefined) {
           // the threads stop on purpose: not a death
           stopping = true
-          off()
-          for (const thread of [...threads, { worker }]) await thread.worker.terminate()
+          thread.off()
+          for (const running of [...threads, thread]) await running.worker.terminate()
           for (const later of loaded.slice(i + 1)) await later.worker.terminate()
+          if (refused !== undefined && answer.error === undefined) throw new Error(`request thread ${name} cannot serve: ${refused}`)
           const { host, port: wanted } = options.start.config.jsonrpc
-          throw new Error(`JSON-RPC cannot listen on ${host}:${wanted}: ${answer.error}`)
+          throw new Error(`JSON-RPC cannot listen on ${host}:${wanted}: ${error}`)
         }
         if (i === 0) {
           address = answer.address
           fd = answer.fd
         }
-        const thread: (typeof threads)[number] = { worker, port, off }
         threads.push(thread)
         worker.once('exit', (code) => {
           thread.exited = true
@@ -184,33 +197,36 @@ export async function loadRequestThreads(options: {
         })
         // a verify worker restarted later: this thread gets a port to it too
         const offVerifier = options.verifyPool.onWorker((verifier) =>
-          port.postMessage({ t: 'verifier', port: verifier } satisfies ToFront, [verifier]),
+          port.postMessage({ t: 'verifier', port: verifier } satisfies ToFrontControl, [verifier]),
         )
         worker.once('exit', offVerifier)
       }
       return {
         address: address as AddressInfo,
         count: threads.length,
+        async openNamespace(namespace) {
+          const refused = (await Promise.all(threads.map((thread) => openOn(thread, namespace)))).find((error) => error !== undefined)
+          if (refused === undefined) return
+          await Promise.all(threads.map((thread) => closeOn(thread, namespace.name)))
+          throw new Error(`the request threads cannot serve namespace ${namespace.name}: ${refused}`)
+        },
+        async closeNamespace(name) {
+          await Promise.all(threads.map((thread) => closeOn(thread, name)))
+        },
         async stop() {
           stopping = true
           await Promise.all(
-            threads.map(
-              ({ worker, port, off, exited }) =>
-                new Promise<void>((resolve) => {
-                  if (exited) {
-                    off()
-                    return resolve()
-                  }
-                  const timer = setTimeout(() => void worker.terminate().then(() => resolve()), 5000)
-                  port.on('message', (message: ToChain) => {
-                    if (message.t !== 'stopped') return
-                    clearTimeout(timer)
-                    off()
-                    void worker.terminate().then(() => resolve())
-                  })
-                  port.postMessage({ t: 'stop' } satisfies ToFront)
-                }),
-            ),
+            threads.map(async (thread) => {
+              const { worker, port, exited } = thread
+              if (!exited) {
+                const stopped = answerOf(thread, 'stopped', () => undefined, '')
+                port.postMessage({ t: 'stop' } satisfies ToFrontControl)
+                await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 5000))])
+              }
+              thread.off()
+              for (const served of thread.namespaces.values()) served.off()
+              await worker.terminate()
+            }),
           )
         },
       }
@@ -218,12 +234,121 @@ export async function loadRequestThreads(options: {
   }
 }
 
-/** One request thread's port, served here; returns what stops listening to the hub. */
-function serveFront(
-  port: MessagePort,
-  doors: ChainDoors,
+/** A request thread as the chain thread serves it: its control port, and a port per namespace it serves. */
+interface ServedThread {
+  worker: Worker
+  port: MessagePort
+  name: string
+  namespaces: Map<string, { port: MessagePort; off(): void }>
+  /** stops serving its control port */
+  off(): void
+  exited?: boolean
+  /** who waits for the thread's answer of a kind (`listening`, `opened` per namespace, …) */
+  waiting?: Map<string, (message: ToChainControl) => void>
+}
+
+/** The thread's next answer of kind `t` (for `opened`/`closed`: of that namespace), or `gone` if its thread exits first. */
+function answerOf<K extends ToChainControl['t'], R>(
+  thread: ServedThread,
+  t: K,
+  read: (message: Extract<ToChainControl, { t: K }>) => R,
+  gone: string,
+  namespace = '',
+): Promise<R> {
+  thread.waiting ??= new Map()
+  const waiting = thread.waiting
+  const key = `${t}:${namespace}`
+  return new Promise<R>((resolve) => {
+    const onExit = (code: number): void => {
+      waiting.delete(key)
+      resolve(read({ t, error: `${gone} (exit code ${code})`, name: namespace } as unknown as Extract<ToChainControl, { t: K }>))
+    }
+    thread.worker.once('exit', onExit)
+    waiting.set(key, (message) => {
+      thread.worker.off('exit', onExit)
+      resolve(read(message as Extract<ToChainControl, { t: K }>))
+    })
+  })
+}
+
+/** Tells a thread to serve a namespace over a new port, served here with the namespace's doors; its refusal, if any. */
+function openOn(thread: ServedThread, doors: NamespaceDoors): Promise<string | undefined> {
+  const channel = new MessageChannel()
+  const off = serveNamespace(channel.port1, doors)
+  thread.namespaces.set(doors.name, { port: channel.port1, off })
+  const opened = answerOf(thread, 'opened', (message) => message.error, `request thread ${thread.name} stopped`, doors.name)
+  const message: ToFrontControl = {
+    t: 'open',
+    name: doors.name,
+    dataDir: doors.dataDir,
+    ledgerPath: doors.ledgerPath,
+    port: channel.port2,
+    tip: doors.tip(),
+  }
+  thread.port.postMessage(message, [channel.port2])
+  return opened.then((error) => {
+    if (error !== undefined) {
+      off()
+      channel.port1.close()
+      thread.namespaces.delete(doors.name)
+    }
+    return error
+  })
+}
+
+/** Tells a thread to stop serving a namespace, and stops serving its port here. */
+async function closeOn(thread: ServedThread, name: string): Promise<void> {
+  const served = thread.namespaces.get(name)
+  if (served === undefined) return
+  thread.namespaces.delete(name)
+  if (!thread.exited) {
+    const closed = answerOf(thread, 'closed', () => undefined, '', name)
+    thread.port.postMessage({ t: 'close', name } satisfies ToFrontControl)
+    await closed
+  }
+  served.off()
+  served.port.close()
+}
+
+/** A request thread's control port, served here: its answers, metrics and log lines; returns what stops serving it. */
+function serveControl(
+  thread: ServedThread,
+  doors: Pick<ChainDoors, 'log'>,
   metrics: { scrape(): Promise<{ contentType: string; text: string }>; onSnapshot(id: number, snapshot: MetricsSnapshot): void },
 ): () => void {
+  const { port } = thread
+  const onMessage = (message: ToChainControl): void => {
+    switch (message.t) {
+      case 'scrape':
+        metrics.scrape().then(
+          (scraped) => port.postMessage({ t: 'scraped', id: message.id, ...scraped } satisfies ToFrontControl),
+          (error: unknown) =>
+            port.postMessage({ t: 'scraped', id: message.id, contentType: '', text: '', error: String(error) } satisfies ToFrontControl),
+        )
+        return
+      case 'snapshot':
+        metrics.onSnapshot(message.id, message.snapshot)
+        return
+      case 'log': {
+        const log = doors.log.child(message.component)
+        const detail = message.stack === undefined ? message.detail : Object.assign(new Error(message.message), { stack: message.stack })
+        log[message.level](message.message, detail)
+        return
+      }
+      default: {
+        const key = `${message.t}:${'name' in message ? message.name : ''}`
+        const waiting = thread.waiting?.get(key)
+        thread.waiting?.delete(key)
+        waiting?.(message)
+      }
+    }
+  }
+  port.on('message', onMessage)
+  return () => port.off('message', onMessage)
+}
+
+/** One namespace's port of a request thread, served here with the namespace's doors; returns what stops listening to its hub. */
+function serveNamespace(port: MessagePort, doors: NamespaceDoors): () => void {
   const post = (message: ToFront): void => port.postMessage(message)
   let answered: { ids: number[]; codes: number[]; messages: string[] } | undefined
   const answer = (id: number, code: number, message: string): void => {
@@ -311,19 +436,6 @@ function serveFront(
         return
       case 'status':
         return doors.events.publishStatus(message.event)
-      case 'scrape':
-        metrics.scrape().then(
-          (scraped) => post({ t: 'scraped', id: message.id, ...scraped }),
-          (error: unknown) => post({ t: 'scraped', id: message.id, contentType: '', text: '', error: String(error) }),
-        )
-        return
-      case 'snapshot':
-        return metrics.onSnapshot(message.id, message.snapshot)
-      case 'log': {
-        const log = doors.log.child(message.component)
-        const detail = message.stack === undefined ? message.detail : Object.assign(new Error(message.message), { stack: message.stack })
-        return log[message.level](message.message, detail)
-      }
     }
   })
   const offBlock = doors.events.onBlock((event) => post({ t: 'block', number: event.number, hash: event.hash, tip: doors.tip() }))

@@ -107,10 +107,18 @@ export function createRpcRegistry(thread: string, sources: RpcMetricsSources): T
   }
 }
 
-/** The chain thread's registry: transactions, blocks, consensus, peers, clients, the ledger and the process. */
-export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistry<ChainMetrics> & { close(): void } {
+/**
+ * The chain thread's registry: transactions, blocks, consensus, peers, clients, the ledger and the
+ * process. Issue 30: one per namespace, its series labelled `namespace`; only one of them (`process`,
+ * the default namespace's) carries the process's and the thread's own figures, which a merge of
+ * several would otherwise add up.
+ */
+export function createChainRegistry(
+  sources: ChainMetricsSources,
+  options: { namespace?: string; process?: boolean } = {},
+): ThreadRegistry<ChainMetrics> & { close(): void } {
   const registry = new Registry()
-  registry.setDefaultLabels({ thread: 'chain' })
+  registry.setDefaultLabels(options.namespace === undefined ? { thread: 'chain' } : { thread: 'chain', namespace: options.namespace })
   const admitted = new Counter({
     name: 'keel_tx_admitted_total',
     help: "clients' transactions admitted by the pool (durable, hash answered)",
@@ -184,9 +192,14 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
       if (primary !== undefined) this.set({ hostname: primary }, 1)
     },
   })
-  collectDefaultMetrics({ register: registry, prefix: 'keel_' })
-  heapGauges(registry, 'chain', '')
-  const lag = loopLagGauge(registry)
+  // the process's and the thread's own figures carry no namespace label
+  const processRegistry = (options.process ?? true) ? new Registry() : undefined
+  processRegistry?.setDefaultLabels({ thread: 'chain' })
+  if (processRegistry !== undefined) {
+    collectDefaultMetrics({ register: processRegistry, prefix: 'keel_' })
+    heapGauges(processRegistry, 'chain', '')
+  }
+  const lag = processRegistry === undefined ? { disable: () => undefined } : loopLagGauge(processRegistry)
   return {
     registry,
     record: {
@@ -202,7 +215,7 @@ export function createChainRegistry(sources: ChainMetricsSources): ThreadRegistr
         else rejected.inc({ code: String(code) })
       },
     },
-    snapshot: () => registry.getMetricsAsJSON(),
+    snapshot: async () => [...(await registry.getMetricsAsJSON()), ...((await processRegistry?.getMetricsAsJSON()) ?? [])],
     close: () => lag.disable(),
   }
 }

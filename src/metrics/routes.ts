@@ -41,8 +41,8 @@ export function readinessOf(report: ConsensusReport): Readiness {
 export interface OperatorRouteSources {
   /** the node's metrics, every thread merged */
   metrics(): Promise<{ contentType: string; text: string }>
-  /** node_getConsensusStatus's answer */
-  consensus(): Promise<ConsensusReport>
+  /** node_getConsensusStatus's answer in each namespace served */
+  consensus(): Promise<{ defaultName: string; reports: Record<string, ConsensusReport> }>
 }
 
 export interface OperatorRouteReply {
@@ -66,8 +66,20 @@ export function operatorRoutes(sources: OperatorRouteSources): Record<string, ()
       contentType: JSON_TYPE,
       body: JSON.stringify({ status: 'alive', uptimeSeconds: Math.round((Date.now() - startedAt) / 1000) }),
     }),
+    // issue 30: the default namespace's fields as before; with several namespaces, each one's under `namespaces`, and ready only when all are
     '/ready': async () => {
-      const { ready, body } = readinessOf(await sources.consensus())
+      const { defaultName, reports } = await sources.consensus()
+      const each = Object.entries(reports).map(([name, report]) => [name, readinessOf(report)] as const)
+      const first = each.find(([name]) => name === defaultName)?.[1] ?? readinessOf({ state: 'stopped', height: 0 })
+      const ready = each.every(([, readiness]) => readiness.ready)
+      const body =
+        each.length <= 1
+          ? first.body
+          : {
+              ...first.body,
+              status: ready ? 'ready' : 'not ready',
+              namespaces: Object.fromEntries(each.map(([name, readiness]) => [name, readiness.body])),
+            }
       return { status: ready ? 200 : 503, contentType: JSON_TYPE, body: JSON.stringify(body) }
     },
   }

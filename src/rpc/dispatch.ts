@@ -26,12 +26,16 @@ export interface DispatcherOptions {
   schemas: Readonly<Record<string, unknown>>
   /** handlers built so far; a method without one answers -32601 "not implemented yet" */
   handlers: Readonly<Record<string, unknown>>
+  /** issue 30: the handlers of the namespace a request names, when a node serves several (else `handlers` serve every request) */
+  handlersOf?(namespace: string): Readonly<Record<string, unknown>> | undefined
   /** methods Keel knows but cannot serve, with the feature each needs: -32601 names it */
   missingFeatures?: Readonly<Record<string, string>>
   /** the OpenRPC document `rpc.discover` returns */
   document: unknown
   defaultNamespace: string
   isKnownNamespace(namespace: string): boolean
+  /** the namespaces that exist, for -32010's message */
+  knownNamespaces?(): readonly string[]
   limits: DispatchLimits
   log: Logger
   /**
@@ -146,7 +150,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return failure(namespace, id, new InvalidRequest(`invalid request: \`namespace\` must be a string, got ${kindOf(rawNamespace)}`))
     }
     if (namespaceGiven && !namespaceKnown) {
-      return failure(namespace, id, new NamespaceNotExist(truncate(rawNamespace, 64)))
+      return failure(namespace, id, new NamespaceNotExist(truncate(rawNamespace, 40), options.knownNamespaces?.() ?? [defaultNamespace]))
     }
     const rawParams = envelope.params
     let params: unknown[]
@@ -200,7 +204,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       )
     }
     const checked = (checkers.get(name) as ParamChecker).check(params)
-    const handler = Object.hasOwn(handlers, name) ? (handlers[name] as Handler) : undefined
+    // a namespace stopped since the envelope was read has no handlers: it does not exist any more
+    const served = options.handlersOf === undefined ? handlers : options.handlersOf(context.namespace)
+    if (served === undefined) throw new NamespaceNotExist(context.namespace, options.knownNamespaces?.() ?? [defaultNamespace])
+    const handler = Object.hasOwn(served, name) ? (served[name] as Handler) : undefined
     if (handler === undefined) throw new MethodNotFound(`The method ${name} is not implemented yet`)
     const result = await handler(checked, { ...context, method: name })
     if (result === undefined) throw new Error(`handler of ${name} returned no result`)

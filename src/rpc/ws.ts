@@ -10,6 +10,9 @@
  *   those of sub_newEventSubscription / sub_newSystemStatusSubscription, checked by the same schemas.
  * - `sub_unsubscribe` with `["<id>"]` → true; an id not on this connection → -32012 `subscription not found`.
  *
+ * A subscription lives in the namespace its request named (the default one when none): it sees that
+ * namespace's blocks and events only, and its notifications name that namespace.
+ *
  * They must be sent alone, not inside a batch (a batch naming them → -32600). Over HTTP they do not
  * exist (-32601). Each pushed item is one notification, in chain order, exactly once:
  *
@@ -63,13 +66,23 @@ export interface WsLimits {
   maxJsonDepth: number
 }
 
-export interface WsServerOptions {
-  dispatcher: Dispatcher
+/** One namespace as the WebSocket server sees it. */
+export interface WsNamespace {
   events: Pick<EventHub, 'onBlock' | 'onStatus' | 'publishStatus'>
   /** current chain height, to resolve `latest` in a log filter */
   height(): number
-  /** the node's namespace: notifications name it, requests may name it or none */
-  namespace: string
+}
+
+/** The namespaces served now (one may come or go while connections are open). */
+export interface WsNamespaces {
+  /** the namespace of a request that names none */
+  readonly defaultName: string
+  get(name: string): WsNamespace | undefined
+}
+
+export interface WsServerOptions {
+  dispatcher: Dispatcher
+  namespaces: WsNamespaces
   limits: WsLimits
   /**
    * the TCert check, when `[tcert] check` is on: messages carry no headers, so the upgrade request
@@ -106,6 +119,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
 type Kind = 'block' | 'logs' | 'systemStatus' | 'ethHeads' | 'ethLogs'
 interface Subscription {
+  /** the namespace whose events it receives */
+  namespace: string
   kind: Kind
   verbose: boolean
   criteria?: LogCriteria
@@ -143,7 +158,7 @@ function subscribeCheckers() {
 }
 
 export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
-  const { dispatcher, events, limits, log, namespace } = options
+  const { dispatcher, namespaces, limits, log } = options
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: limits.wsMaxFrameBytes,
@@ -157,10 +172,14 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
 
   const cutOff = (connection: Connection, why: string): void => {
     const released = connection.subscriptions.size
+    // told in the namespaces it subscribed in (the default one when none), not in the others
+    const subscribedIn = new Set([...connection.subscriptions.values()].map((subscription) => subscription.namespace))
+    if (subscribedIn.size === 0) subscribedIn.add(namespaces.defaultName)
     connection.subscriptions.clear()
     const reason = `slow consumer: ${why}` // a close reason is at most 123 bytes
     log.warn(`WebSocket reader cut off (${why}); ${released} subscription(s) released`)
-    events.publishStatus(jsonrpcStatus.slowConsumer(`a WebSocket reader was disconnected: ${why}; ${released} subscription(s) released`))
+    const status = jsonrpcStatus.slowConsumer(`a WebSocket reader was disconnected: ${why}; ${released} subscription(s) released`)
+    for (const name of subscribedIn) namespaces.get(name)?.events.publishStatus(status)
     connection.ws.close(1008, reason)
     setTimeout(() => {
       if (connection.ws.readyState !== connection.ws.CLOSED) connection.ws.terminate()
@@ -168,8 +187,24 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
   }
 
   const write = (connection: Connection, text: string): void => connection.out.write(text)
-  const stopPush = startPush({ events, open, namespace, ethereum: options.ethereum })
-  const own = subscriptionMethods({ limits, height: options.height, newId: options.newId ?? randomId, ethereum: options.ethereum })
+  // one push per namespace's event source, started by its first subscription (a namespace started again has a new source)
+  const pushes = new Map<object, () => void>()
+  const pushFor = (name: string): void => {
+    const served = namespaces.get(name)
+    if (served === undefined || pushes.has(served.events)) return
+    pushes.set(served.events, startPush({ events: served.events, open, namespace: name, ethereum: options.ethereum }))
+  }
+  const stopPush = (): void => {
+    for (const stop of pushes.values()) stop()
+    pushes.clear()
+  }
+  const own = subscriptionMethods({
+    limits,
+    height: (name) => namespaces.get(name)?.height() ?? 0,
+    newId: options.newId ?? randomId,
+    ethereum: options.ethereum,
+    subscribed: pushFor,
+  })
 
   // ---- requests ----
 
@@ -185,7 +220,7 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     open.add(connection)
     ws.on('message', (data: Buffer) => {
       if (connection.out.cut) return
-      void answerMessage(connection, data, { dispatcher, maxJsonDepth: limits.maxJsonDepth, namespace, own })
+      void answerMessage(connection, data, { dispatcher, maxJsonDepth: limits.maxJsonDepth, namespaces, own })
         .then((text) => write(connection, text))
         .catch((error: unknown) => {
           log.error('failed to answer a WebSocket message', error)
@@ -307,6 +342,7 @@ function startPush(options: {
     const ethLogText = memo((index: number) => stringifyJson((ethLogs as { shaped: unknown }[])[index].shaped))
     for (const connection of open) {
       for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.namespace !== namespace) continue
         if (subscription.kind === 'ethHeads') ethNotify(connection, id, ethHead(0))
         else if (subscription.kind === 'ethLogs') {
           ethLogs ??= options.ethereum?.logs(event.number) ?? []
@@ -327,6 +363,7 @@ function startPush(options: {
     const text = memo((_: 0) => stringifyJson(message))
     for (const connection of open) {
       for (const [id, subscription] of connection.subscriptions) {
+        if (subscription.namespace !== namespace) continue
         if (subscription.kind !== 'systemStatus' || !(subscription.matcher as StatusMatcher)(message)) continue
         notify(connection, id, text(0))
         if (connection.out.cut) break
@@ -342,19 +379,21 @@ function startPush(options: {
 /** The WebSocket-only methods: sub_subscribe / sub_unsubscribe and (issue 28) eth_subscribe / eth_unsubscribe, on one connection's subscriptions. */
 function subscriptionMethods(options: {
   limits: Pick<WsLimits, 'wsMaxSubscriptions'>
-  /** current chain height, to resolve `latest` in a log filter */
-  height(): number
+  /** a namespace's chain height, to resolve `latest` in a log filter */
+  height(namespace: string): number
   newId(): string
   ethereum: EthereumPush | undefined
+  /** a subscription was made in this namespace: its events must reach the connections */
+  subscribed(namespace: string): void
 }): {
-  subscribe(connection: Connection, params: unknown[]): string
-  unsubscribe(connection: Connection, params: unknown[]): true
-  ethSubscribe(connection: Connection, params: unknown[]): string
+  subscribe(connection: Connection, params: unknown[], namespace: string): string
+  unsubscribe(connection: Connection, params: unknown[], namespace: string): true
+  ethSubscribe(connection: Connection, params: unknown[], namespace: string): string
   ethUnsubscribe(connection: Connection, params: unknown[]): boolean
 } {
   const { limits, newId } = options
   const checkers = subscribeCheckers()
-  const subscribe = (connection: Connection, params: unknown[]): string => {
+  const subscribe = (connection: Connection, params: unknown[], namespace: string): string => {
     const kind = params[0]
     if (kind !== 'block' && kind !== 'logs' && kind !== 'systemStatus')
       throw new InvalidParams(
@@ -362,20 +401,26 @@ function subscriptionMethods(options: {
       )
     const [, arg] = checkers[kind].check(params)
     let subscription: Subscription
-    if (kind === 'block') subscription = { kind, verbose: arg === true }
+    if (kind === 'block') subscription = { namespace, kind, verbose: arg === true }
     else if (kind === 'logs')
-      subscription = { kind, verbose: false, criteria: subscriptionCriteria(arg as LogFilter | undefined, options.height()) }
-    else subscription = { kind, verbose: false, matcher: compileStatusFilter(arg as SystemStatusFilter | undefined) }
+      subscription = {
+        namespace,
+        kind,
+        verbose: false,
+        criteria: subscriptionCriteria(arg as LogFilter | undefined, options.height(namespace)),
+      }
+    else subscription = { namespace, kind, verbose: false, matcher: compileStatusFilter(arg as SystemStatusFilter | undefined) }
     if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
       throw new SystemBusy(`too many subscriptions on this connection: at most ${limits.wsMaxSubscriptions}`)
     let id = newId()
     while (connection.subscriptions.has(id)) id = newId()
     connection.subscriptions.set(id, subscription)
+    options.subscribed(namespace)
     return id
   }
 
   /** issue 28: eth_subscribe ["newHeads"] or ["logs", {address?, topics?}] */
-  const ethSubscribe = (connection: Connection, params: unknown[]): string => {
+  const ethSubscribe = (connection: Connection, params: unknown[], namespace: string): string => {
     if (options.ethereum === undefined) throw new MethodNotFound('The method eth_subscribe does not exist/is not available')
     const asked = options.ethereum.subscription(params)
     if (connection.subscriptions.size >= limits.wsMaxSubscriptions)
@@ -384,8 +429,11 @@ function subscriptionMethods(options: {
     while (connection.subscriptions.has(id)) id = newId()
     connection.subscriptions.set(
       id,
-      asked.kind === 'newHeads' ? { kind: 'ethHeads', verbose: false } : { kind: 'ethLogs', verbose: false, ethMatches: asked.matches },
+      asked.kind === 'newHeads'
+        ? { namespace, kind: 'ethHeads', verbose: false }
+        : { namespace, kind: 'ethLogs', verbose: false, ethMatches: asked.matches },
     )
+    options.subscribed(namespace)
     return id
   }
 
@@ -398,23 +446,30 @@ function subscriptionMethods(options: {
     return connection.subscriptions.delete(id)
   }
 
-  const unsubscribe = (connection: Connection, params: unknown[]): true => {
+  const unsubscribe = (connection: Connection, params: unknown[], namespace: string): true => {
     const [id] = checkers.unsubscribe.check(params) as [string]
-    if (!connection.subscriptions.delete(id)) throw new SubscriptionNotExist('subscription not found')
+    // a subscription of another namespace is unknown in this one
+    if (connection.subscriptions.get(id)?.namespace !== namespace || !connection.subscriptions.delete(id))
+      throw new SubscriptionNotExist('subscription not found')
     return true
   }
   return { subscribe, unsubscribe, ethSubscribe, ethUnsubscribe }
 }
 
 /** A well-formed single request for a WebSocket-only method; anything else goes to the dispatcher. */
-function wsOnlyRequest(body: unknown, namespace: string): { id: unknown; method: string; params: unknown[] } | undefined {
+function wsOnlyRequest(
+  body: unknown,
+  namespaces: WsNamespaces,
+): { id: unknown; method: string; params: unknown[]; namespace: string } | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined
   const { id, jsonrpc, method, params, namespace: asked } = body as Record<string, unknown>
   if (typeof method !== 'string' || !WS_METHODS.has(method) || jsonrpc !== '2.0') return undefined
   if (!(typeof id === 'string' || typeof id === 'bigint' || (typeof id === 'number' && Number.isFinite(id)))) return undefined
-  if (!(asked === undefined || asked === '' || asked === namespace)) return undefined
+  // an unknown namespace goes to the dispatcher, which answers -32010 naming the ones that exist
+  const namespace = asked === undefined || asked === '' ? namespaces.defaultName : asked
+  if (typeof namespace !== 'string' || namespaces.get(namespace) === undefined) return undefined
   if (!(params === undefined || params === null || Array.isArray(params))) return undefined
-  return { id, method, params: (params ?? []) as unknown[] }
+  return { id, method, params: (params ?? []) as unknown[], namespace }
 }
 
 const replyIn = (namespace: string, id: unknown, code: number, message: string, result?: unknown): string =>
@@ -427,9 +482,9 @@ const replyIn = (namespace: string, id: unknown, code: number, message: string, 
 async function answerMessage(
   connection: Connection,
   data: Buffer,
-  context: { dispatcher: Dispatcher; maxJsonDepth: number; namespace: string; own: ReturnType<typeof subscriptionMethods> },
+  context: { dispatcher: Dispatcher; maxJsonDepth: number; namespaces: WsNamespaces; own: ReturnType<typeof subscriptionMethods> },
 ): Promise<string> {
-  const { dispatcher, namespace, own } = context
+  const { dispatcher, namespaces, own } = context
   let body: unknown
   try {
     body = parseJson(utf8.decode(data), { maxDepth: context.maxJsonDepth })
@@ -439,12 +494,14 @@ async function answerMessage(
     if (error instanceof TypeError) return dispatcher.errorReply(new ParseError('parse error: the message is not valid UTF-8'))
     throw error
   }
-  const request = wsOnlyRequest(body, namespace)
+  const request = wsOnlyRequest(body, namespaces)
   // issue 28: eth_subscribe / eth_unsubscribe, answered in Ethereum's envelope
   if (request?.method.startsWith('eth_')) {
     try {
       const result =
-        request.method === 'eth_subscribe' ? own.ethSubscribe(connection, request.params) : own.ethUnsubscribe(connection, request.params)
+        request.method === 'eth_subscribe'
+          ? own.ethSubscribe(connection, request.params, request.namespace)
+          : own.ethUnsubscribe(connection, request.params)
       return stringifyJson({ jsonrpc: '2.0', id: request.id, result })
     } catch (error) {
       if (error instanceof RpcError)
@@ -455,10 +512,12 @@ async function answerMessage(
   if (request !== undefined) {
     try {
       const result =
-        request.method === 'sub_subscribe' ? own.subscribe(connection, request.params) : own.unsubscribe(connection, request.params)
-      return replyIn(namespace, request.id, 0, 'SUCCESS', result)
+        request.method === 'sub_subscribe'
+          ? own.subscribe(connection, request.params, request.namespace)
+          : own.unsubscribe(connection, request.params, request.namespace)
+      return replyIn(request.namespace, request.id, 0, 'SUCCESS', result)
     } catch (error) {
-      if (error instanceof RpcError) return replyIn(namespace, request.id, error.code, error.message)
+      if (error instanceof RpcError) return replyIn(request.namespace, request.id, error.code, error.message)
       throw error
     }
   }

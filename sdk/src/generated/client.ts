@@ -163,6 +163,12 @@ import type {
   NodeDeleteVPResult,
   NodeDeleteNVPParams,
   NodeDeleteNVPResult,
+  NodeGetNamespacesParams,
+  NodeGetNamespacesResult,
+  NodeStartNamespaceParams,
+  NodeStartNamespaceResult,
+  NodeStopNamespaceParams,
+  NodeStopNamespaceResult,
   NodeGetConsensusStatusParams,
   NodeGetConsensusStatusResult,
   DidGetChainIDParams,
@@ -1477,6 +1483,50 @@ export interface KeelClientMethods {
    * ```
    */
   node_deleteNVP(...params: NodeDeleteNVPParams): Promise<NodeDeleteNVPResult>
+  /**
+   * The namespaces this node serves, and those that failed to start or were stopped (a Keel extension).
+   *
+   * Not in Hyperchain's JSON-RPC (Hyperchain manages namespaces from its admin tools). One process may serve several namespaces (`[node] namespaces`, issue 30), each a ledger of its own with its own consensus; a request is handled in the namespace its envelope names. Each entry: `name`; `state` running (served), starting, stopping, stopped (an operator stopped it: its requests answer -32010) or failed (it could not start: `reason` says why, e.g. its data directory is locked by another process; the others serve); `isDefault` for the namespace a request naming none is handled in; `height` while it runs. The default namespace comes first.
+   * @returns namespaces
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @example
+   * ```ts
+   * await client.node_getNamespaces()
+   * ```
+   */
+  node_getNamespaces(...params: NodeGetNamespacesParams): Promise<NodeGetNamespacesResult>
+  /**
+   * Start serving a namespace while the node runs (a Keel extension).
+   *
+   * Starts the namespace's chain on `<dataDir>/<namespace>/` (a new name gets a fresh ledger from the node's genesis configuration; with no genesis accounts configured, a generated funded account of its own whose key is kept in that directory) and serves it on every request thread before answering with its status (node_getNamespaces' entry). With a network configured, its peers and consensus group come from `<network.configDir>/<namespace>/`. A namespace that cannot start (its directory locked by another process, a bad network configuration, a disk error) answers code 0 with state `failed` and the reason: the other namespaces keep serving. Refused with -32602 for a name that does not match [a-z0-9_]{1,64} and for a namespace already running, starting or stopping. Not kept in the configuration: add it to `[node] namespaces` for the next start. An operator method: answered only for a request an administrator of the namespace it is sent in signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
+   * @param namespace NamespaceName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.node_startNamespace("ns2")
+   * ```
+   */
+  node_startNamespace(...params: NodeStartNamespaceParams): Promise<NodeStartNamespaceResult>
+  /**
+   * Stop serving a namespace while the node runs (a Keel extension).
+   *
+   * Every request thread stops serving the namespace (its requests answer -32010 from then on, its WebSocket subscriptions receive nothing more), then its chain stops: its pool stays on disk and its directory is unlocked, so node_startNamespace or the next start serves it again with nothing lost. The other namespaces keep serving. Answers with its status (state `stopped`). Refused with -32602 for the default namespace (requests naming none are handled in it; it stops with the node) and for a namespace that is not running. An operator method: answered only for a request an administrator of the namespace it is sent in signed (headers `operator-timestamp` and `operator-signature` over the body; docs/governance.md "Operator methods"); any other caller gets -32008.
+   *
+   * An operator method: only a request an administrator signed is answered (headers `operator-timestamp` and `operator-signature`, keel-client operatorSigner).
+   * @param namespace NamespaceName
+   * @returns status
+   * @throws -32602 INVALID_PARAMS: invalid method parameters
+   * @throws -32008 INVALID_PERMISSION: INVALID_PERMISSION
+   * @example
+   * ```ts
+   * await client.node_stopNamespace("ns2")
+   * ```
+   */
+  node_stopNamespace(...params: NodeStopNamespaceParams): Promise<NodeStopNamespaceResult>
   /**
    * This node's part in consensus: its role, the view, the primary and the height (a Keel extension).
    *

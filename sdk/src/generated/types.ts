@@ -174,7 +174,7 @@ export type DeleteNodeMessage = string
 /** true when another page follows */
 export type HasMore = boolean
 
-/** a namespace name */
+/** a namespace's name: [a-z0-9_]{1,64} (checked by the method, which says so) */
 export type NamespaceName = string
 
 /** always true on success */
@@ -556,6 +556,23 @@ export interface PeerInfo {
 }
 
 export type PeerInfoList = Array<PeerInfo>
+
+/** the namespaces of this node, the default first */
+export type NamespaceStatusList = Array<NamespaceStatus>
+
+/** one namespace of this node, as node_getNamespaces reports it (issue 30) */
+export interface NamespaceStatus {
+  /** the namespace */
+  name: string
+  /** running: served; failed: could not start (reason); stopped: an operator stopped it */
+  state: "starting" | "running" | "stopping" | "stopped" | "failed"
+  /** why it could not start (state failed) */
+  reason?: string
+  /** the namespace a request naming none is handled in */
+  isDefault: boolean
+  /** its chain height, while it runs */
+  height?: number | bigint
+}
 
 /** a node's part in consensus, as node_getConsensusStatus reports it */
 export interface ConsensusStatus {
@@ -1414,6 +1431,27 @@ export type NodeDeleteNVPResult = DeleteNodeMessage
 /** Codes `node_deleteNVP` can answer besides 0. */
 export type NodeDeleteNVPError = -32602 | -32008
 
+/** Positional params of `node_getNamespaces`. */
+export type NodeGetNamespacesParams = []
+/** Result of `node_getNamespaces`. */
+export type NodeGetNamespacesResult = NamespaceStatusList
+/** Codes `node_getNamespaces` can answer besides 0. */
+export type NodeGetNamespacesError = -32602
+
+/** Positional params of `node_startNamespace`. */
+export type NodeStartNamespaceParams = [namespace: NamespaceName]
+/** Result of `node_startNamespace`. */
+export type NodeStartNamespaceResult = NamespaceStatus
+/** Codes `node_startNamespace` can answer besides 0. */
+export type NodeStartNamespaceError = -32602 | -32008
+
+/** Positional params of `node_stopNamespace`. */
+export type NodeStopNamespaceParams = [namespace: NamespaceName]
+/** Result of `node_stopNamespace`. */
+export type NodeStopNamespaceResult = NamespaceStatus
+/** Codes `node_stopNamespace` can answer besides 0. */
+export type NodeStopNamespaceError = -32602 | -32008
+
 /** Positional params of `node_getConsensusStatus`. */
 export type NodeGetConsensusStatusParams = []
 /** Result of `node_getConsensusStatus`. */
@@ -1938,6 +1976,9 @@ export interface Methods {
   node_getNodeHash: { params: NodeGetNodeHashParams; result: NodeGetNodeHashResult; error: NodeGetNodeHashError }
   node_deleteVP: { params: NodeDeleteVPParams; result: NodeDeleteVPResult; error: NodeDeleteVPError }
   node_deleteNVP: { params: NodeDeleteNVPParams; result: NodeDeleteNVPResult; error: NodeDeleteNVPError }
+  node_getNamespaces: { params: NodeGetNamespacesParams; result: NodeGetNamespacesResult; error: NodeGetNamespacesError }
+  node_startNamespace: { params: NodeStartNamespaceParams; result: NodeStartNamespaceResult; error: NodeStartNamespaceError }
+  node_stopNamespace: { params: NodeStopNamespaceParams; result: NodeStopNamespaceResult; error: NodeStopNamespaceError }
   node_getConsensusStatus: { params: NodeGetConsensusStatusParams; result: NodeGetConsensusStatusResult; error: NodeGetConsensusStatusError }
   did_getChainID: { params: DidGetChainIDParams; result: DidGetChainIDResult; error: DidGetChainIDError }
   version_getVersions: { params: VersionGetVersionsParams; result: VersionGetVersionsResult; error: VersionGetVersionsError }
