@@ -58,7 +58,16 @@ import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devn
 import { executorPidOf } from '../test/helpers/jvm.ts'
 import { buildLedger, type Floors, formatLedger, profileSamples } from './ledger.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
-import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, taskCpuSeconds, threadLoads, unmonitoredSplit } from './node-usage.ts'
+import {
+  cpuSeconds,
+  formatLoads,
+  rssBytes,
+  type ThreadLoad,
+  taskCpuSeconds,
+  taskWakeUps,
+  threadLoads,
+  unmonitoredSplit,
+} from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { RUNAWAY_CALLS, runawayWorkload } from './runaway.ts'
 import { scratchDir } from './scratch.ts'
@@ -239,6 +248,8 @@ interface Usage {
   windowUs: [number, number]
   /** CPU seconds of the threads without an event loop, V8's platform threads apart from those started later */
   unmonitored?: { platform: number; later: number }
+  /** times the threads without an event loop slept and were woken (node-usage.ts taskWakeUps) */
+  otherWakeUps?: number
 }
 
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
@@ -247,6 +258,7 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
 function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): string } {
   let startedCpu = 0
   let startedTasks = new Map<string, number>()
+  let startedWakeUps = new Map<string, number>()
   let started = performance.now()
   let startedAt = Date.now()
   let startedUs = monotonicUs()
@@ -258,6 +270,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
     if (pids.length === 0) return
     startedCpu = cpuSeconds(pids)
     startedTasks = taskCpuSeconds(pids)
+    startedWakeUps = taskWakeUps(pids)
     started = performance.now()
     startedAt = Date.now()
     startedUs = monotonicUs()
@@ -290,7 +303,16 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
       const used = cpuSeconds(pids) - startedCpu
       const tasks = taskCpuSeconds(pids)
       const wall = (performance.now() - started) / 1000
-      const threads = threadLoads(loopStatsDir, pids, startedAt, Date.now())
+      const wakeUps = taskWakeUps(pids)
+      const woken = (key: string): number => (wakeUps.get(key) ?? 0) - (startedWakeUps.get(key) ?? 0)
+      const threads = threadLoads(loopStatsDir, pids, startedAt, Date.now()).map((load) => {
+        const key = [...wakeUps.keys()].find((task) => load.tid !== undefined && task.endsWith(`/${load.tid}`))
+        return key === undefined ? load : { ...load, wakeUps: woken(key) }
+      })
+      const monitoredTids = new Set(threads.map((load) => `${load.tid}`))
+      const otherWakeUps = [...wakeUps.keys()]
+        .filter((key) => !monitoredTids.has(key.split('/')[1]))
+        .reduce((sum, key) => sum + woken(key), 0)
       const unmonitored = unmonitoredSplit(loopStatsDir, startedTasks, tasks, threads)
       return {
         cpuPercent: Math.round((used / wall) * 100),
@@ -301,6 +323,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
         loadAverage,
         windowUs,
         ...(unmonitored === undefined ? {} : { unmonitored }),
+        otherWakeUps,
       }
     },
     line: () => (pids.length === 0 ? '' : ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`),
@@ -639,7 +662,8 @@ function otherThreads(r: Row): string {
   const perOp = (seconds: number): number => Math.round((seconds * 1e6) / r.ops)
   const split =
     r.unmonitored === undefined ? '' : ` (V8 platform ${perOp(r.unmonitored.platform)}, started later ${perOp(r.unmonitored.later)})`
-  return ` · other threads ${perOp(rest)} µs${split}`
+  const wakeUps = r.otherWakeUps === undefined ? '' : `; ${(r.otherWakeUps / r.ops).toFixed(2)} wake-ups`
+  return ` · other threads ${perOp(rest)} µs${split}${wakeUps}`
 }
 
 function report(): void {
