@@ -84,10 +84,14 @@ const RULES: readonly Rule[] = [
   // request threads
   { stage: 'reply', url: 'rpc/http.', name: /^(send|reply|writeReply)/ },
   { stage: 'envelope', url: 'wire/json.', name: /^parse/ },
-  { stage: 'envelope', url: 'src/json.', name: /^(parse|markedJson|read)/ },
+  // only the parse: JSON.stringify's pass (markedJson) names no stage, so a reply's goes to the
+  // reply (its caller, below) and a block push's to the notification, as the other generic helpers
+  { stage: 'envelope', url: 'src/json.', name: /^parse/ },
   { stage: 'http', url: 'rpc/http.' },
   { stage: 'http', url: '_http_' },
   { stage: 'params', url: 'rpc/params.' },
+  // the body's answer turned into JSON text, after its handler returned (dispatch.ts handleBody*)
+  { stage: 'reply', url: 'rpc/dispatch.', name: /^handleBody/ },
   { stage: 'params', url: 'rpc/dispatch.' },
   { stage: 'params', url: 'generated/' },
   { stage: 'params', url: 'rpc/tcert-check.' },

@@ -30,6 +30,8 @@ interface TxJob {
   concurrency: number
   /** offered load in tx/s (submissions paced on a fixed schedule); none: as fast as the node accepts */
   rate?: number
+  /** transactions sent first, at the same pace, and waited for, before the clock starts (the node's code warmed up) */
+  warmup?: number
 }
 
 export type Job =
@@ -204,6 +206,7 @@ interface CommitWatch {
   /** commit time (performance.now()) of each hash seen in a block */
   seen: Map<string, number>
   blocks: number[]
+  blockTimes: [number, number, number][]
   /** why the block push stopped before close() (commits after it are not seen) */
   lost: string | undefined
   close(): void
@@ -218,6 +221,7 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
   const socket = new WebSocket(wsUrl, { maxPayload: 256 * 1024 * 1024 })
   const seen = new Map<string, number>()
   const blocks: number[] = []
+  const blockTimes: [number, number, number][] = []
   await new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve())
     socket.once('error', (error) => reject(new Error(`cannot open WebSocket ${wsUrl} for block push: ${error.message}`)))
@@ -239,6 +243,7 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
       if (block === undefined) return
       const now = performance.now()
       blocks.push(Number(block.number))
+      blockTimes.push([Number(block.number), now, block.transactions?.length ?? 0])
       for (const tx of block.transactions ?? []) seen.set(tx.hash, now)
     })
   })
@@ -248,6 +253,7 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
   const watch: CommitWatch = {
     seen,
     blocks,
+    blockTimes,
     lost: undefined,
     close: () => {
       closing = true
@@ -263,8 +269,12 @@ async function watchCommits(wsUrl: string): Promise<CommitWatch> {
 
 // ---- transaction workloads ----
 
+/**
+ * Sends `signed` (the first `job.warmup` of them before the clock starts, at the same pace, and
+ * waits for them to commit) and measures the rest.
+ */
 async function runTransactions(
-  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number; rate?: number },
+  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number; rate?: number; warmup?: number },
   method: string,
   signed: (Record<string, unknown> | string)[],
   label: string,
@@ -272,8 +282,23 @@ async function runTransactions(
   raw = false,
 ): Promise<TxResult> {
   const bodies = signed.map((tx) => (raw ? `["${tx as string}"]` : stringifyJson([tx])))
+  const warm = Math.min(job.warmup ?? 0, bodies.length - 1)
+  if (warm > 0) await sendAndWatch(job, method, bodies.slice(0, warm), `${label}: warm-up`, false)
+  return sendAndWatch(job, method, bodies.slice(warm), label, true)
+}
+
+async function sendAndWatch(
+  job: { url: string; submitUrls: string[]; wsUrl: string; concurrency: number; rate?: number },
+  method: string,
+  bodies: string[],
+  label: string,
+  /** false: a warm-up, before the clock starts */
+  measured: boolean,
+): Promise<TxResult> {
+  const signed = bodies
   const watch = await watchCommits(job.wsUrl)
   const submittedAt = new Map<string, number>()
+  const answeredAt = new Map<string, number>()
   const answerTimes: number[] = []
   let accepted = 0
   let rejected = 0
@@ -281,7 +306,7 @@ async function runTransactions(
   let next = 0
   let lastAccept = 0
   const progress = setInterval(() => report({ label, done: watch.seen.size, total: signed.length }), 500)
-  clockStarts()
+  if (measured) clockStarts()
   const startedCpu = process.cpuUsage()
   const started = performance.now()
   // submissions spread over every node given; commits are watched on the first (every node holds the same blocks)
@@ -299,6 +324,7 @@ async function runTransactions(
       const reply = await rpcOn(connection, method, body)
       if (reply.code === 0) {
         submittedAt.set(reply.result as string, sentAt)
+        answeredAt.set(reply.result as string, performance.now())
         accepted++
         lastAccept = performance.now()
         answerTimes.push(lastAccept - sentAt)
@@ -341,6 +367,17 @@ async function runTransactions(
     if (reply.code !== 0 && reply.code !== -32001) invalid++
     else if (reply.code === -32001)
       throw new Error(`transaction ${hash} was accepted but has no receipt and no invalid record 10 s after the last commit`)
+  }
+  // KEEL_BENCH_TRACE=<file>: each transaction's send, answer and commit times (ms from the clock's
+  // start) and each block's arrival, for finding when in a run its tail happened
+  if (process.env.KEEL_BENCH_TRACE && measured) {
+    const { writeFileSync } = await import('node:fs')
+    const rows = [...submittedAt].map(([hash, sentAt]) => [
+      sentAt - started,
+      (answeredAt.get(hash) ?? 0) - started,
+      (watch.seen.get(hash) ?? 0) - started,
+    ])
+    writeFileSync(process.env.KEEL_BENCH_TRACE, JSON.stringify({ rows, blocks: watch.blockTimes.map(([n, t, c]) => [n, t - started, c]) }))
   }
   latencies.sort((a, b) => a - b)
   answerTimes.sort((a, b) => a - b)
@@ -507,7 +544,7 @@ async function run(job: Job): Promise<unknown> {
       return setup(job)
     case 'transfers': {
       const accounts = accountsOf(job.seed, job.accounts)
-      const signed = signAll(job.count, 'transfers', (i) =>
+      const signed = signAll(job.count + (job.warmup ?? 0), 'transfers', (i) =>
         sdkTransaction(accounts[i % accounts.length], { kind: 'transfer', to: accounts[(i * 7 + 1) % accounts.length].address, value: 1 }),
       )
       return runTransactions(job, 'tx_sendTransaction', signed, 'transfers')
@@ -515,7 +552,7 @@ async function run(job: Job): Promise<unknown> {
     case 'eth': {
       // issue 28: each account sends its transfers with its next Ethereum nonces (its account nonce
       // counts the token deployment too); signed before the clock starts, like the other workloads
-      const accounts = accountsOf(job.seed, job.accounts).slice(0, Math.min(job.accounts, job.count))
+      const accounts = accountsOf(job.seed, job.accounts).slice(0, Math.min(job.accounts, job.count + (job.warmup ?? 0)))
       const nonces = await Promise.all(
         accounts.map(async (account) =>
           BigInt((await rpc(job.url, 'eth_getTransactionCount', JSON.stringify([account.address, 'latest']))).result as string),
@@ -525,7 +562,7 @@ async function run(job: Job): Promise<unknown> {
       const { Wallet } = await import('ethers')
       const wallets = accounts.map((account) => new Wallet(account.privateKey))
       const raws: string[] = []
-      for (let i = 0; i < job.count; i++) {
+      for (let i = 0; i < job.count + (job.warmup ?? 0); i++) {
         const from = i % accounts.length
         raws.push(
           await wallets[from].signTransaction({
@@ -550,7 +587,7 @@ async function run(job: Job): Promise<unknown> {
       const payload = (to: string): string =>
         job.kind === 'erc20' ? calldata('transfer(address,uint256)', to as `0x${string}`, 1n) : jvmCallPayload('transfer', to, 1)
       const vmType = job.kind === 'erc20' ? 'EVM' : 'JVM'
-      const signed = signAll(job.count, job.kind, (i) =>
+      const signed = signAll(job.count + (job.warmup ?? 0), job.kind, (i) =>
         sdkTransaction(accounts[i % accounts.length], {
           kind: 'invoke',
           to: job.token,

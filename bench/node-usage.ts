@@ -44,6 +44,34 @@ export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
 }
 
 /**
+ * How many times each thread of the processes went to sleep and was woken (the kernel's
+ * voluntary_ctxt_switches: a thread that blocks in epoll, a futex or a read, then runs again), by
+ * `pid/tid`. Per committed transaction this counts the wake-ups a design pays per transaction
+ * rather than per burst, which the CPU profiles cannot show (a thread is charged nothing while
+ * asleep, but each wake-up costs the kernel's switch and cold caches).
+ */
+export function taskWakeUps(pids: readonly number[]): Map<string, number> {
+  const tasks = new Map<string, number>()
+  for (const pid of pids) {
+    let tids: string[]
+    try {
+      tids = readdirSync(`/proc/${pid}/task`)
+    } catch {
+      continue
+    }
+    for (const tid of tids) {
+      try {
+        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
+        tasks.set(`${pid}/${tid}`, Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0))
+      } catch {
+        // the thread ended between the listing and the read
+      }
+    }
+  }
+  return tasks
+}
+
+/**
  * The threads without an event loop, split: V8's platform threads (the ones that existed before
  * any JavaScript ran: concurrent GC and the optimising compiler, for every isolate of the process)
  * and the threads started later (libuv's pool: the pool log's writev + fdatasync, file reads;
@@ -109,6 +137,8 @@ export interface ThreadLoad {
   busy: number
   /** the thread's own CPU seconds over the window (/proc/thread-self/stat), when the monitor could read it */
   cpuSeconds?: number
+  /** times it slept and was woken over the window (taskWakeUps), when read */
+  wakeUps?: number
 }
 
 interface MonitorLine {
@@ -190,7 +220,8 @@ export function formatLoads(loads: readonly ThreadLoad[], ops?: number): string 
     .filter((load) => perOp(load) !== 0)
     .map((load) => {
       const us = perOp(load)
-      return `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)}${us === undefined ? '' : `; ${us} µs`})`
+      const wakeUps = ops === undefined || ops === 0 || load.wakeUps === undefined ? '' : `; ${(load.wakeUps / ops).toFixed(2)} wake-ups`
+      return `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)}${us === undefined ? '' : `; ${us} µs`}${wakeUps})`
     })
     .join(' · ')
 }

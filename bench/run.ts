@@ -8,7 +8,7 @@
  * markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--cores <n>] [--batch-timeout-ms <ms>]
+ *                 [--concurrency 128] [--rate <tx/s>] [--warmup 2000] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--cores <n>] [--batch-timeout-ms <ms>]
  *                 [--node-repo <checkout>] [--label <name>] [--ledger]
  *
  * `--ledger` (issue 27) profiles every thread of the node (--cpu-prof) and prints, per transaction
@@ -31,6 +31,12 @@
  *
  * `--rate` offers the transaction workloads at a fixed pace (latency at a given load) instead of as
  * fast as the node accepts them (throughput, and latency at saturation).
+ *
+ * `--warmup` (issue 27): each transaction workload first sends that many more of its transactions,
+ * at the same pace, and waits for them to commit before its clock starts. A node just started runs
+ * its code unoptimised and loads modules on first use: its first second's transactions waited
+ * 200–300 ms for their block where later ones waited 20–50 (half load, two threads), which alone
+ * made the run's p99. The figures are the node's steady state; `--warmup 0` measures from cold.
  *   npm run bench -- --url http://host:8081 --key 0x<funded private key> [--pid <node pid>[,<pid>…]]
  *   npm run bench -- --url http://vp1:8081,http://vp2:8081,… --key …   (a network: submissions go round the list)
  *
@@ -52,7 +58,16 @@ import { type NodeProcess, startNodeProcess, writeNodeConfig } from '../src/devn
 import { executorPidOf } from '../test/helpers/jvm.ts'
 import { buildLedger, type Floors, formatLedger, profileSamples } from './ledger.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
-import { cpuSeconds, formatLoads, rssBytes, type ThreadLoad, taskCpuSeconds, threadLoads, unmonitoredSplit } from './node-usage.ts'
+import {
+  cpuSeconds,
+  formatLoads,
+  rssBytes,
+  type ThreadLoad,
+  taskCpuSeconds,
+  taskWakeUps,
+  threadLoads,
+  unmonitoredSplit,
+} from './node-usage.ts'
 import { READ_METHODS } from './read-methods.ts'
 import { RUNAWAY_CALLS, runawayWorkload } from './runaway.ts'
 import { scratchDir } from './scratch.ts'
@@ -80,6 +95,13 @@ export const benchCommand = {
     accounts: { type: 'string', value: 'n', default: '1000', description: 'sending accounts' },
     concurrency: { type: 'string', value: 'n', default: '128', description: 'submissions in flight' },
     rate: { type: 'string', value: 'tx/s', description: 'offered load (an open loop) instead of as fast as accepted' },
+    warmup: {
+      type: 'string',
+      value: 'n',
+      default: '2000',
+      description:
+        'transactions of each transaction workload sent first, at the same pace, and committed before the clock starts (0: the clock starts on a cold node)',
+    },
     'read-seconds': { type: 'string', value: 's', default: '10', description: 'length of each read workload' },
     'read-concurrency': { type: 'string', value: 'n', default: '64', description: 'connections of the read workloads' },
     'log-blocks': { type: 'string', value: 'n', default: '10000', description: 'blocks of the sub_getLogs chain' },
@@ -226,6 +248,8 @@ interface Usage {
   windowUs: [number, number]
   /** CPU seconds of the threads without an event loop, V8's platform threads apart from those started later */
   unmonitored?: { platform: number; later: number }
+  /** times the threads without an event loop slept and were woken (node-usage.ts taskWakeUps) */
+  otherWakeUps?: number
 }
 
 const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
@@ -234,6 +258,7 @@ const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n)
 function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): string } {
   let startedCpu = 0
   let startedTasks = new Map<string, number>()
+  let startedWakeUps = new Map<string, number>()
   let started = performance.now()
   let startedAt = Date.now()
   let startedUs = monotonicUs()
@@ -245,6 +270,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
     if (pids.length === 0) return
     startedCpu = cpuSeconds(pids)
     startedTasks = taskCpuSeconds(pids)
+    startedWakeUps = taskWakeUps(pids)
     started = performance.now()
     startedAt = Date.now()
     startedUs = monotonicUs()
@@ -277,7 +303,16 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
       const used = cpuSeconds(pids) - startedCpu
       const tasks = taskCpuSeconds(pids)
       const wall = (performance.now() - started) / 1000
-      const threads = threadLoads(loopStatsDir, pids, startedAt, Date.now())
+      const wakeUps = taskWakeUps(pids)
+      const woken = (key: string): number => (wakeUps.get(key) ?? 0) - (startedWakeUps.get(key) ?? 0)
+      const threads = threadLoads(loopStatsDir, pids, startedAt, Date.now()).map((load) => {
+        const key = [...wakeUps.keys()].find((task) => load.tid !== undefined && task.endsWith(`/${load.tid}`))
+        return key === undefined ? load : { ...load, wakeUps: woken(key) }
+      })
+      const monitoredTids = new Set(threads.map((load) => `${load.tid}`))
+      const otherWakeUps = [...wakeUps.keys()]
+        .filter((key) => !monitoredTids.has(key.split('/')[1]))
+        .reduce((sum, key) => sum + woken(key), 0)
       const unmonitored = unmonitoredSplit(loopStatsDir, startedTasks, tasks, threads)
       return {
         cpuPercent: Math.round((used / wall) * 100),
@@ -288,6 +323,7 @@ function sampleUsage(pids: number[]): { begin(): void; stop(): Usage; line(): st
         loadAverage,
         windowUs,
         ...(unmonitored === undefined ? {} : { unmonitored }),
+        otherWakeUps,
       }
     },
     line: () => (pids.length === 0 ? '' : ` · node CPU ${Math.round(recentCpu)}% RSS ${Math.round(rssBytes(pids) / 2 ** 20)} MiB`),
@@ -537,6 +573,7 @@ const workloadOn = (target: Target) => ({
   accounts: ACCOUNTS,
   concurrency: CONCURRENCY,
   ...(values.rate === undefined ? {} : { rate: Number(values.rate) }),
+  warmup: Number(values.warmup),
 })
 
 /** Funds the accounts when the node's genesis does not, and deploys the token when asked. */
@@ -590,7 +627,7 @@ async function logsWorkload(loadgen: ChildProcess): Promise<void> {
     const built = await runJob<TxResult>(
       loadgen,
       // built as fast as it goes: --rate is for the measured workloads
-      { kind: 'erc20', ...common, rate: undefined, count: blocks, token: setup.token as string },
+      { kind: 'erc20', ...common, rate: undefined, warmup: 0, count: blocks, token: setup.token as string },
       sampleUsage(target.pids),
     )
     console.error(`logs: built blocks ${built.firstBlock}–${built.lastBlock} (${fmt(built.committedPerSecond)} one-transaction blocks/s)`)
@@ -625,7 +662,8 @@ function otherThreads(r: Row): string {
   const perOp = (seconds: number): number => Math.round((seconds * 1e6) / r.ops)
   const split =
     r.unmonitored === undefined ? '' : ` (V8 platform ${perOp(r.unmonitored.platform)}, started later ${perOp(r.unmonitored.later)})`
-  return ` · other threads ${perOp(rest)} µs${split}`
+  const wakeUps = r.otherWakeUps === undefined ? '' : `; ${(r.otherWakeUps / r.ops).toFixed(2)} wake-ups`
+  return ` · other threads ${perOp(rest)} µs${split}${wakeUps}`
 }
 
 function report(): void {

@@ -2,9 +2,16 @@
  * The pool log: where an admitted transaction becomes durable before its hash is answered
  * (ARCHITECTURE.md decisions 8 and 11). Append-only segment files in `<ledger>/pool/`, one record
  * per transaction: `u32 length ‖ u32 CRC-32 ‖ payload`. Records appended while a write is in
- * flight are written together by the next one (group commit: one `writev` and one `fdatasync` on
- * libuv's thread pool), so a submission waits for one fsync of its own group, never for a block
+ * flight are written together by the next one (group commit: one `writev` on libuv's thread pool
+ * to a segment opened with O_DSYNC, which returns once the data is on disk as a `writev` and an
+ * `fdatasync` would), so a submission waits for one sync of its own group, never for a block
  * commit or another group's work, and the thread that appends never blocks on the disk.
+ *
+ * O_DSYNC rather than a separate `fdatasync` (issue 27): one trip through libuv's pool and one
+ * callback per group instead of two. At half load a group is one or two transactions, so that trip
+ * was paid per transaction: writev + fdatasync cost 160–205 µs of process CPU per group on the
+ * development machine, an O_DSYNC writev 124–128 µs (3,000 groups of 608 bytes, alternated).
+ * Where the platform has no O_DSYNC the `fdatasync` is made as before.
  *
  * A segment is deleted once every record in it is released (its transaction reached a block) and
  * it is no longer the one appended to; a new segment starts past SEGMENT_BYTES. At open, `replay`
@@ -18,7 +25,7 @@
  * failed); replay then restores it and it may commit, though its client was told -32006: the
  * client's own signed transaction, never one it did not send, and a resend of it is a duplicate.
  */
-import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
+import { closeSync, constants, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writev } from 'node:fs'
 import { join } from 'node:path'
 import { syncDirectory } from '../fs-atomic.ts'
 
@@ -30,6 +37,9 @@ const SEGMENT_BYTES = 64 * 1024 * 1024
 const GROUP_BYTES = 8 * 1024 * 1024
 const HEADER_BYTES = 8
 const SEGMENT_NAME = /^seg-(\d{10})\.log$/
+/** a write to a segment returns once its data is durable (undefined: no such flag here, fdatasync after each write) */
+const DSYNC: number | undefined = constants.O_DSYNC
+const SEGMENT_FLAGS = DSYNC === undefined ? 'a' : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC
 
 /** The pool log could not make a record durable (a full or failing disk): the transaction was not admitted. */
 export class PoolLogError extends Error {
@@ -104,7 +114,7 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
 
   const startSegment = (): Segment => {
     const number = nextNumber++
-    const segment: Segment = { number, fd: openSync(pathOf(number), 'a'), bytes: 0, live: 0 }
+    const segment: Segment = { number, fd: openSync(pathOf(number), SEGMENT_FLAGS, 0o666), bytes: 0, live: 0 }
     segments.set(number, segment)
     // the new file's name must survive a power loss too, not only its bytes
     syncDir()
@@ -169,7 +179,7 @@ export function openPoolLog(ledgerPath: string, options: { segmentBytes?: number
       else idle?.()
     }
     writeAll(segment.fd, buffers, (error) => {
-      if (error !== null) return done(error)
+      if (error !== null || DSYNC !== undefined) return done(error)
       fdatasync(segment.fd, done)
     })
   }

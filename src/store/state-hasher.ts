@@ -7,9 +7,27 @@
  */
 import type { Worker } from 'node:worker_threads'
 import type { Logger } from '../log.ts'
+import { turnBudget } from '../turns.ts'
 import { startWorker } from '../workers/start.ts'
 import { type SupervisedWorker, superviseWorker } from '../workers/supervise.ts'
-import { changeLanes, type LaneChange, packLaneChanges } from './state-hash.ts'
+import { addEntry, changeLanes, emptyLanes, type LaneChange, packLaneChanges, removeEntry } from './state-hash.ts'
+
+/**
+ * changeLanes in this thread, in turns of about a millisecond (src/turns.ts): a node of one thread
+ * hashes every block here (~25 µs per changed entry, a few milliseconds for a block of a few
+ * hundred transfers), and the admissions waiting meanwhile are served between the pieces.
+ */
+export async function changeLanesInTurns(changes: readonly LaneChange[]): Promise<Uint16Array> {
+  const lanes = emptyLanes()
+  const turn = turnBudget()
+  for (const change of changes) {
+    if (change.old !== undefined) removeEntry(lanes, change.kind, change.key, change.old)
+    if (change.next !== undefined) addEntry(lanes, change.kind, change.key, change.next)
+    const pause = turn()
+    if (pause !== undefined) await pause
+  }
+  return lanes
+}
 
 export interface StateHasher {
   /** state-hash.ts changeLanes, possibly on the worker */
@@ -69,7 +87,7 @@ export async function createStateHasher(options: StateHasherOptions): Promise<St
       return worker === undefined ? 'in-thread' : 'worker'
     },
     changeLanes(changes) {
-      if (worker === undefined || changes.length === 0) return Promise.resolve(changeLanes(changes))
+      if (worker === undefined || changes.length === 0) return changeLanesInTurns(changes)
       const jobId = nextJob++
       const target = worker
       return new Promise((resolve) => {

@@ -50,4 +50,25 @@ test('samples go to the innermost named stage; idle and out-of-window samples co
   assert.is(ledger.sampledUs, 8)
 })
 
+test("JSON: a request body's parse is the envelope; a reply's stringify is the reply, a block push's the notification", () => {
+  const nodes = [
+    { id: 1, callFrame: frame('(root)', ''), children: [2, 4, 7] },
+    { id: 2, callFrame: frame('answerBody', 'file:///keel/dist/src/rpc/http.js'), children: [3] },
+    { id: 3, callFrame: frame('parseObject', 'file:///keel/dist/sdk/src/json.js'), children: [] },
+    { id: 4, callFrame: frame('handleBodyChunks', 'file:///keel/dist/src/rpc/dispatch.js'), children: [5] },
+    { id: 5, callFrame: frame('stringifyJsonChunks', 'file:///keel/dist/sdk/src/json.js'), children: [6] },
+    { id: 6, callFrame: frame('markedJson', 'file:///keel/dist/sdk/src/json.js'), children: [] },
+    { id: 7, callFrame: frame('fullText', 'file:///keel/dist/src/events/block-event.js'), children: [8] },
+    { id: 8, callFrame: frame('markedJson', 'file:///keel/dist/sdk/src/json.js'), children: [] },
+  ]
+  const samples = [3, 3, 6, 8, 8, 8]
+  const dir = mkdtempSync(join(tmpdir(), 'keel-ledger-'))
+  writeFileSync(
+    join(dir, 'CPU.20261128.100000.4243.0.001.cpuprofile'),
+    JSON.stringify({ nodes, startTime: 0, endTime: 6_000, samples, timeDeltas: samples.map(() => 1_000) }),
+  )
+  const [thread] = profileSamples(dir, 4243, 0, 10_000)
+  assert.equal(Object.fromEntries(thread.byStage), { envelope: 2, reply: 1, notification: 3 })
+})
+
 test.run()

@@ -109,6 +109,32 @@ test('in-thread pool (workers: 0) gives the same answers', async () => {
   await pool.close()
 })
 
+test('in-thread pool: batches are verified first come first served, in turns of the event loop', async () => {
+  // issue 27: a node of one thread verifies here; each waiting batch used to get 64 items a turn,
+  // so every batch finished in the same turn, late, and a block waited behind all of them
+  const pool = await createVerifyPool({ workers: 0 })
+  const many = (copies: number): VerifyItem<string>[] => Array.from({ length: copies }, () => batch.items).flat()
+  const events: string[] = []
+  const first = pool.verify(many(4)).then((results) => {
+    events.push('first answered')
+    // a turn of the event loop that begins after the first batch's answer
+    setImmediate(() => events.push('a later turn'))
+    return results
+  })
+  const second = pool.verify(many(8)).then((results) => {
+    events.push('second answered')
+    return results
+  })
+  const [a, b] = await Promise.all([first, second])
+  assert.equal(events, ['first answered', 'a later turn', 'second answered'])
+  assert.equal(
+    b.map((result) => result.valid),
+    Array.from({ length: 8 }, () => batch.expected).flat(),
+  )
+  assert.is(a.length, batch.items.length * 4)
+  await pool.close()
+})
+
 test('fallback: when no worker can start, the pool verifies in this thread', async () => {
   const pool = await createVerifyPool({ workers: 2, workerFile: new URL('./no-such-worker.ts', import.meta.url), startTimeoutMs: 5000 })
   assert.is(pool.mode, 'in-thread')

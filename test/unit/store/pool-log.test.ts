@@ -2,7 +2,7 @@
  * The pool log (src/store/pool-log.ts): group commits, replay in order, a torn or damaged tail,
  * segments that go once every record in them is released, compaction at restart.
  */
-import { appendFileSync, readdirSync, rmSync, truncateSync } from 'node:fs'
+import { appendFileSync, constants, readdirSync, readFileSync, readlinkSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -32,6 +32,28 @@ test('appends of one turn share a group; a reopened log replays every record in 
     [...Array.from({ length: 100 }, (_, i) => `record ${i}`), 'later'],
   )
   await again.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('a segment is written with O_DSYNC: each group is durable when its write returns, with no fdatasync after it', async () => {
+  // issue 27: one trip through libuv's pool per group instead of two (write, then fdatasync)
+  if (process.platform !== 'linux' || constants.O_DSYNC === undefined) return
+  const dir = tempDir('pool-log-dsync')
+  const log = openPoolLog(dir)
+  await log.compact([])
+  await log.append(bytes('record'))
+  const segment = join(dir, POOL_LOG_DIR, segmentsIn(dir)[0])
+  const fd = readdirSync('/proc/self/fd').find((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === segment
+    } catch {
+      return false
+    }
+  })
+  assert.ok(fd !== undefined, 'the segment is open')
+  const flags = Number.parseInt(/flags:\s+([0-7]+)/.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1] ?? '0', 8)
+  assert.ok((flags & constants.O_DSYNC) !== 0, `flags ${flags.toString(8)} lack O_DSYNC`)
+  await log.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -54,6 +54,27 @@ test('no worker wanted, or none that starts: the same lanes in this thread', asy
   assert.equal([...(await missing.changeLanes(batch))], [...changeLanes(batch)])
 })
 
+test('in this thread a large job gives the event loop turns while it hashes', async () => {
+  // issue 27: a node of one thread hashes every block here, between its admissions
+  const hasher = await createStateHasher({ worker: false })
+  try {
+    const batch = someChanges(2000)
+    let turnRan = false
+    let turnBeforeAnswer = false
+    const lanes = hasher.changeLanes(batch).then((answer) => {
+      turnBeforeAnswer = turnRan
+      return answer
+    })
+    setImmediate(() => {
+      turnRan = true
+    })
+    assert.equal([...(await lanes)], [...changeLanes(batch)])
+    assert.ok(turnBeforeAnswer, 'the job held the thread until it was done')
+  } finally {
+    await hasher.close()
+  }
+})
+
 test('a worker that dies with a job in hand: the job is done in this thread, later ones too', async () => {
   const dying = join(dir, 'dying-worker.mjs')
   writeFileSync(
