@@ -245,6 +245,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     genesis,
     network,
     nodeAccount: loadOrCreateNodeAccount(dataDir),
+    nowNs,
     chain,
     submitter,
     compiler,
@@ -450,6 +451,7 @@ function chainThreadHandlers(options: {
   network: NetworkRole | undefined
   /** the node's own account (network/node-account.ts), which signs its version_setSupportedVersion */
   nodeAccount: ReturnType<typeof loadOrCreateNodeAccount>
+  nowNs: () => bigint
   chain: Chain
   submitter: TxSubmitter
   compiler: ReturnType<typeof createSolcPool>
@@ -499,6 +501,7 @@ function chainThreadHandlers(options: {
             : { ...network.signer, certPem: network.certPem },
         submitter: options.submitter,
         runningTxVersion,
+        nowNs: options.nowNs,
       }),
     },
     governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },
