@@ -3500,7 +3500,7 @@ export const methods = {
   },
   tx_getTransactionsVersion: {
     "service": "tx",
-    "summary": "Transaction format version the chain runs.",
+    "summary": "Transaction format version the node signs and verifies.",
     "aliases": [],
     "thread": "chain",
     "params": [],

@@ -576,6 +576,7 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
       genesis,
       network,
       nodeAccount: loadOrCreateNodeAccount(dataDir),
+      nowNs,
       chain,
       submitter,
       compiler,
@@ -751,6 +752,7 @@ function chainThreadHandlers(options: {
   network: NetworkRole | undefined
   /** the node's own account (network/node-account.ts), which signs its version_setSupportedVersion */
   nodeAccount: ReturnType<typeof loadOrCreateNodeAccount>
+  nowNs: () => bigint
   chain: Chain
   submitter: TxSubmitter
   compiler: ReturnType<typeof createSolcPool>
@@ -802,6 +804,7 @@ function chainThreadHandlers(options: {
             : { ...network.signer, certPem: network.certPem },
         submitter: options.submitter,
         runningTxVersion,
+        nowNs: options.nowNs,
       }),
     },
     governance: { genesis: governance, latestBlockTime: () => store.getBlock(store.height())?.writeTime ?? 0n },

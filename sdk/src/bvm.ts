@@ -209,6 +209,13 @@ export const rootCAOperation = {
 export const versionOperation = {
   getLatestVersions: () => builtin(BVM_ADDRESS.version, false, 'GetLatestVersions'),
   getSupportedVersionByHostname: (hostname: string) => builtin(BVM_ADDRESS.version, false, 'GetSupportedVersionByHostname', hostname),
+  /**
+   * Keel's declaration of what a VP supports (docs/governance.md §17; the SDK has no builder: its
+   * node sends it through version_setSupportedVersion): the host, its SupportedVersion, its
+   * certificate (PEM) and the hex of its certificate key's binding signature.
+   */
+  setSupportedVersion: (hostname: string, supported: Readonly<Record<string, readonly string[]>>, certPem: string, bindingHex: string) =>
+    builtin(BVM_ADDRESS.version, false, 'SetSupportedVersion', hostname, JSON.stringify(supported), certPem, bindingHex),
 }
 
 /** The MPC contract. */

@@ -81,7 +81,8 @@ export function refusalOf(view: GovernanceView, config: GovernanceConfig, tx: Si
 export function txVersionRefusal(running: string | undefined, tx: SignedTx, cname: string | undefined): string | undefined {
   if (running === undefined) return undefined
   const declared = tx.signed.version
-  if (typeof declared === 'string' && declared !== '' && !versionAtLeast(running, declared))
+  // the common case, a client that learnt the running version, costs one comparison
+  if (typeof declared === 'string' && declared !== '' && declared !== running && !versionAtLeast(running, declared))
     return `this chain runs tx_version ${running} (tx_getTransactionsVersion); the transaction declares version ${declared}, which a SYSTEM proposal must first make the running one (version_getVersions)`
   if (cname !== undefined && !versionAtLeast(running, CNAME_TX_VERSION))
     return `this chain runs tx_version ${running}: a contract is named by cname from tx_version ${CNAME_TX_VERSION} on (a SYSTEM proposal upgrades the chain); send its address in to`

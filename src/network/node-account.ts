@@ -11,12 +11,11 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { accountFromPrivateKey } from '../../sdk/src/account.ts'
-import { signBvm } from '../../sdk/src/bvm.ts'
+import { signBvm, versionOperation } from '../../sdk/src/bvm.ts'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import { writeFileAtomically } from '../fs-atomic.ts'
 import { BUILD_SUPPORTED, nodeBindingBytes, type SupportedVersions } from '../governance/versions.ts'
-import { BuiltinAddress } from '../governance/wire.ts'
 
 export const NODE_ACCOUNT_FILE = 'node-account.json'
 
@@ -60,19 +59,21 @@ export function createSupportDeclarer(options: {
   binder: NodeBinder
   submitter: Pick<TxSubmitter, 'submit'>
   runningTxVersion: () => string
+  /** the node's clock (ns): the transaction's timestamp, as admission checks it */
+  nowNs: () => bigint
   supported?: SupportedVersions
 }): () => Promise<Hex> {
   const { account, binder } = options
   const signer = accountFromPrivateKey(account.privateKey)
   return async () => {
     const binding = await binder.sign(nodeBindingBytes(binder.hostname, account.address))
-    const operation = {
-      to: BuiltinAddress.version,
-      system: false,
-      method: 'SetSupportedVersion',
-      args: [binder.hostname, JSON.stringify(options.supported ?? BUILD_SUPPORTED), binder.certPem, bytesToHex(binding)],
-    }
-    const tx = signBvm(signer, operation, { version: options.runningTxVersion() })
+    const operation = versionOperation.setSupportedVersion(
+      binder.hostname,
+      options.supported ?? BUILD_SUPPORTED,
+      binder.certPem,
+      bytesToHex(binding),
+    )
+    const tx = signBvm(signer, operation, { version: options.runningTxVersion(), timestamp: options.nowNs() })
     return options.submitter.submit('invoke', tx)
   }
 }

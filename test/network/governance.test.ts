@@ -497,6 +497,14 @@ test('a system upgrade on four VPs: a forged declaration is refused; each VP dec
   assert.not.ok(refused.Success, 'a forged binding')
   assert.match(refused.Err, new RegExp(`the binding of ${outsider.address} to node2 does not verify with the key of node2's certificate`))
 
+  // an operator method: refused on every VP unless an admin signed it
+  for (const vp of vps) {
+    for (const signer of [undefined, outsider]) {
+      const refusal = (await declareVersions(on(vp).pm, signer)) as { code: number; message: string }
+      assert.is(refusal.code, -32008, `${vp}, ${signer === undefined ? 'unsigned' : 'signed by a non-admin'}: ${refusal.message}`)
+    }
+  }
+  assert.equal(await sameEverywhere('account_getAccountsByRole', ['nodeOfVP']), [], 'no node account declared')
   const declare = async (vp: string) => {
     const declared = (await declareVersions(on(vp).pm, admin)) as BvmOutcome
     assert.ok(declared.Success, `${vp} declares: ${declared.Err}`)

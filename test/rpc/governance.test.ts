@@ -2,10 +2,11 @@
  * Governance on one node (docs/governance.md), driven through the official SDK's BVMBuilder, its
  * operation builders, its ContractService and its decoders: BVM transactions and their receipts,
  * roles and their queries, proposals from creation to execution (and every way one is refused),
- * account status, the Version and HashChange contracts, the records through a snapshot and an
- * archive. One node shared by every case, with three genesis admins (threshold: all three), plus a
- * node process killed with SIGKILL in the middle of a vote and restarted, and a second small node
- * whose proposals time out after two seconds.
+ * account status, the Version and HashChange contracts, a system upgrade (the chain starts at
+ * tx_version 3.6: version_setSupportedVersion, a SYSTEM proposal, the tx_version gate), the records
+ * through a snapshot and an archive. One node shared by every case, with three genesis admins
+ * (threshold: all three), plus a node process killed with SIGKILL in the middle of a vote and
+ * restarted, and a second small node whose proposals time out after two seconds.
  *
  *   npx tsx test/rpc/governance.test.ts
  */

@@ -784,7 +784,7 @@ export interface KeelClientMethods {
    */
   tx_getGasPrice(...params: TxGetGasPriceParams): Promise<TxGetGasPriceResult>
   /**
-   * Transaction format version the chain runs.
+   * Transaction format version the node signs and verifies.
    *
    * Called by the official SDK at start-up; the SDK copies it into every transaction and its signed string. Keel reports the tx_version the chain runs (version_getVersions): `4.1` unless the genesis (`[genesis] runningVersions`) started the chain at an older one and no SYSTEM proposal raised it since; a transaction declaring a newer version than the chain runs is refused (docs/governance.md §17). Always a version whose first part is a positive integer (the SDK loops forever on anything else).
    * @returns version

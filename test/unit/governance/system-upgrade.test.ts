@@ -9,6 +9,7 @@ import { sign, X509Certificate } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { generateAccount } from '../../../sdk/src/account.ts'
+import { genesisGovernanceOf } from '../../../src/chain/genesis.ts'
 import type { ExecutionOutcome, Hex } from '../../../src/domain.ts'
 import { createExecutor } from '../../../src/exec/executor.ts'
 import type { NodeHooks } from '../../../src/governance/execute.ts'
@@ -192,6 +193,19 @@ test('the running tx_version gates cname before 2.2; an undeclared VP supports w
   assert.ok(!outcomes[0].ok && /a contract is named by cname from tx_version 2\.2 on/.test(outcomes[0].detail), JSON.stringify(outcomes[0]))
   // a node that runs alone (no NODE hooks, host name '') answers what it runs
   assert.equal(retOf(outcomes[1]).tx_version, ['2.1'])
+})
+
+test("[genesis] runningVersions: over the build's; a kind Hyperchain does not name or a version the build does not support stops the start", () => {
+  const of = (runningVersions: Record<string, string>) =>
+    genesisGovernanceOf({ genesis: { admins: [DEPLOYER], adminThreshold: 0, proposalTimeoutSeconds: 300, runningVersions } }, [])
+  assert.equal(of({}).runningVersions, BUILD_RUNNING)
+  assert.equal(of({ tx_version: '2.2' }).runningVersions, { ...BUILD_RUNNING, tx_version: '2.2' })
+  assert.throws(
+    () => of({ tx_version: '5.0' }),
+    /genesis\.runningVersions\.tx_version: "5\.0" is not supported by this build \(2\.1, 2\.2, 3\.6, 4\.1\)/,
+  )
+  assert.throws(() => of({ txversion: '4.1' }), /genesis\.runningVersions: "txversion" is no version kind/)
+  assert.throws(() => of({ noxbft_version: '1' }), /noxbft_version: "1" is not supported by this build \(none\)/)
 })
 
 test.run()
