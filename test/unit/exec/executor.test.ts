@@ -52,6 +52,12 @@ contract Caller {
   }
 }
 
+contract Memory {
+  function grow(uint256 at) external pure returns (uint256 v) {
+    assembly { mstore(at, 1) mstore8(add(at, 40), 2) v := mload(add(at, 9)) }
+  }
+}
+
 contract Token {
   mapping(address => uint256) public balanceOf;
   event Transfer(address indexed from, address indexed to, uint256 value);
@@ -335,7 +341,7 @@ test("plain opcodes step synchronously; with a step listener every step is the E
   assert.equal(stripTime([...tracedGet.prior, tracedGet.outcome]), stripTime(plain.outcomes))
 })
 
-test("the frame loop here and the EVM's own (a step listener on) agree on every kind of frame: calls, creations, reverts, events, out of gas", async () => {
+test("the frame loop here and the EVM's own (a step listener on) agree on every kind of frame: calls, creations, reverts, events, memory growth, out of gas", async () => {
   const ex = createExecutor({ txGasLimit: 1_000_000n })
   const state = new MapState().fund(DEPLOYER, 1000n)
   const watched: Tracer = {
@@ -361,7 +367,7 @@ test("the frame loop here and the EVM's own (a step listener on) agree on every 
     state.apply(plain.changes)
     return plain.outcomes
   }
-  const names = ['Store', 'Emitter', 'Reverter', 'Looper', 'Factory', 'Caller', 'Token'] as const
+  const names = ['Store', 'Emitter', 'Reverter', 'Looper', 'Factory', 'Caller', 'Token', 'Memory'] as const
   const deployed = await sameWhenWatched(ok([...names.map((name) => deployTx(C[name]!.bin)), deployTx(C.BadCtor.bin)]))
   const at = Object.fromEntries(names.map((name, i) => [name, expectOk(deployed[i]!).contractAddress!]))
   assert.is(expectFail(deployed[names.length]!).detail, 'reverted: no')
@@ -375,10 +381,16 @@ test("the frame loop here and the EVM's own (a step listener on) agree on every 
       invokeTx(at.Caller!, calldata('callGet(address)', at.Store!)),
       invokeTx(at.Token!, calldata('transfer(address,uint256)', OTHER, 10n)),
       invokeTx(at.Store!, '0xdeadbeef'),
+      invokeTx(at.Memory!, calldata('grow(uint256)', 0x10000n)),
+      invokeTx(at.Memory!, calldata('grow(uint256)', 0x100000n)),
+      invokeTx(at.Memory!, calldata('grow(uint256)', 1n << 255n)),
     ]),
   )
   assert.is(expectOk(calls[5]!).ret, `0x${word(5n)}`, 'the inner call read the stored value')
   assert.is(expectFail(calls[3]!).gasUsed, 1_000_000, 'the loop ran out of its budget')
+  assert.is(expectOk(calls[8]!).ret, `0x${word((1n << 72n) + 2n)}`, "MLOAD reads MSTORE's word and MSTORE8's byte in grown memory")
+  assert.is(expectFail(calls[9]!).gasUsed, 1_000_000, "memory growth beyond the budget: out of gas in MSTORE's gas")
+  assert.is(expectFail(calls[10]!).gasUsed, 1_000_000, 'an offset near 2^256: out of gas')
   assert.ok(watchedSteps > 1000, `${watchedSteps} steps watched`)
 })
 
