@@ -553,11 +553,10 @@ async function run(job: Job): Promise<unknown> {
       // issue 28: each account sends its transfers with its next Ethereum nonces (its account nonce
       // counts the token deployment too); signed before the clock starts, like the other workloads
       const accounts = accountsOf(job.seed, job.accounts).slice(0, Math.min(job.accounts, job.count + (job.warmup ?? 0)))
-      const nonces = await Promise.all(
-        accounts.map(async (account) =>
-          BigInt((await rpc(job.url, 'eth_getTransactionCount', JSON.stringify([account.address, 'latest']))).result as string),
-        ),
-      )
+      // one at a time: rpc() shares one connection per node once an earlier workload opened it
+      const nonces: bigint[] = []
+      for (const account of accounts)
+        nonces.push(BigInt((await rpc(job.url, 'eth_getTransactionCount', JSON.stringify([account.address, 'latest']))).result as string))
       const chainId = Number(BigInt((await rpc(job.url, 'eth_chainId', '[]')).result as string))
       const { Wallet } = await import('ethers')
       const wallets = accounts.map((account) => new Wallet(account.privateKey))

@@ -239,7 +239,7 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
    * 64 × the chunks waiting — tens of milliseconds after a burst — and the block being produced
    * beside it waited behind each of those turns, so blocks grew and latency with them.
    */
-  const waiting: { chunk: Chunk; valid: Uint8Array; done: number; settle(error: unknown, valid?: Uint8Array): void }[] = []
+  const waiting: { chunk: Chunk; valid: Uint8Array; done: number; settle(outcome: { valid: Uint8Array } | { error: unknown }): void }[] = []
   let draining = false
   const drain = async (): Promise<void> => {
     draining = true
@@ -251,11 +251,11 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
         head.done++
         if (head.done === head.chunk.count) {
           waiting.shift()
-          head.settle(undefined, head.valid)
+          head.settle({ valid: head.valid })
         }
       } catch (error) {
         waiting.shift()
-        head.settle(error)
+        head.settle({ error })
       }
       const pause = turn()
       if (pause !== undefined) await pause
@@ -269,7 +269,8 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
     }
     if (chunk.count === 0) return Promise.resolve(new Uint8Array(0))
     return new Promise((resolve, reject) => {
-      const settle = (error: unknown, valid?: Uint8Array): void => (error === undefined ? resolve(valid as Uint8Array) : reject(error))
+      const settle = (outcome: { valid: Uint8Array } | { error: unknown }): void =>
+        'valid' in outcome ? resolve(outcome.valid) : reject(outcome.error)
       waiting.push({ chunk, valid: new Uint8Array(chunk.count), done: 0, settle })
       if (!draining) void drain()
     })
