@@ -226,19 +226,14 @@ function poolOf(jobs: ReturnType<typeof createJobs>, ends: Pick<VerifyPool, 'bac
   }
 }
 
-/** What a pool and a client share: chunking, the least-loaded endpoint, this thread as the fallback. */
-function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, handlers: JobModule['handlers'] = {}) {
-  const endpoints: Endpoint[] = []
-  let nextJobId = 1
-  let closed = false
-
-  /**
-   * Chunks verified in this thread, first come first served, in turns of about a millisecond
-   * (src/turns.ts). A node of one thread verifies every signature here: verifying each waiting
-   * chunk a slice at a time (as before, 64 items per chunk per turn) made one turn as long as
-   * 64 × the chunks waiting — tens of milliseconds after a burst — and the block being produced
-   * beside it waited behind each of those turns, so blocks grew and latency with them.
-   */
+/**
+ * Chunks verified in this thread, first come first served, in turns of about a millisecond
+ * (src/turns.ts). A node of one thread verifies every signature here: verifying each waiting
+ * chunk a slice at a time (as before, 64 items per chunk per turn) made one turn as long as
+ * 64 × the chunks waiting — tens of milliseconds after a burst — and the block being produced
+ * beside it waited behind each of those turns, so blocks grew and latency with them.
+ */
+function inThreadVerifier(nodeVersion: string | undefined, handlers: JobModule['handlers']): (chunk: Chunk) => Promise<Uint8Array> {
   const waiting: { chunk: Chunk; valid: Uint8Array; done: number; settle(outcome: { valid: Uint8Array } | { error: unknown }): void }[] = []
   let draining = false
   const drain = async (): Promise<void> => {
@@ -275,6 +270,16 @@ function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, 
       if (!draining) void drain()
     })
   }
+  return inThread
+}
+
+/** What a pool and a client share: chunking, the least-loaded endpoint, this thread as the fallback. */
+function createJobs(nodeVersion: string | undefined, chunkSize = DEFAULT_CHUNK, handlers: JobModule['handlers'] = {}) {
+  const endpoints: Endpoint[] = []
+  let nextJobId = 1
+  let closed = false
+
+  const inThread = inThreadVerifier(nodeVersion, handlers)
 
   const run = (chunk: Chunk): Promise<Uint8Array> => {
     if (endpoints.length === 0) return inThread(chunk)
