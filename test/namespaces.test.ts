@@ -84,6 +84,11 @@ test('an unknown namespace is -32010 naming the namespaces served, over HTTP and
   assert.is(answer.code, -32010)
   assert.match(answer.message, /'global', 'ns2'/)
   ws.close()
+  const ready = (await (await fetch(`${node.url}/ready`)).json()) as { status: string; namespaces: Record<string, { status: string }> }
+  assert.equal([ready.status, Object.keys(ready.namespaces)], ['ready', ['global', 'ns2']])
+  const metrics = await (await fetch(`${node.url}/metrics`)).text()
+  for (const name of ['global', 'ns2'])
+    assert.match(metrics, new RegExp(`^keel_block_height\\{thread="chain",namespace="${name}"\\} `, 'm'))
   assert.equal(
     node.namespaces.list().map(({ name, state, isDefault }) => ({ name, state, isDefault })),
     [
