@@ -114,6 +114,7 @@ async function openNamespace(opening: FrontNamespaceStart): Promise<FrontNamespa
     config: onChainThread('the configuration'),
     operators: onChainThread('the admin set'),
     governance: onChainThread('the governance records'),
+    namespaces: onChainThread('the namespaces of the process'),
   })
   for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
   const tcert = config.tcert.check
