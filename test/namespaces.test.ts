@@ -67,7 +67,8 @@ test.before(async () => {
     writeFileSync(join(dataDir, name, 'genesis-account.json'), JSON.stringify(account))
   }
   node = await startNode(
-    resolveConfig({ jsonrpc: { port: 0 }, node: { dataDir, namespaces: ['global', 'ns2'] }, log: { level: 'silent' } }),
+    // two request threads: each opens and closes every namespace
+    resolveConfig({ jsonrpc: { port: 0, threads: 2 }, node: { dataDir, namespaces: ['global', 'ns2'] }, log: { level: 'silent' } }),
   )
 })
 
