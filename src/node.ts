@@ -295,7 +295,24 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
           newId: options.events?.newId,
           log,
         })
-  const url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
+  const stopAll = async (): Promise<void> => {
+    namespaces.stopping()
+    await threads?.stop()
+    await servers?.close()
+    await namespaces.stopAll()
+    // the ledgers after the shared workers, as a node with one namespace always closed them: closed
+    // first, a ledger whose block commit had failed on a full disk hung (test/disk-full.test.ts)
+    await closeShared()
+    await namespaces.releaseAll()
+  }
+  let url: string
+  try {
+    url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
+  } catch (error) {
+    // this thread could not listen: nothing stays running, no directory stays locked
+    await stopAll()
+    throw error
+  }
   namespaces.listening(url)
   logStarted({ config, url, threads, chains: namespaces.running(), verifyPool, stateHasher, threadCounts, log })
   for (const failed of namespaces.list().filter((status) => status.state === 'failed'))
@@ -308,13 +325,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     events: first.events,
     namespaces: namespaces.control,
     stop: async () => {
-      namespaces.stopping()
-      await threads?.stop()
-      await servers?.close()
-      await namespaces.stopAll()
-      // the ledgers last, as before namespaces: a block commit that failed may wait on the shared workers
-      await closeShared()
-      await namespaces.releaseAll()
+      await stopAll()
       log.info('stopped')
     },
   }
@@ -349,7 +360,7 @@ interface NamespaceChain {
   readonly log: Logger
   /** stops it, all but its ledger */
   stop(): Promise<void>
-  /** closes its ledger and unlocks its directory, once it has stopped (on a node stopping: after the shared workers, as a block commit may wait on them) */
+  /** closes its ledger and unlocks its directory, once it has stopped (a node stopping does it after closing the shared workers) */
   release(): Promise<void>
 }
 
