@@ -8,6 +8,7 @@
  *   npx tsx examples/sign-transfer.ts --print --value 100 | curl -s -X POST http://127.0.0.1:8081 -d @-
  *
  * The key file defaults to the genesis account `npm start` generated (data/global/genesis-account.json).
+ * `--namespace` sends it to another namespace of the node (README "Namespaces").
  */
 import { accountFromPrivateKey, createClient, signTransfer, stringifyJson, waitForReceipt } from 'keel-client'
 import { exampleOptions } from './options.ts'
@@ -16,6 +17,7 @@ const options = exampleOptions(
   {
     to: { type: 'string', default: '0x3434343434343434343434343434343434343434', description: 'the receiver' },
     value: { type: 'string', default: '100', description: 'the amount' },
+    namespace: { type: 'string', default: 'global', description: 'the namespace that handles it (README "Namespaces")' },
     print: {
       type: 'boolean',
       default: false,
@@ -28,13 +30,14 @@ const { url } = options
 const privateKey = options.privateKey()
 const to = options.values.to as string
 const value = BigInt(options.values.value as string)
+const namespace = options.values.namespace as string
 
 const account = accountFromPrivateKey(privateKey)
 const transfer = signTransfer(account, to, value)
 if (options.values.print) {
-  console.log(stringifyJson({ jsonrpc: '2.0', namespace: 'global', id: 1, method: 'tx_sendTransaction', params: [transfer] }))
+  console.log(stringifyJson({ jsonrpc: '2.0', namespace, id: 1, method: 'tx_sendTransaction', params: [transfer] }))
 } else {
-  const client = createClient({ url })
+  const client = createClient({ url, namespace })
   const hash = await client.tx_sendTransaction(transfer)
   console.log(`transaction ${hash}`)
   const receipt = await waitForReceipt(client, hash, { timeoutMs: 10_000 })

@@ -274,13 +274,16 @@ export function namespacesOf(config: KeelConfig): string[] {
 
 /**
  * The configuration one namespace runs with: `node.namespace` is that namespace, so every module
- * that reads it (node hash, archive, network) works unchanged. With several namespaces in a
- * network, each has its own network files in `<network.configDir>/<namespace>/`.
+ * that reads it (node hash, archive, network) works unchanged. In a network, the default
+ * namespace's files (peerconfig.toml, hosts.toml, certs/) are in `network.configDir`, as with one
+ * namespace; each other namespace's in `<network.configDir>/<namespace>/`, with its own peers,
+ * ports and consensus group.
  */
 export function namespaceConfig(config: KeelConfig, namespace: string): KeelConfig {
   if (namespacesOf(config).length === 1 && namespace === config.node.namespace) return config
-  const configDir = config.network.configDir === '' ? '' : join(config.network.configDir, namespace)
-  return { ...config, node: { ...config.node, namespace, namespaces: [namespace] }, network: { ...config.network, configDir } }
+  const { configDir } = config.network
+  const ownDir = configDir === '' || namespace === config.node.namespace ? configDir : join(configDir, namespace)
+  return { ...config, node: { ...config.node, namespace, namespaces: [namespace] }, network: { ...config.network, configDir: ownDir } }
 }
 
 export function readConfigFile(path: string): ConfigOverrides {

@@ -258,6 +258,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     await (await loading)?.discard()
     await namespaces.stopAll()
     await closeShared()
+    await namespaces.releaseAll()
     throw error
   }
   const first = namespaces.defaultChain()
@@ -278,7 +279,24 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
           newId: options.events?.newId,
           log,
         })
-  const url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
+  const stopAll = async (): Promise<void> => {
+    namespaces.stopping()
+    await threads?.stop()
+    await servers?.close()
+    await namespaces.stopAll()
+    // the ledgers after the shared workers, as a node with one namespace always closed them: closed
+    // first, a ledger whose block commit had failed on a full disk hung (test/disk-full.test.ts)
+    await closeShared()
+    await namespaces.releaseAll()
+  }
+  let url: string
+  try {
+    url = urlOf(threads?.address ?? (await (servers as RpcServers).listen()))
+  } catch (error) {
+    // this thread could not listen: nothing stays running, no directory stays locked
+    await stopAll()
+    throw error
+  }
   namespaces.listening(url)
   logStarted({ config, url, threads, chains: namespaces.running(), verifyPool, stateHasher, threadCounts, log })
   for (const failed of namespaces.list().filter((status) => status.state === 'failed'))
@@ -291,11 +309,7 @@ async function startLockedNode(config: KeelConfig, options: StartOptions, fatal:
     events: first.events,
     namespaces: namespaces.control,
     stop: async () => {
-      namespaces.stopping()
-      await threads?.stop()
-      await servers?.close()
-      await namespaces.stopAll()
-      await closeShared()
+      await stopAll()
       log.info('stopped')
     },
   }
@@ -328,7 +342,10 @@ interface NamespaceChain {
   readonly handlers: ReturnType<typeof createHandlers>
   readonly metrics: ReturnType<typeof createChainRegistry>
   readonly log: Logger
+  /** stops it, all but its ledger */
   stop(): Promise<void>
+  /** closes its ledger and unlocks its directory, once it has stopped (a node stopping does it after closing the shared workers) */
+  release(): Promise<void>
 }
 
 /** what a namespace's chain lends the request threads */
@@ -398,15 +415,19 @@ function createNamespaceSet(config: KeelConfig, shared: SharedModules) {
       return undefined
     }
   }
-  const stopOne = async (name: string): Promise<void> => {
+  /** stops one; its ledger is closed at once, or by `releaseAll` when the node stops (after the shared workers) */
+  const stopOne = async (name: string, releaseNow: boolean): Promise<NamespaceChain | undefined> => {
     const chain = chains.get(name)
-    if (chain === undefined) return
+    if (chain === undefined) return undefined
     states.set(name, statusOf(name, 'stopping'))
     await front?.close(name)
     chains.delete(name)
     await chain.stop()
+    if (releaseNow) await chain.release()
     states.set(name, statusOf(name, 'stopped'))
+    return chain
   }
+  const stopped: NamespaceChain[] = []
   const control: NodeNamespaces = {
     list: () =>
       [...states.values()]
@@ -432,6 +453,7 @@ function createNamespaceSet(config: KeelConfig, shared: SharedModules) {
         } catch (error) {
           chains.delete(name)
           await chain.stop()
+          await chain.release()
           states.set(name, statusOf(name, 'failed', (error as Error).message))
         }
       }
@@ -449,7 +471,7 @@ function createNamespaceSet(config: KeelConfig, shared: SharedModules) {
             ? `no namespace ${name} on this node; node_getNamespaces lists them`
             : `namespace ${name} is ${state}, not running`,
         )
-      await stopOne(name)
+      await stopOne(name, true)
       shared.log.info(`namespace ${name} stopped`)
       return states.get(name) as NamespaceStatus
     },
@@ -473,9 +495,17 @@ function createNamespaceSet(config: KeelConfig, shared: SharedModules) {
       closing = true
       for (const chain of chains.values()) chain.events.publishStatus(jsonrpcStatus.stop())
     },
+    /** stops every namespace, all but their ledgers (releaseAll) */
     async stopAll() {
       front = undefined
-      for (const name of [...chains.keys()].reverse()) await stopOne(name)
+      for (const name of [...chains.keys()].reverse()) {
+        const chain = await stopOne(name, false)
+        if (chain !== undefined) stopped.push(chain)
+      }
+    },
+    /** closes the ledgers of the namespaces stopAll stopped and unlocks their directories */
+    async releaseAll() {
+      for (const chain of stopped.splice(0)) await chain.release()
     },
     /** every running namespace's chain metrics, merged into one snapshot list */
     async metricsSnapshot(): Promise<MetricsSnapshot> {
@@ -497,9 +527,15 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
   const log = shared.nameLogs || name !== shared.defaultName ? shared.log.child(name) : shared.log
   const dataDir = resolve(config.node.dataDir, name)
   const lock = lockDataDir(dataDir)
-  const undo: (() => Promise<void> | void)[] = [() => lock.release()]
+  let ledger: Store | undefined
+  const release = async (): Promise<void> => {
+    await ledger?.close()
+    lock.release()
+  }
+  const undo: (() => Promise<void> | void)[] = []
   const unwind = async (): Promise<void> => {
     for (const step of undo.reverse()) await step()
+    undo.length = 0
   }
   try {
     const { dev, genesis } = genesisAccountsOf(config, dataDir)
@@ -507,7 +543,7 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
     const inNetwork = config.network.configDir === '' ? undefined : loadNetworkFiles(config)
     const ledgerPath = join(dataDir, 'ledger')
     const store = await openStore(ledgerPath)
-    undo.push(() => store.close())
+    ledger = store
     await store.initGenesis(genesis)
     const governance = genesisGovernanceOf(config, genesis)
     const { jvm, executor } = createExecution({ config, governance, selfCertPem: ca.pem, log })
@@ -607,10 +643,21 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
       handlers,
       metrics: chainMetrics,
       log,
-      stop: unwind,
+      // in the order a node with one namespace always stopped in
+      async stop() {
+        undo.length = 0
+        subscriptions.close()
+        await network?.stop()
+        await chain.stop()
+        await jvm.stop()
+        await archive.close()
+        chainMetrics.close()
+      },
+      release,
     }
   } catch (error) {
     await unwind()
+    await release()
     throw error
   }
 }

@@ -17,6 +17,7 @@ import { WebSocket } from 'ws'
 import { accountFromPrivateKey } from '../sdk/src/account.ts'
 import { operatorHeaders } from '../sdk/src/operator.ts'
 import { resolveConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
 import { type KeelNode, startNode } from '../src/node.ts'
 import { lockDataDir } from '../src/store/data-dir-lock.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
@@ -36,6 +37,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'keel-namespaces-'))
 const funded = wallet()
 const BALANCE = 10n ** 15n
 let node: KeelNode
+/** the node's log lines (info and above) */
+const logLines: string[] = []
 
 /** one request in `namespace` */
 async function call(namespace: string, method: string, params: unknown[] = []): Promise<Reply> {
@@ -67,7 +70,9 @@ test.before(async () => {
     writeFileSync(join(dataDir, name, 'genesis-account.json'), JSON.stringify(account))
   }
   node = await startNode(
-    resolveConfig({ jsonrpc: { port: 0 }, node: { dataDir, namespaces: ['global', 'ns2'] }, log: { level: 'silent' } }),
+    // two request threads: each opens and closes every namespace
+    resolveConfig({ jsonrpc: { port: 0, threads: 2 }, node: { dataDir, namespaces: ['global', 'ns2'] }, log: { level: 'silent' } }),
+    { log: createLogger({ level: 'info', write: (line) => logLines.push(line) }) },
   )
 })
 
@@ -84,6 +89,17 @@ test('an unknown namespace is -32010 naming the namespaces served, over HTTP and
   assert.is(answer.code, -32010)
   assert.match(answer.message, /'global', 'ns2'/)
   ws.close()
+  // each namespace's lines name it
+  for (const name of ['global', 'ns2'])
+    assert.ok(
+      logLines.some((line) => line.includes(`[keel:${name}] ledger in ${join(dataDir, name)}`)),
+      `a line of ${name}: ${logLines.join('\n')}`,
+    )
+  const ready = (await (await fetch(`${node.url}/ready`)).json()) as { status: string; namespaces: Record<string, { status: string }> }
+  assert.equal([ready.status, Object.keys(ready.namespaces)], ['ready', ['global', 'ns2']])
+  const metrics = await (await fetch(`${node.url}/metrics`)).text()
+  for (const name of ['global', 'ns2'])
+    assert.match(metrics, new RegExp(`^keel_block_height\\{thread="chain",namespace="${name}"\\} `, 'm'))
   assert.equal(
     node.namespaces.list().map(({ name, state, isDefault }) => ({ name, state, isDefault })),
     [

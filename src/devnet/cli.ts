@@ -126,6 +126,11 @@ export const networkCommand = {
       value: 'port',
       description: `up: first peer port of a new network, one per node (default ${DEFAULT_P2P_PORT}; 0: free ports)`,
     },
+    'second-namespace': {
+      type: 'string',
+      value: 'name:vps',
+      description: 'up: a second namespace of a new network, served by its first <vps> VPs with a group of their own (e.g. ns2:3)',
+    },
     watch: { type: 'boolean', default: false, description: 'status: redraw every second' },
     'cpu-prof': { type: 'string', value: 'dir', description: 'up, start: each node writes a V8 CPU profile into <dir> when it stops' },
   },
@@ -141,6 +146,18 @@ export const networkCommand = {
     '  add-vp                adds the next VP (node<N+1>): its ECert, its files with new = true; starts it',
   ],
 } satisfies CommandSpec
+
+/** `--second-namespace ns2:3` */
+function secondNamespaceOption(text: string | undefined): { namespace: string; vps: number } | undefined {
+  if (text === undefined) return undefined
+  const match = /^([a-z0-9_]{1,64}):([0-9]+)$/.exec(text)
+  if (match === null)
+    throw new UsageError(
+      `keel network: --second-namespace takes <name>:<vps>, e.g. ns2:3, got ${JSON.stringify(text)}`,
+      usageOf(networkCommand),
+    )
+  return { namespace: match[1], vps: Number(match[2]) }
+}
 
 export async function runNetwork(argv: string[]): Promise<void> {
   await runCommand(networkCommand, argv, network)
@@ -162,6 +179,7 @@ async function network(values: OptionValues<typeof networkCommand>, positionals:
         timers,
         jsonrpcPort: integerOption(networkCommand, 'rpc-port', values['rpc-port']),
         p2pPort: integerOption(networkCommand, 'p2p-port', values['p2p-port']),
+        second: secondNamespaceOption(values['second-namespace']),
         nodeArgs,
       })
       if (created) console.log(`created ${dir}`)

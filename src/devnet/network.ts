@@ -8,6 +8,8 @@
  *   ca/eca.cert, eca.priv   the namespace CA that issued every node's certificate
  *   <hostname>/keel.toml    the node's configuration (`npm start -- --config <hostname>/keel.toml`)
  *   <hostname>/config/      peerconfig.toml, hosts.toml, addr.toml, certs/ (its ECert, key, the CA)
+ *   <hostname>/config/<ns>/ the same for a second namespace the node serves (issue 30), whose VPs
+ *                           are the first `second.vps` nodes: its own CA (ca/<ns>/), ports and group
  *   <hostname>/data/        its ledger
  *   processes.json          the one record of which node runs as which process (pid, ports), written
  *                           as each is spawned and removed as it stops: `up`, `start`, `stop`,
@@ -44,10 +46,14 @@ export interface PlannedNode {
   p2pPort: number
   /** a VP added after genesis (add-vp); absent for the VPs the network was created with */
   added?: true
+  /** issue 30: the second namespace's p2p port, on a node that serves it too */
+  secondP2pPort?: number
 }
 
 export interface NetworkPlan {
   namespace: string
+  /** issue 30: a second namespace that the first `vps` VPs serve too */
+  second?: { namespace: string; vps: number }
   timers: 'default' | 'test'
   genesis: { address: string; balance: string }
   nodes: PlannedNode[]
@@ -71,6 +77,11 @@ export interface CreateNetworkOptions {
    * cores shared equally among the nodes, at least one each: four VPs on two cores run one thread each
    */
   cores?: number
+  /**
+   * issue 30: a second namespace served by VPs 1…`vps` beside the first (a group of its own: 3 VPs
+   * order with f = 0), with its own namespace CA, p2p ports and consensus
+   */
+  second?: { namespace: string; vps: number }
 }
 
 /**
@@ -171,12 +182,14 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
   const nvps = options.nvps ?? 0
   const namespace = options.namespace ?? 'global'
   const count = options.vps + nvps
-  const p2pPorts = await portsFrom(options.p2pPort ?? DEFAULT_P2P_PORT, count)
+  // the second namespace's peer ports follow the first's, picked at once so none is picked twice
+  const p2pPorts = await portsFrom(options.p2pPort ?? DEFAULT_P2P_PORT, count + (options.second?.vps ?? 0))
   const jsonrpcPorts = await portsFrom(options.jsonrpcPort ?? DEFAULT_RPC_PORT, count)
   mkdirSync(root, { recursive: true })
   const ca = await createNamespaceCa({ namespace })
   writeNamespaceCa(join(root, 'ca'), ca)
   const genesis = devAccount(join(root, 'genesis-account.json'))
+  const second = await createSecondNamespace(root, options, namespace, p2pPorts.slice(count))
   const files = localNetworkPlan({ vps: options.vps, nvps, nvpNames: options.nvpNames, ports: p2pPorts })
   const nodes: PlannedNode[] = []
   const issuedCerts = new Map<string, Awaited<ReturnType<typeof issueNodeCert>>>()
@@ -192,8 +205,11 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
       join(nodeDir, 'config', 'certs'),
       [...issuedCerts.values()].filter((cert) => cert.role === 'VP').map((cert) => ({ hostname: cert.hostname, certPem: cert.certPem })),
     )
+    const secondInput = second?.files.get(hostname)
+    if (second !== undefined && secondInput !== undefined) await writeSecondNamespaceFiles(join(nodeDir, 'config'), second, hostname)
     writeNodeConfig(join(nodeDir, 'keel.toml'), {
       dataDir: join(nodeDir, 'data'),
+      ...(secondInput === undefined || second === undefined ? {} : { namespaces: [namespace, second.namespace] }),
       hostname,
       cores: options.cores ?? coresPerNode(count),
       port: jsonrpcPorts[i],
@@ -201,10 +217,18 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
       network: { configDir: join(nodeDir, 'config'), timers: options.timers ?? 'default' },
       genesis: [{ address: genesis.address, balance: genesis.balance }],
     })
-    nodes.push({ hostname, vp: input.self.vp, id: input.self.id, jsonrpcPort: jsonrpcPorts[i], p2pPort: p2pPorts[i] })
+    nodes.push({
+      hostname,
+      vp: input.self.vp,
+      id: input.self.id,
+      jsonrpcPort: jsonrpcPorts[i],
+      p2pPort: p2pPorts[i],
+      ...(secondInput === undefined ? {} : { secondP2pPort: secondInput.hosts[secondInput.self.id - 1].port }),
+    })
   }
   const plan: NetworkPlan = {
     namespace,
+    ...(second === undefined ? {} : { second: { namespace: second.namespace, vps: second.vps } }),
     timers: options.timers ?? 'default',
     genesis: { address: genesis.address, balance: genesis.balance.toString() },
     nodes,
@@ -213,6 +237,37 @@ export async function createNetwork(dir: string, options: CreateNetworkOptions):
   // the CA key stays only as long as nodes may be added; it is checked to load back here
   await loadNamespaceCa(join(root, 'ca'), namespace)
   return plan
+}
+
+/** issue 30: the second namespace's CA, peer files and certificates, made once for every node that serves it */
+async function createSecondNamespace(root: string, options: CreateNetworkOptions, first: string, ports: number[]) {
+  const wanted = options.second
+  if (wanted === undefined) return undefined
+  if (wanted.namespace === first) throw new Error(`the second namespace must differ from the first (${first})`)
+  if (!Number.isInteger(wanted.vps) || wanted.vps < 1 || wanted.vps > options.vps)
+    throw new Error(`the second namespace's VPs are the first 1…${options.vps} VPs, got ${wanted.vps}`)
+  const ca = await createNamespaceCa({ namespace: wanted.namespace })
+  writeNamespaceCa(join(root, 'ca', wanted.namespace), ca)
+  const files = localNetworkPlan({ vps: wanted.vps, ports })
+  const certs = new Map<string, Awaited<ReturnType<typeof issueNodeCert>>>()
+  for (const hostname of files.keys()) certs.set(hostname, await issueNodeCert(ca, { hostname, role: 'VP' }))
+  return { namespace: wanted.namespace, vps: wanted.vps, ca, files, certs }
+}
+
+/** a node's files of the second namespace, in `<its config dir>/<namespace>/` (config.ts namespaceConfig) */
+async function writeSecondNamespaceFiles(
+  configDir: string,
+  second: NonNullable<Awaited<ReturnType<typeof createSecondNamespace>>>,
+  hostname: string,
+): Promise<void> {
+  const dir = join(configDir, second.namespace)
+  writePeerConfigFiles(dir, second.files.get(hostname)!)
+  const issued = second.certs.get(hostname)!
+  writeNodeIdentity(join(dir, 'certs'), { caPem: second.ca.certPem, certPem: issued.certPem, keyPem: issued.keyPem })
+  writePeerCerts(
+    join(dir, 'certs'),
+    [...second.certs.values()].map((cert) => ({ hostname: cert.hostname, certPem: cert.certPem })),
+  )
 }
 
 /** the Prometheus configuration `npm run network` writes beside the plan: every node's /metrics */
@@ -442,6 +497,8 @@ export interface UpOptions {
   timers?: 'default' | 'test'
   jsonrpcPort?: number
   p2pPort?: number
+  /** issue 30: a second namespace served by the first `vps` VPs (a new network only) */
+  second?: { namespace: string; vps: number }
   nodeArgs?: string[]
 }
 
@@ -468,6 +525,10 @@ export async function upNetwork(dir: string, options: UpOptions): Promise<{ crea
     if (options.p2pPort !== undefined && options.p2pPort !== 0 && options.p2pPort !== first.p2pPort)
       differs.push(`--p2p-port ${options.p2pPort} (its peer ports: ${plan.nodes.map((n) => n.p2pPort).join(', ')})`)
     if (options.jsonrpcPort === 0 || options.p2pPort === 0) differs.push('port 0 (its ports are fixed in its files)')
+    if (options.second !== undefined && (options.second.namespace !== plan.second?.namespace || options.second.vps !== plan.second.vps))
+      differs.push(
+        `--second-namespace ${options.second.namespace}:${options.second.vps} (it has ${plan.second === undefined ? 'none' : `${plan.second.namespace}:${plan.second.vps}`})`,
+      )
     if (differs.length > 0)
       throw new Error(
         `${root} holds a network already, and ${differs.join('; ')} would not change it. Run \`up\` without those options to start it as it is, or give another --dir for a new network (or \`down\` and remove ${root} first).`,
@@ -495,6 +556,7 @@ export async function upNetwork(dir: string, options: UpOptions): Promise<{ crea
       timers: options.timers,
       jsonrpcPort: options.jsonrpcPort,
       p2pPort: options.p2pPort,
+      second: options.second,
     })
     created = true
   }

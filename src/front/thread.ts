@@ -1,6 +1,7 @@
 /**
  * A request thread (ARCHITECTURE.md decision 11): it owns HTTP and WebSocket, parses and checks
- * every request, answers reads from its own reader of the store, and turns a submission into a
+ * every request, answers reads from its own reader of each namespace's ledger (the chain thread
+ * tells it which to open: docs/namespaces.md), and turns a submission into a
  * checked transaction — decoded, hashed, its signature verified on the verify pool — that it hands
  * to the chain thread as bytes, answering once the chain thread says it is durable. Methods only
  * the chain thread can serve (api/index.ts isChainThreadMethod) are forwarded there. Started by
@@ -78,12 +79,12 @@ interface FrontNamespace {
 const opened = new Map<string, FrontNamespace>()
 
 /** Opens a namespace: the reader of its ledger, its handlers (chain-thread methods forwarded over its port), its TCert check's view. */
-async function openNamespace(start_: FrontNamespaceStart): Promise<FrontNamespace> {
-  const nsConfig = namespaceConfig(config, start_.name)
-  const nsLog = log.child(start_.name)
-  const store = openStoreReader(start_.ledgerPath)
+async function openNamespace(opening: FrontNamespaceStart): Promise<FrontNamespace> {
+  const nsConfig = namespaceConfig(config, opening.name)
+  const nsLog = log.child(opening.name)
+  const store = openStoreReader(opening.ledgerPath)
   const reader = store.reader
-  const link = createChainLink(start_.port, reader)
+  const link = createChainLink(opening.port, reader)
   const { submitter, simulation } = createFrontSubmitter({ link, verifier })
   const answers = createAnswerCache(reader)
   const events = createFrontEvents(reader, link, answers, nsLog.child('events'))
@@ -93,10 +94,10 @@ async function openNamespace(start_: FrontNamespaceStart): Promise<FrontNamespac
     getInvalidTx: (hash: string) => reader.getInvalidTx(hash) ?? simulation(hash)?.invalid,
   })
   const handlers: Record<string, unknown> = createHandlers({
-    identity: { hostname: config.node.hostname, namespace: start_.name },
+    identity: { hostname: config.node.hostname, namespace: opening.name },
     protocol: { txVersion: start.txVersion, gasPrice: 0 },
     // issue 28: with the genesis governance, which debug_traceTransaction re-executes under
-    ethereum: ethereumSettingsOf(nsConfig, genesisGovernanceOf(nsConfig, genesisAccountsIn(nsConfig, start_.dataDir))),
+    ethereum: ethereumSettingsOf(nsConfig, genesisGovernanceOf(nsConfig, genesisAccountsIn(nsConfig, opening.dataDir))),
     chain,
     submitter,
     compiler,
@@ -113,21 +114,22 @@ async function openNamespace(start_: FrontNamespaceStart): Promise<FrontNamespac
     config: onChainThread('the configuration'),
     operators: onChainThread('the admin set'),
     governance: onChainThread('the governance records'),
+    namespaces: onChainThread('the namespaces of the process'),
   })
   for (const name of Object.keys(methods)) if (isChainThreadMethod(name)) handlers[name] = link.forward(name)
   const tcert = config.tcert.check
     ? {
-        ca: await loadOrCreateNodeCa(start_.dataDir, { hostname: config.node.hostname, warn: (message) => nsLog.warn(message) }),
+        ca: await loadOrCreateNodeCa(opening.dataDir, { hostname: config.node.hostname, warn: (message) => nsLog.warn(message) }),
         isIssued: (pemBytes: Uint8Array) => reader.getTcert(pemBytes) !== undefined,
       }
     : undefined
-  reader.follow(start_.tip)
-  start_.port.on('message', (message: ToFront) => link.receive(message))
+  reader.follow(opening.tip)
+  opening.port.on('message', (message: ToFront) => link.receive(message))
   return {
     served: { handlers, events, height: () => reader.height(), tcert },
     reader,
     close: async () => {
-      start_.port.close()
+      opening.port.close()
       await store.close()
     },
   }

@@ -38,6 +38,7 @@ import {
   InternalError,
   InvalidParams,
   InvalidRequest,
+  InvalidTcert,
   MethodNotFound,
   ParseError,
   RpcError,
@@ -220,7 +221,13 @@ export function createRpcWsServer(options: WsServerOptions): RpcWsServer {
     open.add(connection)
     ws.on('message', (data: Buffer) => {
       if (connection.out.cut) return
-      void answerMessage(connection, data, { dispatcher, maxJsonDepth: limits.maxJsonDepth, namespaces, own })
+      void answerMessage(connection, data, {
+        dispatcher,
+        maxJsonDepth: limits.maxJsonDepth,
+        namespaces,
+        own,
+        onlyDefaultNamespace: options.tcertCheck !== undefined,
+      })
         .then((text) => write(connection, text))
         .catch((error: unknown) => {
           log.error('failed to answer a WebSocket message', error)
@@ -482,7 +489,17 @@ const replyIn = (namespace: string, id: unknown, code: number, message: string, 
 async function answerMessage(
   connection: Connection,
   data: Buffer,
-  context: { dispatcher: Dispatcher; maxJsonDepth: number; namespaces: WsNamespaces; own: ReturnType<typeof subscriptionMethods> },
+  context: {
+    dispatcher: Dispatcher
+    maxJsonDepth: number
+    namespaces: WsNamespaces
+    own: ReturnType<typeof subscriptionMethods>
+    /**
+     * `[tcert] check` on: the upgrade's TCert was checked against the default namespace only, so a
+     * message naming another is refused (a TCert of one namespace is unknown in another)
+     */
+    onlyDefaultNamespace: boolean
+  },
 ): Promise<string> {
   const { dispatcher, namespaces, own } = context
   let body: unknown
@@ -493,6 +510,17 @@ async function answerMessage(
     if (error instanceof JsonDepthError) return dispatcher.errorReply(new InvalidRequest(`invalid request: ${error.message}`))
     if (error instanceof TypeError) return dispatcher.errorReply(new ParseError('parse error: the message is not valid UTF-8'))
     throw error
+  }
+  if (context.onlyDefaultNamespace) {
+    const other = (Array.isArray(body) ? body : [body])
+      .map((element) => (element !== null && typeof element === 'object' ? (element as { namespace?: unknown }).namespace : undefined))
+      .find((name) => typeof name === 'string' && name !== '' && name !== namespaces.defaultName)
+    if (other !== undefined)
+      return dispatcher.errorReply(
+        new InvalidTcert(
+          `Unauthorized, Please check your cert: with the TCert check on, a WebSocket connection serves the default namespace ${namespaces.defaultName} only (its upgrade's TCert is checked there); send requests for ${String(other).slice(0, 64)} over HTTP with that namespace's TCert`,
+        ),
+      )
   }
   const request = wsOnlyRequest(body, namespaces)
   // issue 28: eth_subscribe / eth_unsubscribe, answered in Ethereum's envelope

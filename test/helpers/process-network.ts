@@ -27,7 +27,7 @@ export interface ProcessNetwork {
   /** the running (or exited) node processes by host name */
   readonly processes: Map<string, NodeProcess>
   /** writes the network's files; resolves with its plan and the funded genesis account */
-  create(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<{ plan: NetworkPlan; funder: Wallet }>
+  create(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames' | 'second'>): Promise<{ plan: NetworkPlan; funder: Wallet }>
   /** create, then start every node; resolves once all listen */
   up(options: Pick<CreateNetworkOptions, 'vps' | 'nvps' | 'nvpNames'>): Promise<NetworkPlan>
   urlOf(hostname: string): string

@@ -14,6 +14,10 @@
  * VP killed at once under load, then all restarted (reliability F3). Each kill is followed by a
  * restart, so each case starts with every node running.
  *
+ * Issue 30: VPs 1–3 serve a second namespace, ns2, with a consensus group of their own (f = 0):
+ * both namespaces order, each its own chain; node4 and the NVP, which do not serve ns2, answer
+ * -32010 for it.
+ *
  *   npx tsx test/network/sdk.test.ts
  */
 import { readFileSync, rmSync } from 'node:fs'
@@ -22,12 +26,12 @@ import { Wallet as EthWallet, Interface } from 'ethers'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type NetworkPlan, nodeUrl } from '../../src/devnet/network.ts'
-import { assertNoFork, assertSameOutcomes, call, height, receiptText } from '../helpers/audit.ts'
+import { assertNoFork, assertSameOutcomes, call, height, type Reply, receiptText } from '../helpers/audit.ts'
 import { commit } from '../helpers/chain.ts'
 import { primaryAt, sleep, waitCommitted } from '../helpers/client-load.ts'
 import { ethOk, ethReceipt, tokenArtifact } from '../helpers/eth.ts'
 import { GENESIS_BALANCE, type SdkFlows, sdkFlows } from '../helpers/jssdk-flows.ts'
-import { waitForReceipt } from '../helpers/node.ts'
+import { post, waitForReceipt } from '../helpers/node.ts'
 import { processNetwork } from '../helpers/process-network.ts'
 import { flippedS, wallet } from '../helpers/wallet.ts'
 
@@ -42,6 +46,9 @@ const allUrls = (): string[] => plan.nodes.map(nodeUrl)
 const VP = 'node2'
 const NVP = 'nvp1'
 const NODES = { vps: ['node1', 'node2', 'node3', 'node4'], nvps: [NVP] }
+/** issue 30: the second namespace, served by VPs 1–3 only */
+const SECOND = 'ns2'
+const SECOND_VPS = ['node1', 'node2', 'node3']
 /** a node of a network signs receipts with its ECert key */
 const ecertOf = (hostname: string) => () => readFileSync(join(dir, hostname, 'config', 'certs', 'ecert.cert'), 'utf8')
 const throughVp = sdkFlows({ url: () => urlOf(VP), hostname: VP, receiptCert: ecertOf(VP), nodes: NODES })
@@ -89,7 +96,7 @@ test.before(async () => {
 })
 
 async function startNetwork(): Promise<void> {
-  ;({ plan } = await net.create({ vps: 4, nvps: 1 }))
+  ;({ plan } = await net.create({ vps: 4, nvps: 1, second: { namespace: SECOND, vps: 3 } }))
   const started = Date.now()
   await Promise.all(plan.nodes.map((node) => net.start(node.hostname)))
   await fund([throughVp, throughNvp])
@@ -230,6 +237,46 @@ test('all five nodes commit the same chain; transactions sent to any VP or to th
   const { view } = (await call(urlOf('node2'), 'node_getConsensusStatus', [])).result as { view: number }
   const nvp = (await call(urlOf('nvp1'), 'node_getConsensusStatus', [])).result
   assert.equal(nvp, { role: 'nvp', state: 'following', view, height: await height(urlOf('nvp1')) })
+})
+
+test('issue 30: namespace ns2 (VPs 1–3) and global (VPs 1–4) both order, each its own chain; node4 and the NVP answer -32010 for ns2', async () => {
+  const { privateKey } = JSON.parse(readFileSync(join(net.dir, 'genesis-account.json'), 'utf8')) as { privateKey: string }
+  const inSecond = (hostname: string, method: string, params: unknown[]) =>
+    post(urlOf(hostname), { jsonrpc: '2.0', namespace: SECOND, id: 1, method, params }).then((reply) => reply.body as Reply)
+  const receiver = wallet().address
+  const hashes: string[] = []
+  for (const [i, vp] of SECOND_VPS.entries()) {
+    const sent = await inSecond(vp, 'tx_sendTransaction', [wallet(privateKey).transfer(receiver, 10 + i)])
+    assert.is(sent.code, 0, `${vp}: ${sent.message}`)
+    hashes.push(sent.result as string)
+  }
+  for (const vp of SECOND_VPS) {
+    for (const hash of hashes) {
+      const deadline = Date.now() + 30_000
+      let reply = await inSecond(vp, 'tx_getTransactionReceipt', [hash])
+      while (reply.code === -32001 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        reply = await inSecond(vp, 'tx_getTransactionReceipt', [hash])
+      }
+      assert.is(reply.code, 0, `${hash} in ${SECOND} on ${vp}: ${reply.message}`)
+    }
+    assert.is(BigInt((await inSecond(vp, 'account_getBalance', [receiver])).result as string), 33n, `${vp}: the balance in ${SECOND}`)
+    // global never saw them
+    assert.is((await call(urlOf(vp), 'account_getBalance', [receiver])).code, -32009, `${vp}: no such account in global`)
+    const status = (await inSecond(vp, 'node_getConsensusStatus', [])).result as { role: string; state: string }
+    assert.equal([status.role, status.state], ['vp', 'normal'], `${vp}: consensus of ${SECOND}`)
+  }
+  const listed = ((await inSecond('node1', 'node_getNodes', [])).result as { hostname: string }[]).map((node) => node.hostname).sort()
+  assert.equal(listed, SECOND_VPS, `the nodes of ${SECOND}`)
+  for (const hostname of ['node4', NVP]) {
+    const refused = await inSecond(hostname, 'block_latestBlock', [])
+    assert.is(refused.code, -32010, `${hostname} does not serve ${SECOND}`)
+    assert.match(refused.message, /this node serves 'global'$/)
+  }
+  // global orders on all four VPs as before (the test above); its chain is not ns2's
+  const globalHead = (await call(urlOf('node1'), 'block_getBlockByNumber', [1, false])).result as { hash: string }
+  const secondHead = (await inSecond('node1', 'block_getBlockByNumber', [1, false])).result as { hash: string }
+  assert.is.not(globalHead.hash, secondHead.hash)
 })
 
 test('issue 17: a spoiled copy sent to one VP never cancels the genuine transaction sent to another, in either order; two valid copies never both commit', async () => {

@@ -141,11 +141,35 @@ let open: KeelNode
 let checked: KeelNode
 
 test.before(async () => {
-  ;[open, checked] = await Promise.all([startTestNode(), startTestNode({ tcert: { check: true } })])
+  // issue 30: the checked node serves a second namespace, whose TCerts are its own
+  ;[open, checked] = await Promise.all([
+    startTestNode(),
+    startTestNode({ tcert: { check: true }, node: { namespaces: ['global', 'ns2'] } }),
+  ])
 })
 
 test.after(async () => {
   await Promise.all([open?.stop(), checked?.stop()])
+})
+
+test('issue 30: a TCert one namespace issued is refused in another, and in a batch naming both', async () => {
+  const inGlobal = await getTcert(checked.url)
+  const { key, pubkey } = newKey()
+  const issued = (await post(checked.url, envelope('cert_getTCert', [{ pubkey }], { namespace: 'ns2' }))).body as Reply
+  assert.is(issued.code, 0, issued.message)
+  const inNs2 = { key, tcertHex: (issued.result as { tcert: string }).tcert }
+  const hashIn = (namespace: string) => envelope('node_getNodeHash', [], { namespace })
+  assert.is((await signedPost(checked.url, inGlobal, hashIn('global'))).code, 0)
+  assert.is((await signedPost(checked.url, inNs2, hashIn('ns2'))).code, 0)
+  for (const [client, namespace] of [
+    [inGlobal, 'ns2'],
+    [inNs2, 'global'],
+  ] as const) {
+    const refused = await signedPost(checked.url, client, hashIn(namespace))
+    assert.is(refused.code, -32098, `a TCert of another namespace in ${namespace}: ${refused.message}`)
+  }
+  const batch = await signedPost(checked.url, inGlobal, [hashIn('global'), { ...hashIn('ns2'), id: 2 }])
+  assert.is(batch.code, -32098, 'the batch names ns2, which did not issue it')
 })
 
 // ---------------------------------------------------------------------------------------------

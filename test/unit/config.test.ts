@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { defaultConfig, readConfigFile, resolveConfig } from '../../src/config.ts'
+import { defaultConfig, namespaceConfig, namespacesOf, readConfigFile, resolveConfig } from '../../src/config.ts'
 import { coresPerNode, threadLayout } from '../../src/thread-layout.ts'
 
 test('embedded defaults: port 8081, namespace global', () => {
@@ -91,6 +91,22 @@ test('[network]: a single VP by default; timers are "default" or "test"', () => 
   assert.throws(() => resolveConfig({ network: { genesisVps: [1, 1] } }), /network.genesisVps must be a list of distinct VP ids/)
   assert.throws(() => resolveConfig({ network: { genesisVps: [0] } }), /network.genesisVps/)
   assert.throws(() => resolveConfig({ network: { timers: 'fast' } } as never), /network.timers must be "default" or "test", got "fast"/)
+})
+
+test('issue 30: [node] namespaces, the first the default; each namespace but the default has its network files in <configDir>/<namespace>/', () => {
+  assert.equal(namespacesOf(resolveConfig()), ['global'])
+  const several = resolveConfig({ node: { namespaces: ['ns1', 'ns2'] }, network: { configDir: 'net/node1' } })
+  assert.is(several.node.namespace, 'ns1', 'the first is the default')
+  assert.equal(namespacesOf(several), ['ns1', 'ns2'])
+  assert.equal([namespaceConfig(several, 'ns1').node.namespace, namespaceConfig(several, 'ns1').network.configDir], ['ns1', 'net/node1'])
+  assert.equal(
+    [namespaceConfig(several, 'ns2').node.namespace, namespaceConfig(several, 'ns2').network.configDir],
+    ['ns2', 'net/node1/ns2'],
+  )
+  const one = resolveConfig()
+  assert.is(namespaceConfig(one, 'global'), one, 'one namespace runs with the configuration as it is')
+  assert.throws(() => resolveConfig({ node: { namespaces: ['a', 'a'] } }), /node.namespaces must be a list of distinct names/)
+  assert.throws(() => resolveConfig({ node: { namespaces: ['A-1'] } }), /node.namespaces/)
 })
 
 test.run()

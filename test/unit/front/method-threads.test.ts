@@ -33,6 +33,7 @@ const CHAIN_THREAD_MODULES = [
   'operators',
   'governance',
   'directory',
+  'namespaces',
 ] as const
 
 /**
