@@ -205,13 +205,14 @@ export function createChain(options: ChainOptions): Chain {
     submitter: {
       async submit(kind, params) {
         const tx = admitTransaction(kind, params as Record<string, unknown>, { nowNs: options.nowNs })
-        refuseUnpermitted(tx)
         if (tx.simulate) {
+          refuseUnpermitted(tx)
           await simulate(tx)
           return tx.hash
         }
         refuseWhenHalted()
-        await pool.add(tx)
+        // judged once its signature and what the signature covers are checked, as a request thread's admission is
+        await pool.add(tx, { permit: refuseUnpermitted })
         return tx.hash
       },
       async admit({ tx, signatureValid, record }) {

@@ -66,6 +66,12 @@ export interface AddOptions {
   signatureValid?: boolean
   /** its bytes as wire/tx-codec.ts encodeAdmitted wrote them with this check, when the caller has them */
   record?: Uint8Array
+  /**
+   * Judges it once its signature is checked, before it is taken in: throws to refuse it. A request
+   * thread's admission checks the signature and its coverage before the chain thread judges the
+   * transaction; the pool's own check does the same for a transaction submitted on the chain thread.
+   */
+  permit?: (tx: SignedTx) => void
 }
 
 export interface TxPool {
@@ -271,6 +277,7 @@ export function createTxPool(options: PoolOptions): TxPool {
       if (checked.uncovered !== undefined && addOptions.fromPeer !== true) throw new InvalidParams(checked.uncovered)
       signatureValid = checked.valid
     }
+    addOptions.permit?.(tx)
     // reserved before the log append, checked again: a copy may have raced in during the check
     const entry = reserve(tx, signatureValid, addOptions.fromPeer)
     let segment: number
