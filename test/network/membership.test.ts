@@ -225,4 +225,20 @@ test('node_deleteNVP on a network: refused on every node unless an admin signed 
   }
 })
 
+test('node_startNamespace and node_stopNamespace on a network: refused on every node unless an admin signed it', async () => {
+  const namespacesOn = async (hostname: string): Promise<string[]> =>
+    ((await call(urlOf(hostname), 'node_getNamespaces', [])).result as { name: string; state: string }[]).map(
+      ({ name, state }) => `${name} ${state}`,
+    )
+  await refusedEverywhere('node_startNamespace', ['ns9'])
+  await refusedEverywhere('node_stopNamespace', ['ns9'])
+  for (const hostname of liveNodes) assert.equal(await namespacesOn(hostname), ['global running'], `${hostname} started nothing`)
+  // signed, node1 tries: ns9 has no network files of its own on this network, so it is reported failed and global serves on
+  const started = (await asAdmin('node1', 'node_startNamespace', ['ns9'])) as { name: string; state: string; reason?: string }
+  assert.is(started.state, 'failed', JSON.stringify(started))
+  assert.match(started.reason ?? '', /ns9/)
+  assert.equal(await namespacesOn('node1'), ['global running', 'ns9 failed'])
+  assert.is((await call(urlOf('node1'), 'block_latestBlock', [])).code, 0, 'global still answers')
+})
+
 test.run()
