@@ -21,8 +21,11 @@ export function cpuSeconds(pids: readonly number[]): number {
   return sum
 }
 
-/** CPU seconds of each thread of the processes, by `pid/tid` (/proc/<pid>/task/<tid>/stat) */
-export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
+/**
+ * A figure of each thread of the processes, by `pid/tid`, read from its file under
+ * /proc/<pid>/task/<tid>/ (threads that end between the listing and the read are left out).
+ */
+function perTask(pids: readonly number[], file: 'stat' | 'status', figure: (text: string) => number): Map<string, number> {
   const tasks = new Map<string, number>()
   for (const pid of pids) {
     let tids: string[]
@@ -33,14 +36,21 @@ export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
     }
     for (const tid of tids) {
       try {
-        const fields = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ')
-        tasks.set(`${pid}/${tid}`, (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS)
+        tasks.set(`${pid}/${tid}`, figure(readFileSync(`/proc/${pid}/task/${tid}/${file}`, 'utf8')))
       } catch {
         // the thread ended between the listing and the read
       }
     }
   }
   return tasks
+}
+
+/** CPU seconds of each thread of the processes, by `pid/tid` (/proc/<pid>/task/<tid>/stat) */
+export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
+  return perTask(pids, 'stat', (stat) => {
+    const fields = stat.split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  })
 }
 
 /**
@@ -51,24 +61,7 @@ export function taskCpuSeconds(pids: readonly number[]): Map<string, number> {
  * asleep, but each wake-up costs the kernel's switch and cold caches).
  */
 export function taskWakeUps(pids: readonly number[]): Map<string, number> {
-  const tasks = new Map<string, number>()
-  for (const pid of pids) {
-    let tids: string[]
-    try {
-      tids = readdirSync(`/proc/${pid}/task`)
-    } catch {
-      continue
-    }
-    for (const tid of tids) {
-      try {
-        const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8')
-        tasks.set(`${pid}/${tid}`, Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0))
-      } catch {
-        // the thread ended between the listing and the read
-      }
-    }
-  }
-  return tasks
+  return perTask(pids, 'status', (status) => Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0))
 }
 
 /**

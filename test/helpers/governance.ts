@@ -146,6 +146,13 @@ export function filterRulesProposal(rules: object[]): ReturnType<ReturnType<type
     .build()
 }
 
+/** A SYSTEM proposal raising the chain's running versions to `target` (the SDK's SystemUpgrade). */
+export function systemUpgradeProposal(target: Record<string, string>): ReturnType<ReturnType<typeof Proposal>['build']> {
+  return Proposal()
+    .createForSystemUpgrade(new BvmOperation.SystemUpgrade.Builder().systemUpgrade(target as never).build())
+    .build()
+}
+
 /** A counter contract and its second version (which adds 2), for deployments and upgrades by vote. */
 export const COUNTER = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.0;

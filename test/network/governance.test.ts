@@ -45,6 +45,7 @@ import {
   plain,
   RequestError,
   ServiceManager,
+  systemUpgradeProposal,
   Transaction,
 } from '../helpers/governance.ts'
 import { waitForReceipt } from '../helpers/node.ts'
@@ -511,16 +512,8 @@ test('a system upgrade on four VPs: a forged declaration is refused; each VP dec
     governance.push(declared.txHash)
   }
   await Promise.all(['node1', 'node2', 'node3'].map(declare))
-  const SystemUpgrade = () => new BvmOperation.SystemUpgrade.Builder()
   const target = { ...running, tx_version: '4.1' }
-  const upgrade = () =>
-    Proposal()
-      .createForSystemUpgrade(
-        SystemUpgrade()
-          .systemUpgrade(target as never)
-          .build(),
-      )
-      .build()
+  const upgrade = () => systemUpgradeProposal(target)
   const early = await on('node2').refused(
     admin.account,
     upgrade(),

@@ -44,6 +44,7 @@ import {
   Proposal,
   plain,
   RequestError,
+  systemUpgradeProposal,
   Transaction,
 } from '../helpers/governance.ts'
 import { envelope, post, startTestNode, waitForReceipt } from '../helpers/node.ts'
@@ -73,7 +74,6 @@ test.after(async () => {
 const rpc = async (method: string, params: unknown[] = [], url = node.url) =>
   (await post(url, envelope(method, params))).body as { code: number; message: string; result?: unknown }
 
-const SystemUpgrade = () => new BvmOperation.SystemUpgrade.Builder()
 const versionsOf = async () =>
   Object.values(
     ((await rpc('version_getVersions')).result as { runningHyperchainVersions: Record<string, Record<string, string>> })
@@ -86,14 +86,7 @@ test('a system upgrade through the SDK: refused while the node has not declared 
   assert.is(running.tx_version, '3.6', 'the genesis runningVersions')
   assert.is((await rpc('tx_getTransactionsVersion')).result, '3.6')
   const target = { ...running, tx_version: '4.1' }
-  const upgrade = () =>
-    Proposal()
-      .createForSystemUpgrade(
-        SystemUpgrade()
-          .systemUpgrade(target as never)
-          .build(),
-      )
-      .build()
+  const upgrade = () => systemUpgradeProposal(target)
   // keel-client signs version 4.1: newer than the chain runs
   const newer = () => signBvm(accountFromPrivateKey(keyOf(user)), hashOperation.set('upgrade', 'newer'))
   const before = await rpc('contract_invokeContract', [newer()])
