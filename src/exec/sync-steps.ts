@@ -129,7 +129,12 @@ function frameError(error: unknown): unknown {
 }
 
 /** The loop for a frame of legacy code with nothing watching (see above): awaits only the steps that are not plain. */
-async function runLegacyFrame(interpreter: InterpreterLike, code: Uint8Array, pc: number | undefined): Promise<RunResult> {
+async function runLegacyFrame(
+  interpreter: InterpreterLike,
+  evmRunStep: InterpreterLike['runStep'],
+  code: Uint8Array,
+  pc: number | undefined,
+): Promise<RunResult> {
   const runState = interpreter._runState
   runState.code = code
   runState.programCounter = pc ?? runState.programCounter
@@ -159,7 +164,8 @@ async function runLegacyFrame(interpreter: InterpreterLike, code: Uint8Array, pc
     try {
       const step = entry ?? interpreter.lookupOpInfo(opCode)
       const gas = plainGas(interpreter, step, runState)
-      if (gas === undefined) await interpreter.runStep(entry)
+      // a step that is not plain: the EVM's own runStep (the wrapper below would only ask plainGas again)
+      if (gas === undefined) await evmRunStep.call(interpreter, entry)
       else {
         const pending = takePlainStep(interpreter, step, runState, gas)
         if (pending !== undefined) await pending
@@ -213,7 +219,7 @@ export function stepPlainOpcodesSynchronously(): Promise<void> {
     prototype.run = function (this: InterpreterLike, code: Uint8Array, opts: { pc?: number } = {}): Promise<RunResult> {
       if (code[0] === EOF_FORMAT && this.common.isActivatedEIP(3540)) return run.call(this, code, opts)
       if (!unwatched(this)) return run.call(this, code, opts)
-      return runLegacyFrame(this, code, opts.pc)
+      return runLegacyFrame(this, runStep, code, opts.pc)
     }
   })()
   return installed
