@@ -662,20 +662,27 @@ async function startNamespaceChain(config: KeelConfig, shared: SharedModules): P
   }
 }
 
+interface ThreadCounts {
+  layout: ThreadLayout
+  verifyWorkers: number
+  requestThreads: number
+  stateHashWorker: boolean
+}
+
 /**
  * The node's threads: the layout of `[node] cores` (src/thread-layout.ts); tests may ask for verify
  * workers themselves. A pinned clock or pinned ids are functions of this thread: requests that use
  * them are served here.
  */
-function threadCountsOf(
-  config: KeelConfig,
-  options: Pick<StartOptions, 'verifyWorkers' | 'nowNs' | 'events'>,
-): { layout: ThreadLayout; verifyWorkers: number; requestThreads: number } {
+function threadCountsOf(config: KeelConfig, options: Pick<StartOptions, 'verifyWorkers' | 'nowNs' | 'events'>): ThreadCounts {
   const layout = threadLayout({ cores: config.node.cores, requestThreads: config.jsonrpc.threads })
   const verifyWorkers = options.verifyWorkers ?? layout.verifyWorkers
+  // a test's `verifyWorkers: 0` asks for the node of one thread; a layout without verify workers keeps its request threads
   const requestThreads =
-    options.nowNs !== undefined || options.events?.newId !== undefined || verifyWorkers === 0 ? 0 : layout.requestThreads
-  return { layout, verifyWorkers, requestThreads }
+    options.nowNs !== undefined || options.events?.newId !== undefined || options.verifyWorkers === 0 ? 0 : layout.requestThreads
+  // a test that asks for verify workers gets the state hasher's worker beside them
+  const stateHashWorker = options.verifyWorkers === undefined ? layout.stateHashWorker : options.verifyWorkers > 0
+  return { layout, verifyWorkers, requestThreads, stateHashWorker }
 }
 
 /** the request threads, loading their modules while the chain thread finishes its start; they listen once it has (none for 0) */
@@ -708,7 +715,7 @@ function genesisAccountsOf(config: KeelConfig, dataDir: string): { dev: DevAccou
 /** the verify workers (which also run the request threads' admissions) and the state hasher; they load in parallel */
 async function startWorkers(options: {
   verifyWorkers: number
-  layout: ThreadLayout
+  stateHashWorker: boolean
   log: Logger
 }): Promise<{ verifyPool: VerifyPool; stateHasher: StateHasher }> {
   const { verifyWorkers, log } = options
@@ -720,7 +727,7 @@ async function startWorkers(options: {
       jobs: { workerFile: new URL('./front/admission-worker.ts', import.meta.url), handlers: admissionJobs },
       log: log.child('verify'),
     }),
-    createStateHasher({ worker: verifyWorkers !== 0 && options.layout.stateHashWorker, log: log.child('state-hash') }),
+    createStateHasher({ worker: options.stateHashWorker, log: log.child('state-hash') }),
   ])
   return { verifyPool, stateHasher }
 }
@@ -907,7 +914,7 @@ function logStarted(options: {
   chains: readonly NamespaceChain[]
   verifyPool: Pick<VerifyPool, 'mode' | 'backend'>
   stateHasher: Pick<StateHasher, 'mode'>
-  threadCounts: { layout: ThreadLayout; verifyWorkers: number; requestThreads: number }
+  threadCounts: ThreadCounts
   log: Logger
 }): void {
   const { config, url, threads, chains, verifyPool, stateHasher, log } = options
@@ -925,7 +932,7 @@ function logStarted(options: {
       `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
     )
   log.info(
-    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
+    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers === 0 && requestThreads > 0 ? 'no verify worker (each request thread checks its own submissions)' : `${verifyWorkers} verify`}, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
   )
   for (const { log: chainLog, dev, dataDir } of chains)
     if (dev !== undefined)

@@ -2,11 +2,18 @@
  * How many threads a node runs, from the cores it may use (issue 27, `[node] cores`).
  *
  * Each thread beside the chain thread pays for itself in hops: a message and a wake-up each way,
- * the transaction framed and copied, and its own heap to collect (docs/pipeline.md, the cost
- * ledger: ~80 µs per transfer of hops on two cores). That pays when the thread gets a core of its
- * own. A node given one core (four VPs sharing two, `npm run network`) gains nothing from five
- * threads fighting for it, so there it runs as one: requests, signatures and the state root on the
- * chain thread, no worker at all.
+ * the transaction framed and copied, and its own heap to collect (docs/pipeline.md, "The thread
+ * layout"). That pays only when the thread gets a core of its own:
+ * - one core (four VPs sharing two, `npm run network`): the chain thread alone — requests,
+ *   signatures and the state root on it, no worker at all;
+ * - two cores: the chain thread and the request thread(s), each request thread decoding, hashing
+ *   and verifying its own submissions (front/admission-job.ts `admitHere`), the state hashed on the
+ *   chain thread. Measured against the layout below on two cores: the same CPU per transfer at full
+ *   load, 25–30% less at half load (a sleeping verify worker or hasher woken per small group was
+ *   most of what half load paid more) and half the p99;
+ * - three or more: beside those, a verify worker per core (which also runs the request threads'
+ *   admissions) and a state-hash worker, for the throughput of signatures on cores that would
+ *   otherwise idle.
  */
 import { availableParallelism } from 'node:os'
 
@@ -28,6 +35,8 @@ export interface ThreadLayout {
 export function threadLayout(wanted: { cores: number; requestThreads: number }, machineCores = availableParallelism()): ThreadLayout {
   const cores = wanted.cores === 0 ? machineCores : Math.min(wanted.cores, machineCores)
   if (cores <= 1) return { cores, requestThreads: 0, verifyWorkers: 0, stateHashWorker: false }
+  if (cores === 2 && wanted.requestThreads > 0)
+    return { cores, requestThreads: wanted.requestThreads, verifyWorkers: 0, stateHashWorker: false }
   return { cores, requestThreads: wanted.requestThreads, verifyWorkers: cores, stateHashWorker: true }
 }
 

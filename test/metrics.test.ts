@@ -52,13 +52,17 @@ const sample = (text: string, name: string, labels: Record<string, string> = {})
 }
 
 test('a node: /health alive, /ready ready, /metrics counts what it did in the Prometheus text format', async () => {
-  node = await startTestNode({
-    node: { dataDir: join(scratch, 'solo') },
-    // two request threads: a scrape on either collects both threads' series and the chain thread's
-    jsonrpc: { threads: 2 },
-    chain: { batchTimeoutMs: 5 },
-    genesis: { accounts: [{ address: alice.address, balance: '1000000' }] },
-  })
+  node = await startTestNode(
+    {
+      node: { dataDir: join(scratch, 'solo') },
+      // two request threads: a scrape on either collects both threads' series and the chain thread's
+      jsonrpc: { threads: 2 },
+      chain: { batchTimeoutMs: 5 },
+      genesis: { accounts: [{ address: alice.address, balance: '1000000' }] },
+    },
+    // the layout of three or more cores (a verify worker and the state hasher beside them), whichever this machine has
+    { verifyWorkers: 1 },
+  )
   const health = await get(`${node.url}/health`)
   assert.is(health.status, 200)
   assert.is(JSON.parse(health.text).status, 'alive')

@@ -35,16 +35,29 @@ export function admissionRequest(kind: TxKind, params: object): Uint8Array {
   return pack([kind, params])
 }
 
+/**
+ * A submission decoded, hashed, its signature checked and its record encoded, in this thread (a
+ * request thread with no verify worker to send it to); throws the refusal.
+ */
+export function admitHere(
+  kind: TxKind,
+  params: Record<string, unknown>,
+  nowNs: bigint,
+  nodeVersion: string | undefined,
+): { hash: Hex; record: Uint8Array } {
+  const tx = admitTransaction(kind, params, { nowNs: () => nowNs })
+  const check = checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
+  if (check.valid && check.uncovered !== undefined) throw new InvalidParams(check.uncovered)
+  return { hash: tx.hash, record: admittedRecord(encodeTx(tx), check.valid) }
+}
+
 function admitOne(request: Uint8Array, nowNs: bigint, nodeVersion: string | undefined): Uint8Array {
   try {
     const [kind, params] = unpack(request, 'an admission request') as [TxKind, Record<string, unknown>]
-    const tx = admitTransaction(kind, params, { nowNs: () => nowNs })
-    const check = checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion })
-    if (check.valid && check.uncovered !== undefined) throw new InvalidParams(check.uncovered)
-    const record = admittedRecord(encodeTx(tx), check.valid)
+    const { hash, record } = admitHere(kind, params, nowNs, nodeVersion)
     const answer = new Uint8Array(1 + 32 + record.length)
     answer[0] = ADMITTED
-    answer.set(Buffer.from(tx.hash.slice(2), 'hex'), 1)
+    answer.set(Buffer.from(hash.slice(2), 'hex'), 1)
     answer.set(record, 33)
     return answer
   } catch (error) {

@@ -18,7 +18,7 @@ import type { StoreTip } from '../store/index.ts'
 import { packFrames } from '../wire/frames.ts'
 import { JsonText } from '../wire/json.ts'
 import { encodeTx } from '../wire/tx-codec.ts'
-import { ADMIT_JOB, admissionAnswer, admissionRequest } from './admission-job.ts'
+import { ADMIT_JOB, admissionAnswer, admissionRequest, admitHere } from './admission-job.ts'
 import type { Simulated, ToChain, ToChainControl, ToFront } from './messages.ts'
 
 /**
@@ -175,11 +175,11 @@ export function createChainLink(
 }
 
 /** The submission door of a request thread, and the simulated outcomes it keeps. */
-export function createFrontSubmitter(options: { link: ChainLink; verifier: VerifyPool; nowNs?: () => bigint }): {
+export function createFrontSubmitter(options: { link: ChainLink; verifier: VerifyPool; nodeVersion?: string; nowNs?: () => bigint }): {
   submitter: TxSubmitter
   simulation(hash: Hex): Simulated | undefined
 } {
-  const { link, verifier } = options
+  const { link, verifier, nodeVersion } = options
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
   const sendToPool = turnGroups<{ request: Uint8Array; waiting: Waiting<Uint8Array> }>((group) => {
@@ -211,6 +211,12 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
         if (simulated.size >= MAX_SIMULATIONS) simulated.delete(simulated.keys().next().value as Hex)
         simulated.set(tx.hash, outcome)
         return tx.hash
+      }
+      if (verifier.mode === 'in-thread') {
+        // no verify worker to send it to (the two-thread layout): no request bytes, no frames
+        const { hash, record } = admitHere(kind, params as Record<string, unknown>, nowNs(), nodeVersion)
+        await link.admit(record)
+        return hash
       }
       const answer = admissionAnswer(await admitOnPool(kind, params))
       if ('refusal' in answer) throw answer.refusal

@@ -85,7 +85,7 @@ async function openNamespace(opening: FrontNamespaceStart): Promise<FrontNamespa
   const store = openStoreReader(opening.ledgerPath)
   const reader = store.reader
   const link = createChainLink(opening.port, reader)
-  const { submitter, simulation } = createFrontSubmitter({ link, verifier })
+  const { submitter, simulation } = createFrontSubmitter({ link, verifier, nodeVersion: start.txVersion })
   const answers = createAnswerCache(reader)
   const events = createFrontEvents(reader, link, answers, nsLog.child('events'))
   // the store's reads, and simulated outcomes too (they are kept here: this thread took the simulation)

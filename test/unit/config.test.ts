@@ -35,8 +35,11 @@ test('[node] cores: all the machine has by default; the thread layout follows (s
   assert.is(resolveConfig().node.cores, 0)
   assert.throws(() => resolveConfig({ node: { cores: -1 } }), /node.cores must be 0/)
   assert.throws(() => resolveConfig({ node: { cores: 1.5 } }), /node.cores must be 0/)
-  // two cores: a request thread, a verify worker per core, the state hasher; one core: the chain thread alone
-  assert.equal(threadLayout({ cores: 0, requestThreads: 1 }, 2), { cores: 2, requestThreads: 1, verifyWorkers: 2, stateHashWorker: true })
+  // two cores: the chain thread and the request threads, which check their own submissions; without a request thread, verify workers and the state hasher
+  assert.equal(threadLayout({ cores: 0, requestThreads: 1 }, 2), { cores: 2, requestThreads: 1, verifyWorkers: 0, stateHashWorker: false })
+  assert.equal(threadLayout({ cores: 2, requestThreads: 0 }, 2), { cores: 2, requestThreads: 0, verifyWorkers: 2, stateHashWorker: true })
+  // three or more: a verify worker per core and the state hasher beside the request threads; one core: the chain thread alone
+  assert.equal(threadLayout({ cores: 3, requestThreads: 1 }, 4), { cores: 3, requestThreads: 1, verifyWorkers: 3, stateHashWorker: true })
   assert.equal(threadLayout({ cores: 1, requestThreads: 1 }, 2), { cores: 1, requestThreads: 0, verifyWorkers: 0, stateHashWorker: false })
   // never more than the machine has
   assert.equal(threadLayout({ cores: 8, requestThreads: 2 }, 4), { cores: 4, requestThreads: 2, verifyWorkers: 4, stateHashWorker: true })

@@ -10,7 +10,7 @@ import { signString2017, signStringFormatB, type TxFields } from '../../../src/c
 import { signSecp256k1 } from '../../../src/crypto/signature.ts'
 import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import { InvalidParams } from '../../../src/errors.ts'
-import { ADMIT_JOB, admissionAnswer, admissionRequest, jobs } from '../../../src/front/admission-job.ts'
+import { ADMIT_JOB, admissionAnswer, admissionRequest, admitHere, jobs } from '../../../src/front/admission-job.ts'
 import { decodeAdmitted } from '../../../src/wire/tx-codec.ts'
 import { SDK_ADDRESS, SDK_PRIVATE_KEY } from '../crypto/vectors.ts'
 
@@ -102,6 +102,30 @@ test('refusals keep their codes and words: time window, missing signature, uncov
 test('bytes that are no request: an unexpected failure, not a crash', () => {
   const [answer] = jobs[ADMIT_JOB]([Uint8Array.of(0xc1)], { nowNs: NOW_NS }, { nodeVersion: undefined }).map(admissionAnswer)
   assert.ok('unexpected' in answer)
+})
+
+test('admitted in the request thread itself (two cores: no verify worker): the same hash and record bytes, the same refusals', () => {
+  const params = [transfer(50), transfer(51, {}, { value: 999 }), transfer(52, { timestamp: NOW_NS + 10n * 60n * 1_000_000_000n })]
+  const viaJob = run(params)
+  for (const [i, p] of params.entries()) {
+    const expected = viaJob[i]
+    let here: ReturnType<typeof admitHere> | undefined
+    let refusal: unknown
+    try {
+      here = admitHere('transfer', p, NOW_NS, undefined)
+    } catch (error) {
+      refusal = error
+    }
+    if ('hash' in expected) {
+      assert.is(here?.hash, expected.hash)
+      assert.equal(here?.record, expected.record)
+    } else {
+      if (!('refusal' in expected) || !(refusal instanceof InvalidParams))
+        throw new Error(`expected a refusal: ${JSON.stringify({ expected, refusal })}`)
+      assert.is(refusal.message, expected.refusal.message)
+    }
+  }
+  assert.is(decodeAdmitted(admitHere('transfer', params[1], NOW_NS, undefined).record).signatureValid, false)
 })
 
 test('on two worker threads: every answer in input order, as in this thread', async () => {
