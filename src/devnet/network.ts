@@ -16,8 +16,9 @@
  *                           `down` and `status` all read it
  *   <hostname>/node.log     its output
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parse as parseToml } from 'smol-toml'
 import { devAccount } from '../chain/genesis.ts'
@@ -88,7 +89,9 @@ export interface CreateNetworkOptions {
  * Free TCP ports on loopback for nodes started a moment later. Picked below the system's range of
  * ephemeral ports when it is known (Linux): a port found by binding port 0 comes from that range,
  * and an outgoing connection of a node already running can take it before its own node binds it
- * (CI saw EADDRINUSE so). Another process could still take one.
+ * (CI saw EADDRINUSE so). Each port picked is also reserved for a while (`reservePort`), so that two
+ * processes picking at once (two test files, each starting a network) do not both take a port that
+ * neither has bound yet (CI saw that too: two networks' nodes on one port).
  */
 export async function freePorts(count: number): Promise<number[]> {
   const ephemeralFrom = firstEphemeralPort()
@@ -97,12 +100,40 @@ export async function freePorts(count: number): Promise<number[]> {
   for (let tries = 0; picked.size < count; tries++) {
     if (tries > 50 * count) throw new Error(`no ${count} free ports found between ${LOWEST_PICKED_PORT} and ${ephemeralFrom}`)
     const port = LOWEST_PICKED_PORT + Math.floor(Math.random() * (ephemeralFrom - LOWEST_PICKED_PORT))
-    if (!picked.has(port) && (await canListen(port))) picked.add(port)
+    if (!picked.has(port) && (await canListen(port)) && reservePort(port)) picked.add(port)
   }
   return [...picked]
 }
 
 const LOWEST_PICKED_PORT = 10_000
+
+/** how long a picked port stays reserved for the node it was picked for: it binds it within seconds */
+const PORT_RESERVATION_MS = 10 * 60_000
+
+/**
+ * Reserves `port` among the processes of this machine that share the temporary directory: a file
+ * made with O_EXCL, which exactly one of them can create; false when another reserved it less than
+ * PORT_RESERVATION_MS ago. An older reservation is taken over (its node has bound the port by then,
+ * or never will).
+ */
+export function reservePort(port: number): boolean {
+  const dir = join(tmpdir(), 'keel-port-reservations')
+  const file = join(dir, String(port))
+  try {
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(file, String(process.pid), { flag: 'wx' })
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true // no directory to share: as before, the bind check alone
+  }
+  try {
+    if (Date.now() - statSync(file).mtimeMs < PORT_RESERVATION_MS) return false
+    utimesSync(file, new Date(), new Date())
+    return true
+  } catch {
+    return false
+  }
+}
 
 function firstEphemeralPort(): number | undefined {
   try {

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readConfigFile, resolveConfig } from '../../../src/config.ts'
-import { addVp, createNetwork, readNetwork } from '../../../src/devnet/network.ts'
+import { addVp, createNetwork, freePorts, readNetwork, reservePort } from '../../../src/devnet/network.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys } from '../../../src/p2p/identity.ts'
 import { coresPerNode } from '../../../src/thread-layout.ts'
@@ -58,6 +58,15 @@ test('four VPs and an NVP: peer files, certificates and keel.toml agree, ports d
     () => assert.unreachable('three VPs tolerate no fault'),
     (error: Error) => assert.match(error.message, /at least 4 VPs/),
   )
+})
+
+test('free ports picked by one process are reserved from the others until their nodes bind them', async () => {
+  const picked = await freePorts(6)
+  assert.is(new Set(picked).size, 6)
+  // another process picking now (the reservation files are shared through the temporary directory)
+  for (const port of picked) assert.is(reservePort(port), false, `port ${port} is reserved`)
+  const again = await freePorts(6)
+  for (const port of again) assert.not.ok(picked.includes(port), `port ${port} picked twice`)
 })
 
 test('add-vp: node5 with new = true, id = N = 5, an ECert of the same CA; the others learn its address, not a genesis VP', async () => {
