@@ -46,6 +46,12 @@ export const floorsCommand = {
     workload: { type: 'string', value: 'name', default: 'transfers', description: 'transfers or erc20 (the workloads with floors so far)' },
     count: { type: 'string', value: 'n', default: '2000', description: 'transactions measured (blocks of 500)' },
     json: { type: 'boolean', default: false, description: 'print the floors as JSON (what bench/run.ts reads)' },
+    'verify-hop': {
+      type: 'boolean',
+      default: false,
+      description:
+        "the node ran verify workers (three or more cores): the hop floor counts their round trip beside the chain thread's link",
+    },
   },
 } satisfies CommandSpec
 
@@ -148,8 +154,9 @@ async function httpFloor(bodies: readonly string[]): Promise<number> {
  * (front/submitter.ts createChainLink: admissions grouped per turn, their records packed into one
  * transferred buffer, one `admitted` answer per group) against a worker that only unpacks the
  * frames and answers, as the chain thread's side does (front/threads.ts), 128 in flight like the
- * bench. Both threads' CPU per transaction; the verify pool's round trip carries the same bytes in
- * the same groups and is taken as the same cost, so the floor is twice the measured round trip.
+ * bench. Both threads' CPU per transaction. A node with verify workers (three or more cores) makes a
+ * round trip to them with the same bytes in the same groups, taken as the same cost (`--verify-hop`:
+ * the floor is twice the link's).
  */
 async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
   const chainSide = new Worker(
@@ -193,7 +200,7 @@ async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
     chainSide.postMessage({ t: 'end' })
   })
   await chainSide.terminate()
-  return (2 * (requestSide + chainSideNs)) / 1000 / (records.length * rounds)
+  return (requestSide + chainSideNs) / 1000 / (records.length * rounds)
 }
 
 /**
@@ -260,10 +267,16 @@ async function measureTransfers(count: number): Promise<Floors> {
     us: perItem(txs, (tx) => checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion: TX_VERSION })),
     what: 'sign string + Keccak + secp256k1 recovery',
   }
-  floors.hop = {
-    us: await hopFloor(records),
-    what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU, × 2 for the verify pool's round trip",
-  }
+  const link = await hopFloor(records)
+  floors.hop = verifyHop
+    ? {
+        us: 2 * link,
+        what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU, × 2 for the verify pool's round trip",
+      }
+    : {
+        us: link,
+        what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU (no verify worker in this layout)",
+      }
 
   // the pool log alone: records appended as the chain thread does, each group written and fsynced together
   const logDir = scratchDir('keel-floors-log-')
@@ -406,6 +419,7 @@ async function measureErc20(count: number): Promise<Floors> {
 }
 
 const { values } = parseOrExit(floorsCommand, process.argv.slice(2))
+const verifyHop = values['verify-hop']
 const measure = { transfers: measureTransfers, erc20: measureErc20 }[values.workload]
 if (measure === undefined) {
   console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers and erc20 only)`)

@@ -700,17 +700,18 @@ function ledgerTables(): string {
     if (r.ledgerOf === undefined || r.cpuSeconds === null || r.ops === 0) continue
     const samples = profileSamples(profileDir, r.ledgerOf.pid, r.windowUs[0], r.windowUs[1])
     const ledger = buildLedger(samples, r.threads, r.cpuSeconds, r.ops, r.unmonitored)
-    tables.push(formatLedger(r.workload, ledger, floorsOf(r.ledgerOf.workload)))
+    const verifyHop = r.threads.some((thread) => thread.thread.startsWith('verify'))
+    tables.push(formatLedger(r.workload, ledger, floorsOf(r.ledgerOf.workload, verifyHop)))
   }
   return tables.length === 0 ? '' : `\n${tables.join('\n\n')}\n`
 }
 
 /** The floors of a workload's stages, measured by bench/floors.ts in a process of its own (no load generator, no other node threads). */
-function floorsOf(workload: string): Floors {
+function floorsOf(workload: string, verifyHop: boolean): Floors {
   try {
     const text = execFileSync(
       process.execPath,
-      ['--import', 'tsx', join(import.meta.dirname, 'floors.ts'), '--workload', workload, '--json'],
+      ['--import', 'tsx', join(import.meta.dirname, 'floors.ts'), '--workload', workload, '--json', ...(verifyHop ? ['--verify-hop'] : [])],
       {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -929,7 +929,7 @@ function logStarted(options: {
     )
   for (const { log: chainLog, dataDir, store } of chains)
     chainLog.info(
-      `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode} (${verifyPool.backend})`,
+      `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode === 'workers' ? 'workers' : threads === undefined ? 'this thread' : 'each request thread (relayed ones on this thread)'} (${verifyPool.backend})`,
     )
   log.info(
     `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers === 0 && requestThreads > 0 ? 'no verify worker (each request thread checks its own submissions)' : `${verifyWorkers} verify`}, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
