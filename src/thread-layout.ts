@@ -2,18 +2,18 @@
  * How many threads a node runs, from the cores it may use (issue 27, `[node] cores`).
  *
  * Each thread beside the chain thread pays for itself in hops: a message and a wake-up each way,
- * the transaction framed and copied, and its own heap to collect (docs/pipeline.md, "The thread
- * layout"). That pays only when the thread gets a core of its own:
+ * the transaction framed and copied, and its own heap to collect. That pays only when the thread
+ * gets a core of its own:
  * - one core (four VPs sharing two, `npm run network`): the chain thread alone — requests,
  *   signatures and the state root on it, no worker at all;
- * - two cores: the chain thread and the request thread(s), each request thread decoding, hashing
- *   and verifying its own submissions (front/admission-job.ts `admitHere`), the state hashed on the
- *   chain thread. Measured against the layout below on two cores: the same CPU per transfer at full
- *   load, 25–30% less at half load (a sleeping verify worker or hasher woken per small group was
- *   most of what half load paid more) and half the p99;
- * - three or more: beside those, a verify worker per core (which also runs the request threads'
- *   admissions) and a state-hash worker, for the throughput of signatures on cores that would
- *   otherwise idle.
+ * - two cores: the chain thread, the request thread(s) and one verify worker. A request thread
+ *   admits the submissions of a quiet turn itself (front/submitter.ts: fewer than four; at half
+ *   load each request arrives alone) and sends a burst to the worker in one message; the state is
+ *   hashed on the chain thread. Measured against the layout below on two cores (docs/pipeline.md,
+ *   "The thread layout on two cores"): the same or less CPU per transfer at full load, a sixth less
+ *   at half load, and a lower p99;
+ * - three or more: a verify worker per core and a state-hash worker, for the throughput of
+ *   signatures on cores that would otherwise idle (not measured on more than two cores).
  */
 import { availableParallelism } from 'node:os'
 
@@ -36,7 +36,7 @@ export function threadLayout(wanted: { cores: number; requestThreads: number }, 
   const cores = wanted.cores === 0 ? machineCores : Math.min(wanted.cores, machineCores)
   if (cores <= 1) return { cores, requestThreads: 0, verifyWorkers: 0, stateHashWorker: false }
   if (cores === 2 && wanted.requestThreads > 0)
-    return { cores, requestThreads: wanted.requestThreads, verifyWorkers: 0, stateHashWorker: false }
+    return { cores, requestThreads: wanted.requestThreads, verifyWorkers: 1, stateHashWorker: false }
   return { cores, requestThreads: wanted.requestThreads, verifyWorkers: cores, stateHashWorker: true }
 }
 

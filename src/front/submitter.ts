@@ -47,6 +47,11 @@ function turnGroups<T>(send: (items: T[]) => void): (item: T) => void {
   }
 }
 
+/** a turn with fewer submissions than this admits them on the request thread, not on the verify workers */
+const BURST = 4
+
+type Admitted = { hash: Hex; record: Uint8Array }
+
 /** simulated outcomes kept for tx_getTransactionReceipt (as the chain thread keeps its own) */
 const MAX_SIMULATIONS = 10_000
 
@@ -182,16 +187,37 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
   const { link, verifier, nodeVersion } = options
   const nowNs = options.nowNs ?? systemNowNs
   const simulated = new Map<Hex, Simulated>()
-  const sendToPool = turnGroups<{ request: Uint8Array; waiting: Waiting<Uint8Array> }>((group) => {
+  /**
+   * A turn's submissions: a burst goes to the verify workers in one message, as before; a lone one
+   * (or two, three) is admitted here — at half load each request arrives alone, and handing it to a
+   * sleeping worker and back costs two wake-ups, more CPU than its signature check.
+   */
+  const admitGroup = turnGroups<{ kind: TxKind; params: object; waiting: Waiting<Admitted> }>((group) => {
+    if (verifier.mode === 'in-thread' || group.length < BURST) {
+      const at = nowNs()
+      for (const { kind, params, waiting } of group) {
+        try {
+          waiting.resolve(admitHere(kind, params as Record<string, unknown>, at, nodeVersion))
+        } catch (error) {
+          waiting.reject(error as Error)
+        }
+      }
+      return
+    }
     verifier
       .runJob(
         ADMIT_JOB,
-        group.map((item) => item.request),
+        group.map((item) => admissionRequest(item.kind, item.params)),
         { nowNs: nowNs() },
       )
       .then(
         (answers) => {
-          for (const [i, { waiting }] of group.entries()) waiting.resolve(answers[i])
+          for (const [i, { waiting }] of group.entries()) {
+            const answer = admissionAnswer(answers[i])
+            if ('refusal' in answer) waiting.reject(answer.refusal)
+            else if ('unexpected' in answer) waiting.reject(answer.unexpected)
+            else waiting.resolve(answer)
+          }
         },
         (error: Error) => {
           for (const { waiting } of group) waiting.reject(error)
@@ -199,9 +225,9 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
       )
   })
 
-  /** a submission decoded, hashed, verified and encoded on the verify pool (front/admission-job.ts), grouped with the others of this turn */
-  const admitOnPool = (kind: TxKind, params: object): Promise<Uint8Array> =>
-    new Promise((resolve, reject) => sendToPool({ request: admissionRequest(kind, params), waiting: { resolve, reject } }))
+  /** a submission decoded, hashed, verified and encoded (front/admission-job.ts), grouped with the others of this turn */
+  const admit = (kind: TxKind, params: object): Promise<Admitted> =>
+    new Promise((resolve, reject) => admitGroup({ kind, params, waiting: { resolve, reject } }))
 
   const submitter: TxSubmitter = {
     async submit(kind, params) {
@@ -212,17 +238,9 @@ export function createFrontSubmitter(options: { link: ChainLink; verifier: Verif
         simulated.set(tx.hash, outcome)
         return tx.hash
       }
-      if (verifier.mode === 'in-thread') {
-        // no verify worker to send it to (the two-thread layout): no request bytes, no frames
-        const { hash, record } = admitHere(kind, params as Record<string, unknown>, nowNs(), nodeVersion)
-        await link.admit(record)
-        return hash
-      }
-      const answer = admissionAnswer(await admitOnPool(kind, params))
-      if ('refusal' in answer) throw answer.refusal
-      if ('unexpected' in answer) throw answer.unexpected
-      await link.admit(answer.record)
-      return answer.hash
+      const { hash, record } = await admit(kind, params)
+      await link.admit(record)
+      return hash
     },
     async admit(checked) {
       await link.admit(checked.record)

@@ -35,8 +35,8 @@ test('[node] cores: all the machine has by default; the thread layout follows (s
   assert.is(resolveConfig().node.cores, 0)
   assert.throws(() => resolveConfig({ node: { cores: -1 } }), /node.cores must be 0/)
   assert.throws(() => resolveConfig({ node: { cores: 1.5 } }), /node.cores must be 0/)
-  // two cores: the chain thread and the request threads, which check their own submissions; without a request thread, verify workers and the state hasher
-  assert.equal(threadLayout({ cores: 0, requestThreads: 1 }, 2), { cores: 2, requestThreads: 1, verifyWorkers: 0, stateHashWorker: false })
+  // two cores: the chain thread, the request threads (which admit a quiet turn's submissions themselves) and one verify worker; the state hashed on the chain thread. Without a request thread, a verify worker per core and the state hasher
+  assert.equal(threadLayout({ cores: 0, requestThreads: 1 }, 2), { cores: 2, requestThreads: 1, verifyWorkers: 1, stateHashWorker: false })
   assert.equal(threadLayout({ cores: 2, requestThreads: 0 }, 2), { cores: 2, requestThreads: 0, verifyWorkers: 2, stateHashWorker: true })
   // three or more: a verify worker per core and the state hasher beside the request threads; one core: the chain thread alone
   assert.equal(threadLayout({ cores: 3, requestThreads: 1 }, 4), { cores: 3, requestThreads: 1, verifyWorkers: 3, stateHashWorker: true })

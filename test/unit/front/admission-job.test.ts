@@ -6,36 +6,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { admitTransaction } from '../../../src/chain/admission.ts'
-import { signString2017, signStringFormatB, type TxFields } from '../../../src/crypto/sign-string.ts'
+import { signString2017, type TxFields } from '../../../src/crypto/sign-string.ts'
 import { signSecp256k1 } from '../../../src/crypto/signature.ts'
 import { createVerifyPool, type VerifyPool } from '../../../src/crypto/verify-pool.ts'
 import { InvalidParams } from '../../../src/errors.ts'
 import { ADMIT_JOB, admissionAnswer, admissionRequest, admitHere, jobs } from '../../../src/front/admission-job.ts'
 import { decodeAdmitted } from '../../../src/wire/tx-codec.ts'
-import { SDK_ADDRESS, SDK_PRIVATE_KEY } from '../crypto/vectors.ts'
-
-const NOW_NS = 1_700_000_000_000_000_000n
-const TO = '0x3434343434343434343434343434343434343434'
-
-/** an SDK-shaped transfer (format B 4.1 signed), its wire params */
-function transfer(i: number, overrides: Partial<TxFields> = {}, signOver: Partial<TxFields> = {}): Record<string, unknown> {
-  const fields: TxFields = {
-    from: SDK_ADDRESS,
-    to: TO,
-    value: i + 1,
-    type: 'TRANSFER',
-    opcode: 0,
-    timestamp: NOW_NS - BigInt(i),
-    nonce: 1_000_000_000_000_000n + BigInt(i),
-    gasPrice: 0,
-    gasLimit: 1_000_000_000n,
-    expirationTimestamp: NOW_NS + 300_000_000_000n,
-    version: '4.1',
-    ...overrides,
-  }
-  const signature = signSecp256k1(signStringFormatB({ ...fields, ...signOver }, { version: '4.1', sections: 'all' }), SDK_PRIVATE_KEY)
-  return { ...fields, signature: signature.slice(2) }
-}
+import { SDK_PRIVATE_KEY } from '../crypto/vectors.ts'
+import { NOW_NS, transfer } from './transfers.ts'
 
 const run = (params: Record<string, unknown>[]) =>
   jobs[ADMIT_JOB](
