@@ -186,7 +186,9 @@ export function counterContract(): { abi: string; bin: string; binV2: string } {
 }
 
 /** an SDK account's private key (its field is protected in the SDK's types) */
-export const keyOf = (x: { account: unknown }): string => `0x${(x.account as { privateKey: string }).privateKey.replace(/^0x/, '')}`
+/** the account's private key as 32 bytes of hex: the SDK's genAccount keeps elliptic's `getPrivate('hex')`, which drops leading zeros (a key in 16 is 63 digits or fewer) */
+export const keyOf = (x: { account: unknown }): string =>
+  `0x${(x.account as { privateKey: string }).privateKey.replace(/^0x/, '').padStart(64, '0')}`
 
 /**
  * version_setSupportedVersion through the SDK's VersionService (it polls the receipt), signed as an
