@@ -10,8 +10,8 @@
  *   admits the submissions of a quiet turn itself (front/submitter.ts: fewer than four; at half
  *   load each request arrives alone) and sends a burst to the worker in one message; the state is
  *   hashed on the chain thread. Measured against the layout below on two cores (docs/pipeline.md,
- *   "The thread layout on two cores"): the same or less CPU per transfer at full load, a sixth less
- *   at half load, and a lower p99;
+ *   "The thread layout on two cores"): the same or 5–11% less CPU per transfer at full load,
+ *   4–25% less at half load, and a lower p99 there;
  * - three or more: a verify worker per core and a state-hash worker, for the throughput of
  *   signatures on cores that would otherwise idle (not measured on more than two cores).
  */

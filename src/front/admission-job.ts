@@ -36,8 +36,9 @@ export function admissionRequest(kind: TxKind, params: object): Uint8Array {
 }
 
 /**
- * A submission decoded, hashed, its signature checked and its record encoded, in this thread (a
- * request thread with no verify worker to send it to); throws the refusal.
+ * A submission decoded, hashed, its signature checked and its record encoded, in this thread: a
+ * request thread's quiet turn (front/submitter.ts `BURST`) or one with no verify worker to send it
+ * to; throws the refusal. The workers' job below runs the same.
  */
 export function admitHere(
   kind: TxKind,
