@@ -49,8 +49,7 @@ export const floorsCommand = {
     'verify-hop': {
       type: 'boolean',
       default: false,
-      description:
-        "the node ran verify workers (three or more cores): the hop floor counts their round trip beside the chain thread's link",
+      description: "the node ran verify workers: the hop floor counts their round trip beside the chain thread's link",
     },
   },
 } satisfies CommandSpec
@@ -154,9 +153,9 @@ async function httpFloor(bodies: readonly string[]): Promise<number> {
  * (front/submitter.ts createChainLink: admissions grouped per turn, their records packed into one
  * transferred buffer, one `admitted` answer per group) against a worker that only unpacks the
  * frames and answers, as the chain thread's side does (front/threads.ts), 128 in flight like the
- * bench. Both threads' CPU per transaction. A node with verify workers (three or more cores) makes a
- * round trip to them with the same bytes in the same groups, taken as the same cost (`--verify-hop`:
- * the floor is twice the link's).
+ * bench. Both threads' CPU per transaction. A node with verify workers makes a round trip to them
+ * with the same bytes in the same groups, taken as the same cost (`--verify-hop`: the floor is twice
+ * the link's).
  */
 async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
   const chainSide = new Worker(
@@ -268,15 +267,10 @@ async function measureTransfers(count: number): Promise<Floors> {
     what: 'sign string + Keccak + secp256k1 recovery',
   }
   const link = await hopFloor(records)
-  floors.hop = verifyHop
-    ? {
-        us: 2 * link,
-        what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU, × 2 for the verify pool's round trip",
-      }
-    : {
-        us: link,
-        what: "the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU (no verify worker in this layout)",
-      }
+  floors.hop = {
+    us: verifyHop ? 2 * link : link,
+    what: `the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU${verifyHop ? ", × 2 for the verify pool's round trip" : ' (no verify worker in this layout)'}`,
+  }
 
   // the pool log alone: records appended as the chain thread does, each group written and fsynced together
   const logDir = scratchDir('keel-floors-log-')

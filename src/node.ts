@@ -712,7 +712,7 @@ function genesisAccountsOf(config: KeelConfig, dataDir: string): { dev: DevAccou
   return { dev, genesis: [dev] }
 }
 
-/** the verify workers (which also run the request threads' admissions) and the state hasher; they load in parallel */
+/** the verify workers (which also run the request threads' bursts of admissions) and the state hasher; they load in parallel */
 async function startWorkers(options: {
   verifyWorkers: number
   stateHashWorker: boolean
@@ -932,7 +932,7 @@ function logStarted(options: {
       `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode === 'workers' ? 'workers' : threads === undefined ? 'this thread' : 'each request thread (relayed ones on this thread)'} (${verifyPool.backend})`,
     )
   log.info(
-    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers === 0 && requestThreads > 0 ? 'no verify worker (each request thread checks its own submissions)' : `${verifyWorkers} verify`}, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
+    `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
   )
   for (const { log: chainLog, dev, dataDir } of chains)
     if (dev !== undefined)

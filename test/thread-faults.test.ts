@@ -62,11 +62,11 @@ test('a verify worker that dies is logged and restarted; transactions are verifi
     // A request thread admits a turn of fewer than four submissions itself: bursts of eight at once
     // reach the worker (a burst the thread happens to read over several turns does not: so a few)
     const restarted = (): boolean => lines.some((line) => line.includes('a verify worker restarted'))
-    for (let i = 0; i < 20 && !lines.some((line) => line.includes('a verify worker stopped')); i++)
-      await Promise.all(Array.from({ length: 8 }, () => transfer(node)))
+    const burst = () => Promise.all(Array.from({ length: 8 }, () => transfer(node)))
+    for (let i = 0; i < 20 && !lines.some((line) => line.includes('a verify worker stopped')); i++) await burst()
     await until('the restart', restarted)
     assert.ok(lines.some((line) => /a verify worker stopped unexpectedly \(exit code 1: failpoint verify\.worker/.test(line)))
-    for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: 8 }, () => transfer(node)))
+    for (let i = 0; i < 3; i++) await burst()
     assert.is(lines.filter((line) => line.includes('a verify worker stopped unexpectedly')).length, 1, 'the replacement does not die')
     assert.equal(fatal, [])
   } finally {

@@ -82,7 +82,7 @@ test('bytes that are no request: an unexpected failure, not a crash', () => {
   assert.ok('unexpected' in answer)
 })
 
-test('admitted in the request thread itself (two cores: no verify worker): the same hash and record bytes, the same refusals', () => {
+test('admitted in the request thread itself (a quiet turn, or no verify worker): the same hash and record bytes, the same refusals', () => {
   const params = [transfer(50), transfer(51, {}, { value: 999 }), transfer(52, { timestamp: NOW_NS + 10n * 60n * 1_000_000_000n })]
   const viaJob = run(params)
   for (const [i, p] of params.entries()) {
