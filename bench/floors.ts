@@ -27,7 +27,7 @@ import type { ToFront } from '../src/front/messages.ts'
 import { createChainLink } from '../src/front/submitter.ts'
 import { createLogger } from '../src/log.ts'
 import { compileParamChecker } from '../src/rpc/params.ts'
-import { openStore } from '../src/store/index.ts'
+import { openStore, type Store } from '../src/store/index.ts'
 import { openPoolLog } from '../src/store/pool-log.ts'
 import { createStateHasher } from '../src/store/state-hasher.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
@@ -35,7 +35,7 @@ import { admittedRecord, decodeAdmitted, encodeTx } from '../src/wire/tx-codec.t
 import { artifact, calldata } from '../test/helpers/chain.ts'
 import type { Floors } from './ledger.ts'
 import { scratchDir } from './scratch.ts'
-import { derivedAccount, sdkTransaction } from './sdk-tx.ts'
+import { derivedAccount, type SdkAccount, sdkTransaction } from './sdk-tx.ts'
 import { TOKEN_SOURCE } from './token.ts'
 
 export const floorsCommand = {
@@ -87,17 +87,9 @@ function perItem<T>(items: readonly T[], run: (item: T) => unknown): number {
   return used / 1000 / items.length
 }
 
-function transactions(count: number): { bodies: string[]; params: Record<string, unknown>[] } {
-  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount('keel-floors', i))
-  const params = Array.from({ length: count }, (_, i) =>
-    sdkTransaction(accounts[i % ACCOUNTS], { kind: 'transfer', to: accounts[(i * 7 + 1) % ACCOUNTS].address, value: 1 }),
-  )
-  // the load generator's envelope (bench/loadgen.ts rpcOn), the SDK's JSON of the transaction
-  const bodies = params.map(
-    (tx, i) => `{"jsonrpc":"2.0","namespace":"global","id":${i + 1},"method":"tx_sendTransaction","params":${stringifyJson([tx])}}`,
-  )
-  return { bodies, params }
-}
+/** The load generator's envelope (bench/loadgen.ts rpcOn) around the SDK's JSON of each transaction. */
+const bodiesOf = (method: string, params: readonly Record<string, unknown>[]): string[] =>
+  params.map((tx, i) => `{"jsonrpc":"2.0","namespace":"global","id":${i + 1},"method":"${method}","params":${stringifyJson([tx])}}`)
 
 /**
  * node:http's server for one small POST and its small reply, with a handler that does nothing
@@ -242,19 +234,37 @@ async function measuredProducer(store: Awaited<ReturnType<typeof openStore>>, no
   return { producer, spent, hasher }
 }
 
-async function measureTransfers(count: number): Promise<Floors> {
-  const { bodies, params } = transactions(count)
+/** A workload as the load generator sends it, and a ledger on which each of its transactions is admissible and executes. */
+interface FloorWorkload {
+  kind: 'transfer' | 'invoke'
+  method: 'tx_sendTransaction' | 'contract_invokeContract'
+  params: Record<string, unknown>[]
+  store: Store
+  /** transactions made into blocks before the measured ones: they warm the code paths (and a contract's code cache) as a running node's are */
+  warmUp: number
+  /** what the execution floor ran */
+  executes: string
+}
+
+/**
+ * Every stage's floor for one workload, in the order a transaction meets them: the request side
+ * (HTTP, envelope, params, decode + hashes, signature, hops, pool log) on the workload's own
+ * requests, then the pool's admission and blocks of 500 made from the pool on its ledger.
+ */
+async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
+  const { kind, method, params, store } = workload
   const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
   const floors: Floors = {}
+  const bodies = bodiesOf(method, params)
 
   floors.http = { us: await httpFloor(bodies), what: 'node:http request + its small reply, empty handler, 64 keep-alive connections' }
   floors.envelope = { us: perItem(bodies, (body) => parseJson(body, { maxDepth: 64 })), what: 'parseJson of the request' }
-  const checker = compileParamChecker('tx_sendTransaction', methods[aliases.tx_sendTransaction ?? 'tx_sendTransaction'], schemas)
-  floors.params = { us: perItem(params, (tx) => checker.check([tx])), what: "tx_sendTransaction's params check" }
+  const checker = compileParamChecker(method, methods[aliases[method] ?? method], schemas)
+  floors.params = { us: perItem(params, (tx) => checker.check([tx])), what: `${method}'s params check` }
 
   let txs: SignedTx[] = []
-  const decodeUs = perItem(params, (tx) => txs.push(admitTransaction('transfer', tx, { nowNs })))
-  txs = txs.slice(-count)
+  const decodeUs = perItem(params, (tx) => txs.push(admitTransaction(kind, tx, { nowNs })))
+  txs = txs.slice(-params.length)
   const records = txs.map((tx) => admittedRecord(encodeTx(tx), true))
   const encodeUs = perItem(txs, (tx) => admittedRecord(encodeTx(tx), true))
   const decodeRecordUs = perItem(records, (record) => decodeAdmitted(record))
@@ -283,15 +293,11 @@ async function measureTransfers(count: number): Promise<Floors> {
   await log.close()
   floors.poolLog = { us: poolLogThreadUs, what: 'append in groups of 32, this thread' }
 
-  // a fresh ledger funded at genesis: admission (duplicate checks and the pool log), then blocks of 500
-  const store = await openStore(join(scratchDir('keel-floors-'), 'ledger'))
-  await store.initGenesis(
-    Array.from({ length: ACCOUNTS }, (_, i) => ({ address: derivedAccount('keel-floors', i).address, balance: 10n ** 15n })),
-  )
+  // admission on the workload's ledger (duplicate checks and the pool log), then blocks of 500
   const pool = createTxPool({
     store,
     verifier: { verify: async () => Promise.reject(new Error('every transaction arrives verified')) },
-    capacity: count * 2,
+    capacity: params.length * 2,
     verifyBatch: 512,
     log: createLogger({ level: 'silent' }),
   })
@@ -310,120 +316,124 @@ async function measureTransfers(count: number): Promise<Floors> {
   }
 
   const { producer, spent, hasher } = await measuredProducer(store, nowNs)
-  let produced = 0
+  const produce = async (limit: number): Promise<number> => {
+    let produced = 0
+    while (produced < limit) {
+      const batch: ReadyTx[] = pool.take(Math.min(BLOCK, limit - produced))
+      if (batch.length === 0) break
+      const block = await producer.produce(batch)
+      if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
+      pool.settle(batch.map((item) => item.tx.hash))
+      produced += block.txs.length
+    }
+    return produced
+  }
+  const warmed = await produce(workload.warmUp)
+  Object.assign(spent, { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 })
   const produceThread = threadNs()
   const produceProcess = processNs()
-  for (;;) {
-    const batch: ReadyTx[] = pool.take(BLOCK)
-    if (batch.length === 0) break
-    const block = await producer.produce(batch)
-    pool.settle(batch.map((item) => item.tx.hash))
-    produced += block.txs.length
-  }
+  const produced = await produce(Number.POSITIVE_INFINITY)
   const produceUs = (threadNs() - produceThread) / 1000 / produced
   offThreadNs += processNs() - produceProcess - produceUs * 1000 * produced
   const perTx = (ns: number): number => ns / 1000 / produced
-  floors.execution = { us: perTx(spent.execution), what: `executeBlock, blocks of ${BLOCK}` }
+  floors.execution = { us: perTx(spent.execution), what: `executeBlock, blocks of ${BLOCK} ${workload.executes}` }
   floors.stateRoot = { us: perTx(spent.stateRoot), what: 'diff + lane hashes in one thread' }
   floors.commitEncoding = {
     us: produceUs - perTx(spent.execution) - perTx(spent.stateRoot),
-    what: "roots, bloom and commitBlock's keying, encoding and LMDB instructions, this thread",
+    what: "roots, bloom, receipts and commitBlock's keying, encoding and LMDB instructions, this thread",
   }
   floors.otherThreads = {
-    us: offThreadNs / 1000 / count + poolLogOffThreadUs,
+    us: offThreadNs / 1000 / params.length + poolLogOffThreadUs,
     what: `this process's other threads while the stages above ran (V8's GC and compiler helpers for that work; LMDB's write transactions ${perTx(spent.commitProcess - spent.commitThread).toFixed(1)}; the pool log's writev + fdatasync ${poolLogOffThreadUs.toFixed(1)})`,
   }
   await hasher.close()
   await store.close()
-  if (produced !== count) throw new Error(`floors: ${produced} of ${count} transactions committed`)
+  if (warmed + produced !== params.length) throw new Error(`floors: ${warmed + produced} of ${params.length} transactions committed`)
   return floors
 }
 
+const floorAccounts = (): SdkAccount[] => Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount('keel-floors', i))
+
+/** A fresh ledger with `accounts` funded at genesis. */
+async function fundedLedger(name: string, accounts: readonly SdkAccount[]): Promise<Store> {
+  const store = await openStore(join(scratchDir(`keel-floors-${name}-`), 'ledger'))
+  await store.initGenesis(accounts.map((account) => ({ address: account.address, balance: 10n ** 15n })))
+  return store
+}
+
+/** The transfers workload: value transfers among the bench's accounts (account i to account 7i + 1, value 1). */
+async function transfersWorkload(count: number): Promise<FloorWorkload> {
+  const accounts = floorAccounts()
+  return {
+    kind: 'transfer',
+    method: 'tx_sendTransaction',
+    params: Array.from({ length: count }, (_, i) =>
+      sdkTransaction(accounts[i % ACCOUNTS], { kind: 'transfer', to: accounts[(i * 7 + 1) % ACCOUNTS].address, value: 1 }),
+    ),
+    store: await fundedLedger('transfers', accounts),
+    warmUp: 0,
+    executes: 'transfers',
+  }
+}
+
 /**
- * The ERC-20 workload's executor floors (issue 27, the EVM path): a fresh ledger funded at genesis,
- * the bench's token (bench/token.ts) deployed and shared out to every account as the load
- * generator's set-up does, then blocks of 500 transfer() calls shaped like the load generator's
- * (account i to account 7i + 1, amount 1) through the producer with the executor, the state root
- * and the commit timed apart. Only these stages: admission and the stages before it differ from
- * the transfers workload's by the payload alone.
+ * The ERC-20 workload (issue 27, the EVM path): the bench's token (bench/token.ts) deployed and
+ * shared out to every account as the load generator's set-up does, then transfer() calls shaped
+ * like the load generator's (account i to account 7i + 1, amount 1), sent with contract_invokeContract.
  */
-async function measureErc20(count: number): Promise<Floors> {
-  const accounts = Array.from({ length: ACCOUNTS }, (_, i) => derivedAccount('keel-floors', i))
+async function erc20Workload(count: number): Promise<FloorWorkload> {
+  const accounts = floorAccounts()
   const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
+  const store = await fundedLedger('erc20', accounts)
+  const { producer, hasher } = await measuredProducer(store, nowNs)
   const ready = (kind: 'deploy' | 'invoke', params: Record<string, unknown>): ReadyTx => ({
     tx: admitTransaction(kind, params, { nowNs }),
     signatureValid: true,
   })
-  const store = await openStore(join(scratchDir('keel-floors-erc20-'), 'ledger'))
-  await store.initGenesis(accounts.map((account) => ({ address: account.address, balance: 10n ** 15n })))
-  const { producer, spent, hasher } = await measuredProducer(store, nowNs)
-  const produceAll = async (txs: ReadyTx[]): Promise<void> => {
-    for (let i = 0; i < txs.length; i += BLOCK) {
-      const block = await producer.produce(txs.slice(i, i + BLOCK))
-      if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
-    }
-  }
   const transfer = (to: string, amount: bigint): string => calldata('transfer(address,uint256)', to as `0x${string}`, amount)
   const deployed = await producer.produce([
     ready('deploy', sdkTransaction(accounts[0], { kind: 'deploy', payload: artifact(TOKEN_SOURCE, 'BenchToken').bin })),
   ])
   const token = deployed.receipts[0]?.contractAddress
   if (token === undefined) throw new Error(`floors: the token was not deployed (${deployed.invalid[0]?.detail})`)
-  await produceAll(
-    accounts
-      .slice(1)
-      .map((account) =>
-        ready('invoke', sdkTransaction(accounts[0], { kind: 'invoke', to: token, payload: transfer(account.address, 10n ** 24n) })),
-      ),
-  )
-  const calls = Array.from({ length: count }, (_, i) =>
-    ready(
-      'invoke',
+  const shares = accounts
+    .slice(1)
+    .map((account) =>
+      ready('invoke', sdkTransaction(accounts[0], { kind: 'invoke', to: token, payload: transfer(account.address, 10n ** 24n) })),
+    )
+  for (let i = 0; i < shares.length; i += BLOCK) {
+    const block = await producer.produce(shares.slice(i, i + BLOCK))
+    if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
+  }
+  await hasher.close()
+  return {
+    kind: 'invoke',
+    method: 'contract_invokeContract',
+    params: Array.from({ length: count }, (_, i) =>
       sdkTransaction(accounts[i % ACCOUNTS], {
         kind: 'invoke',
         to: token,
         payload: transfer(accounts[(i * 7 + 1) % ACCOUNTS].address, 1n),
       }),
     ),
-  )
-  // a first block's worth warms the code paths (and the token's code cache) as a running node's are
-  await produceAll(calls.slice(0, BLOCK))
-  Object.assign(spent, { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 })
-  const produceThread = threadNs()
-  const produceProcess = processNs()
-  await produceAll(calls.slice(BLOCK))
-  const measured = calls.length - BLOCK
-  const perTx = (ns: number): number => ns / 1000 / measured
-  const produceUs = perTx(threadNs() - produceThread)
-  const offThreadUs = perTx(processNs() - produceProcess) - produceUs
-  await hasher.close()
-  await store.close()
-  return {
-    execution: { us: perTx(spent.execution), what: `executeBlock, blocks of ${BLOCK} ERC-20 transfer() calls` },
-    stateRoot: { us: perTx(spent.stateRoot), what: 'diff + lane hashes in one thread' },
-    commitEncoding: {
-      us: produceUs - perTx(spent.execution) - perTx(spent.stateRoot),
-      what: "roots, bloom, receipts with their logs and commitBlock's keying, encoding and LMDB instructions, this thread",
-    },
-    otherThreads: {
-      us: offThreadUs,
-      what: `this process's other threads while the blocks were made (V8's GC and compiler helpers for that work; LMDB's write transactions ${perTx(spent.commitProcess - spent.commitThread).toFixed(1)}; the pool log is not in this floor)`,
-    },
+    store,
+    warmUp: BLOCK,
+    executes: 'ERC-20 transfer() calls',
   }
 }
 
 const { values } = parseOrExit(floorsCommand, process.argv.slice(2))
 const verifyHop = values['verify-hop']
-const measure = { transfers: measureTransfers, erc20: measureErc20 }[values.workload]
-if (measure === undefined) {
+const workloadOf = { transfers: transfersWorkload, erc20: erc20Workload }[values.workload]
+if (workloadOf === undefined) {
   console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers and erc20 only)`)
 } else {
   const count = values.workload === 'erc20' ? Math.max(Number(values.count), 2 * BLOCK) : Number(values.count)
   // a first pass compiles the code (the optimising compiler's threads would otherwise land in the
   // other threads' floor, which a node under a long load has long paid); the second is measured
-  await measure(count)
+  await measureWorkload(await workloadOf(count))
   offThreadNs = 0
-  const floors = await measure(count)
+  const floors = await measureWorkload(await workloadOf(count))
   if (values.json) console.log(JSON.stringify(floors))
   else
     for (const [stage, floor] of Object.entries(floors))
