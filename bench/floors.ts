@@ -4,7 +4,7 @@
  * load generator or second thread beside it. `npm run bench -- --ledger` prints each stage of the
  * node beside these.
  *
- *   npx tsx bench/floors.ts [--workload transfers|erc20] [--count 2000] [--json]
+ *   npx tsx bench/floors.ts [--workload transfers|erc20] [--count 2000] [--rate tx/s] [--json]
  *
  * CPU is read from /proc: this thread's own (/proc/thread-self/schedstat, ns) for the stages that
  * run on one thread, and the process's (every thread) where a stage hands work to another thread
@@ -46,6 +46,12 @@ export const floorsCommand = {
     workload: { type: 'string', value: 'name', default: 'transfers', description: 'transfers or erc20 (the workloads with floors so far)' },
     count: { type: 'string', value: 'n', default: '2000', description: 'transactions measured (blocks of 500)' },
     json: { type: 'boolean', default: false, description: 'print the floors as JSON (what bench/run.ts reads)' },
+    rate: {
+      type: 'string',
+      value: 'tx/s',
+      default: '0',
+      description: "the bench's offered load (--rate): the HTTP floor's requests arrive at that rate, each alone",
+    },
     'verify-hop': {
       type: 'boolean',
       default: false,
@@ -94,9 +100,11 @@ const bodiesOf = (method: string, params: readonly Record<string, unknown>[]): s
 /**
  * node:http's server for one small POST and its small reply, with a handler that does nothing
  * else: the server thread's CPU per request while 64 keep-alive connections (a worker thread of
- * this process, so its CPU is not the server's) send the bench's bodies.
+ * this process, so its CPU is not the server's) send the bench's bodies — as fast as answered, or,
+ * with `rate`, at that many requests per second, each alone (the bench's `--rate`: at half load a
+ * request finds the node's thread asleep, and its wake-up is part of what the request costs).
  */
-async function httpFloor(bodies: readonly string[]): Promise<number> {
+async function httpFloor(bodies: readonly string[], rate = 0): Promise<number> {
   const reply =
     '{"jsonrpc":"2.0","namespace":"global","id":1,"code":0,"message":"SUCCESS","result":"0x0000000000000000000000000000000000000000000000000000000000000000"}'
   const server = http.createServer((request, response) => {
@@ -110,23 +118,30 @@ async function httpFloor(bodies: readonly string[]): Promise<number> {
   server.keepAliveTimeout = 60_000
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as { port: number }).port
-  const requests = bodies.length * 4
-  // the client: raw keep-alive requests, one in flight per connection, each reply read whole by its known length
+  const requests = rate > 0 ? bodies.length : bodies.length * 4
+  // the client: raw keep-alive requests, one in flight per connection, each reply read whole by its
+  // known length; paced, a request leaves when its time has come (an open loop, as the bench's)
   const client = new Worker(
     `const net = require('node:net'); const { workerData, parentPort } = require('node:worker_threads');
-     const { port, bodies, requests, connections } = workerData; let sent = 0, done = 0;
+     const { port, bodies, requests, connections, rate } = workerData; let sent = 0, done = 0; const idle = [];
      const head = (b) => 'POST / HTTP/1.1\\r\\nhost: x\\r\\ncontent-type: application/json\\r\\ncontent-length: ' + Buffer.byteLength(b) + '\\r\\n\\r\\n' + b;
+     const send = (socket) => socket.write(head(bodies[sent++ % bodies.length]));
+     let due = 0; const gap = rate > 0 ? 1000 / rate : 0;
+     const pump = () => { const now = performance.now(); if (due === 0) due = now;
+       while (sent < requests && idle.length > 0 && now >= due) { send(idle.pop()); due += gap }
+       if (sent < requests) setImmediate(pump) };
+     const next = (socket) => { if (sent >= requests) { socket.end(); return } if (rate > 0) idle.push(socket); else send(socket) };
+     let opened = 0;
      for (let c = 0; c < connections; c++) {
        const socket = net.connect(port, '127.0.0.1'); socket.setNoDelay(true); let buffered = '';
-       const next = () => { if (sent >= requests) { socket.end(); return } socket.write(head(bodies[sent++ % bodies.length])) };
-       socket.on('connect', next);
+       socket.on('connect', () => { next(socket); if (++opened === connections && rate > 0) pump() });
        socket.on('data', (data) => { buffered += data.toString('latin1');
          for (;;) { const end = buffered.indexOf('\\r\\n\\r\\n'); if (end < 0) return;
            const length = Number(/content-length: (\\d+)/i.exec(buffered.slice(0, end))[1]);
            if (buffered.length < end + 4 + length) return; buffered = buffered.slice(end + 4 + length);
-           if (++done === requests) parentPort.postMessage('done'); next() } });
+           if (++done === requests) parentPort.postMessage('done'); next(socket) } });
      }`,
-    { eval: true, workerData: { port, bodies, requests, connections: 64 } },
+    { eval: true, workerData: { port, bodies, requests, connections: 64, rate } },
   )
   const started = threadNs()
   await new Promise<void>((resolve, reject) => {
@@ -257,7 +272,14 @@ async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
   const floors: Floors = {}
   const bodies = bodiesOf(method, params)
 
-  floors.http = { us: await httpFloor(bodies), what: 'node:http request + its small reply, empty handler, 64 keep-alive connections' }
+  const fast = await httpFloor(bodies)
+  floors.http =
+    offeredRate > 0
+      ? {
+          us: await httpFloor(bodies, offeredRate),
+          what: `node:http request + its small reply, empty handler, 64 keep-alive connections, ${offeredRate.toLocaleString('en')} requests/s each alone (as fast as answered: ${fast.toFixed(1)})`,
+        }
+      : { us: fast, what: 'node:http request + its small reply, empty handler, 64 keep-alive connections' }
   floors.envelope = { us: perItem(bodies, (body) => parseJson(body, { maxDepth: 64 })), what: 'parseJson of the request' }
   const checker = compileParamChecker(method, methods[aliases[method] ?? method], schemas)
   floors.params = { us: perItem(params, (tx) => checker.check([tx])), what: `${method}'s params check` }
@@ -424,6 +446,7 @@ async function erc20Workload(count: number): Promise<FloorWorkload> {
 
 const { values } = parseOrExit(floorsCommand, process.argv.slice(2))
 const verifyHop = values['verify-hop']
+const offeredRate = Number(values.rate)
 const workloadOf = { transfers: transfersWorkload, erc20: erc20Workload }[values.workload]
 if (workloadOf === undefined) {
   console.log(values.json ? '{}' : `no floors for workload ${values.workload} yet (transfers and erc20 only)`)

@@ -166,8 +166,19 @@ export interface ThreadSamples {
   threadId: number
   samples: number
   byStage: Map<StageId, number>
+  /** of byStage, the samples taken late (LATE_AFTER_US) */
+  lateByStage: Map<StageId, number>
   unclassified: Map<string, number>
 }
+
+/**
+ * A sample taken this long after the one before it was taken late: the sampler asked while the
+ * thread was off its core (runnable but preempted, or stopped in the kernel), and the stack it
+ * records is where the thread stopped, not a random point of its running time. Stages that wake
+ * another thread (postMessage's write to the receiver's event fd) collect such samples, so their
+ * share of a thread's samples overstates their share of its CPU by up to their late samples.
+ */
+export const LATE_AFTER_US = 1500
 
 function ruleFor(frame: ProfileNode['callFrame']): StageId | undefined {
   for (const rule of RULES) {
@@ -213,7 +224,13 @@ export function profileSamples(profileDir: string, pid: number, fromUs: number, 
     const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as Profile
     const stages = stagesOf(profile)
     const byId = new Map(profile.nodes.map((node) => [node.id, node]))
-    const thread: ThreadSamples = { threadId: Number(parts[4]), samples: 0, byStage: new Map(), unclassified: new Map() }
+    const thread: ThreadSamples = {
+      threadId: Number(parts[4]),
+      samples: 0,
+      byStage: new Map(),
+      lateByStage: new Map(),
+      unclassified: new Map(),
+    }
     let at = profile.startTime
     for (const [i, id] of profile.samples.entries()) {
       at += profile.timeDeltas[i] ?? 0
@@ -223,6 +240,7 @@ export function profileSamples(profileDir: string, pid: number, fromUs: number, 
       thread.samples++
       const stage = stages.get(id) ?? 'unclassified'
       thread.byStage.set(stage, (thread.byStage.get(stage) ?? 0) + 1)
+      if ((profile.timeDeltas[i] ?? 0) > LATE_AFTER_US) thread.lateByStage.set(stage, (thread.lateByStage.get(stage) ?? 0) + 1)
       if (stage === 'unclassified') thread.unclassified.set(frameName(node), (thread.unclassified.get(frameName(node)) ?? 0) + 1)
     }
     if (thread.samples > 0) out.push(thread)
@@ -252,6 +270,8 @@ export interface Ledger {
   unclassified: [string, number][]
   /** samples counted in the window, all threads */
   samples: number
+  /** per stage, its samples and how many of them were taken late (LATE_AFTER_US), all threads */
+  lateness: Map<StageId, { samples: number; late: number }>
   /**
    * µs per transaction the samples alone account for (count × the sampling interval): an estimate of
    * the monitored threads' CPU independent of /proc, so the two can be compared
@@ -279,6 +299,7 @@ export function buildLedger(
   let threadsTotal = 0
   const unclassified = new Map<string, number>()
   let allSamples = 0
+  const lateness = new Map<StageId, { samples: number; late: number }>()
   for (const load of threads) {
     if (load.cpuSeconds === undefined || load.threadId === undefined) continue
     const us = (load.cpuSeconds * 1e6) / ops
@@ -294,6 +315,8 @@ export function buildLedger(
     }
     allSamples += sampled.samples
     for (const [stage, count] of sampled.byStage) {
+      const seen = lateness.get(stage) ?? { samples: 0, late: 0 }
+      lateness.set(stage, { samples: seen.samples + count, late: seen.late + (sampled.lateByStage.get(stage) ?? 0) })
       const target = row.get(stage) as LedgerRow
       const share = (us * count) / sampled.samples
       target.byThread.set(load.thread, (target.byThread.get(load.thread) ?? 0) + share)
@@ -312,6 +335,7 @@ export function buildLedger(
     threadsTotal,
     unclassified: [...unclassified].sort((a, b) => b[1] - a[1]).slice(0, 8),
     samples: allSamples,
+    lateness,
     sampledUs: (allSamples * samplingIntervalUs) / ops,
   }
 }
@@ -364,6 +388,22 @@ export function formatLedger(title: string, ledger: Ledger, floors: Floors): str
   lines.push(
     `| profile samples × ${PROFILE_INTERVAL_US / 1000} ms (the check on the split) | ${us(ledger.sampledUs)} | ${Math.round((100 * ledger.sampledUs) / ledger.threadsTotal)}% of those threads' /proc CPU | | |`,
   )
+  const late = [...ledger.lateness.values()].reduce((sum, stage) => sum + stage.late, 0)
+  if (ledger.samples > 0) {
+    const byStage = [...ledger.lateness]
+      .filter(([, stage]) => stage.samples >= 20)
+      .sort((a, b) => b[1].late / b[1].samples - a[1].late / a[1].samples)
+      .slice(0, 6)
+      .map(
+        ([id, stage]) =>
+          `${STAGES.find((known) => known.id === id)?.label.split(' (')[0]} ${Math.round((100 * stage.late) / stage.samples)}%`,
+      )
+      .join(', ')
+    lines.push(
+      '',
+      `Samples taken late (over ${LATE_AFTER_US / 1000} ms after the one before: the thread was off its core, and the sample names where it stopped): ${Math.round((100 * late) / ledger.samples)}% of all; most among ${byStage}. A stage far above the rest is overstated by the sampler (bench/ledger.ts LATE_AFTER_US).`,
+    )
+  }
   if (ledger.unclassified.length > 0) {
     lines.push('', `Unclassified samples seen most: ${ledger.unclassified.map(([frame, count]) => `${frame} (${count})`).join('; ')}.`)
   }

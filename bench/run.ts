@@ -711,7 +711,16 @@ function floorsOf(workload: string, verifyHop: boolean): Floors {
   try {
     const text = execFileSync(
       process.execPath,
-      ['--import', 'tsx', join(import.meta.dirname, 'floors.ts'), '--workload', workload, '--json', ...(verifyHop ? ['--verify-hop'] : [])],
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, 'floors.ts'),
+        '--workload',
+        workload,
+        '--json',
+        ...(verifyHop ? ['--verify-hop'] : []),
+        ...(values.rate === undefined ? [] : ['--rate', values.rate]),
+      ],
       {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'inherit'],

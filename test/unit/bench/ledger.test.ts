@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { buildLedger, profileSamples } from '../../../bench/ledger.ts'
+import { buildLedger, formatLedger, profileSamples } from '../../../bench/ledger.ts'
 
 const frame = (functionName: string, url: string) => ({ functionName, url, scriptId: '0', lineNumber: 0, columnNumber: 0 })
 
@@ -69,6 +69,26 @@ test("JSON: a request body's parse is the envelope; a reply's stringify is the r
   )
   const [thread] = profileSamples(dir, 4243, 0, 10_000)
   assert.equal(Object.fromEntries(thread.byStage), { envelope: 2, reply: 1, notification: 3 })
+})
+
+test('a sample taken over 1.5 ms after the one before is counted late, by stage, and the ledger says how many were', () => {
+  const nodes = [
+    { id: 1, callFrame: frame('(root)', ''), children: [2, 3] },
+    { id: 2, callFrame: frame('postMessage', ''), children: [] },
+    { id: 3, callFrame: frame('executeBlock', 'file:///keel/dist/src/exec/executor.js'), children: [] },
+  ]
+  // the second postMessage sample came 3 ms after the one before: the thread was off its core
+  const samples = [2, 2, 3, 3]
+  const dir = mkdtempSync(join(tmpdir(), 'keel-ledger-'))
+  writeFileSync(
+    join(dir, 'CPU.20261128.100000.4244.0.001.cpuprofile'),
+    JSON.stringify({ nodes, startTime: 0, endTime: 6_000, samples, timeDeltas: [1_000, 3_000, 1_000, 1_400] }),
+  )
+  const [thread] = profileSamples(dir, 4244, 0, 10_000)
+  assert.equal(Object.fromEntries(thread.lateByStage), { hop: 1 })
+  const ledger = buildLedger([thread], [{ thread: 'main', threadId: 0, lagP99Ms: 0, busy: 1, cpuSeconds: 0.004 }], 0.004, 1000)
+  assert.equal(Object.fromEntries(ledger.lateness), { hop: { samples: 2, late: 1 }, execution: { samples: 2, late: 0 } })
+  assert.match(formatLedger('transfers', ledger, {}), /Samples taken late .*: 25% of all/)
 })
 
 test.run()
