@@ -8,7 +8,7 @@
  * markdown table at the end (bench-results/).
  *
  *   npm run bench [-- --workloads transfers,eth,erc20,reads,logs,jvm,runaway] [--transfers 30000] [--eth 10000] [--erc20 10000] [--jvm 10000]
- *                 [--concurrency 128] [--rate <tx/s>] [--warmup 2000] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--cores <n>] [--batch-timeout-ms <ms>]
+ *                 [--concurrency 128] [--rate <tx/s>] [--warmup 2000] [--read-seconds 10] [--read-concurrency 64] [--log-blocks 10000] [--cpu-prof] [--threads <n>] [--cores <n>] [--batch-timeout-ms <ms>] [--batch-size <n>]
  *                 [--node-repo <checkout>] [--label <name>] [--ledger]
  *
  * `--ledger` (issue 27) profiles every thread of the node (--cpu-prof) and prints, per transaction
@@ -118,6 +118,11 @@ export const benchCommand = {
       description:
         "the local node's chain.batchTimeoutMs (how long the oldest ready transaction waits for a fuller block; its config's default when not given)",
     },
+    'batch-size': {
+      type: 'string',
+      value: 'n',
+      description: "the local node's chain.batchSize (most transactions in a block; its config's default when not given)",
+    },
     'cpu-prof': { type: 'boolean', default: false, description: "write the node's CPU profiles to bench-results/profiles/" },
     ledger: {
       type: 'boolean',
@@ -184,6 +189,7 @@ async function startLocalNode(name: string, chain: { batchSize?: number } = {}):
     ...(values['batch-timeout-ms'] === undefined || chain.batchSize !== undefined
       ? {}
       : { batchTimeoutMs: Number(values['batch-timeout-ms']) }),
+    ...(values['batch-size'] === undefined || chain.batchSize !== undefined ? {} : { batchSize: Number(values['batch-size']) }),
   })
   const node = await launchNode(configFile)
   return {
