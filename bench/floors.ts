@@ -209,12 +209,16 @@ async function hopFloor(records: readonly Uint8Array[]): Promise<number> {
   return (requestSide + chainSideNs) / 1000 / (records.length * rounds)
 }
 
+/** the floors' clock: every transaction they make is signed and admitted now */
+const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
+
 /**
  * A block producer over `store` with the executor and an in-thread state hasher, timing execution,
  * the state root and the commit apart (this thread's CPU; the process's too for the commit, whose
- * LMDB write transaction runs on another thread). `spent` adds up ns as blocks are made.
+ * LMDB write transaction runs on another thread). `spent` adds up ns as blocks are made; `produce`
+ * makes a block and throws if any of its transactions was invalid (the floors are of valid ones).
  */
-async function measuredProducer(store: Awaited<ReturnType<typeof openStore>>, nowNs: () => bigint) {
+async function measuredProducer(store: Store) {
   const executor = createExecutor({})
   const hasher = await createStateHasher({ worker: false })
   const spent = { execution: 0, stateRoot: 0, commitThread: 0, commitProcess: 0 }
@@ -246,7 +250,12 @@ async function measuredProducer(store: Awaited<ReturnType<typeof openStore>>, no
     nowNs,
     log: createLogger({ level: 'silent' }),
   })
-  return { producer, spent, hasher }
+  const produce = async (batch: ReadyTx[]) => {
+    const block = await producer.produce(batch)
+    if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
+    return block
+  }
+  return { produce, spent, hasher }
 }
 
 /** A workload as the load generator sends it, and a ledger on which each of its transactions is admissible and executes. */
@@ -268,7 +277,6 @@ interface FloorWorkload {
  */
 async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
   const { kind, method, params, store } = workload
-  const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
   const floors: Floors = {}
   const bodies = bodiesOf(method, params)
 
@@ -337,14 +345,13 @@ async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
     what: "the pool's checks and reservations (pool.add less its log append)",
   }
 
-  const { producer, spent, hasher } = await measuredProducer(store, nowNs)
+  const { produce: produceBlock, spent, hasher } = await measuredProducer(store)
   const produce = async (limit: number): Promise<number> => {
     let produced = 0
     while (produced < limit) {
       const batch: ReadyTx[] = pool.take(Math.min(BLOCK, limit - produced))
       if (batch.length === 0) break
-      const block = await producer.produce(batch)
-      if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
+      const block = await produceBlock(batch)
       pool.settle(batch.map((item) => item.tx.hash))
       produced += block.txs.length
     }
@@ -405,28 +412,24 @@ async function transfersWorkload(count: number): Promise<FloorWorkload> {
  */
 async function erc20Workload(count: number): Promise<FloorWorkload> {
   const accounts = floorAccounts()
-  const nowNs = (): bigint => BigInt(Date.now()) * 1_000_000n
   const store = await fundedLedger('erc20', accounts)
-  const { producer, hasher } = await measuredProducer(store, nowNs)
+  const { produce, hasher } = await measuredProducer(store)
   const ready = (kind: 'deploy' | 'invoke', params: Record<string, unknown>): ReadyTx => ({
     tx: admitTransaction(kind, params, { nowNs }),
     signatureValid: true,
   })
   const transfer = (to: string, amount: bigint): string => calldata('transfer(address,uint256)', to as `0x${string}`, amount)
-  const deployed = await producer.produce([
+  const deployed = await produce([
     ready('deploy', sdkTransaction(accounts[0], { kind: 'deploy', payload: artifact(TOKEN_SOURCE, 'BenchToken').bin })),
   ])
   const token = deployed.receipts[0]?.contractAddress
-  if (token === undefined) throw new Error(`floors: the token was not deployed (${deployed.invalid[0]?.detail})`)
+  if (token === undefined) throw new Error('floors: the token was not deployed')
   const shares = accounts
     .slice(1)
     .map((account) =>
       ready('invoke', sdkTransaction(accounts[0], { kind: 'invoke', to: token, payload: transfer(account.address, 10n ** 24n) })),
     )
-  for (let i = 0; i < shares.length; i += BLOCK) {
-    const block = await producer.produce(shares.slice(i, i + BLOCK))
-    if (block.invalid.length > 0) throw new Error(`floors: ${block.invalid[0].invalidMsg}: ${block.invalid[0].detail}`)
-  }
+  for (let i = 0; i < shares.length; i += BLOCK) await produce(shares.slice(i, i + BLOCK))
   await hasher.close()
   return {
     kind: 'invoke',

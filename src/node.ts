@@ -927,9 +927,11 @@ function logStarted(options: {
     log.info(
       `TCert check on: requests need tcert, timestamp and signature headers; cert_getTCert ${config.tcert.enrollmentCaFiles.length === 0 ? 'is exempt (no enrollment CA configured)' : `needs a certificate from ${config.tcert.enrollmentCaFiles.length} enrollment CA(s)`}`,
     )
+  const verifiedBy =
+    verifyPool.mode === 'workers' ? 'workers' : threads === undefined ? 'this thread' : 'each request thread (relayed ones on this thread)'
   for (const { log: chainLog, dataDir, store } of chains)
     chainLog.info(
-      `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifyPool.mode === 'workers' ? 'workers' : threads === undefined ? 'this thread' : 'each request thread (relayed ones on this thread)'} (${verifyPool.backend})`,
+      `ledger in ${dataDir}, height ${store.height()}, genesis ${store.genesisNumber()}, signatures verified by ${verifiedBy} (${verifyPool.backend})`,
     )
   log.info(
     `threads for ${layout.cores} core${layout.cores === 1 ? '' : 's'} ([node] cores): the chain thread, ${requestThreads} request, ${verifyWorkers} verify, ${stateHasher.mode === 'worker' ? 'a state hasher' : 'the state hashed on the chain thread'}`,
