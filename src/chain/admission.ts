@@ -3,12 +3,12 @@
  * validated params into a SignedTx. The signature is NOT checked here: a bad one makes the
  * transaction invalid later (SIGFAILED), as the spec's "Transaction life" says.
  */
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
 import { transactionHash } from '../crypto/tx-hash.ts'
 import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType, ZERO_ADDRESS } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
 import { BUILTIN_ADDRESSES } from '../governance/wire.ts'
+import { bytesToHex } from '../wire/hex.ts'
 
 const ZERO_ADDRESS_HEX = /^(0x)?0{40}$/i
 const FIVE_MINUTES_NS = 5n * 60n * 1_000_000_000n
@@ -109,7 +109,7 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
     opcode,
     vmType,
     signature,
-    signHash: `0x${bytesToHex(signHash2017({ ...fields, from, to, payload: kind === 'transfer' ? undefined : payload, value }))}`,
+    signHash: bytesToHex(signHash2017({ ...fields, from, to, payload: kind === 'transfer' ? undefined : payload, value })),
     simulate: params.simulate === true,
     signed: params,
   }
@@ -140,5 +140,5 @@ export function signHashOf(params: Record<string, unknown>): string {
   const from = address(params.from)
   if (from === undefined) throw new InvalidParams('address `from` is invalid')
   if (BigInt(params.timestamp as number | bigint) <= 0n) throw new InvalidParams('`timestamp` is invalid')
-  return `0x${bytesToHex(signHash2017({ ...(params as unknown as TxFields), from }))}`
+  return bytesToHex(signHash2017({ ...(params as unknown as TxFields), from }))
 }

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex } from '../domain.ts'
 import { writeFileAtomically } from '../fs-atomic.ts'
 import type { GenesisGovernance } from '../governance/state.ts'
 import { BUILD_RUNNING, genesisVersionsProblem } from '../governance/versions.ts'
+import { bytesToHex } from '../wire/hex.ts'
 
 /** What the generated account starts with: 10^15, well inside int64. */
 export const DEV_ACCOUNT_BALANCE = 1_000_000_000_000_000n
@@ -41,7 +41,7 @@ export function devAccount(keyFile: string): DevAccount {
     const saved = JSON.parse(readFileSync(keyFile, 'utf8')) as { address: Hex; privateKey: Hex; balance: string }
     return { address: saved.address, privateKey: saved.privateKey, balance: BigInt(saved.balance) }
   }
-  const privateKey = `0x${bytesToHex(randomBytes(32))}`
+  const privateKey = bytesToHex(randomBytes(32))
   const account: DevAccount = { address: addressFromPrivateKey(privateKey), privateKey, balance: DEV_ACCOUNT_BALANCE }
   mkdirSync(dirname(keyFile), { recursive: true })
   writeFileAtomically(keyFile, `${JSON.stringify({ ...account, balance: account.balance.toString() }, null, 2)}\n`, 0o600)

@@ -3,7 +3,7 @@
  * (protocol.md §2), write everything in one LMDB transaction. Deterministic given the batch, the
  * parent and the block time, so another node executing the same batch reaches the same block.
  */
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes } from '@noble/hashes/utils.js'
 import { logsBloom, orBloom } from '../crypto/log-bloom.ts'
 import { blockHash, encodeConsensusReceipt, encodeConsensusTransaction, listRoot } from '../crypto/tx-hash.ts'
 import {
@@ -23,6 +23,7 @@ import {
 import type { Logger } from '../log.ts'
 import type { StateHasher } from '../store/state-hasher.ts'
 import { turnBudget } from '../turns.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { type ReadyTx, signKey } from './pool.ts'
 
 export interface BlockExecutor {
@@ -194,9 +195,9 @@ export function createBlockProducer(options: {
         ),
       )
       const merkleRoot = await store.stateRootAfterOn(hasher, changes)
-      const hash = `0x${bytesToHex(
+      const hash = bytesToHex(
         blockHash({ parentHash: bytes(parentHash), number: BigInt(number), timestamp, txRoot, receiptRoot, merkleRoot: bytes(merkleRoot) }),
-      )}`
+      )
       const executeTimes = valid.map(({ outcome }) => outcome.executeTimeNs)
       const header: BlockHeader = {
         number,
@@ -205,8 +206,8 @@ export function createBlockProducer(options: {
         writeTime: timestamp,
         avgTimeMs: executeTimes.length === 0 ? 0 : executeTimes.reduce((a, b) => a + b, 0) / executeTimes.length / 1e6,
         txCount: valid.length,
-        txRoot: `0x${bytesToHex(txRoot)}`,
-        receiptRoot: `0x${bytesToHex(receiptRoot)}`,
+        txRoot: bytesToHex(txRoot),
+        receiptRoot: bytesToHex(receiptRoot),
         merkleRoot,
         version: RECORD_VERSION,
       }

@@ -1,8 +1,8 @@
 /** Hash helpers shared by the protocol code (protocol.md §2). */
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { keccak256 as portableKeccak256 } from '../../sdk/src/keccak.ts'
+import { plainHex } from '../wire/hex.ts'
 
 /** The `keccak` package's native sponge (its addon's export; the package wraps it in a stream class). */
 interface NativeKeccakState {
@@ -24,7 +24,7 @@ const NativeKeccak = ((): (new () => NativeKeccakState) | undefined => {
   try {
     const fromKeccak = createRequire(createRequire(import.meta.url).resolve('keccak/package.json'))
     const State = fromKeccak('node-gyp-build')(dirname(fromKeccak.resolve('keccak/package.json'))) as new () => NativeKeccakState
-    const probe = bytesToHex(nativeDigest(State, Buffer.from('abc')))
+    const probe = plainHex(nativeDigest(State, Buffer.from('abc')))
     return probe === '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45' ? State : undefined
   } catch {
     return undefined
@@ -72,5 +72,5 @@ export function keccakBackendName(): 'native' | 'noble' {
 
 /** Node hash: lower-case hex, no 0x, of Keccak-256(hostname + namespace) (protocol.md §2). */
 export function nodeHash(hostname: string, namespace: string): string {
-  return bytesToHex(keccak256(hostname + namespace))
+  return plainHex(keccak256(hostname + namespace))
 }

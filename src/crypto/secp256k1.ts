@@ -10,13 +10,13 @@
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import {
   secp256k1Address as addressOfKey,
   secp256k1Sign as nobleSign,
   type RecoverableSignature,
   secp256k1PublicKey,
 } from '../../sdk/src/secp256k1.ts'
+import { bytesToHex, plainHex } from '../wire/hex.ts'
 import { keccak256 } from './hash.ts'
 
 export { type RecoverableSignature, secp256k1PublicKey }
@@ -89,7 +89,7 @@ function loadNative(): { backend: Secp256k1Backend; addon: NativeSecp256k1 } | u
     const probe = addon.ecdsaSign(scratch.subarray(0, 32), scratch.subarray(32))
     const recovered = backend.recover(scratch.subarray(0, 32), probe.signature.subarray(0, 32), probe.signature.subarray(32), probe.recid)
     const expected = noble.getPublicKey(scratch.subarray(32), false)
-    if (!recovered || bytesToHex(recovered) !== bytesToHex(expected)) return undefined
+    if (!recovered || plainHex(recovered) !== plainHex(expected)) return undefined
     return { backend, addon }
   } catch {
     return undefined
@@ -136,7 +136,7 @@ export function secp256k1Malleate(s: Uint8Array, recovery: number): { s: Uint8Ar
 }
 
 function bytesToBigInt(bytes: Uint8Array): bigint {
-  return bytes.length === 0 ? 0n : BigInt(`0x${bytesToHex(bytes)}`)
+  return bytes.length === 0 ? 0n : BigInt(bytesToHex(bytes))
 }
 
 function bigIntTo32(value: bigint): Uint8Array {

@@ -13,8 +13,9 @@
  * sm-crypto-v2 remains as the SM3 fallback and as an independent cross-check in the tests.
  */
 import { DER } from '@noble/curves/abstract/weierstrass.js'
-import { bytesToHex, concatBytes } from '@noble/hashes/utils.js'
+import { concatBytes } from '@noble/hashes/utils.js'
 import { bytesToBigInt, SM2_N as N, Sm2Point as Point, sm3, SM2_Z_PREFIX as Z_PREFIX } from '../../sdk/src/sm2.ts'
+import { plainHex } from '../wire/hex.ts'
 
 export { sm2Address, sm2Digest, sm2PublicKey, sm2Sign, sm2Z, sm3 } from '../../sdk/src/sm2.ts'
 
@@ -34,7 +35,7 @@ export function sm2VerifyAny(publicKey: Uint8Array, der: Uint8Array, messages: r
     const s = signature.s
     if (r <= 0n || r >= N || s <= 0n || s >= N) return -1
     // DER.toSig accepts trailing garbage in some versions; insist on the canonical encoding.
-    if (DER.hexFromSig({ r, s }) !== bytesToHex(der)) return -1
+    if (DER.hexFromSig({ r, s }) !== plainHex(der)) return -1
     const t = (r + s) % N
     if (t === 0n) return -1
     const P = publicKeyPoint(publicKey)
@@ -75,7 +76,7 @@ let clock = 0
 
 function publicKeyPoint(publicKey: Uint8Array): InstanceType<typeof Point> {
   clock++
-  const key = bytesToHex(publicKey)
+  const key = plainHex(publicKey)
   const cached = precomputed.get(key)
   if (cached) {
     // re-insert so that Map order stays least-recently-used first

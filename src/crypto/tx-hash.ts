@@ -6,8 +6,9 @@
  * as standard base64 strings (nil as `null`) and integers in decimal. The protobuf and RLP
  * encoders needed here are a few lines each, so they are written out rather than pulled in.
  */
-import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { ProtoWriter } from '../../sdk/src/protobuf.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { keccak256 } from './hash.ts'
 import { amountOf, int, type TxFields } from './sign-string.ts'
 import { decodeSignatureHex } from './signature.ts'
@@ -105,7 +106,7 @@ export function transactionHash(tx: TxFields & { signature: string }, kind: TxKi
     nonce: int(tx.nonce, 'nonce'),
     signature: decodeSignatureHex(tx.signature),
   })
-  return `0x${bytesToHex(hash)}`
+  return bytesToHex(hash)
 }
 
 /**
@@ -116,7 +117,7 @@ export function contractAddress(sender: string, nonce: bigint | number): string 
   const senderBytes = addressBytes(sender)
   const list = concatBytes(rlpBytes(senderBytes), rlpBytes(bigIntToMinimalBytes(BigInt(nonce))))
   // The list is at most 21 + 9 bytes, so the short form (0xc0 + length) always applies.
-  return `0x${bytesToHex(keccak256(concatBytes(Uint8Array.of(0xc0 + list.length), list)).subarray(12))}`
+  return bytesToHex(keccak256(concatBytes(Uint8Array.of(0xc0 + list.length), list)).subarray(12))
 }
 
 export interface BlockHeader {

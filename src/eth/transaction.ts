@@ -20,11 +20,12 @@ import type { Common } from '@ethereumjs/common'
 import { createCustomCommon, Mainnet } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { type AccessList2930Tx, createTxFromRLP, type FeeMarket1559Tx, type LegacyTx } from '@ethereumjs/tx'
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from '../crypto/hash.ts'
 import { secp256k1, secp256k1Address } from '../crypto/secp256k1.ts'
 import type { Hex, SignedTx, TxKind } from '../domain.ts'
 import { InvalidParams } from '../errors.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { TransactionRejected } from './errors.ts'
 
 /** geth's limit on a transaction's size (txpool txMaxSize, 4 slots of 32 KiB) */
@@ -96,7 +97,7 @@ function chainIdOf(raw: Uint8Array): bigint | undefined {
 
 function toBigInt(bytes: Uint8Array | undefined): bigint {
   if (!(bytes instanceof Uint8Array) || bytes.length === 0) return 0n
-  return BigInt(`0x${bytesToHex(bytes)}`)
+  return BigInt(bytesToHex(bytes))
 }
 
 /**
@@ -148,7 +149,7 @@ export function decodeEthereumTx(rawHex: string, chainId: bigint, recover = true
     gasLimit: tx.gasLimit,
     to: tx.to === undefined ? null : tx.to.toString().toLowerCase(),
     value: tx.value,
-    data: `0x${bytesToHex(tx.data)}`,
+    data: bytesToHex(tx.data),
     accessList: type === 0 ? [] : accessListOf((tx as AccessList2930Tx).accessList),
     v: tx.v as bigint,
     r: tx.r as bigint,
@@ -158,7 +159,7 @@ export function decodeEthereumTx(rawHex: string, chainId: bigint, recover = true
     fields.maxFeePerGas = (tx as FeeMarket1559Tx).maxFeePerGas
     fields.maxPriorityFeePerGas = (tx as FeeMarket1559Tx).maxPriorityFeePerGas
   } else fields.gasPrice = (tx as LegacyTx).gasPrice
-  return { fields, from, hash: `0x${bytesToHex(keccak256(raw))}`, signHash: `0x${bytesToHex(signHash)}` }
+  return { fields, from, hash: bytesToHex(keccak256(raw)), signHash: bytesToHex(signHash) }
 }
 
 const SECP256K1_HALF_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n
@@ -184,7 +185,7 @@ function senderOf(tx: LegacyTx | AccessList2930Tx | FeeMarket1559Tx, chainId: bi
 }
 
 function accessListOf(list: readonly [Uint8Array, Uint8Array[]][]): EthereumFields['accessList'] {
-  return list.map(([address, keys]) => ({ address: `0x${bytesToHex(address)}`, storageKeys: keys.map((key) => `0x${bytesToHex(key)}`) }))
+  return list.map(([address, keys]) => ({ address: bytesToHex(address), storageKeys: keys.map((key) => bytesToHex(key)) }))
 }
 
 function firstLine(message: string): string {

@@ -34,7 +34,7 @@
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createEVM, type EVM, EVMError, type EVMOpts, type EVMResult, type ExecResult, type Message } from '@ethereumjs/evm'
-import { type Address, bytesToHex, createAddressFromString, createZeroAddress } from '@ethereumjs/util'
+import { type Address, createAddressFromString, createZeroAddress } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import { keccak256 } from '../crypto/hash.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx, StateReader, WorldChanges } from '../domain.ts'
@@ -44,6 +44,7 @@ import { type BvmHooks, type ChainVersions, executeBvm, type NodeHooks } from '.
 import { cnameOf, refusalOf } from '../governance/permission.ts'
 import { type GenesisGovernance, type GovernanceConfig, GovernanceView, NO_GOVERNANCE } from '../governance/state.ts'
 import { turnBudget } from '../turns.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { BlockState, StateReadError } from './block-state.ts'
 import { installFastMstore } from './fast-mstore.ts'
 import { hexToBytesChecked } from './hex-bytes.ts'

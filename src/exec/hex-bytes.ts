@@ -5,6 +5,7 @@
  * is also the validity check (the executor used to run a regular expression first, then decode).
  */
 import type { Hex } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { hexDigit } from '../wire/hex-digits.ts'
 
 /** `0x` + whole bytes of hex (either case) → the bytes; undefined for anything else (odd length, a non-hex digit, no prefix). */
@@ -20,13 +21,8 @@ export function hexToBytesChecked(hex: string): Uint8Array | undefined {
   return out
 }
 
-const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-
 /** bytes (at most 32) → the 32-byte word they are left-padded to, as lower-case `0x` hex */
 export function wordHex(bytes: Uint8Array): Hex {
   if (bytes.length > 32) throw new RangeError(`a storage word has at most 32 bytes, got ${bytes.length}`)
-  let hex = '0x'
-  for (let i = bytes.length; i < 32; i++) hex += '00'
-  for (let i = 0; i < bytes.length; i++) hex += BYTE_HEX[bytes[i]]
-  return hex as Hex
+  return bytesToHex(bytes, 32)
 }

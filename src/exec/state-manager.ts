@@ -12,12 +12,16 @@
  * record that SSTORE gas (EIP-2200/3529) needs.
  */
 import type { AccountFields, StateManagerInterface } from '@ethereumjs/common'
-import { Account, type Address, bytesToHex, hexToBytes, KECCAK256_NULL, KECCAK256_RLP, type PrefixedHexString } from '@ethereumjs/util'
+import { Account, type Address, hexToBytes, KECCAK256_NULL, KECCAK256_RLP, type PrefixedHexString } from '@ethereumjs/util'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex } from '../domain.ts'
 import { ZERO_WORD } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import type { BlockState } from './block-state.ts'
 import { hexToBytesChecked, wordHex } from './hex-bytes.ts'
+
+/** an address as the overlay keys it (Address.toString() would build it as a chain of cons strings: wire/hex.ts) */
+const addressHex = (address: Address): Hex => bytesToHex(address.bytes)
 
 interface CodeEntry {
   code: Hex
@@ -46,7 +50,7 @@ export class OverlayStateManager implements StateManagerInterface {
 
   readonly originalStorageCache = {
     get: async (address: Address, key: Uint8Array): Promise<Uint8Array> => {
-      const a = address.toString()
+      const a = addressHex(address)
       const k = bytesToHex(key)
       const v = this.originals.get(a + k) ?? this.overlay().getStorage(a, k)
       return v === ZERO_WORD ? EMPTY : wordBytes(v)
@@ -97,7 +101,7 @@ export class OverlayStateManager implements StateManagerInterface {
   // ---- accounts ----
 
   async getAccount(address: Address): Promise<Account | undefined> {
-    const a = address.toString()
+    const a = addressHex(address)
     const s = this.overlay()
     const acc = s.getAccount(a)
     const code = s.getCode(a)
@@ -107,7 +111,7 @@ export class OverlayStateManager implements StateManagerInterface {
 
   async putAccount(address: Address, account?: Account): Promise<void> {
     if (account === undefined) return this.deleteAccount(address)
-    const a = address.toString()
+    const a = addressHex(address)
     const s = this.overlay()
     const current = s.getAccount(a)
     if (current === undefined) {
@@ -121,7 +125,7 @@ export class OverlayStateManager implements StateManagerInterface {
   }
 
   async deleteAccount(address: Address): Promise<void> {
-    this.overlay().deleteAccount(address.toString())
+    this.overlay().deleteAccount(addressHex(address))
   }
 
   async modifyAccountFields(address: Address, fields: AccountFields): Promise<void> {
@@ -134,31 +138,31 @@ export class OverlayStateManager implements StateManagerInterface {
   // ---- code ----
 
   async putCode(address: Address, value: Uint8Array): Promise<void> {
-    const a = address.toString()
+    const a = addressHex(address)
     const code = bytesToHex(value)
     this.overlay().putCode(a, code)
     this.codeWrites.add(a)
   }
 
   async getCode(address: Address): Promise<Uint8Array> {
-    const a = address.toString()
+    const a = addressHex(address)
     const code = this.overlay().getCode(a)
     return code === '0x' ? EMPTY : this.codeEntry(a, code).bytes
   }
 
   async getCodeSize(address: Address): Promise<number> {
-    return (this.overlay().getCode(address.toString()).length - 2) >> 1
+    return (this.overlay().getCode(addressHex(address)).length - 2) >> 1
   }
 
   // ---- storage ----
 
   async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
-    const v = this.overlay().getStorage(address.toString(), bytesToHex(key))
+    const v = this.overlay().getStorage(addressHex(address), bytesToHex(key))
     return v === ZERO_WORD ? EMPTY : wordBytes(v)
   }
 
   async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
-    const a = address.toString()
+    const a = addressHex(address)
     const k = bytesToHex(key)
     const s = this.overlay()
     const ok = a + k
@@ -167,7 +171,7 @@ export class OverlayStateManager implements StateManagerInterface {
   }
 
   async clearStorage(address: Address): Promise<void> {
-    this.overlay().clearStorage(address.toString())
+    this.overlay().clearStorage(addressHex(address))
   }
 
   // ---- checkpoints (the EVM opens one per message frame) ----

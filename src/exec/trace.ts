@@ -9,9 +9,9 @@
  */
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { EVMError } from '@ethereumjs/evm'
-import { bytesToHex } from '@ethereumjs/util'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { Hex } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 
 export interface TraceOptions {
   /** 'callTracer', or undefined for the struct logger */

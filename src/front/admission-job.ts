@@ -10,7 +10,6 @@
  * item: `0 ‖ tx hash (32 bytes) ‖ record` (wire/tx-codec.ts admittedRecord), or `1 ‖ msgpack
  * [code, message]`: the refusal the request thread throws.
  */
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { admitTransaction } from '../chain/admission.ts'
 import type { TxFields } from '../crypto/sign-string.ts'
 import { checkTransactionSignature } from '../crypto/signature.ts'
@@ -18,6 +17,7 @@ import type { JobHandler } from '../crypto/verify-pool.ts'
 import type { Hex, TxKind } from '../domain.ts'
 import { InvalidParams, RpcError } from '../errors.ts'
 import { pack, unpack } from '../wire/binary.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { admittedRecord, encodeTx } from '../wire/tx-codec.ts'
 
 export const ADMIT_JOB = 'admit'
@@ -82,7 +82,7 @@ export const jobs: Readonly<Record<string, JobHandler>> = { [ADMIT_JOB]: admit }
 /** An answer's bytes read back. */
 export function admissionAnswer(bytes: Uint8Array): AdmissionAnswer {
   if (bytes[0] === ADMITTED && bytes.length > 33) {
-    return { hash: `0x${bytesToHex(bytes.subarray(1, 33))}`, record: bytes.subarray(33) }
+    return { hash: bytesToHex(bytes.subarray(1, 33)), record: bytes.subarray(33) }
   }
   if (bytes[0] === REFUSED) {
     const [code, message] = unpack(bytes.subarray(1), 'an admission refusal') as [number, string]

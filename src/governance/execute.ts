@@ -11,9 +11,10 @@
  *   arguments) is `Success: false` with `Err` saying why, and changes nothing.
  */
 import { type KeyObject, verify as verifySignature, X509Certificate } from 'node:crypto'
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { versionAtLeast } from '../../sdk/src/sign-string.ts'
 import type { Account, ExecutionOutcome, Hex, Log } from '../domain.ts'
+import { bytesToHex, plainHex } from '../wire/hex.ts'
 import {
   BUILTIN_ROLES,
   CA_MODES,
@@ -122,7 +123,7 @@ export interface BvmRun {
   hooks: BvmHooks
 }
 
-export const PROPOSAL_TOPIC: Hex = `0x${bytesToHex(utf8ToBytes('proposal contract')).padStart(64, '0')}`
+export const PROPOSAL_TOPIC: Hex = `0x${plainHex(utf8ToBytes('proposal contract')).padStart(64, '0')}`
 
 /** What the DID and MPC contracts answer: Keel has no such feature. */
 const MISSING: Readonly<Record<string, string>> = {
@@ -692,7 +693,7 @@ class Contracts {
       address: BuiltinAddress.proposal,
       topics: [PROPOSAL_TOPIC],
       // the record without its contents' bytes (`code` shows them): timestamps stay decimal text
-      data: `0x${bytesToHex(utf8ToBytes(JSON.stringify({ ...proposal, contents: undefined })))}`,
+      data: bytesToHex(utf8ToBytes(JSON.stringify({ ...proposal, contents: undefined }))),
     }
   }
 

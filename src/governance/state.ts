@@ -8,9 +8,10 @@
  * the bytes, 32 per slot. EVM code cannot write these slots: the built-in addresses hold no code, and
  * only code running at an address writes its storage.
  */
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from '../crypto/hash.ts'
 import type { Hex } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 import { BUILD_RUNNING, type RunningVersions, type SupportedVersions } from './versions.ts'
 import { BuiltinAddress } from './wire.ts'
 
@@ -38,7 +39,7 @@ const fixedBases = new Map<string, bigint>()
 function baseOf(key: string): bigint {
   const fixed = fixedBases.get(key)
   if (fixed !== undefined) return fixed
-  const base = BigInt(`0x${bytesToHex(keccak256(utf8ToBytes(key)))}`)
+  const base = BigInt(bytesToHex(keccak256(utf8ToBytes(key))))
   if (!key.includes(':')) fixedBases.set(key, base)
   return base
 }
@@ -77,7 +78,7 @@ export function writeRecord(state: SlotWriter, address: Hex, key: string, value:
   for (let i = 0; i < newWords && bytes !== undefined; i++) {
     const chunk = new Uint8Array(WORD)
     chunk.set(bytes.subarray(i * WORD, (i + 1) * WORD))
-    state.putStorage(address, slotAt(base, i + 1), `0x${bytesToHex(chunk)}`)
+    state.putStorage(address, slotAt(base, i + 1), bytesToHex(chunk))
   }
   for (let i = newWords; i < oldWords; i++) state.putStorage(address, slotAt(base, i + 1), ZERO_WORD)
 }

@@ -9,9 +9,10 @@
  * Lengths are bytes. Arguments are bytes (UTF-8 text except where an operation says otherwise, such
  * as a proposal's contents inside Create).
  */
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { BVM_ADDRESS } from '../../sdk/src/bvm.ts'
 import type { Hex } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 
 /** The built-in contracts' addresses (the SDK's `BuiltinOperation.Builder`s), shared with keel-client's builders. */
 export const BuiltinAddress = BVM_ADDRESS
@@ -153,7 +154,7 @@ export const OpCode = { success: 200, methodNotExist: -30001, paramsLenMismatch:
 
 /** The receipt `ret` of a BVM result: hex of its JSON (key order as Hyperchain writes them). */
 export function encodeResult(result: BvmResult): Hex {
-  return `0x${bytesToHex(utf8ToBytes(JSON.stringify({ Success: result.Success, Ret: result.Ret, Err: result.Err })))}`
+  return bytesToHex(utf8ToBytes(JSON.stringify({ Success: result.Success, Ret: result.Ret, Err: result.Err })))
 }
 
 export function base64Of(text: string): string {

@@ -9,13 +9,13 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { accountFromPrivateKey } from '../../sdk/src/account.ts'
 import { signBvm, versionOperation } from '../../sdk/src/bvm.ts'
 import { addressFromPrivateKey } from '../crypto/signature.ts'
 import type { Hex, TxSubmitter } from '../domain.ts'
 import { writeFileAtomically } from '../fs-atomic.ts'
 import { BUILD_SUPPORTED, nodeBindingBytes, type SupportedVersions } from '../governance/versions.ts'
+import { bytesToHex, plainHex } from '../wire/hex.ts'
 
 export const NODE_ACCOUNT_FILE = 'node-account.json'
 
@@ -33,7 +33,7 @@ export function loadOrCreateNodeAccount(dataDir: string): NodeAccount {
       throw new Error(`${file}: the address is not the private key's; restore the file or remove it to make a new node account`)
     return { address: saved.address.toLowerCase(), privateKey: saved.privateKey }
   }
-  const privateKey: Hex = `0x${bytesToHex(randomBytes(32))}`
+  const privateKey: Hex = bytesToHex(randomBytes(32))
   const account: NodeAccount = { address: addressFromPrivateKey(privateKey), privateKey }
   mkdirSync(dirname(file), { recursive: true })
   writeFileAtomically(file, `${JSON.stringify(account, null, 2)}\n`, 0o600)
@@ -71,7 +71,7 @@ export function createSupportDeclarer(options: {
       binder.hostname,
       options.supported ?? BUILD_SUPPORTED,
       binder.certPem,
-      bytesToHex(binding),
+      plainHex(binding),
     )
     const tx = signBvm(signer, operation, { version: options.runningTxVersion(), timestamp: options.nowNs() })
     return options.submitter.submit('invoke', tx)

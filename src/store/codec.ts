@@ -1,5 +1,6 @@
 /** Byte-level helpers for keys: hex <-> bytes, fixed-width keys, order-preserving time keys. */
 import type { Hex } from '../domain.ts'
+import { bytesToHex } from '../wire/hex.ts'
 
 export { ZERO_HASH } from '../domain.ts'
 export const EMPTY = Buffer.alloc(0)
@@ -35,16 +36,13 @@ export function word32(hex: Hex, what: string): Buffer {
   return padded
 }
 
-export function bytesToHex(bytes: Uint8Array): Hex {
-  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')}`
-}
+export { bytesToHex }
 
 /** Split a packed run of fixed-size records into hex strings. */
 export function unpackHex(packed: Uint8Array | undefined, size: number): Hex[] {
   if (packed === undefined) return []
   const out: Hex[] = []
-  const buf = Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength)
-  for (let at = 0; at + size <= buf.length; at += size) out.push(`0x${buf.toString('hex', at, at + size)}`)
+  for (let at = 0; at + size <= packed.length; at += size) out.push(bytesToHex(packed.subarray(at, at + size)))
   return out
 }
 

@@ -40,17 +40,17 @@
  * written by the first lists).
  */
 import { addExtension, Unpackr } from 'msgpackr'
+import { bytesToHex, plainHex } from './hex.ts'
 import { lowerHexDigit } from './hex-digits.ts'
 
 const MARK = 0xc1
 
 // ---- v1's extensions (read only): msgpack extension types 0x30–0x32 ----
 
-const hexOf = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 /** lower-case hex text of 20 bytes or more, with `0x` (hashes, addresses) */
-addExtension({ type: 0x30, read: (bytes: Uint8Array) => `0x${hexOf(bytes)}` } as Parameters<typeof addExtension>[0])
+addExtension({ type: 0x30, read: (bytes: Uint8Array) => bytesToHex(bytes) } as Parameters<typeof addExtension>[0])
 /** the same without it (the signature inside a transaction's `signed` params) */
-addExtension({ type: 0x31, read: hexOf } as Parameters<typeof addExtension>[0])
+addExtension({ type: 0x31, read: plainHex } as Parameters<typeof addExtension>[0])
 /** a record's msgpack body encoded earlier, embedded as it is (msgpackr's unpack is re-entrant) */
 addExtension({ type: 0x32, read: (bytes: Uint8Array) => packr.unpack(bytes) } as Parameters<typeof addExtension>[0])
 
@@ -451,7 +451,7 @@ function readValue(): unknown {
     case TAG.prefixedHex: {
       const length = readVarint()
       const from = span(length)
-      return `0x${input.toString('hex', from, from + length)}`
+      return bytesToHex(input.subarray(from, from + length))
     }
     case TAG.bareHex: {
       const length = readVarint()

@@ -10,10 +10,10 @@
  * those it discarded (Ethereum's failed transactions, status 0x0).
  */
 import { KECCAK256_RLP_ARRAY_S } from '@ethereumjs/util'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import { BLOOM_BYTES, logsBloom } from '../../crypto/log-bloom.ts'
 import { type BlockHeader, type Hex, type Log, type SignedTx, ZERO_ADDRESS, ZERO_HASH } from '../../domain.ts'
 import { ethereumFieldsOf, isEthereumTx } from '../../eth/transaction.ts'
+import { bytesToHex } from '../../wire/hex.ts'
 import type { ChainReader } from '../chain-reader.ts'
 
 export const quantity = (value: number | bigint): Hex => `0x${value.toString(16)}`
@@ -198,7 +198,7 @@ function gasOf(placed: Placed, txGasLimit: bigint): bigint {
 
 export function bloomHex(logs: readonly Log[]): Hex {
   const bloom = logsBloom(logs)
-  return bloom.length === 0 ? EMPTY_BLOOM : `0x${bytesToHex(bloom)}`
+  return bloom.length === 0 ? EMPTY_BLOOM : bytesToHex(bloom)
 }
 
 /** The block before Keel's first: Ethereum's clients expect a block 0. Its hash is block 1's parent hash. */
@@ -238,7 +238,7 @@ export function ethBlock(
     nonce: '0x0000000000000000',
     mixHash: ZERO_HASH,
     sha3Uncles: KECCAK256_RLP_ARRAY_S,
-    logsBloom: bloom === undefined || bloom.length === 0 ? EMPTY_BLOOM : `0x${bytesToHex(bloom)}`,
+    logsBloom: bloom === undefined || bloom.length === 0 ? EMPTY_BLOOM : bytesToHex(bloom),
     transactionsRoot: header.txRoot,
     stateRoot: header.merkleRoot,
     receiptsRoot: header.receiptRoot,

@@ -19,7 +19,7 @@
  *   members.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
+import { plainHex } from '../../wire/hex.ts'
 import type { MemberVote, Signed } from './messages.ts'
 
 /** consensus.md §1 (the same K and L as the replica's; repeated so that this module stands alone) */
@@ -104,7 +104,7 @@ export const activationBoundary = (seq: number): number => K * Math.ceil((seq + 
 export const changeOf = (vote: MemberVote): string =>
   vote.cert === undefined
     ? `${vote.action}/${vote.target}`
-    : `${vote.action}/${vote.target}/${bytesToHex(sha256(new TextEncoder().encode(vote.cert))).slice(0, 32)}`
+    : `${vote.action}/${vote.target}/${plainHex(sha256(new TextEncoder().encode(vote.cert))).slice(0, 32)}`
 
 /** `from`: a snapshot taken earlier (the blocks after its height are then recorded again) */
 export function createMembership(initial: readonly number[], from?: MembershipSnapshot, options: MembershipOptions = {}): Membership {

@@ -11,9 +11,9 @@
  * consensus records must keep verifying.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Hex } from '../../domain.ts'
 import { pack, unpack } from '../../wire/binary.ts'
+import { bytesToHex } from '../../wire/hex.ts'
 import { stringifyJson } from '../../wire/json.ts'
 
 export type { Hex }
@@ -160,7 +160,7 @@ function canonical(value: unknown): unknown {
 export function batchDigest(seq: number, timestamp: bigint, txHashes: readonly Hex[], votes?: readonly Signed<MemberVote>[]): Hex {
   const fields: unknown[] = [seq, timestamp, txHashes]
   if (votes !== undefined && votes.length > 0) fields.push(votes.map(canonical))
-  return `0x${bytesToHex(sha256(new TextEncoder().encode(stringifyJson(fields))))}`
+  return bytesToHex(sha256(new TextEncoder().encode(stringifyJson(fields))))
 }
 
 export function encodeMessage(message: Signed): Uint8Array {

@@ -10,11 +10,12 @@
  * the steps it took: the same on every node. A failure this machine caused (wall-clock time-out,
  * JVM stack or heap exhausted, executor unavailable) charges the whole budget.
  */
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from '../../crypto/hash.ts'
 import { contractAddress } from '../../crypto/tx-hash.ts'
 import type { ContractMeta, ExecutionOutcome, Hex, InvalidMsg, Log, SignedTx } from '../../domain.ts'
 import type { Logger } from '../../log.ts'
+import { bytesToHex } from '../../wire/hex.ts'
 import type { BlockState } from '../block-state.ts'
 import { FROZEN_DETAIL } from '../failures.ts'
 import type { JvmCall, JvmCallResult, JvmCode, JvmExecutor } from './child.ts'
@@ -46,7 +47,7 @@ export interface JvmEngine {
 }
 
 const elapsed = (t0: bigint): number => Number(process.hrtime.bigint() - t0)
-const hex = (bytes: Uint8Array): Hex => `0x${bytesToHex(bytes)}`
+const hex = (bytes: Uint8Array): Hex => bytesToHex(bytes)
 const payloadBytes = (payload: Hex): Uint8Array => hexToBytes(payload.length <= 2 ? '' : payload.slice(2))
 
 function failure(invalidMsg: InvalidMsg, detail: string, gasUsed: bigint | number, t0: bigint): ExecutionOutcome {

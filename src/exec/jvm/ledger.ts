@@ -9,15 +9,16 @@
  *           in the slots keccak256(head slot) + 0, + 1, … (32 bytes each, the last zero-padded).
  * An absent key is a zero head word. JVM contracts never run EVM code, so no EVM layout can clash.
  */
-import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { hexToBytes } from '@noble/hashes/utils.js'
 import { keccak256 } from '../../crypto/hash.ts'
 import type { Hex } from '../../domain.ts'
+import { bytesToHex } from '../../wire/hex.ts'
 import { type BlockState, ZERO_WORD } from '../block-state.ts'
 
 const LONG_MARK = 0x80
 const TWO_256 = 1n << 256n
 
-const word = (bytes: Uint8Array): Hex => `0x${bytesToHex(bytes)}`
+const word = (bytes: Uint8Array): Hex => bytesToHex(bytes)
 
 export function headSlot(key: string): Hex {
   return word(keccak256(key))
