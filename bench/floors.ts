@@ -24,7 +24,7 @@ import { checkTransactionSignature } from '../src/crypto/signature.ts'
 import type { SignedTx } from '../src/domain.ts'
 import { createExecutor } from '../src/exec/executor.ts'
 import type { ToFront } from '../src/front/messages.ts'
-import { createChainLink } from '../src/front/submitter.ts'
+import { createChainLink, GROUP_SIZE } from '../src/front/submitter.ts'
 import { createLogger } from '../src/log.ts'
 import { compileParamChecker } from '../src/rpc/params.ts'
 import { openStore, type Store } from '../src/store/index.ts'
@@ -309,7 +309,7 @@ async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
   const link = await hopFloor(records)
   floors.hop = {
     us: verifyHop ? 2 * link : link,
-    what: `the node's link request thread ↔ chain thread alone, groups of ≤ 16, both threads' CPU${verifyHop ? ", × 2 for the verify pool's round trip" : ' (no verify worker in this layout)'}`,
+    what: `the node's link request thread ↔ chain thread alone, groups of ≤ ${GROUP_SIZE}, both threads' CPU${verifyHop ? ", × 2 for the verify pool's round trip" : ' (no verify worker in this layout)'}`,
   }
 
   // the pool log alone: records appended as the chain thread does, each group written and fsynced together

@@ -29,7 +29,7 @@ import type { Simulated, ToChain, ToChainControl, ToFront } from './messages.ts'
  * docs/pipeline.md): at 16, full load sent bursts of ~16 and woke the node's threads 0.46–0.48
  * times per transfer; at 64, 0.35–0.41 (issue 27, sixth session).
  */
-const GROUP_SIZE = 64
+export const GROUP_SIZE = 64
 
 /** Gathers the items of one turn and hands them to `send` together: at the turn's end, or as soon as GROUP_SIZE have gathered. */
 function turnGroups<T>(send: (items: T[]) => void): (item: T) => void {
