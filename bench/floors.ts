@@ -23,6 +23,7 @@ import type { TxFields } from '../src/crypto/sign-string.ts'
 import { checkTransactionSignature } from '../src/crypto/signature.ts'
 import type { SignedTx } from '../src/domain.ts'
 import { createExecutor } from '../src/exec/executor.ts'
+import { admissionRequest } from '../src/front/admission-job.ts'
 import type { ToFront } from '../src/front/messages.ts'
 import { createChainLink, GROUP_SIZE } from '../src/front/submitter.ts'
 import { createLogger } from '../src/log.ts'
@@ -30,6 +31,7 @@ import { compileParamChecker } from '../src/rpc/params.ts'
 import { openStore, type Store } from '../src/store/index.ts'
 import { openPoolLog } from '../src/store/pool-log.ts'
 import { createStateHasher } from '../src/store/state-hasher.ts'
+import { unpack } from '../src/wire/binary.ts'
 import { parseJson, stringifyJson } from '../src/wire/json.ts'
 import { admittedRecord, decodeAdmitted, encodeTx } from '../src/wire/tx-codec.ts'
 import { artifact, calldata } from '../test/helpers/chain.ts'
@@ -298,9 +300,11 @@ async function measureWorkload(workload: FloorWorkload): Promise<Floors> {
   const records = txs.map((tx) => admittedRecord(encodeTx(tx), true))
   const encodeUs = perItem(txs, (tx) => admittedRecord(encodeTx(tx), true))
   const decodeRecordUs = perItem(records, (record) => decodeAdmitted(record))
+  // a node with a verify worker sends it each submission as msgpack [kind, params] (front/admission-job.ts)
+  const requestUs = verifyHop ? perItem(params, (tx) => unpack(admissionRequest(kind, tx), 'an admission request')) : 0
   floors.decode = {
-    us: decodeUs + encodeUs + decodeRecordUs,
-    what: `once each: decode + 2 hashes ${decodeUs.toFixed(1)}, record encode ${encodeUs.toFixed(1)}, record decode ${decodeRecordUs.toFixed(1)}`,
+    us: decodeUs + encodeUs + decodeRecordUs + requestUs,
+    what: `once each: decode + 2 hashes ${decodeUs.toFixed(1)}, record encode ${encodeUs.toFixed(1)}, record decode ${decodeRecordUs.toFixed(1)}${verifyHop ? `, the verify worker's request packed and unpacked ${requestUs.toFixed(1)}` : ''}`,
   }
   floors.signature = {
     us: perItem(txs, (tx) => checkTransactionSignature(tx.signed as unknown as TxFields, tx.signature, { nodeVersion: TX_VERSION })),
