@@ -16,7 +16,7 @@
  *                           `down` and `status` all read it
  *   <hostname>/node.log     its output
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -96,6 +96,7 @@ export interface CreateNetworkOptions {
 export async function freePorts(count: number): Promise<number[]> {
   const ephemeralFrom = firstEphemeralPort()
   if (ephemeralFrom === undefined || ephemeralFrom < LOWEST_PICKED_PORT + 1000) return portsFromTheSystem(count)
+  sweepPortReservations()
   const picked = new Set<number>()
   for (let tries = 0; picked.size < count; tries++) {
     if (tries > 50 * count) throw new Error(`no ${count} free ports found between ${LOWEST_PICKED_PORT} and ${ephemeralFrom}`)
@@ -110,6 +111,35 @@ const LOWEST_PICKED_PORT = 10_000
 /** how long a picked port stays reserved for the node it was picked for: it binds it within seconds */
 const PORT_RESERVATION_MS = 10 * 60_000
 
+/** the reservation files of every process of this machine that picks ports (reservePort) */
+const PORT_RESERVATIONS = join(tmpdir(), 'keel-port-reservations')
+
+/**
+ * Deletes the reservation files in `dir` older than twice PORT_RESERVATION_MS: expired, so taking one
+ * over and deleting it mean the same, and without this they pile up, one per port ever picked. A file
+ * is looked at again just before it goes: one taken over meanwhile (its time renewed) stays.
+ */
+export function sweepPortReservations(dir = PORT_RESERVATIONS, now = Date.now()): number {
+  let swept = 0
+  let names: string[]
+  try {
+    names = readdirSync(dir)
+  } catch {
+    return 0
+  }
+  for (const name of names) {
+    const file = join(dir, name)
+    try {
+      if (now - statSync(file).mtimeMs <= 2 * PORT_RESERVATION_MS) continue
+      unlinkSync(file)
+      swept++
+    } catch {
+      // gone already, or another process's to sweep
+    }
+  }
+  return swept
+}
+
 /**
  * Reserves `port` among the processes of this machine that share the temporary directory: a file
  * made with O_EXCL, which exactly one of them can create; false when another reserved it less than
@@ -117,7 +147,7 @@ const PORT_RESERVATION_MS = 10 * 60_000
  * or never will).
  */
 export function reservePort(port: number): boolean {
-  const dir = join(tmpdir(), 'keel-port-reservations')
+  const dir = PORT_RESERVATIONS
   const file = join(dir, String(port))
   try {
     mkdirSync(dir, { recursive: true })

@@ -1,11 +1,11 @@
 /** The files `npm run network -- up` writes: every node's configuration loads as a node would load it. */
-import { mkdtempSync, statSync } from 'node:fs'
+import { mkdtempSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readConfigFile, resolveConfig } from '../../../src/config.ts'
-import { addVp, createNetwork, freePorts, readNetwork, reservePort } from '../../../src/devnet/network.ts'
+import { addVp, createNetwork, freePorts, readNetwork, reservePort, sweepPortReservations } from '../../../src/devnet/network.ts'
 import { loadPeerConfig } from '../../../src/p2p/config.ts'
 import { loadNodeIdentity, loadPeerKeys } from '../../../src/p2p/identity.ts'
 import { coresPerNode } from '../../../src/thread-layout.ts'
@@ -67,6 +67,24 @@ test('free ports picked by one process are reserved from the others until their 
   for (const port of picked) assert.is(reservePort(port), false, `port ${port} is reserved`)
   const again = await freePorts(6)
   for (const port of again) assert.not.ok(picked.includes(port), `port ${port} picked twice`)
+})
+
+test('port reservations expired twice over are swept; a recent or renewed one stays', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'keel-reservations-'))
+  const now = Date.now()
+  const minutesAgo = (minutes: number): Date => new Date(now - minutes * 60_000)
+  for (const [port, age] of [
+    [40001, 30],
+    [40002, 21],
+    [40003, 15],
+    [40004, 1],
+  ]) {
+    writeFileSync(join(dir, String(port)), '1')
+    utimesSync(join(dir, String(port)), minutesAgo(age), minutesAgo(age))
+  }
+  assert.is(sweepPortReservations(dir, now), 2)
+  assert.equal(readdirSync(dir).sort(), ['40003', '40004'])
+  assert.is(sweepPortReservations(join(dir, 'missing'), now), 0, 'no directory: nothing to sweep')
 })
 
 test('add-vp: node5 with new = true, id = N = 5, an ECert of the same CA; the others learn its address, not a genesis VP', async () => {
