@@ -5,7 +5,7 @@
  * is also the validity check (the executor used to run a regular expression first, then decode).
  */
 import type { Hex } from '../domain.ts'
-import { bytesToHex } from '../wire/hex.ts'
+import { paddedHex } from '../wire/hex.ts'
 import { hexDigit } from '../wire/hex-digits.ts'
 
 /** `0x` + whole bytes of hex (either case) → the bytes; undefined for anything else (odd length, a non-hex digit, no prefix). */
@@ -24,5 +24,5 @@ export function hexToBytesChecked(hex: string): Uint8Array | undefined {
 /** bytes (at most 32) → the 32-byte word they are left-padded to, as lower-case `0x` hex */
 export function wordHex(bytes: Uint8Array): Hex {
   if (bytes.length > 32) throw new RangeError(`a storage word has at most 32 bytes, got ${bytes.length}`)
-  return bytesToHex(bytes, 32)
+  return paddedHex(bytes, 32)
 }

@@ -14,7 +14,7 @@ import { type KeyObject, verify as verifySignature, X509Certificate } from 'node
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { versionAtLeast } from '../../sdk/src/sign-string.ts'
 import type { Account, ExecutionOutcome, Hex, Log } from '../domain.ts'
-import { bytesToHex } from '../wire/hex.ts'
+import { bytesToHex, paddedHex } from '../wire/hex.ts'
 import {
   BUILTIN_ROLES,
   CA_MODES,
@@ -123,7 +123,7 @@ export interface BvmRun {
   hooks: BvmHooks
 }
 
-export const PROPOSAL_TOPIC: Hex = bytesToHex(utf8ToBytes('proposal contract'), 32)
+export const PROPOSAL_TOPIC: Hex = paddedHex(utf8ToBytes('proposal contract'), 32)
 
 /** What the DID and MPC contracts answer: Keel has no such feature. */
 const MISSING: Readonly<Record<string, string>> = {

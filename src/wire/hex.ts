@@ -39,8 +39,11 @@ function hexText(bytes: Uint8Array, prefixed: boolean, width: number): string {
   return out.toString('latin1', 0, length)
 }
 
-/** `0x` followed by the lower-case hex of `bytes` (left-padded with zero bytes to `width` bytes when given), a flat string */
-export const bytesToHex = (bytes: Uint8Array, width = 0): Hex => hexText(bytes, true, width) as Hex
+/** `0x` followed by the lower-case hex of `bytes`, a flat string (one parameter: safe as a `map` callback) */
+export const bytesToHex = (bytes: Uint8Array): Hex => hexText(bytes, true, 0) as Hex
+
+/** the same, left-padded with zero bytes to `width` bytes (a storage word: width 32) */
+export const paddedHex = (bytes: Uint8Array, width: number): Hex => hexText(bytes, true, width) as Hex
 
 /** the lower-case hex of `bytes` without `0x`, a flat string */
 export const plainHex = (bytes: Uint8Array): string => hexText(bytes, false, 0)

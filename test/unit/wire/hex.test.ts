@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { bytesToHex, plainHex } from '../../../src/wire/hex.ts'
+import { bytesToHex, paddedHex, plainHex } from '../../../src/wire/hex.ts'
 
 const reference = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex')
 
@@ -18,9 +18,9 @@ test('bytesToHex and plainHex write every byte value, lower case, at every size 
 test('a view into a larger buffer is read from its own offset; a width left-pads with zero bytes', () => {
   const whole = Uint8Array.from([0xaa, 0x01, 0x02, 0xbb])
   assert.is(bytesToHex(whole.subarray(1, 3)), '0x0102')
-  assert.is(bytesToHex(Uint8Array.of(0x12, 0x34), 4), '0x00001234')
-  assert.is(bytesToHex(new Uint8Array(0), 32), `0x${'00'.repeat(32)}`)
-  assert.is(bytesToHex(randomBytes(33), 32).length, 2 + 66, 'a width shorter than the bytes pads nothing')
+  assert.is(paddedHex(Uint8Array.of(0x12, 0x34), 4), '0x00001234')
+  assert.is(paddedHex(new Uint8Array(0), 32), `0x${'00'.repeat(32)}`)
+  assert.is(paddedHex(randomBytes(33), 32).length, 2 + 66, 'a width shorter than the bytes pads nothing')
 })
 
 test('a string returned earlier does not change when the shared scratch buffer is written again', () => {
