@@ -3,6 +3,7 @@
  * validated params into a SignedTx. The signature is NOT checked here: a bad one makes the
  * transaction invalid later (SIGFAILED), as the spec's "Transaction life" says.
  */
+import { copyWith } from '../copy-with.ts'
 import { amountOf, signHash2017, type TxFields } from '../crypto/sign-string.ts'
 import { transactionHash } from '../crypto/tx-hash.ts'
 import { Opcode, type OpcodeValue, type SignedTx, type TxKind, type VmType, ZERO_ADDRESS } from '../domain.ts'
@@ -85,8 +86,7 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
   if (vmType === 'BVM' && (to === null || !BUILTIN_ADDRESSES.has(to)))
     throw new InvalidParams(`a BVM transaction goes to a built-in contract (${[...BUILTIN_ADDRESSES].join(', ')}); got \`to\` ${to}`)
   // Hyperchain hashes contract calls with their payload, op, extra and vmType, and transfers with the amount only
-  const hashFields: TxFields & { signature: string } = {
-    ...fields,
+  const hashFields: TxFields & { signature: string } = copyWith(fields, {
     from,
     to,
     value,
@@ -95,7 +95,7 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
     extra,
     type: vmType,
     signature,
-  }
+  })
   return {
     hash: transactionHash(hashFields, kind === 'transfer' ? 'transfer' : 'contract'),
     kind,
@@ -109,7 +109,7 @@ export function admitTransaction(kind: TxKind, params: Record<string, unknown>, 
     opcode,
     vmType,
     signature,
-    signHash: bytesToHex(signHash2017({ ...fields, from, to, payload: kind === 'transfer' ? undefined : payload, value })),
+    signHash: bytesToHex(signHash2017(copyWith(fields, { from, to, payload: kind === 'transfer' ? undefined : payload, value }))),
     simulate: params.simulate === true,
     signed: params,
   }
@@ -140,5 +140,5 @@ export function signHashOf(params: Record<string, unknown>): string {
   const from = address(params.from)
   if (from === undefined) throw new InvalidParams('address `from` is invalid')
   if (BigInt(params.timestamp as number | bigint) <= 0n) throw new InvalidParams('`timestamp` is invalid')
-  return bytesToHex(signHash2017({ ...(params as unknown as TxFields), from }))
+  return bytesToHex(signHash2017(copyWith(params as unknown as TxFields, { from })))
 }

@@ -10,6 +10,7 @@
  * (src/store/pool-log.ts): an admission waits for one fsync, never for a block commit. On restart
  * the log is replayed (`restore`): whatever no block holds is pending again, in arrival order.
  */
+import { copyWith } from '../copy-with.ts'
 import type { Hex, SignedTx } from '../domain.ts'
 import { DuplicateTransaction, InvalidParams, RpcError, SystemBusy } from '../errors.ts'
 import type { Logger } from '../log.ts'
@@ -490,7 +491,7 @@ async function pendingInLog(options: {
   for (const tx of legacy) found.push({ tx, signatureValid: undefined })
   for (const { payload } of poolLog.replay()) {
     try {
-      found.push({ ...decodeAdmitted(payload), record: payload })
+      found.push(copyWith(decodeAdmitted(payload), { record: payload }))
     } catch (error) {
       log.warn(`pool log: a record that is no transaction skipped (${(error as Error).message})`)
     }

@@ -9,6 +9,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads'
+import { copyWith } from '../copy-with.ts'
 import type { VerifyPool } from '../crypto/verify-pool.ts'
 import type { SignedTx, TxSubmitter } from '../domain.ts'
 import { InternalError, RpcError } from '../errors.ts'
@@ -391,7 +392,7 @@ function serveNamespace(port: MessagePort, doors: NamespaceDoors): () => void {
         answer(id, refused.code, refused.message)
         continue
       }
-      doors.submitter.admit({ ...checked, record }).then(
+      doors.submitter.admit(copyWith(checked, { record })).then(
         () => answer(id, 0, ''),
         (error: unknown) => {
           const refused = failure(error, `admitting ${checked.tx.hash}`)

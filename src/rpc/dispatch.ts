@@ -5,6 +5,7 @@
  * Reply envelope (spec "Response envelope"): {jsonrpc, namespace, id, code, message, result?}.
  * code 0 + SUCCESS carries `result`; anything else carries no `result`.
  */
+import { copyWith } from '../copy-with.ts'
 import { InternalError, InvalidParams, InvalidRequest, MethodNotFound, NamespaceNotExist, ResponseTooLarge, RpcError } from '../errors.ts'
 import { type EthereumReply, isEthereumMethod, toEthereumReply } from '../eth/envelope.ts'
 import type { Logger } from '../log.ts'
@@ -209,7 +210,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (served === undefined) throw new NamespaceNotExist(context.namespace, options.knownNamespaces?.() ?? [defaultNamespace])
     const handler = Object.hasOwn(served, name) ? (served[name] as Handler) : undefined
     if (handler === undefined) throw new MethodNotFound(`The method ${name} is not implemented yet`)
-    const result = await handler(checked, { ...context, method: name })
+    const result = await handler(checked, copyWith(context, { method: name }))
     if (result === undefined) throw new Error(`handler of ${name} returned no result`)
     return result
   }

@@ -173,7 +173,10 @@ class LmdbStore extends LmdbReader implements Store {
   }
 
   private rawWrites(entries: readonly RawEntry[]): Write[] {
-    return entries.map((entry) => ({ ...this.placeOf(entry), value: entry.value }))
+    return entries.map((entry) => {
+      const { db, key } = this.placeOf(entry)
+      return { db, key, value: entry.value }
+    })
   }
 
   // ---- TCerts

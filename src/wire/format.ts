@@ -10,6 +10,7 @@ import type {
   Receipt as WireReceipt,
   Transaction as WireTransaction,
 } from '../../generated/types.ts'
+import { copyWith } from '../copy-with.ts'
 import {
   type BlockHeader,
   type CommittedTx,
@@ -77,7 +78,7 @@ export function extraIdField(tx: SignedTx): { extraId?: (number | bigint | strin
 }
 
 export function formatInvalidTransaction(invalid: InvalidTx): InvalidTransaction {
-  return { ...commonFields(invalid.tx), invalid: true, invalidMsg: invalid.invalidMsg }
+  return copyWith(commonFields(invalid.tx), { invalid: true, invalidMsg: invalid.invalidMsg })
 }
 
 export function formatReceipt(receipt: Receipt): WireReceipt {
