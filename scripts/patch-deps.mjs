@@ -17,7 +17,7 @@
  *
  * --check patches nothing: it exits 1 when an installed file is not patched. A file whose text
  * no longer matches (the package changed) is reported and left as it is; the install goes on
- * (the node is slower, not wrong) and test/unit/scripts/patch-deps.test.ts fails until this
+ * (the node is slower, not wrong) and test/unit/patch-deps.test.ts fails until this
  * list is brought up to date.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
