@@ -312,8 +312,16 @@ class StructLogger implements Tracer {
     }
     if (this.options.disableStack !== true) entry.stack = step.stack.map((item) => quantity(item))
     if (this.options.enableMemory === true) {
+      // the frame's memory size is what it has paid for (memoryWordCount); the EVM's store can be shorter
+      // (a CALL's return area that got no data is charged, never written), and those words are zeros
+      const size = Number(step.memoryWordCount) * 32
       const memory: string[] = []
-      for (let i = 0; i < step.memory.length; i += 32) memory.push(Buffer.from(step.memory.subarray(i, i + 32)).toString('hex'))
+      for (let i = 0; i < size; i += 32)
+        memory.push(
+          Buffer.from(step.memory.subarray(i, i + 32))
+            .toString('hex')
+            .padEnd(64, '0'),
+        )
       entry.memory = memory
     }
     if (this.options.enableReturnData === true) entry.returnData = this.lastReturnData

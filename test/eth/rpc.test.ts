@@ -504,6 +504,29 @@ test('debug_traceTransaction: a plain transfer of either dialect, a failed trans
   assert.is((await eth(url, 'debug_traceTransaction', ['0x12'])).error?.code, -32602)
 })
 
+test("debug_traceTransaction's struct logs with enableMemory: the memory as the frame has grown it, zeros it never wrote included", async () => {
+  const wide = new Interface(tracing.WideReturn.abi as never)
+  const deployed = await send(await signed({ data: tracing.WideReturn.bytecode, gasLimit: 1_000_000n }))
+  assert.is(deployed.status, '0x1')
+  // a CALL to an account without code returns no data: its return area (past 8 KiB) is paid for but never written
+  const probed = await send(await signed({ to: deployed.contractAddress, data: wide.encodeFunctionData('probe', [alice.address]) }))
+  assert.is(probed.status, '0x1')
+  const { structLogs } = await ethOk<{ structLogs: { op: string; stack: string[]; memory: string[] }[] }>(url, 'debug_traceTransaction', [
+    probed.transactionHash,
+    { enableMemory: true },
+  ])
+  const call = structLogs.findIndex((log) => log.op === 'CALL')
+  assert.ok(call > 0 && call + 1 < structLogs.length, 'the probe makes a CALL and goes on')
+  const after = structLogs[call + 1].memory
+  // geth's struct logger shows the frame's whole memory: 9000 + 32 rounded up to words, 283 of them
+  assert.is(after.length, 283, 'the memory after the CALL is as large as the return area made it')
+  assert.ok(
+    after.slice(256).every((word) => word === '00'.repeat(32)),
+    'the words past 8 KiB the call never wrote are zeros',
+  )
+  assert.ok(structLogs[call].memory.length < 256, 'before the CALL the memory was small')
+})
+
 test('debug_traceCall: a call traced on the latest state, a revert as a trace, nothing written', async () => {
   const height = await ethOk<string>(url, 'eth_blockNumber')
   const call = { from: alice.address, to: callerAddress, data: caller.encodeFunctionData('run', [7n]) }
