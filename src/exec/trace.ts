@@ -11,7 +11,7 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import { EVMError } from '@ethereumjs/evm'
 import { decodeRevertReason } from '../../sdk/src/abi.ts'
 import type { Hex } from '../domain.ts'
-import { bytesToHex } from '../wire/hex.ts'
+import { bytesToHex, plainHex } from '../wire/hex.ts'
 
 export interface TraceOptions {
   /** 'callTracer', or undefined for the struct logger */
@@ -316,12 +316,7 @@ class StructLogger implements Tracer {
       // (a CALL's return area that got no data is charged, never written), and those words are zeros
       const size = Number(step.memoryWordCount) * 32
       const memory: string[] = []
-      for (let i = 0; i < size; i += 32)
-        memory.push(
-          Buffer.from(step.memory.subarray(i, i + 32))
-            .toString('hex')
-            .padEnd(64, '0'),
-        )
+      for (let i = 0; i < size; i += 32) memory.push(plainHex(step.memory.subarray(i, i + 32)).padEnd(64, '0'))
       entry.memory = memory
     }
     if (this.options.enableReturnData === true) entry.returnData = this.lastReturnData
@@ -338,7 +333,7 @@ class StructLogger implements Tracer {
       if (code === SSTORE) touched.set(word(slot), word(step.stack[top - 1]))
       else {
         const value = await step.stateManager.getStorage(step.address, Buffer.from(word(slot), 'hex'))
-        touched.set(word(slot), Buffer.from(value).toString('hex').padStart(64, '0'))
+        touched.set(word(slot), plainHex(value).padStart(64, '0'))
       }
       entry.storage = Object.fromEntries(touched)
     }
