@@ -277,6 +277,8 @@ export interface Ledger {
    * the monitored threads' CPU independent of /proc, so the two can be compared
    */
   sampledUs: number
+  /** messages the threads posted to each other per transaction, by thread, when the monitor counted them */
+  messages?: Map<string, number>
 }
 
 /** V8's default sampling interval under --cpu-prof */
@@ -325,7 +327,9 @@ export function buildLedger(
     for (const [frame, count] of sampled.unclassified) unclassified.set(`${load.thread}: ${frame}`, count)
   }
   const processTotal = (processCpuSeconds * 1e6) / ops
+  const counted = threads.filter((load) => load.messages !== undefined && load.cpuSeconds !== undefined)
   return {
+    ...(counted.length === 0 ? {} : { messages: new Map(counted.map((load) => [load.thread, (load.messages as number) / ops])) }),
     rows,
     otherThreads: processTotal - threadsTotal,
     ...(unmonitored === undefined
@@ -388,6 +392,17 @@ export function formatLedger(title: string, ledger: Ledger, floors: Floors): str
   lines.push(
     `| profile samples × ${PROFILE_INTERVAL_US / 1000} ms (the check on the split) | ${us(ledger.sampledUs)} | ${Math.round((100 * ledger.sampledUs) / ledger.threadsTotal)}% of those threads' /proc CPU | | |`,
   )
+  if (ledger.messages !== undefined) {
+    const total = [...ledger.messages.values()].reduce((sum, count) => sum + count, 0)
+    const byThread = [...ledger.messages]
+      .filter(([, count]) => count >= 0.005)
+      .map(([thread, count]) => `${thread} ${count.toFixed(2)}`)
+      .join(', ')
+    lines.push(
+      '',
+      `Messages between threads: ${total.toFixed(2)} per transaction${byThread === '' ? '' : ` (${byThread})`}${total > 0 ? `, one per ${(1 / total).toFixed(1)} transactions` : ''}. The thread hops' floor above sends the same records to a receiver that is already running; a message that finds its receiver asleep also pays its wake-up (bench/hop-cost.ts).`,
+    )
+  }
   const late = [...ledger.lateness.values()].reduce((sum, stage) => sum + stage.late, 0)
   if (ledger.samples > 0) {
     const byStage = [...ledger.lateness]

@@ -3,7 +3,8 @@
  * (a CommonJS file, because `--require` preloads run in worker threads too and `--import` ones do
  * not on Node 20). With KEEL_LOOP_STATS_DIR set, each thread appends one line a second to
  * `<dir>/<pid>-<threadId>.jsonl`: its event-loop delay distribution over that second (percentile →
- * ns, from perf_hooks.monitorEventLoopDelay), its event-loop utilisation and its own CPU ticks.
+ * ns, from perf_hooks.monitorEventLoopDelay), its event-loop utilisation, its own CPU ticks and the
+ * messages it posted to other threads.
  * bench/run.ts merges the lines of a workload's window into a lag p99, a busy share and CPU per
  * operation per thread. Without the variable
  * it does nothing, so the same flag can sit in NODE_OPTIONS of a whole local network.
@@ -49,6 +50,16 @@ if (dir !== undefined && dir !== '') {
     }
   }
   let ticks = threadTicks()
+  // messages this thread posts to another (a worker's parentPort, a Worker, a MessageChannel's
+  // port: Worker#postMessage posts through a MessagePort too), so the bench can say how many hops a
+  // transaction costs and how large their batches are
+  const { MessagePort } = require('node:worker_threads')
+  const post = MessagePort.prototype.postMessage
+  let messages = 0
+  MessagePort.prototype.postMessage = function countedPostMessage(...args) {
+    messages++
+    return Reflect.apply(post, this, args)
+  }
   setInterval(() => {
     const now = performance.eventLoopUtilization()
     const busy = performance.eventLoopUtilization(now, utilisation).utilization
@@ -56,8 +67,9 @@ if (dir !== undefined && dir !== '') {
     const nowTicks = threadTicks()
     const cpuTicks = nowTicks === undefined || ticks === undefined ? undefined : nowTicks - ticks
     ticks = nowTicks
-    const line = { t: Date.now(), name, tid, count: delay.count, percentiles: [...delay.percentiles.entries()], busy, cpuTicks }
+    const line = { t: Date.now(), name, tid, count: delay.count, percentiles: [...delay.percentiles.entries()], busy, cpuTicks, messages }
     delay.reset()
+    messages = 0
     try {
       appendFileSync(file, `${JSON.stringify(line)}\n`)
     } catch {}

@@ -91,4 +91,23 @@ test('a sample taken over 1.5 ms after the one before is counted late, by stage,
   assert.match(formatLedger('transfers', ledger, {}), /Samples taken late .*: 25% of all/)
 })
 
+test('the messages the threads posted each other are counted per transaction, by thread, and as one per so many transactions', () => {
+  const threads = [
+    { thread: 'main', threadId: 0, lagP99Ms: 0, busy: 1, cpuSeconds: 0.004, messages: 40 },
+    { thread: 'rpc-1 2', threadId: 2, lagP99Ms: 0, busy: 1, cpuSeconds: 0.002, messages: 100 },
+    // a thread without CPU figures says nothing about the workload
+    { thread: 'node 3', threadId: 3, lagP99Ms: 0, busy: 0, messages: 7 },
+  ]
+  const ledger = buildLedger([], threads, 0.006, 1000)
+  assert.equal(Object.fromEntries(ledger.messages ?? []), { main: 0.04, 'rpc-1 2': 0.1 })
+  assert.match(
+    formatLedger('transfers', ledger, {}),
+    /Messages between threads: 0\.14 per transaction \(main 0\.04, rpc-1 2 0\.10\), one per 7\.1 transactions/,
+  )
+  // nodes whose monitor did not count messages (an older checkout's) print no such line
+  const uncounted = buildLedger([], [{ thread: 'main', threadId: 0, lagP99Ms: 0, busy: 1, cpuSeconds: 0.004 }], 0.004, 1000)
+  assert.is(uncounted.messages, undefined)
+  assert.not.match(formatLedger('transfers', uncounted, {}), /Messages between threads/)
+})
+
 test.run()
