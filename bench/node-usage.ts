@@ -208,6 +208,10 @@ function mergedPercentile(lines: readonly MonitorLine[], p: number): number {
   return candidates[candidates.length - 1]
 }
 
+/** "; 0.07 wake-ups": a count per operation, or nothing when either is unknown */
+export const countPerOp = (count: number | undefined, ops: number | undefined, what: string): string =>
+  ops === undefined || ops === 0 || count === undefined ? '' : `; ${(count / ops).toFixed(2)} ${what}`
+
 /**
  * "main 12.3 ms (0.95 busy) · verify 1 0.2 ms (0.40)"; with the workload's operation count, each
  * thread's own CPU, wake-ups and messages sent to other threads per operation too ("main 12.3 ms
@@ -221,9 +225,7 @@ export function formatLoads(loads: readonly ThreadLoad[], ops?: number): string 
     .filter((load) => perOp(load) !== 0)
     .map((load) => {
       const us = perOp(load)
-      const perOpOf = (count: number | undefined, what: string): string =>
-        ops === undefined || ops === 0 || count === undefined ? '' : `; ${(count / ops).toFixed(2)} ${what}`
-      const counts = `${perOpOf(load.wakeUps, 'wake-ups')}${perOpOf(load.messages, 'sent')}`
+      const counts = `${countPerOp(load.wakeUps, ops, 'wake-ups')}${countPerOp(load.messages, ops, 'sent')}`
       return `${load.thread} ${load.lagP99Ms} ms (${load.busy.toFixed(2)}${us === undefined ? '' : `; ${us} µs`}${counts})`
     })
     .join(' · ')

@@ -59,6 +59,7 @@ import { executorPidOf } from '../test/helpers/jvm.ts'
 import { buildLedger, type Floors, formatLedger, profileSamples } from './ledger.ts'
 import type { Job, Progress, ReadResult, SetupResult, TxResult } from './loadgen.ts'
 import {
+  countPerOp,
   cpuSeconds,
   formatLoads,
   rssBytes,
@@ -668,8 +669,7 @@ function otherThreads(r: Row): string {
   const perOp = (seconds: number): number => Math.round((seconds * 1e6) / r.ops)
   const split =
     r.unmonitored === undefined ? '' : ` (V8 platform ${perOp(r.unmonitored.platform)}, started later ${perOp(r.unmonitored.later)})`
-  const wakeUps = r.otherWakeUps === undefined ? '' : `; ${(r.otherWakeUps / r.ops).toFixed(2)} wake-ups`
-  return ` · other threads ${perOp(rest)} µs${split}${wakeUps}`
+  return ` · other threads ${perOp(rest)} µs${split}${countPerOp(r.otherWakeUps, r.ops, 'wake-ups')}`
 }
 
 function report(): void {
